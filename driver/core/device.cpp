@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "device.h"
+
+#include "log.h"
+#include "vhca_errno.h"
+
+namespace vhca {
+namespace {
+
+uint32_t Clamp(uint32_t value, uint32_t low, uint32_t high) {
+  return value < low ? low : value > high ? high : value;
+}
+
+// Polls for ENABLE's effect (the device applies it synchronously; the
+// loop tolerates a device that takes a moment).
+constexpr uint32_t kEnablePolls = 50;
+constexpr uint32_t kEnablePollMs = 2;
+
+}  // namespace
+
+Result<OwnedPtr<Device>> Device::Create(vhca_kapi_device* kdev) {
+  OwnedPtr<Device> device(new Device(kdev));
+  if (!device) return Error{-VHCA_ENOMEM};
+  VHCA_TRY(device->Init());
+  return device;
+}
+
+Device::~Device() {
+  // Members (rings) are freed after this body: stop the device first.
+  if (hw_enabled_) regs_.Reset();
+}
+
+Status Device::Init() {
+  vhca_kapi_device* kdev = regs_.kdev();
+  const AbiVersion version = regs_.ReadVersion();
+  if (version.major != VHCA_ABI_MAJOR) {
+    VHCA_LOG_ERR(kdev, "device ABI %u.%u, driver supports %u.x\n",
+                 version.major, version.minor, VHCA_ABI_MAJOR);
+    return Error{-VHCA_ENODEV};
+  }
+  caps_ = regs_.ReadCaps();
+  if (caps_.num_ports < 1 || caps_.num_ports > VHCA_MAX_PORTS ||
+      caps_.num_vectors < 1 || caps_.num_vectors > VHCA_MAX_VECTORS ||
+      caps_.max_log_cmdq < VHCA_MIN_LOG_CMDQ ||
+      caps_.max_log_eq < VHCA_MIN_LOG_EQ) {
+    VHCA_LOG_ERR(kdev, "bad capabilities: ports %u vectors %u log cmdq %u log eq %u\n",
+                 caps_.num_ports, caps_.num_vectors, caps_.max_log_cmdq,
+                 caps_.max_log_eq);
+    return Error{-VHCA_ENODEV};
+  }
+  ports_.set_num_ports(caps_.num_ports);
+
+  auto cmdq = CommandQueue::Create(
+      regs_, Clamp(kCmdqLogSize, VHCA_MIN_LOG_CMDQ, caps_.max_log_cmdq));
+  VHCA_TRY(cmdq);
+  cmdq_ = cmdq.Take();
+  commands_ = DeviceCommands(cmdq_.get());
+
+  auto eq0 = EventQueue::Create(
+      regs_, Clamp(kEq0LogSize, VHCA_MIN_LOG_EQ, caps_.max_log_eq));
+  VHCA_TRY(eq0);
+  eq0_ = eq0.Take();
+  return Enable();
+}
+
+Status Device::Enable() {
+  regs_.Reset();
+  regs_.SetCmdq(cmdq_->ring_dma(), cmdq_->log_size());
+  regs_.SetEq0(eq0_->ring_dma(), eq0_->log_size());
+  // From here on the device may DMA into the rings: ~Device resets it.
+  hw_enabled_ = true;
+  regs_.Enable();
+  for (uint32_t poll = 0; poll < kEnablePolls; poll++) {
+    const DeviceStatus status = regs_.ReadStatus();
+    if (status.fatal) {
+      VHCA_LOG_ERR(regs_.kdev(), "device failed to enable: fatal code %u\n",
+                   status.fatal_code);
+      return Error{-VHCA_EIO};
+    }
+    if (status.enabled) return Ok();
+    vhca_kapi_msleep(kEnablePollMs);
+  }
+  VHCA_LOG_ERR(regs_.kdev(), "device did not become enabled\n");
+  return Error{-VHCA_ETIMEDOUT};
+}
+
+Status Device::Start(uint32_t num_vectors) {
+  if (num_vectors < 1 || num_vectors > caps_.num_vectors)
+    return Error{-VHCA_EINVAL};
+  eq0_->Arm();
+  VHCA_TRY(commands_.QueryDevice(&attr_));
+  if (attr_.num_ports != caps_.num_ports) {
+    VHCA_LOG_ERR(regs_.kdev(), "QUERY_DEVICE reports %u ports, CAPS %u\n",
+                 attr_.num_ports, caps_.num_ports);
+    return Error{-VHCA_EPROTO};
+  }
+  uint32_t comp_vectors = num_vectors - 1;
+  // max_eq counts EQ 0.
+  if (attr_.max_eq >= 1 && comp_vectors > attr_.max_eq - 1u)
+    comp_vectors = attr_.max_eq - 1u;
+  return CreateCompEqs(comp_vectors);
+}
+
+Status Device::CreateCompEqs(uint32_t count) {
+  const uint32_t log_size =
+      Clamp(kCompEqLogSize, VHCA_MIN_LOG_EQ, caps_.max_log_eq);
+  comp_eqs_live_ = true;
+  for (uint32_t i = 0; i < count; i++) {
+    auto eq = EventQueue::Create(regs_, log_size);
+    VHCA_TRY(eq);
+    comp_eqs_[i] = eq.Take();
+    // Even a failed CREATE_EQ may have reached the device (a timeout):
+    // the ring stays in comp_eqs_[i], unpublished, until ~Device has reset
+    // the device.
+    auto eqn = commands_.CreateEq(comp_eqs_[i]->ring_dma(), log_size,
+                                  static_cast<uint16_t>(i + 1));
+    VHCA_TRY(eqn);
+    comp_eqs_[i]->set_eqn(eqn.value());
+    // Publish before arming: the handler of vector i + 1 looks it up.
+    __atomic_store_n(&num_comp_eqs_, i + 1, __ATOMIC_RELEASE);
+    comp_eqs_[i]->Arm();
+  }
+  return Ok();
+}
+
+void Device::HandleEq0Event(const vhca_eqe& event) {
+  switch (event.type) {
+    case VHCA_EQE_CMD_DONE:
+      cmdq_->Complete(event.data.cmd_done);
+      break;
+    case VHCA_EQE_PORT_EVENT:
+      ports_.HandleEvent(event);
+      break;
+    default:
+      VHCA_LOG_WARN(regs_.kdev(), "EQ 0: unexpected event type %u\n",
+                    event.type);
+      break;
+  }
+}
+
+void Device::HandleIrq(uint32_t vector) {
+  if (vector == 0) {
+    eq0_->Poll([this](const vhca_eqe& event) { HandleEq0Event(event); });
+    return;
+  }
+  const uint32_t live = __atomic_load_n(&num_comp_eqs_, __ATOMIC_ACQUIRE);
+  if (vector - 1 >= live) return;
+  // No CQs exist in this ABI version: completion events are consumed
+  // and the EQ re-armed.
+  comp_eqs_[vector - 1]->Poll([](const vhca_eqe&) {});
+}
+
+void Device::Stop() {
+  if (comp_eqs_live_) {
+    for (uint32_t i = 0; i < num_comp_eqs_; i++) {
+      auto destroyed = commands_.DestroyEq(comp_eqs_[i]->eqn());
+      if (!destroyed.ok())
+        VHCA_LOG_WARN(regs_.kdev(), "DESTROY_EQ %u failed: %d\n",
+                      comp_eqs_[i]->eqn(), destroyed.error());
+    }
+    comp_eqs_live_ = false;
+  }
+  if (pds_.outstanding())
+    VHCA_LOG_WARN(regs_.kdev(), "%u protection domains still allocated\n",
+                  pds_.outstanding());
+  if (hw_enabled_) {
+    regs_.Reset();
+    hw_enabled_ = false;
+  }
+}
+
+}  // namespace vhca

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// One vhca PCI function: bring-up (vhca_hw.h "Bring-up" via the contract:
+// RESET, program the command queue and EQ 0, ENABLE, check STATUS), the
+// interrupt handlers, completion EQs, and teardown (the device is reset
+// before any ring it could still write is freed).
+#ifndef VHCA_CORE_DEVICE_H
+#define VHCA_CORE_DEVICE_H
+
+#include "command_queue.h"
+#include "device_commands.h"
+#include "event_queue.h"
+#include "heap.h"
+#include "owned_ptr.h"
+#include "ports.h"
+#include "protection_domains.h"
+#include "registers.h"
+#include "result.h"
+#include "vhca_hw.h"
+
+namespace vhca {
+
+class Device : public HeapObject {
+ public:
+  // Queue sizes this driver asks for (clamped to the device's limits).
+  static constexpr uint32_t kCmdqLogSize = 5;     // 32 commands in flight
+  static constexpr uint32_t kEq0LogSize = 8;      // 256 events
+  static constexpr uint32_t kCompEqLogSize = 7;   // 128 events, one page
+
+  // Checks the ABI version, allocates the command queue and EQ 0 and
+  // enables the device.  Interrupts are not needed yet.
+  static Result<OwnedPtr<Device>> Create(vhca_kapi_device* kdev);
+  ~Device();
+
+  uint32_t max_vectors() const { return caps_.num_vectors; }
+  // Arms EQ 0, queries the device, creates one completion EQ per extra
+  // MSI-X vector.  The shim has requested the interrupts already.
+  Status Start(uint32_t num_vectors);
+  void HandleIrq(uint32_t vector);
+  // Destroys the completion EQs and resets the device: no DMA after this.
+  void Stop();
+
+  const vhca_device_attr& attr() const { return attr_; }
+  uint32_t num_comp_vectors() const { return num_comp_eqs_; }
+  CommandQueue& command_queue() { return *cmdq_; }
+  DeviceCommands& commands() { return commands_; }
+  Ports& ports() { return ports_; }
+  ProtectionDomains& protection_domains() { return pds_; }
+  const EventQueue& eq0() const { return *eq0_; }
+  const EventQueue* comp_eq(uint32_t index) const {
+    return index < num_comp_eqs_ ? comp_eqs_[index].get() : nullptr;
+  }
+
+ private:
+  explicit Device(vhca_kapi_device* kdev)
+      : regs_(kdev), commands_(nullptr), ports_(kdev, &commands_),
+        pds_(&commands_) {}
+  Status Init();
+  Status Enable();
+  Status CreateCompEqs(uint32_t count);
+  void HandleEq0Event(const vhca_eqe& event);
+
+  Registers regs_;
+  DeviceCaps caps_{};
+  bool hw_enabled_ = false;
+  OwnedPtr<CommandQueue> cmdq_;
+  OwnedPtr<EventQueue> eq0_;
+  DeviceCommands commands_;
+  Ports ports_;
+  ProtectionDomains pds_;
+  vhca_device_attr attr_{};
+  // comp_eqs_[i] serves MSI-X vector i + 1.  Written before the EQ is
+  // armed, so the interrupt handler sees it filled in.
+  OwnedPtr<EventQueue> comp_eqs_[VHCA_MAX_VECTORS - 1];
+  uint32_t num_comp_eqs_ = 0;
+  bool comp_eqs_live_ = false;  // created on the device, not yet destroyed
+};
+
+}  // namespace vhca
+
+#endif  // VHCA_CORE_DEVICE_H

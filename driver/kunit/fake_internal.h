@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* Between the two halves of the fake (kapi.c, fake_device.c); C only. */
+#ifndef VHCA_KUNIT_FAKE_INTERNAL_H
+#define VHCA_KUNIT_FAKE_INTERNAL_H
+
+#include <linux/types.h>
+
+#include "fake_device.h"
+
+/* The core's handle on the fake device. */
+struct vhca_kapi_device {
+	struct vhca_fake *fake;
+};
+
+/* True when [addr, addr + len) lies inside one live DMA buffer. */
+bool vhca_fake_dma_live(unsigned long long addr, size_t len);
+
+#endif /* VHCA_KUNIT_FAKE_INTERNAL_H */

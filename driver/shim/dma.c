@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* dma.c - DMA-coherent buffers for rings and mailboxes. */
+#include <linux/dma-mapping.h>
+
+#include "vhca_shim.h"
+
+int vhca_kapi_dma_alloc(struct vhca_kapi_device *kdev, size_t size,
+			struct vhca_kapi_dma_buf *buf)
+{
+	dma_addr_t dma;
+	void *cpu;
+
+	memset(buf, 0, sizeof(*buf));
+	/* Zeroed (dma_alloc_coherent always zeroes) and page aligned, which
+	 * covers VHCA_QUEUE_ALIGN. */
+	cpu = dma_alloc_coherent(&kdev->pdev->dev, size, &dma, GFP_KERNEL);
+	if (!cpu)
+		return -ENOMEM;
+	buf->cpu = cpu;
+	buf->dma = dma;
+	buf->size = size;
+	return 0;
+}
+
+void vhca_kapi_dma_free(struct vhca_kapi_device *kdev,
+			struct vhca_kapi_dma_buf *buf)
+{
+	if (!buf->cpu)
+		return;
+	dma_free_coherent(&kdev->pdev->dev, buf->size, buf->cpu, buf->dma);
+	memset(buf, 0, sizeof(*buf));
+}
+
+void vhca_kapi_dma_rmb(void)
+{
+	dma_rmb();
+}

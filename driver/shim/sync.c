@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * sync.c - spinlocks, semaphores, completions and sleeping for the core.
+ * The core cannot know the size of spinlock_t & co. (it changes with
+ * lockdep), so each object is allocated here and handed out opaque.
+ */
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/semaphore.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "vhca_kapi.h"
+
+struct vhca_kapi_lock {
+	spinlock_t lock;
+};
+
+struct vhca_kapi_sema {
+	struct semaphore sema;
+};
+
+struct vhca_kapi_completion {
+	struct completion done;
+};
+
+struct vhca_kapi_lock *vhca_kapi_lock_create(void)
+{
+	struct vhca_kapi_lock *lock = kzalloc(sizeof(*lock), GFP_KERNEL);
+
+	if (lock)
+		spin_lock_init(&lock->lock);
+	return lock;
+}
+
+void vhca_kapi_lock_destroy(struct vhca_kapi_lock *lock)
+{
+	kfree(lock);
+}
+
+unsigned long vhca_kapi_lock_irqsave(struct vhca_kapi_lock *lock)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&lock->lock, flags);
+	return flags;
+}
+
+void vhca_kapi_unlock_irqrestore(struct vhca_kapi_lock *lock,
+				 unsigned long flags)
+{
+	spin_unlock_irqrestore(&lock->lock, flags);
+}
+
+struct vhca_kapi_sema *vhca_kapi_sema_create(unsigned int count)
+{
+	struct vhca_kapi_sema *sema = kzalloc(sizeof(*sema), GFP_KERNEL);
+
+	if (sema)
+		sema_init(&sema->sema, count);
+	return sema;
+}
+
+void vhca_kapi_sema_destroy(struct vhca_kapi_sema *sema)
+{
+	kfree(sema);
+}
+
+void vhca_kapi_sema_down(struct vhca_kapi_sema *sema)
+{
+	down(&sema->sema);
+}
+
+void vhca_kapi_sema_up(struct vhca_kapi_sema *sema)
+{
+	up(&sema->sema);
+}
+
+struct vhca_kapi_completion *vhca_kapi_completion_create(void)
+{
+	struct vhca_kapi_completion *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (c)
+		init_completion(&c->done);
+	return c;
+}
+
+void vhca_kapi_completion_destroy(struct vhca_kapi_completion *c)
+{
+	kfree(c);
+}
+
+void vhca_kapi_completion_reinit(struct vhca_kapi_completion *c)
+{
+	reinit_completion(&c->done);
+}
+
+void vhca_kapi_complete(struct vhca_kapi_completion *c)
+{
+	complete(&c->done);
+}
+
+int vhca_kapi_wait_timeout(struct vhca_kapi_completion *c,
+			   unsigned int timeout_ms)
+{
+	if (!wait_for_completion_timeout(&c->done,
+					 msecs_to_jiffies(timeout_ms)))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+void vhca_kapi_msleep(unsigned int ms)
+{
+	msleep(ms);
+}

@@ -1,0 +1,68 @@
+/*
+ * vhca - command decoding and static validation.
+ *
+ * Pure functions: no device state, no guest memory access, no main loop.
+ * They see one command entry as the guest wrote it and the device's fixed
+ * limits, and say whether it can be executed at all.  Kept apart so that
+ * they can be built into a host fuzzing harness on their own.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_MISC_VHCA_CMD_CHECK_H
+#define HW_MISC_VHCA_CMD_CHECK_H
+
+#include "vhca_hw.h"
+
+/* A command entry in host byte order. */
+typedef struct VhcaCmd {
+    uint16_t opcode;
+    uint16_t flags;
+    uint32_t token;
+    uint64_t in_addr;
+    uint32_t in_len;
+    uint32_t out_len;
+    uint64_t out_addr;
+    union {
+        struct {
+            uint8_t port;
+        } port;                         /* QUERY_PORT */
+        struct {
+            uint8_t port;
+            uint16_t index;
+        } table;                        /* QUERY_GID, QUERY_PKEY */
+        struct {
+            uint64_t base;
+            uint8_t log_size;
+            uint16_t vector;
+        } create_eq;                    /* CREATE_EQ */
+        uint32_t handle;                /* DESTROY_EQ, DEALLOC_PD */
+    } in;
+} VhcaCmd;
+
+/* What the static checks need to know about the device. */
+typedef struct VhcaCmdLimits {
+    uint8_t num_ports;
+    uint32_t num_vectors;
+} VhcaCmdLimits;
+
+/* A verdict: VHCA_CMD_OK or an error status, with the reason for the log. */
+typedef struct VhcaCmdCheck {
+    uint8_t status;
+    const char *why;
+} VhcaCmdCheck;
+
+/* Per-opcode facts the checks use. */
+typedef struct VhcaCmdInfo {
+    uint16_t opcode;
+    const char *name;
+    uint32_t in_size;       /* bytes needed at in_addr, 0: none */
+    uint32_t out_size;      /* bytes written at out_addr, 0: none */
+} VhcaCmdInfo;
+
+void vhca_cmd_decode(const struct vhca_cmd *raw, VhcaCmd *cmd);
+const VhcaCmdInfo *vhca_cmd_info(uint16_t opcode);
+const char *vhca_cmd_name(uint16_t opcode);
+VhcaCmdCheck vhca_cmd_check(const VhcaCmd *cmd, const VhcaCmdLimits *limits);
+
+#endif /* HW_MISC_VHCA_CMD_CHECK_H */

@@ -1,0 +1,278 @@
+/*
+ * vhca - the fabric: ports, the switch they are cabled to, and its
+ * embedded subnet manager.
+ *
+ * Every vhca port of this QEMU process whose device has the same `fabric`
+ * property is cabled to one switch.  The switch's management port is the
+ * subnet manager (IBA 14.4): it has LID 1, and when a port's link comes up
+ * (port state INIT, IBA 7.2 "Link states") it sweeps the fabric after a
+ * short delay, gives each INIT port a LID and moves it to ACTIVE (the SM's
+ * SubnSet(PortInfo) of IBA 14.4.4, done here by direct state change).
+ * A port's LID is a function of its port GUID for the life of the process,
+ * so a port that goes down and up, or a device that is reset, keeps it.
+ *
+ * Fabrics are never freed: their GUID -> LID tables must outlive devices
+ * (hot-unplug and replug keeps the LIDs too).  All of this runs with the
+ * BQL held (MMIO, the SM timer, qom-set).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qapi/error.h"
+#include "vhca.h"
+#include "trace.h"
+
+#define VHCA_SM_LID             1
+#define VHCA_FIRST_PORT_LID     2
+#define VHCA_MAX_UNICAST_LID    0xbfff      /* IBA 4.1.3: 0xc000.. multicast */
+#define VHCA_SM_SWEEP_DELAY_MS  10
+
+struct VhcaFabric {
+    char *name;
+    QTAILQ_HEAD(, VhcaPort) ports;
+    GHashTable *lid_by_guid;            /* uint64_t GUID -> LID */
+    uint16_t next_lid;
+    QEMUTimer *sm_timer;
+};
+
+static GHashTable *vhca_fabrics;        /* name -> VhcaFabric */
+
+static void vhca_fabric_sm_sweep(void *opaque);
+
+static VhcaFabric *vhca_fabric_get(const char *name)
+{
+    VhcaFabric *f;
+
+    if (!vhca_fabrics) {
+        vhca_fabrics = g_hash_table_new(g_str_hash, g_str_equal);
+    }
+    f = g_hash_table_lookup(vhca_fabrics, name);
+    if (!f) {
+        f = g_new0(VhcaFabric, 1);
+        f->name = g_strdup(name);
+        QTAILQ_INIT(&f->ports);
+        f->lid_by_guid = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+                                               g_free, NULL);
+        f->next_lid = VHCA_FIRST_PORT_LID;
+        f->sm_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_fabric_sm_sweep,
+                                   f);
+        g_hash_table_insert(vhca_fabrics, f->name, f);
+        trace_vhca_fabric_new(name);
+    }
+    return f;
+}
+
+bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp)
+{
+    VhcaFabric *f = vhca_fabric_get(fabric_name);
+    VhcaPort *other;
+
+    QTAILQ_FOREACH(other, &f->ports, fabric_link) {
+        if (other->guid == port->guid) {
+            error_setg(errp, "vhca: port GUID 0x%016" PRIx64 " is already on "
+                       "fabric '%s' (set distinct node-guid values)",
+                       port->guid, fabric_name);
+            return false;
+        }
+    }
+    QTAILQ_INSERT_TAIL(&f->ports, port, fabric_link);
+    port->fabric = f;
+    trace_vhca_fabric_attach(fabric_name, port->guid);
+    return true;
+}
+
+void vhca_fabric_detach(VhcaPort *port)
+{
+    if (port->fabric) {
+        QTAILQ_REMOVE(&port->fabric->ports, port, fabric_link);
+        port->fabric = NULL;
+    }
+}
+
+/* The LID the SM gives a port GUID: the same one every time. */
+static uint16_t vhca_fabric_lid(VhcaFabric *f, uint64_t guid)
+{
+    gpointer lid = g_hash_table_lookup(f->lid_by_guid, &guid);
+
+    if (lid) {
+        return GPOINTER_TO_UINT(lid);
+    }
+    if (f->next_lid > VHCA_MAX_UNICAST_LID) {
+        qemu_log_mask(LOG_UNIMP, "vhca: fabric '%s' is out of LIDs\n",
+                      f->name);
+        return 0;
+    }
+    g_hash_table_insert(f->lid_by_guid, g_memdup2(&guid, sizeof(guid)),
+                        GUINT_TO_POINTER(f->next_lid));
+    return f->next_lid++;
+}
+
+static void vhca_fabric_schedule_sweep(VhcaFabric *f)
+{
+    if (!timer_pending(f->sm_timer)) {
+        timer_mod(f->sm_timer, qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) +
+                               VHCA_SM_SWEEP_DELAY_MS);
+    }
+}
+
+/* Asynchronous port event on EQ 0 (only while the device is enabled). */
+static void vhca_port_event(VhcaPort *port, uint8_t subtype)
+{
+    struct vhca_eqe eqe;
+
+    if (!vhca_is_enabled(port->dev)) {
+        return;
+    }
+    memset(&eqe, 0, sizeof(eqe));
+    eqe.type = VHCA_EQE_PORT_EVENT;
+    eqe.subtype = subtype;
+    eqe.data.port.port = port->num;
+    eqe.data.port.state = port->state;
+    eqe.data.port.lid = cpu_to_le16(port->lid);
+    trace_vhca_port_event(port->num, subtype, port->state, port->lid);
+    vhca_eq0_post(port->dev, &eqe);
+}
+
+static void vhca_port_activate(VhcaPort *port, uint16_t lid)
+{
+    uint16_t last_lid = port->last_lid;
+
+    port->lid = lid;
+    port->last_lid = lid;
+    port->sm_lid = VHCA_SM_LID;
+    port->state = VHCA_PORT_ACTIVE;
+    trace_vhca_port_state(port->num, port->state, port->lid);
+    vhca_port_event(port, VHCA_PORT_EV_ACTIVE);
+    if (last_lid && last_lid != lid) {
+        vhca_port_event(port, VHCA_PORT_EV_LID_CHANGE);
+    }
+}
+
+/* The SM's sweep: every port in INIT gets its LID and goes ACTIVE. */
+static void vhca_fabric_sm_sweep(void *opaque)
+{
+    VhcaFabric *f = opaque;
+    VhcaPort *port;
+    uint16_t lid;
+
+    trace_vhca_fabric_sweep(f->name);
+    QTAILQ_FOREACH(port, &f->ports, fabric_link) {
+        if (port->state != VHCA_PORT_INIT || !vhca_is_enabled(port->dev)) {
+            continue;
+        }
+        lid = vhca_fabric_lid(f, port->guid);
+        if (lid) {
+            vhca_port_activate(port, lid);
+        }
+    }
+}
+
+/* Physical link up: LinkUp/INIT until the SM has configured the port. */
+static void vhca_port_go_init(VhcaPort *port)
+{
+    port->state = VHCA_PORT_INIT;
+    port->phys_state = VHCA_PHYS_LINK_UP;
+    port->lid = 0;
+    port->sm_lid = 0;
+    trace_vhca_port_state(port->num, port->state, port->lid);
+    if (port->fabric) {
+        vhca_fabric_schedule_sweep(port->fabric);
+    }
+}
+
+static void vhca_port_go_down(VhcaPort *port, bool notify)
+{
+    bool was_up = port->state != VHCA_PORT_DOWN;
+
+    port->state = VHCA_PORT_DOWN;
+    port->phys_state = port->link_up ? VHCA_PHYS_POLLING : VHCA_PHYS_DISABLED;
+    port->lid = 0;
+    port->sm_lid = 0;
+    if (was_up) {
+        trace_vhca_port_state(port->num, port->state, port->lid);
+        if (notify) {
+            vhca_port_event(port, VHCA_PORT_EV_DOWN);
+        }
+    }
+}
+
+static bool vhca_port_exists(const VhcaPort *port)
+{
+    return port->fabric && port->num <= port->dev->num_ports;
+}
+
+/* portN-link from the monitor. */
+void vhca_port_set_link(VhcaPort *port, bool up)
+{
+    trace_vhca_port_link(port->num, up);
+    port->link_up = up;
+    if (!vhca_port_exists(port)) {
+        return;
+    }
+    if (!vhca_is_enabled(port->dev)) {
+        port->phys_state = up ? VHCA_PHYS_POLLING : VHCA_PHYS_DISABLED;
+        return;
+    }
+    if (up && port->state == VHCA_PORT_DOWN) {
+        vhca_port_go_init(port);
+    } else if (!up) {
+        vhca_port_go_down(port, true);
+    }
+}
+
+/* The device went live: ports with a link start link training. */
+void vhca_ports_enable(VhcaState *s)
+{
+    int i;
+
+    for (i = 0; i < s->num_ports; i++) {
+        if (s->ports[i].link_up && vhca_port_exists(&s->ports[i])) {
+            vhca_port_go_init(&s->ports[i]);
+        }
+    }
+}
+
+/* Reset or fatal error: ports go down without events. */
+void vhca_ports_disable(VhcaState *s)
+{
+    int i;
+
+    for (i = 0; i < s->num_ports; i++) {
+        vhca_port_go_down(&s->ports[i], false);
+    }
+}
+
+void vhca_port_attr(const VhcaPort *port, struct vhca_port_attr *attr)
+{
+    memset(attr, 0, sizeof(*attr));
+    attr->state = port->state;
+    attr->phys_state = port->phys_state;
+    attr->max_mtu = VHCA_MTU_4096;
+    attr->active_mtu = VHCA_MTU_4096;
+    attr->lid = cpu_to_le16(port->lid);
+    attr->sm_lid = cpu_to_le16(port->sm_lid);
+    attr->lmc = 0;
+    attr->sm_sl = 0;
+    attr->active_width = VHCA_WIDTH_4X;
+    attr->active_speed = VHCA_SPEED_QDR;
+    attr->port_cap_flags = cpu_to_le32(VHCA_PORT_CAP_FLAGS);
+    attr->max_msg_sz = cpu_to_le32(VHCA_MAX_MSG_SZ);
+    attr->gid_tbl_len = cpu_to_le16(VHCA_GID_TABLE_LEN);
+    attr->pkey_tbl_len = cpu_to_le16(VHCA_PKEY_TABLE_LEN);
+    attr->subnet_timeout = VHCA_SUBNET_TIMEOUT;
+    attr->max_vl_num = 1;
+    attr->subnet_prefix = cpu_to_le64(VHCA_GID_PREFIX_DEFAULT);
+    attr->port_guid = cpu_to_le64(port->guid);
+}
+
+/* GID[0] is the link-local GID: fe80::/64 + port GUID (IBA 4.1.1). */
+void vhca_port_gid(const VhcaPort *port, uint32_t index, struct vhca_gid *gid)
+{
+    memset(gid, 0, sizeof(*gid));
+    if (index == 0) {
+        stq_be_p(&gid->raw[0], VHCA_GID_PREFIX_DEFAULT);
+        stq_be_p(&gid->raw[8], port->guid);
+    }
+}

@@ -1,0 +1,581 @@
+/*
+ * vhca - virtual InfiniBand host channel adapter (PCI device model)
+ *
+ * The device ABI (registers, doorbells, commands, EQEs) is uapi/vhca_hw.h,
+ * copied unchanged next to this file; Documentation/device.md describes it
+ * in prose.  This file holds the PCI device: BAR 0 registers, the doorbell
+ * BAR, MSI-X, reset and properties.
+ *
+ * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME]
+ *                    [,comp-vectors=N][,doorbell-pages=N]
+ *
+ * Properties:
+ *   ports          (uint8, 1..2, default 1) number of IB ports.
+ *   node-guid      (uint64, default 0) node GUID; 0 picks one that is unique
+ *                  in this process (OUI 52:54:00, the process id, a counter).
+ *                  Port n's GUID is node-guid + n.
+ *   fabric         (string, default "default") every vhca port of this QEMU
+ *                  process with the same fabric name is cabled to one switch
+ *                  with an embedded subnet manager (vhca-fabric.c).
+ *   comp-vectors   (uint8, 1..32, default 2) completion MSI-X vectors; the
+ *                  device has 1 + comp-vectors vectors, vector 0 is EQ 0's.
+ *   doorbell-pages (uint32, 1..4096, default 16) 4 KiB doorbell pages in
+ *                  BAR 4; page 0 is the kernel driver's.
+ *   port1-link, port2-link
+ *                  (bool, default true, settable at run time with qom-set)
+ *                  the port's physical link: false takes the port DOWN,
+ *                  true brings it back up through INIT to ACTIVE.
+ *
+ * The device cannot be migrated (its state lives partly in the fabric).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qapi/error.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "sysemu/dma.h"
+#include "vhca.h"
+#include "trace.h"
+
+#define VHCA_DEFAULT_NODE_DESC  "QEMU vhca"
+
+bool vhca_is_enabled(const VhcaState *s)
+{
+    return s->status & VHCA_STATUS_ENABLED;
+}
+
+/*
+ * Stop all queue processing until the next reset.  The ports go down
+ * without events: there is no working EQ left to report them on.
+ */
+void vhca_fatal(VhcaState *s, enum vhca_fatal code)
+{
+    if (s->status & VHCA_STATUS_FATAL) {
+        return;
+    }
+    trace_vhca_fatal(code);
+    qemu_log_mask(LOG_GUEST_ERROR, "vhca: fatal error %u, device stopped\n",
+                  code);
+    s->status = VHCA_STATUS_FATAL | ((uint32_t)code << 8);
+    qemu_bh_cancel(s->cmd_bh);
+    vhca_ports_disable(s);
+}
+
+/*
+ * All guest memory accesses go through these, so that the re-entrancy
+ * guard (s->in_dma) covers every one of them.
+ */
+MemTxResult vhca_dma_read(VhcaState *s, uint64_t addr, void *buf, uint32_t len)
+{
+    MemTxResult res;
+
+    s->in_dma = true;
+    res = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+    s->in_dma = false;
+    if (res != MEMTX_OK) {
+        trace_vhca_dma_error("read", addr, len);
+    }
+    return res;
+}
+
+MemTxResult vhca_dma_write(VhcaState *s, uint64_t addr, const void *buf,
+                           uint32_t len)
+{
+    MemTxResult res;
+
+    s->in_dma = true;
+    res = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+    s->in_dma = false;
+    if (res != MEMTX_OK) {
+        trace_vhca_dma_error("write", addr, len);
+    }
+    return res;
+}
+
+/* Whether [addr, addr + len) is memory the guest may hand the device. */
+bool vhca_dma_range_valid(VhcaState *s, uint64_t addr, uint64_t len)
+{
+    if (len == 0 || addr + len < addr) {
+        return false;
+    }
+    return dma_memory_valid(pci_get_address_space(PCI_DEVICE(s)), addr, len,
+                            DMA_DIRECTION_FROM_DEVICE, MEMTXATTRS_UNSPECIFIED);
+}
+
+/*
+ * The one reset: CONTROL.RESET, PCI function reset and system reset all
+ * end here.  MSI-X state is PCI configuration, reset by the PCI core only.
+ */
+static void vhca_reset(VhcaState *s)
+{
+    trace_vhca_reset();
+    qemu_bh_cancel(s->cmd_bh);
+    vhca_ports_disable(s);
+    s->status = 0;
+    s->cmdq_base = 0;
+    s->cmdq_log_size = 0;
+    s->eq0_base = 0;
+    s->eq0_log_size = 0;
+    vhca_cmd_reset(s);
+    vhca_eq_reset(s);
+    bitmap_zero(s->pd_map, VHCA_MAX_PD);
+    memset(s->node_desc, 0, sizeof(s->node_desc));
+    pstrcpy((char *)s->node_desc, sizeof(s->node_desc),
+            VHCA_DEFAULT_NODE_DESC);
+}
+
+static bool vhca_queue_config_valid(VhcaState *s, uint64_t base,
+                                    uint32_t log_size, uint32_t min_log,
+                                    uint32_t max_log, uint32_t entry_size)
+{
+    if (base == 0 || (base & (VHCA_QUEUE_ALIGN - 1)) ||
+        log_size < min_log || log_size > max_log) {
+        return false;
+    }
+    return vhca_dma_range_valid(s, base, (uint64_t)entry_size << log_size);
+}
+
+/* CONTROL.ENABLE: validate the queue registers and go live. */
+static void vhca_enable(VhcaState *s)
+{
+    if (s->status & (VHCA_STATUS_ENABLED | VHCA_STATUS_FATAL)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "vhca: ENABLE with status 0x%x ignored\n", s->status);
+        trace_vhca_reject("enable-state", s->status);
+        return;
+    }
+    if (!vhca_queue_config_valid(s, s->cmdq_base, s->cmdq_log_size,
+                                 VHCA_MIN_LOG_CMDQ, VHCA_MAX_LOG_CMDQ,
+                                 sizeof(struct vhca_cmd))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: bad command queue base 0x%"
+                      PRIx64 " log size %u\n", s->cmdq_base, s->cmdq_log_size);
+        trace_vhca_reject("cmdq-config", s->cmdq_log_size);
+        vhca_fatal(s, VHCA_FATAL_BAD_CMDQ_CONFIG);
+        return;
+    }
+    if (!vhca_eq_config_valid(s, s->eq0_base, s->eq0_log_size)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: bad EQ 0 base 0x%" PRIx64
+                      " log size %u\n", s->eq0_base, s->eq0_log_size);
+        trace_vhca_reject("eq0-config", s->eq0_log_size);
+        vhca_fatal(s, VHCA_FATAL_BAD_EQ0_CONFIG);
+        return;
+    }
+    vhca_eq_setup(s, 0, s->eq0_base, s->eq0_log_size, 0);
+    s->cmdq_pi = 0;
+    s->cmdq_ci = 0;
+    s->status = VHCA_STATUS_ENABLED;
+    trace_vhca_enable(s->cmdq_base, s->cmdq_log_size, s->eq0_base,
+                      s->eq0_log_size);
+    vhca_ports_enable(s);
+}
+
+static uint32_t vhca_caps(const VhcaState *s)
+{
+    return s->num_ports | (s->num_vectors << 8) |
+           (VHCA_MAX_LOG_CMDQ << 16) | ((uint32_t)VHCA_MAX_LOG_EQ << 24);
+}
+
+static uint64_t vhca_reg_read(void *opaque, hwaddr addr, unsigned size)
+{
+    VhcaState *s = opaque;
+    uint32_t val = 0;
+
+    if (size != 4 || (addr & 3)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: %u-byte register read at 0x%"
+                      HWADDR_PRIx " ignored\n", size, addr);
+        trace_vhca_reject("reg-read-size", addr);
+        return 0;
+    }
+    switch (addr) {
+    case VHCA_REG_VERSION:
+        val = (VHCA_ABI_MAJOR << 16) | VHCA_ABI_MINOR;
+        break;
+    case VHCA_REG_CAPS:
+        val = vhca_caps(s);
+        break;
+    case VHCA_REG_DB_PAGES:
+        val = s->db_pages;
+        break;
+    case VHCA_REG_STATUS:
+        val = s->status;
+        break;
+    case VHCA_REG_CONTROL:
+        val = 0;
+        break;
+    case VHCA_REG_CMDQ_BASE_LO:
+        val = (uint32_t)s->cmdq_base;
+        break;
+    case VHCA_REG_CMDQ_BASE_HI:
+        val = s->cmdq_base >> 32;
+        break;
+    case VHCA_REG_CMDQ_LOG_SIZE:
+        val = s->cmdq_log_size;
+        break;
+    case VHCA_REG_CMDQ_CI:
+        val = s->cmdq_ci;
+        break;
+    case VHCA_REG_EQ0_BASE_LO:
+        val = (uint32_t)s->eq0_base;
+        break;
+    case VHCA_REG_EQ0_BASE_HI:
+        val = s->eq0_base >> 32;
+        break;
+    case VHCA_REG_EQ0_LOG_SIZE:
+        val = s->eq0_log_size;
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: read of unknown register 0x%"
+                      HWADDR_PRIx "\n", addr);
+        trace_vhca_reject("reg-read-unknown", addr);
+        break;
+    }
+    trace_vhca_reg_read(addr, val);
+    return val;
+}
+
+/* The queue registers are read-only while the queues are live. */
+static bool vhca_queue_reg_writable(VhcaState *s, hwaddr addr)
+{
+    if (vhca_is_enabled(s)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: write to queue register 0x%"
+                      HWADDR_PRIx " while enabled ignored\n", addr);
+        trace_vhca_reject("reg-write-enabled", addr);
+        return false;
+    }
+    return true;
+}
+
+static void vhca_reg_write(void *opaque, hwaddr addr, uint64_t data,
+                           unsigned size)
+{
+    VhcaState *s = opaque;
+    uint32_t val = data;
+
+    if (size != 4 || (addr & 3) || s->in_dma) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: %u-byte register write at 0x%"
+                      HWADDR_PRIx "%s ignored\n", size, addr,
+                      s->in_dma ? " by the device's own DMA" : "");
+        trace_vhca_reject("reg-write-size", addr);
+        return;
+    }
+    trace_vhca_reg_write(addr, val);
+    switch (addr) {
+    case VHCA_REG_CONTROL:
+        if (val & VHCA_CONTROL_RESET) {
+            vhca_reset(s);
+        } else if (val & VHCA_CONTROL_ENABLE) {
+            vhca_enable(s);
+        }
+        break;
+    case VHCA_REG_CMDQ_BASE_LO:
+        if (vhca_queue_reg_writable(s, addr)) {
+            s->cmdq_base = deposit64(s->cmdq_base, 0, 32, val);
+        }
+        break;
+    case VHCA_REG_CMDQ_BASE_HI:
+        if (vhca_queue_reg_writable(s, addr)) {
+            s->cmdq_base = deposit64(s->cmdq_base, 32, 32, val);
+        }
+        break;
+    case VHCA_REG_CMDQ_LOG_SIZE:
+        if (vhca_queue_reg_writable(s, addr)) {
+            s->cmdq_log_size = val;
+        }
+        break;
+    case VHCA_REG_EQ0_BASE_LO:
+        if (vhca_queue_reg_writable(s, addr)) {
+            s->eq0_base = deposit64(s->eq0_base, 0, 32, val);
+        }
+        break;
+    case VHCA_REG_EQ0_BASE_HI:
+        if (vhca_queue_reg_writable(s, addr)) {
+            s->eq0_base = deposit64(s->eq0_base, 32, 32, val);
+        }
+        break;
+    case VHCA_REG_EQ0_LOG_SIZE:
+        if (vhca_queue_reg_writable(s, addr)) {
+            s->eq0_log_size = val;
+        }
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: write to read-only or unknown "
+                      "register 0x%" HWADDR_PRIx "\n", addr);
+        trace_vhca_reject("reg-write-ro", addr);
+        break;
+    }
+}
+
+static const MemoryRegionOps vhca_reg_ops = {
+    .read = vhca_reg_read,
+    .write = vhca_reg_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* Accept every size so that the handlers can ignore the wrong ones. */
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+static uint64_t vhca_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    return 0;
+}
+
+/* Doorbells only record and kick: the work happens in the bottom half. */
+static void vhca_db_write(void *opaque, hwaddr addr, uint64_t data,
+                          unsigned size)
+{
+    VhcaState *s = opaque;
+    uint32_t page = addr / VHCA_DB_PAGE_SIZE;
+    hwaddr offset = addr % VHCA_DB_PAGE_SIZE;
+    uint32_t val = data;
+
+    if (size != 4 || (addr & 3) || s->in_dma || page != 0) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: %u-byte doorbell write at 0x%"
+                      HWADDR_PRIx " ignored (only 32-bit writes to page 0 "
+                      "are doorbells in this ABI version)\n", size, addr);
+        trace_vhca_reject("db-write", addr);
+        return;
+    }
+    trace_vhca_doorbell(offset, val);
+    switch (offset) {
+    case VHCA_DB_CMDQ_PI:
+        if (!vhca_is_enabled(s)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vhca: command doorbell while "
+                          "not enabled ignored\n");
+            trace_vhca_reject("db-cmdq-disabled", val);
+            return;
+        }
+        s->cmdq_pi = val;
+        qemu_bh_schedule(s->cmd_bh);
+        break;
+    case VHCA_DB_EQ:
+        vhca_eq_doorbell(s, val);
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: write to unknown doorbell 0x%"
+                      HWADDR_PRIx "\n", offset);
+        trace_vhca_reject("db-unknown", offset);
+        break;
+    }
+}
+
+static const MemoryRegionOps vhca_db_ops = {
+    .read = vhca_db_read,
+    .write = vhca_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+static uint64_t vhca_auto_node_guid(void)
+{
+    static uint32_t instance;
+
+    instance++;
+    return ((uint64_t)VHCA_VENDOR_OUI << 40) |
+           ((uint64_t)(getpid() & 0xffffff) << 16) |
+           ((uint64_t)(instance & 0xfff) << 4);
+}
+
+static bool vhca_check_properties(VhcaState *s, Error **errp)
+{
+    if (s->num_ports < 1 || s->num_ports > VHCA_MAX_PORTS) {
+        error_setg(errp, "vhca: ports must be 1..%d", VHCA_MAX_PORTS);
+        return false;
+    }
+    if (s->comp_vectors < 1 || s->comp_vectors > VHCA_MAX_COMP_VECTORS) {
+        error_setg(errp, "vhca: comp-vectors must be 1..%d",
+                   VHCA_MAX_COMP_VECTORS);
+        return false;
+    }
+    if (s->db_pages < 1 || s->db_pages > VHCA_MAX_DB_PAGES) {
+        error_setg(errp, "vhca: doorbell-pages must be 1..%d",
+                   VHCA_MAX_DB_PAGES);
+        return false;
+    }
+    if (!s->fabric_name) {
+        s->fabric_name = g_strdup("default");
+    }
+    if (!*s->fabric_name) {
+        error_setg(errp, "vhca: fabric must be a non-empty name");
+        return false;
+    }
+    return true;
+}
+
+static void vhca_unrealize(PCIDevice *pdev)
+{
+    VhcaState *s = VHCA(pdev);
+    int i;
+
+    for (i = 0; i < VHCA_MAX_PORTS; i++) {
+        vhca_fabric_detach(&s->ports[i]);
+    }
+    if (s->cmd_bh) {
+        qemu_bh_delete(s->cmd_bh);
+        s->cmd_bh = NULL;
+    }
+    msix_unuse_all_vectors(pdev);
+    msix_uninit_exclusive_bar(pdev);
+}
+
+static void vhca_realize(PCIDevice *pdev, Error **errp)
+{
+    VhcaState *s = VHCA(pdev);
+    uint64_t db_bar_size;
+    uint32_t i;
+
+    if (!vhca_check_properties(s, errp)) {
+        return;
+    }
+    s->num_vectors = 1 + s->comp_vectors;
+    s->node_guid = s->node_guid_prop ? s->node_guid_prop
+                                     : vhca_auto_node_guid();
+
+    pci_config_set_interrupt_pin(pdev->config, 0);
+    memory_region_init_io(&s->reg_bar, OBJECT(s), &vhca_reg_ops, s,
+                          "vhca-regs", VHCA_REG_BAR_SIZE);
+    pci_register_bar(pdev, VHCA_REG_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->reg_bar);
+
+    db_bar_size = pow2ceil((uint64_t)s->db_pages * VHCA_DB_PAGE_SIZE);
+    memory_region_init_io(&s->db_bar, OBJECT(s), &vhca_db_ops, s,
+                          "vhca-doorbells", db_bar_size);
+    pci_register_bar(pdev, VHCA_DB_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->db_bar);
+
+    if (msix_init_exclusive_bar(pdev, s->num_vectors, VHCA_MSIX_BAR, errp)) {
+        return;
+    }
+    for (i = 0; i < s->num_vectors; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    s->cmd_bh = qemu_bh_new(vhca_cmd_bh, s);
+    for (i = 0; i < s->num_ports; i++) {
+        s->ports[i].guid = s->node_guid + s->ports[i].num;
+        if (!vhca_fabric_attach(&s->ports[i], s->fabric_name, errp)) {
+            vhca_unrealize(pdev);
+            return;
+        }
+    }
+    vhca_reset(s);
+}
+
+static void vhca_qdev_reset(DeviceState *dev)
+{
+    vhca_reset(VHCA(dev));
+}
+
+/* qom-set of portN-link: runs in the monitor, with the BQL held. */
+static void vhca_port_link_set(Object *obj, uint32_t num, bool value,
+                               Error **errp)
+{
+    VhcaState *s = VHCA(obj);
+
+    if (DEVICE(obj)->realized && num > s->num_ports) {
+        error_setg(errp, "vhca: the device has no port %u", num);
+        return;
+    }
+    vhca_port_set_link(&s->ports[num - 1], value);
+}
+
+static bool vhca_port1_link_get(Object *obj, Error **errp)
+{
+    return VHCA(obj)->ports[0].link_up;
+}
+
+static void vhca_port1_link_set(Object *obj, bool value, Error **errp)
+{
+    vhca_port_link_set(obj, 1, value, errp);
+}
+
+static bool vhca_port2_link_get(Object *obj, Error **errp)
+{
+    return VHCA(obj)->ports[1].link_up;
+}
+
+static void vhca_port2_link_set(Object *obj, bool value, Error **errp)
+{
+    vhca_port_link_set(obj, 2, value, errp);
+}
+
+static void vhca_instance_init(Object *obj)
+{
+    VhcaState *s = VHCA(obj);
+    int i;
+
+    for (i = 0; i < VHCA_MAX_PORTS; i++) {
+        s->ports[i].dev = s;
+        s->ports[i].num = i + 1;
+        s->ports[i].link_up = true;
+        s->ports[i].state = VHCA_PORT_DOWN;
+        s->ports[i].phys_state = VHCA_PHYS_DISABLED;
+    }
+    object_property_add_bool(obj, "port1-link", vhca_port1_link_get,
+                             vhca_port1_link_set);
+    object_property_set_description(obj, "port1-link",
+                                    "Physical link of port 1 (up = true)");
+    object_property_add_bool(obj, "port2-link", vhca_port2_link_get,
+                             vhca_port2_link_set);
+    object_property_set_description(obj, "port2-link",
+                                    "Physical link of port 2 (up = true)");
+}
+
+static const VMStateDescription vmstate_vhca = {
+    .name = "vhca",
+    .unmigratable = 1,
+};
+
+static Property vhca_properties[] = {
+    DEFINE_PROP_UINT8("ports", VhcaState, num_ports, 1),
+    DEFINE_PROP_UINT64("node-guid", VhcaState, node_guid_prop, 0),
+    DEFINE_PROP_STRING("fabric", VhcaState, fabric_name),
+    DEFINE_PROP_UINT8("comp-vectors", VhcaState, comp_vectors, 2),
+    DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void vhca_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = vhca_realize;
+    k->exit = vhca_unrealize;
+    k->vendor_id = VHCA_PCI_VENDOR_ID;
+    k->device_id = VHCA_PCI_DEVICE_ID;
+    k->revision = VHCA_PCI_REVISION;
+    k->class_id = VHCA_PCI_CLASS;
+    k->subsystem_vendor_id = PCI_SUBVENDOR_ID_REDHAT_QUMRANET;
+    k->subsystem_id = PCI_SUBDEVICE_ID_QEMU;
+    dc->desc = "Virtual InfiniBand HCA";
+    dc->reset = vhca_qdev_reset;
+    dc->vmsd = &vmstate_vhca;
+    device_class_set_props(dc, vhca_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo vhca_info = {
+    .name = TYPE_VHCA,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(VhcaState),
+    .instance_init = vhca_instance_init,
+    .class_init = vhca_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void vhca_register_types(void)
+{
+    type_register_static(&vhca_info);
+}
+
+type_init(vhca_register_types)

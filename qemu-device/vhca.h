@@ -1,0 +1,164 @@
+/*
+ * vhca - virtual InfiniBand HCA: private state shared by the device files.
+ *
+ * vhca.c         PCI device, BAR 0 registers, doorbells, reset, properties
+ * vhca-cmd.c     command queue: fetch, decode, validate, execute
+ * vhca-eq.c      event queues: EQE writing, owner bit, arming, MSI-X
+ * vhca-fabric.c  fabric, embedded subnet manager, port state and events
+ *
+ * Every piece of state below is touched only with the BQL held: MMIO
+ * handlers, the command bottom half, the SM timer and QOM property setters
+ * all run under it (see Documentation/device.md "Threading").
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_MISC_VHCA_H
+#define HW_MISC_VHCA_H
+
+#include "hw/pci/pci.h"
+#include "qemu/bitmap.h"
+#include "qemu/queue.h"
+#include "qemu/timer.h"
+#include "qom/object.h"
+#include "vhca_hw.h"
+
+#define TYPE_VHCA "vhca"
+OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
+
+/* Device limits of this implementation (reported by QUERY_DEVICE). */
+#define VHCA_MAX_PD                 1024
+#define VHCA_MAX_COMP_VECTORS       (VHCA_MAX_VECTORS - 1)
+#define VHCA_MAX_DB_PAGES           4096
+#define VHCA_FW_VERSION             ((uint64_t)1 << 32)    /* 1.0.0 */
+/* QEMU's locally administered OUI (52:54:00), also used for its MACs. */
+#define VHCA_VENDOR_OUI             0x525400
+#define VHCA_MAX_MSG_SZ             0x80000000u
+#define VHCA_SUBNET_TIMEOUT         18          /* 4.096 us * 2^18, ~1 s */
+
+/* IBA 14.2.5.6 PortInfo:CapabilityMask bits a CA without an SM reports. */
+#define VHCA_PORT_CAP_SYS_IMAGE_GUID_SUP    (1u << 11)
+#define VHCA_PORT_CAP_CM_SUP                (1u << 16)
+#define VHCA_PORT_CAP_FLAGS \
+    (VHCA_PORT_CAP_SYS_IMAGE_GUID_SUP | VHCA_PORT_CAP_CM_SUP)
+
+/* IB codes of the (fixed) link the ports pretend to have. */
+#define VHCA_WIDTH_4X               2
+#define VHCA_SPEED_QDR              4
+#define VHCA_MTU_4096               5
+
+/* Commands processed per bottom-half run before yielding to the main loop. */
+#define VHCA_CMD_BATCH              256
+
+typedef struct VhcaFabric VhcaFabric;
+
+/*
+ * An event queue as the device sees it.  pi is the device's free-running
+ * producer index, ci the consumer index last reported by the driver (the
+ * low 24 bits, VHCA_DB_EQ_CI_MASK).
+ */
+typedef struct VhcaEq {
+    bool valid;
+    bool armed;
+    uint8_t log_size;
+    uint16_t vector;
+    uint64_t base;
+    uint32_t pi;
+    uint32_t ci;
+} VhcaEq;
+
+typedef struct VhcaPort {
+    VhcaState *dev;
+    VhcaFabric *fabric;             /* NULL until realize attaches it */
+    QTAILQ_ENTRY(VhcaPort) fabric_link;
+    uint8_t num;                    /* 1..VHCA_MAX_PORTS */
+    bool link_up;                   /* QOM property portN-link */
+    uint8_t state;                  /* enum vhca_port_state */
+    uint8_t phys_state;             /* enum vhca_port_phys_state */
+    uint16_t lid;                   /* 0 until the SM assigns one */
+    uint16_t last_lid;              /* previous non-zero LID, for LID_CHANGE */
+    uint16_t sm_lid;
+    uint64_t guid;
+} VhcaPort;
+
+struct VhcaState {
+    PCIDevice parent_obj;
+
+    MemoryRegion reg_bar;
+    MemoryRegion db_bar;
+    QEMUBH *cmd_bh;
+
+    /* Properties (see the comment at the top of vhca.c). */
+    uint8_t num_ports;
+    uint8_t comp_vectors;
+    uint32_t db_pages;
+    uint64_t node_guid_prop;
+    char *fabric_name;
+
+    /* Fixed at realize. */
+    uint64_t node_guid;
+    uint32_t num_vectors;
+
+    /* BAR 0 registers. */
+    uint32_t status;
+    uint64_t cmdq_base;
+    uint32_t cmdq_log_size;
+    uint64_t eq0_base;
+    uint32_t eq0_log_size;
+
+    /* Command queue: pi as last written to the doorbell, ci as processed. */
+    uint32_t cmdq_pi;
+    uint32_t cmdq_ci;
+
+    /*
+     * Set while the device does DMA: an access to its own BARs then is a
+     * guest trying re-entrancy, and is ignored.
+     */
+    bool in_dma;
+
+    VhcaEq eqs[VHCA_MAX_EQS];
+    unsigned long pd_map[BITS_TO_LONGS(VHCA_MAX_PD)];
+    uint8_t node_desc[VHCA_NODE_DESC_LEN];
+    VhcaPort ports[VHCA_MAX_PORTS];
+};
+
+/* vhca.c */
+bool vhca_is_enabled(const VhcaState *s);
+void vhca_fatal(VhcaState *s, enum vhca_fatal code);
+MemTxResult vhca_dma_read(VhcaState *s, uint64_t addr, void *buf, uint32_t len);
+MemTxResult vhca_dma_write(VhcaState *s, uint64_t addr, const void *buf,
+                           uint32_t len);
+bool vhca_dma_range_valid(VhcaState *s, uint64_t addr, uint64_t len);
+
+/* vhca-cmd.c */
+void vhca_cmd_bh(void *opaque);
+void vhca_cmd_reset(VhcaState *s);
+
+/* vhca-eq.c */
+typedef enum VhcaEqPostResult {
+    VHCA_EQ_POSTED,
+    VHCA_EQ_NOT_VALID,
+    VHCA_EQ_OVERFLOW,
+    VHCA_EQ_DMA_ERROR,
+} VhcaEqPostResult;
+
+bool vhca_eq_config_valid(VhcaState *s, uint64_t base, uint32_t log_size);
+void vhca_eq_setup(VhcaState *s, uint32_t eqn, uint64_t base,
+                   uint8_t log_size, uint16_t vector);
+void vhca_eq_teardown(VhcaState *s, uint32_t eqn);
+VhcaEqPostResult vhca_eq_post(VhcaState *s, uint32_t eqn,
+                              const struct vhca_eqe *eqe);
+bool vhca_eq0_post(VhcaState *s, const struct vhca_eqe *eqe);
+void vhca_eq_doorbell(VhcaState *s, uint32_t value);
+void vhca_eq_reset(VhcaState *s);
+
+/* vhca-fabric.c */
+bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp);
+void vhca_fabric_detach(VhcaPort *port);
+void vhca_port_set_link(VhcaPort *port, bool up);
+void vhca_ports_enable(VhcaState *s);
+void vhca_ports_disable(VhcaState *s);
+void vhca_port_attr(const VhcaPort *port, struct vhca_port_attr *attr);
+void vhca_port_gid(const VhcaPort *port, uint32_t index, struct vhca_gid *gid);
+
+#endif /* HW_MISC_VHCA_H */

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Install what building and testing vhca needs on Debian 12 (bookworm).
+# Idempotent and fast when nothing is missing: dpkg-query decides, and
+# apt-get (one update, one install) runs only for what is absent.  Adds the
+# bookworm deb-src entries that `apt-get source qemu` needs.
+set -euo pipefail
+
+packages=(
+	# building QEMU 7.2 from Debian's source package
+	build-essential dpkg-dev pkg-config meson ninja-build libglib2.0-dev
+	libpixman-1-dev libslirp-dev libfdt-dev zlib1g-dev libcap-ng-dev
+	libattr1-dev flex bison python3
+	# firmware our QEMU build loads (-L /usr/share/seabios -L /usr/share/qemu)
+	seabios qemu-system-data ipxe-qemu
+	# guest: kernel, headers for the module, initramfs, userspace it runs
+	busybox-static cpio gzip kmod linux-image-amd64 linux-headers-amd64
+	iproute2 util-linux pciutils rdma-core ibverbs-utils infiniband-diags perftest
+	rdmacm-utils python3-pyverbs
+	# tests
+	python3-pytest libgtest-dev
+)
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+	sudo_cmd=(sudo -n)
+fi
+apt_env=(env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a)
+
+need_update=0
+deb_src_file=/etc/apt/sources.list.d/vhca-deb-src.sources
+if [ ! -f "$deb_src_file" ]; then
+	# Signed-By must match debian.sources, otherwise apt refuses the pair.
+	"${sudo_cmd[@]}" tee "$deb_src_file" > /dev/null <<'SOURCES'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+	echo "deps: added $deb_src_file"
+	need_update=1
+fi
+if ! compgen -G '/var/lib/apt/lists/*_source_Sources*' > /dev/null; then
+	need_update=1
+fi
+
+# One dpkg-query for all: it prints the packages it knows, installed or not.
+installed=" $(dpkg-query -W -f='${Package}:${db:Status-Status} ' "${packages[@]}" 2>/dev/null || true)"
+missing=()
+for pkg in "${packages[@]}"; do
+	case "$installed" in
+	*" $pkg:installed "*) ;;
+	*) missing+=("$pkg") ;;
+	esac
+done
+
+if [ "${#missing[@]}" -gt 0 ] || [ "$need_update" -eq 1 ]; then
+	"${sudo_cmd[@]}" "${apt_env[@]}" apt-get update -q < /dev/null
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+	echo "deps: installing ${missing[*]}"
+	"${sudo_cmd[@]}" "${apt_env[@]}" apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" < /dev/null
+fi

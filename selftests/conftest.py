@@ -1,0 +1,54 @@
+"""Fixtures for the VM tests, and the results file `make test` reads.
+
+Environment: VHCA_QEMU (QEMU binary, default build/qemu/qemu-system-x86_64),
+VHCA_MODULE (default build/vhca.ko), VHCA_ACCEL (kvm or tcg, default:
+probe once, see vmlib.choose_accel).
+"""
+import os
+
+import pytest
+
+import vmlib
+
+MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
+RESULTS = os.path.join(vmlib.BUILD, "results", "vm.txt")
+
+# Two devices on one fabric: vhca0 with two ports, vhca1 with one.
+DEVICES = {
+    "vhca0": {"ports": 2, "node_guid": 0x0002c90300000100},
+    "vhca1": {"ports": 1, "node_guid": 0x0002c90300000200},
+}
+
+
+def device_args():
+    return ["vhca,id=%s,ports=%d,node-guid=0x%016x" % (name, d["ports"], d["node_guid"])
+            for name, d in DEVICES.items()]
+
+
+@pytest.fixture(scope="session")
+def vm():
+    """One guest with both vhca devices, RDMA core and vhca.ko loaded."""
+    if not os.path.exists(MODULE):
+        raise FileNotFoundError("%s missing: run `make module`" % MODULE)
+    with vmlib.VM(devices=device_args(), name="selftests") as machine:
+        machine.run("sh %s/scripts/guest/load-driver.sh %s" % (vmlib.REPO, MODULE),
+                    timeout=120, check=True)
+        yield machine
+
+
+@pytest.fixture(scope="session")
+def module_path():
+    return MODULE
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Write build/results/vm.txt: `passed=N failed=M`.  Setup errors
+    (a VM that does not boot, a module that does not load) count as
+    failures, so a broken tier never looks green."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    stats = reporter.stats if reporter else {}
+    passed = len(stats.get("passed", []))
+    failed = len(stats.get("failed", [])) + len(stats.get("error", []))
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    with open(RESULTS, "w") as f:
+        f.write("passed=%d failed=%d\n" % (passed, failed))

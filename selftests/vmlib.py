@@ -1,0 +1,467 @@
+"""Boot and drive a vhca guest: QEMU, its serial console, and QMP.
+
+The guest is Debian's kernel on the host's own root filesystem (read-only
+over 9p, tmpfs overlay on top; see Documentation/testing.md).  The serial
+console is a unix socket: a reader thread copies everything the guest
+prints into a buffer and a log file, and run() types a command into the
+guest's shell and waits for an end marker carrying the exit status.
+
+    with VM(devices=["vhca,id=vhca0"]) as vm:
+        rc, out = vm.run("ls /sys/class/infiniband")
+        vm.qmp("qom-set", path="vhca0", property="port1-link", value=False)
+
+QEMU is always killed by its pid when the VM object is left, even on an
+exception; it also gets SIGKILL from the kernel if this process dies
+(PR_SET_PDEATHSIG), so a crashed test run leaves no QEMU behind.
+"""
+
+import base64
+import ctypes
+import json
+import os
+import re
+import secrets
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+import tty
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(REPO, "build")
+DEFAULT_QEMU = os.path.join(BUILD, "qemu", "qemu-system-x86_64")
+DEFAULT_INITRD = os.path.join(BUILD, "initramfs.cpio.gz")
+KVM_PROBE_FILE = os.path.join(BUILD, "kvm-probe")
+READY_LINE = b"vhca-guest: ready"
+BAD_DMESG = re.compile(
+    r"WARNING:|BUG:|Oops|Call Trace|general protection|KASAN|UBSAN|"
+    r"kernel BUG|list_add corruption|list_del corruption|refcount_t:")
+
+
+class VMError(Exception):
+    """The guest or QEMU did not do what was asked."""
+
+
+class VMTimeout(VMError):
+    """A guest command or the boot did not finish in time."""
+
+    def __init__(self, message, output=""):
+        super().__init__(message)
+        self.output = output
+
+
+def guest_kernel_version():
+    out = subprocess.run([os.path.join(REPO, "scripts", "kver.sh")],
+                         check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def bad_dmesg_lines(text):
+    """Lines of a kernel log that show a warning, bug, oops or splat."""
+    return [line for line in text.splitlines() if BAD_DMESG.search(line)]
+
+
+def _die_with_parent():
+    # Runs in the child between fork and exec: SIGKILL QEMU when we die.
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+class VM:
+    """One QEMU guest.  Use as a context manager, or start()/close()."""
+
+    def __init__(self, qemu=None, devices=(), name="vm", accel=None,
+                 memory="2G", smp=2, kernel=None, initrd=None,
+                 extra_args=(), log_dir=None, append=""):
+        self.qemu = qemu or os.environ.get("VHCA_QEMU") or DEFAULT_QEMU
+        self.devices = list(devices)
+        self.name = name
+        self.accel = accel or os.environ.get("VHCA_ACCEL")
+        self.memory = memory
+        self.smp = smp
+        self.kver = guest_kernel_version()
+        self.kernel = kernel or "/boot/vmlinuz-" + self.kver
+        self.initrd = initrd or DEFAULT_INITRD
+        self.extra_args = list(extra_args)
+        self.append = append
+        self.log_dir = log_dir or os.path.join(BUILD, "vm-logs")
+        self.proc = None
+        self.boot_seconds = None
+        self._tmpdir = None
+        self._console = None
+        self._qmp = None
+        self._qmp_buf = b""
+        self.qmp_events = []
+        self._buf = bytearray()
+        self._cond = threading.Condition()
+        self._reader = None
+        self._log = None
+
+    # ------------------------------------------------------------------
+    # Start and stop
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def command_line(self, accel):
+        accel_args = (["-accel", "kvm", "-cpu", "host"] if accel == "kvm"
+                      else ["-accel", "tcg,thread=multi"])
+        args = [self.qemu] + accel_args + [
+            "-M", "q35", "-smp", str(self.smp), "-m", self.memory,
+            "-vga", "none", "-nic", "none", "-display", "none",
+            "-parallel", "none", "-no-reboot",
+            "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
+            "-kernel", self.kernel, "-initrd", self.initrd,
+            "-append", ("console=ttyS0,115200 quiet panic=-1 " +
+                        self.append).strip(),
+            "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
+                       "readonly=on,multidevs=remap",
+            "-qmp", "unix:%s,server=on,wait=off" % self._path("qmp.sock"),
+            "-chardev", "socket,id=console,path=%s,server=on,wait=on"
+                        % self._path("console.sock"),
+            "-serial", "chardev:console",
+            "-monitor", "none",
+        ]
+        for dev in self.devices:
+            args += ["-device", dev]
+        return args + self.extra_args
+
+    def _path(self, name):
+        return os.path.join(self._tmpdir, name)
+
+    def start(self, boot_timeout=180):
+        """Boot the guest and wait until its shell is ready."""
+        for path in (self.qemu, self.kernel, self.initrd):
+            if not os.path.exists(path):
+                raise VMError("missing %s" % path)
+        accel = self.accel or choose_accel(self)
+        self._tmpdir = tempfile.mkdtemp(prefix="vhca-vm-")
+        os.makedirs(self.log_dir, exist_ok=True)
+        self._log = open(os.path.join(self.log_dir, self.name + "-console.log"), "wb")
+        qemu_log = open(os.path.join(self.log_dir, self.name + "-qemu.log"), "wb")
+        args = self.command_line(accel)
+        qemu_log.write((" ".join(args) + "\n").encode())
+        qemu_log.flush()
+        started = time.monotonic()
+        try:
+            self.proc = subprocess.Popen(
+                args, stdin=subprocess.DEVNULL, stdout=qemu_log,
+                stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        finally:
+            qemu_log.close()
+        try:
+            self._console = self._connect(self._path("console.sock"))
+            self._reader = threading.Thread(target=self._read_console, daemon=True)
+            self._reader.start()
+            self._qmp = self._connect(self._path("qmp.sock"))
+            self._qmp_greeting()
+            self._wait_for(READY_LINE, 0, boot_timeout, "boot")
+            self.boot_seconds = time.monotonic() - started
+            # The harness reads output, a human is not typing: no echo, no
+            # prompts, no CR before LF, and no kernel messages on the console
+            # (they stay in dmesg).  Typed straight into the shell, not
+            # through run(), whose subshell could not change PS1.
+            self._send("stty -echo -onlcr; PS1=; PS2=; dmesg -n 1\n")
+            self.run("true", timeout=60, check=True)
+        except OSError as err:
+            self.kill()
+            raise VMError("QEMU failed to start (%s); %s" % (err, self.qemu_log_tail())) from None
+        except BaseException:
+            self.kill()
+            raise
+
+    def qemu_log_tail(self, lines=5):
+        """The last lines QEMU printed (its log starts with the command line)."""
+        path = os.path.join(self.log_dir, self.name + "-qemu.log")
+        try:
+            with open(path, errors="replace") as f:
+                text = f.read().splitlines()[1:]
+        except OSError:
+            return "no QEMU log"
+        return "QEMU said:\n" + "\n".join(text[-lines:])
+
+    def _connect(self, path, timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise VMError("QEMU exited with status %d before %s appeared; %s"
+                              % (self.proc.returncode, path, self.qemu_log_tail()))
+            try:
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.connect(path)
+                return sock
+            except (FileNotFoundError, ConnectionRefusedError):
+                sock.close()
+                if time.monotonic() > deadline:
+                    raise VMError("QEMU did not create %s" % path)
+                time.sleep(0.05)
+
+    def shutdown(self, timeout=30):
+        """Power the guest off (the shell exits, init powers off), then
+        make sure QEMU is gone."""
+        if self.proc is None:
+            return
+        try:
+            if self.proc.poll() is None and self._console is not None:
+                self._console.sendall(b"\nexit\n")
+                self.proc.wait(timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        finally:
+            self.kill()
+
+    close = shutdown
+
+    def kill(self):
+        """Kill QEMU by its pid (no-op when it has exited) and clean up."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                try:
+                    os.kill(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.proc.wait()
+        for sock in (self._console, self._qmp):
+            if sock is not None:
+                sock.close()
+        self._console = self._qmp = None
+        if self._reader is not None:
+            self._reader.join(5)
+            self._reader = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+    # ------------------------------------------------------------------
+    # Serial console
+
+    def _read_console(self):
+        sock = self._console
+        while True:
+            try:
+                data = sock.recv(65536)
+            except OSError:
+                data = b""
+            with self._cond:
+                if not data:
+                    self._cond.notify_all()
+                    return
+                self._buf += data
+                self._cond.notify_all()
+            log = self._log
+            if log is not None:
+                try:
+                    log.write(data)
+                    log.flush()
+                except ValueError:
+                    pass
+
+    def _wait_for(self, pattern, start, timeout, what):
+        """Wait until pattern (bytes or compiled regex) shows up in the
+        console output after offset start; return the match."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                if isinstance(pattern, bytes):
+                    pos = self._buf.find(pattern, start)
+                    if pos >= 0:
+                        return pos
+                else:
+                    match = pattern.search(self._buf, start)
+                    if match:
+                        return match
+                left = deadline - time.monotonic()
+                if self.proc.poll() is not None:
+                    raise VMError("QEMU exited (status %s) waiting for %s; console: %s\n%s"
+                                  % (self.proc.returncode, what,
+                                     self._tail(start), self.qemu_log_tail()))
+                if left <= 0:
+                    raise VMTimeout("timeout (%ss) waiting for %s" % (timeout, what),
+                                    self._tail(start))
+                self._cond.wait(min(left, 1.0))
+
+    def _tail(self, start):
+        return bytes(self._buf[start:])[-4000:].decode(errors="replace")
+
+    def _send(self, text):
+        self._console.sendall(text.encode())
+
+    def run(self, cmd, timeout=60, check=False):
+        """Run a shell command in the guest; return (exit status, output).
+
+        The command is handed over base64-encoded, so quoting and newlines
+        need no care, and runs in a subshell with stdin from /dev/null.
+        Its output is what it prints between two markers that contain a
+        fresh nonce: the typed line never contains them, because the shell
+        builds them with printf.  On timeout the command gets ^C and
+        VMTimeout carries the output so far.
+        """
+        nonce = secrets.token_hex(6)
+        encoded = base64.b64encode(cmd.encode()).decode()
+        with self._cond:
+            start = len(self._buf)
+        # A tty line holds at most 4095 characters: long commands go
+        # through a file in the guest's /tmp, a chunk per line.
+        if len(encoded) > 2000:
+            script = "/tmp/.vhca-cmd-" + nonce
+            for i in range(0, len(encoded), 2000):
+                self._send("printf %%s '%s' >> %s\n" % (encoded[i:i + 2000], script))
+            source = "base64 -d %s" % script
+        else:
+            source = "echo %s | base64 -d" % encoded
+        self._send("printf '@@VHCA-%%s-BEGIN@@\\n' %s; (eval \"$(%s)\") </dev/null; "
+                   "printf '@@VHCA-%%s-END@@ %%d\\n' %s $?\n" % (nonce, source, nonce))
+        begin = b"@@VHCA-%s-BEGIN@@" % nonce.encode()
+        end = re.compile(rb"@@VHCA-%s-END@@ (\d+)\r?\n" % nonce.encode())
+        try:
+            match = self._wait_for(end, start, timeout, "command: " + cmd)
+        except VMTimeout as err:
+            if self.proc.poll() is None:
+                self._send("\x03")
+            raise VMTimeout("guest command timed out after %ss: %s" % (timeout, cmd),
+                            err.output) from None
+        with self._cond:
+            text = bytes(self._buf[start:match.start()])
+        pos = text.find(begin)
+        output = text[pos + len(begin):] if pos >= 0 else text
+        output = output.replace(b"\r\n", b"\n").decode(errors="replace")
+        if output.startswith("\n"):
+            output = output[1:]
+        status = int(match.group(1))
+        if check and status != 0:
+            raise VMError("guest command failed with status %d: %s\n%s"
+                          % (status, cmd, output))
+        return status, output
+
+    def dmesg(self):
+        """The guest's kernel log."""
+        return self.run("dmesg --color=never", timeout=60, check=True)[1]
+
+    def wait_until(self, cmd, predicate, timeout, interval=0.5):
+        """Run cmd until predicate(output) is true; return the last output
+        or raise VMTimeout with it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            _, out = self.run(cmd, timeout=max(timeout, 30))
+            if predicate(out):
+                return out
+            if time.monotonic() > deadline:
+                raise VMTimeout("condition not met after %ss: %s" % (timeout, cmd), out)
+            time.sleep(interval)
+
+    def interact(self):
+        """Hand the console to the user (stdio) until the guest powers off.
+        ^] ends the session (and the guest)."""
+        if sys.stdin.isatty():
+            cols, rows = shutil.get_terminal_size()
+            self._send("stty rows %d cols %d\n" % (rows, cols))
+        self._send("stty sane; dmesg -n 4; export PS1='\\h:\\w\\$ '; "
+                   "exec bash --noprofile --norc -i\n")
+        with self._cond:
+            printed = len(self._buf)
+        stdin = sys.stdin.fileno()
+        saved = None
+        if sys.stdin.isatty():
+            saved = termios.tcgetattr(stdin)
+            tty.setraw(stdin)
+        try:
+            stdin_open = True
+            while self.proc.poll() is None:
+                fds = [stdin] if stdin_open else []
+                ready, _, _ = select.select(fds, [], [], 0.1)
+                with self._cond:
+                    data = bytes(self._buf[printed:])
+                    printed = len(self._buf)
+                if data:
+                    os.write(sys.stdout.fileno(), data)
+                if stdin in ready:
+                    chunk = os.read(stdin, 4096)
+                    if not chunk:
+                        stdin_open = False
+                        self._send("\nexit\n")
+                    elif b"\x1d" in chunk:
+                        break
+                    else:
+                        self._console.sendall(chunk)
+        finally:
+            if saved is not None:
+                termios.tcsetattr(stdin, termios.TCSADRAIN, saved)
+
+    # ------------------------------------------------------------------
+    # QMP
+
+    def _qmp_read(self):
+        while b"\n" not in self._qmp_buf:
+            ready, _, _ = select.select([self._qmp], [], [], 30)
+            if not ready:
+                raise VMTimeout("no answer on QMP")
+            data = self._qmp.recv(65536)
+            if not data:
+                raise VMError("QMP connection closed")
+            self._qmp_buf += data
+        line, self._qmp_buf = self._qmp_buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def _qmp_greeting(self):
+        greeting = self._qmp_read()
+        if "QMP" not in greeting:
+            raise VMError("unexpected QMP greeting %r" % greeting)
+        self.qmp("qmp_capabilities")
+
+    def qmp(self, cmd, **args):
+        """Execute a QMP command; return its "return" value or raise
+        VMError with QEMU's error.  Events seen meanwhile go to qmp_events."""
+        request = {"execute": cmd}
+        if args:
+            request["arguments"] = args
+        self._qmp.sendall(json.dumps(request).encode() + b"\n")
+        while True:
+            reply = self._qmp_read()
+            if "event" in reply:
+                self.qmp_events.append(reply)
+                continue
+            if "error" in reply:
+                raise VMError("QMP %s failed: %s" % (cmd, reply["error"]))
+            return reply.get("return")
+
+
+def choose_accel(vm):
+    """KVM when a probe boot with KVM reaches the guest shell quickly, else
+    TCG.  On these build machines Debian's kernel hangs under the nested
+    KVM, so the probe usually says TCG; its result is cached in build/."""
+    key = "%s %s %s" % (os.uname().release, os.path.realpath(vm.qemu), vm.kernel)
+    try:
+        with open(KVM_PROBE_FILE) as f:
+            cached_key, accel = f.read().rsplit("\n", 2)[:2]
+        if cached_key == key and accel in ("kvm", "tcg"):
+            return accel
+    except (OSError, ValueError):
+        pass
+    accel = "tcg"
+    if os.access("/dev/kvm", os.R_OK | os.W_OK):
+        probe = VM(qemu=vm.qemu, accel="kvm", name="kvm-probe", kernel=vm.kernel,
+                   initrd=vm.initrd, log_dir=vm.log_dir)
+        try:
+            probe.start(boot_timeout=20)
+            accel = "kvm"
+        except (VMError, OSError):
+            pass
+        finally:
+            probe.kill()
+    os.makedirs(BUILD, exist_ok=True)
+    with open(KVM_PROBE_FILE, "w") as f:
+        f.write("%s\n%s\n" % (key, accel))
+    return accel
