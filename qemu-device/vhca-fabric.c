@@ -186,8 +186,9 @@ static void vhca_port_go_down(VhcaPort *port, bool notify)
 {
     bool was_up = port->state != VHCA_PORT_DOWN;
 
+    /* The contract: link down, device disable and reset all mean Disabled. */
     port->state = VHCA_PORT_DOWN;
-    port->phys_state = port->link_up ? VHCA_PHYS_POLLING : VHCA_PHYS_DISABLED;
+    port->phys_state = VHCA_PHYS_DISABLED;
     port->lid = 0;
     port->sm_lid = 0;
     if (was_up) {
@@ -212,8 +213,7 @@ void vhca_port_set_link(VhcaPort *port, bool up)
         return;
     }
     if (!vhca_is_enabled(port->dev)) {
-        port->phys_state = up ? VHCA_PHYS_POLLING : VHCA_PHYS_DISABLED;
-        return;
+        return;     /* takes effect at ENABLE */
     }
     if (up && port->state == VHCA_PORT_DOWN) {
         vhca_port_go_init(port);

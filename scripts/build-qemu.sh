@@ -13,9 +13,10 @@
 # package (its .dsc, which holds the tarball checksums) and the text (via
 # `declare -f`) of the functions below that extract, glue and configure it,
 # device list included.  Editing the rest of this script (messages, syncing,
-# linking) keeps the cached tree.  The hash does NOT cover the device sources: qemu-device/ and uapi/vhca_hw.h are synced into
-# hw/misc/vhca/ (a file is copied only when its content differs, so that
-# ninja stays incremental) and ninja rebuilds what changed.
+# linking) keeps the cached tree.  The hash does NOT cover the device
+# sources: qemu-device/ and uapi/vhca_hw*.h are synced into hw/misc/vhca/
+# (a file is copied only when its content differs, so that ninja stays
+# incremental) and ninja rebuilds what changed.
 #
 # Environment: VHCA_CACHE overrides ~/.cache/vhca; JOBS the ninja -j value.
 set -euo pipefail
@@ -113,7 +114,9 @@ sync_device() {
     for f in "$REPO"/qemu-device/*; do
         [ -f "$f" ] && sync_file "$f" "$TREE/hw/misc/vhca/$(basename "$f")"
     done
-    sync_file "$REPO/uapi/vhca_hw.h" "$TREE/hw/misc/vhca/vhca_hw.h"
+    for f in "$REPO"/uapi/vhca_hw*.h; do
+        sync_file "$f" "$TREE/hw/misc/vhca/$(basename "$f")"
+    done
     for f in "$REPO"/qemu-device/tests/*; do
         [ -f "$f" ] && sync_file "$f" "$TREE/tests/qtest/$(basename "$f")"
     done

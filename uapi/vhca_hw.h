@@ -168,8 +168,8 @@ enum vhca_cmd_opcode {
 	VHCA_CMD_DESTROY_EQ		= 0x0011,	/* in: eqn */
 	VHCA_CMD_ALLOC_PD		= 0x0020,	/* result[0]: pdn */
 	VHCA_CMD_DEALLOC_PD		= 0x0021,	/* in: pdn */
-	/* 0x0030.. CQ, 0x0040.. QP, 0x0050.. SRQ, 0x0060.. MR, 0x0070.. AH,
-	 * 0x0080.. multicast, 0x0090.. user context: later ABI versions. */
+	/* 0x0030.. CQ, 0x0040.. QP, 0x0050.. SRQ, 0x0060.. MR, 0x0080..
+	 * multicast: vhca_hw_verbs.h.  0x0090.. user context: later. */
 };
 
 /* Command completion status, carried in vhca_eqe_cmd_done.status.  The
@@ -378,6 +378,13 @@ struct vhca_eqe_completion {
 };
 VHCA_SIZE_CHECK(struct vhca_eqe_completion, 24);
 
+/* QP, CQ and SRQ events (vhca_hw_verbs.h). */
+struct vhca_eqe_object {
+	vhca_le32	handle;		/* qpn, cqn or srqn */
+	uint8_t		rsvd[20];
+};
+VHCA_SIZE_CHECK(struct vhca_eqe_object, 24);
+
 struct vhca_eqe {
 	uint8_t		type;		/* enum vhca_eqe_type */
 	uint8_t		subtype;	/* enum vhca_port_event for PORT_EVENT */
@@ -387,6 +394,7 @@ struct vhca_eqe {
 		struct vhca_eqe_cmd_done	cmd_done;
 		struct vhca_eqe_port		port;
 		struct vhca_eqe_completion	completion;
+		struct vhca_eqe_object		object;
 	} data;
 	uint8_t		rsvd1[3];
 	uint8_t		owner;		/* [0] pass parity, see above; [7:1] 0 */
@@ -411,5 +419,8 @@ static inline uint8_t vhca_eqe_owner(uint32_t idx, uint32_t log_size)
 #define VHCA_PKEY_TABLE_LEN		16
 #define VHCA_DEFAULT_PKEY		0xffff
 #define VHCA_GID_PREFIX_DEFAULT		0xfe80000000000000ull
+
+/* The data path: CQs, QPs, SRQs, memory keys, WQE and CQE formats. */
+#include "vhca_hw_verbs.h"
 
 #endif /* VHCA_HW_H */

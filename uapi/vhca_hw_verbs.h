@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * vhca_hw_verbs.h - the data path half of the vhca device description:
+ * completion queues, queue pairs, shared receive queues, memory keys and
+ * multicast; the work queue entry (WQE) and completion queue entry (CQE)
+ * formats; the data doorbells.
+ *
+ * Included by vhca_hw.h (the same rules apply: little-endian fixed-width
+ * fields, a size check on every struct, reserved fields written as 0).
+ * Include vhca_hw.h, not this file.
+ *
+ * A device that does not implement these objects reports 0 in the
+ * matching vhca_device_attr limit (max_cq, max_qp, ...) and answers their
+ * opcodes with VHCA_CMD_BAD_OPCODE; the driver then leaves the matching
+ * verbs out of its ib_device_ops.
+ *
+ * IBA references are to the InfiniBand Architecture Specification vol. 1;
+ * "Guide" is the HCA Verb Implementer's Guide (shared/seeds/).
+ */
+#ifndef VHCA_HW_VERBS_H
+#define VHCA_HW_VERBS_H
+
+#ifndef VHCA_HW_H
+#error "include vhca_hw.h instead"
+#endif
+
+/* ------------------------------------------------------------------------
+ * Command opcodes of the data path objects (enum vhca_cmd_opcode values).
+ */
+enum vhca_verbs_cmd_opcode {
+	VHCA_CMD_CREATE_CQ		= 0x0030,	/* in_addr: vhca_cmd_create_cq; result[0]: cqn */
+	VHCA_CMD_DESTROY_CQ		= 0x0031,	/* in: handle = cqn */
+	VHCA_CMD_RESIZE_CQ		= 0x0032,	/* in: handle = cqn; in_addr: vhca_cmd_create_cq (buf, log_size, dbrec) */
+	VHCA_CMD_CREATE_QP		= 0x0040,	/* in_addr: vhca_cmd_create_qp; result[0]: qpn */
+	VHCA_CMD_MODIFY_QP		= 0x0041,	/* in: handle = qpn; in_addr: vhca_qp_context */
+	VHCA_CMD_QUERY_QP		= 0x0042,	/* in: handle = qpn; out: vhca_qp_context */
+	VHCA_CMD_DESTROY_QP		= 0x0043,	/* in: handle = qpn */
+	VHCA_CMD_CREATE_SRQ		= 0x0050,	/* in_addr: vhca_cmd_create_srq; result[0]: srqn */
+	VHCA_CMD_MODIFY_SRQ		= 0x0051,	/* in: vhca_cmd_srq_limit_in */
+	VHCA_CMD_QUERY_SRQ		= 0x0052,	/* in: handle = srqn; result[0]: limit */
+	VHCA_CMD_DESTROY_SRQ		= 0x0053,	/* in: handle = srqn */
+	VHCA_CMD_CREATE_MR		= 0x0060,	/* in_addr: vhca_cmd_create_mr; result[0]: key */
+	VHCA_CMD_ALLOC_MR		= 0x0061,	/* in: vhca_cmd_alloc_mr_in; result[0]: key (FREE state) */
+	VHCA_CMD_DESTROY_MR		= 0x0062,	/* in: handle = key */
+	VHCA_CMD_ATTACH_MCAST		= 0x0080,	/* in: vhca_cmd_mcast_in */
+	VHCA_CMD_DETACH_MCAST		= 0x0081,	/* in: vhca_cmd_mcast_in */
+};
+
+/* ------------------------------------------------------------------------
+ * Buffer descriptors.  Every ring (CQ, SQ, RQ, SRQ) and every memory
+ * region is described by one; user-space rings and regions are not
+ * physically contiguous, kernel rings usually are.  The device copies the
+ * page list when the command executes: later changes to the list are not
+ * seen.  Page addresses must be aligned to the page size.
+ */
+enum vhca_buf_mode {
+	VHCA_BUF_CONTIG			= 0,	/* addr: first byte of a contiguous buffer */
+	VHCA_BUF_DIRECT			= 1,	/* addr: le64 array of npages page addresses */
+	VHCA_BUF_INDIRECT		= 2,	/* addr: le64 array of addresses of 4 KiB pages
+						 * each holding 512 le64 page addresses */
+};
+
+#define VHCA_MIN_PAGE_SHIFT		12
+#define VHCA_MAX_PAGE_SHIFT		30
+#define VHCA_PBL_ENTRIES_PER_PAGE	512
+
+struct vhca_buf_desc {
+	vhca_le64	addr;		/* see enum vhca_buf_mode */
+	vhca_le32	npages;		/* pages of 2^page_shift bytes in the buffer */
+	uint8_t		page_shift;	/* VHCA_MIN_PAGE_SHIFT..VHCA_MAX_PAGE_SHIFT */
+	uint8_t		mode;		/* enum vhca_buf_mode */
+	vhca_le16	rsvd;
+};
+VHCA_SIZE_CHECK(struct vhca_buf_desc, 16);
+
+/* ------------------------------------------------------------------------
+ * Completion queues (Guide 8).  A ring of 2^log_size struct vhca_cqe with
+ * the same owner-bit rule as event queues.  The driver keeps its consumer
+ * index in a doorbell record (vhca_cq_dbrec) that the device reads before
+ * declaring the CQ full, and passes it with every arm doorbell.
+ */
+#define VHCA_MIN_LOG_CQ			1
+#define VHCA_MAX_LOG_CQ			16
+
+struct vhca_cmd_create_cq {
+	struct vhca_buf_desc buf;	/* 2^log_size * sizeof(struct vhca_cqe) bytes */
+	vhca_le64	dbrec_addr;	/* 8-byte aligned struct vhca_cq_dbrec */
+	vhca_le32	eqn;		/* completion EQ, >= 1 */
+	vhca_le32	db_page;	/* doorbell page allowed to ring it (0: kernel) */
+	uint8_t		log_size;
+	uint8_t		rsvd[31];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_create_cq, 64);
+
+struct vhca_cq_dbrec {
+	vhca_le32	consumer_index;	/* free running */
+	vhca_le32	rsvd;
+};
+VHCA_SIZE_CHECK(struct vhca_cq_dbrec, 8);
+
+/* Work completion status: IBA 11.4.2.1 and the ib_wc_status numbering. */
+enum vhca_wc_status {
+	VHCA_WC_SUCCESS			= 0,
+	VHCA_WC_LOC_LEN_ERR		= 1,
+	VHCA_WC_LOC_QP_OP_ERR		= 2,
+	VHCA_WC_LOC_PROT_ERR		= 4,
+	VHCA_WC_WR_FLUSH_ERR		= 5,
+	VHCA_WC_BAD_RESP_ERR		= 7,
+	VHCA_WC_LOC_ACCESS_ERR		= 8,
+	VHCA_WC_REM_INV_REQ_ERR		= 9,
+	VHCA_WC_REM_ACCESS_ERR		= 10,
+	VHCA_WC_REM_OP_ERR		= 11,
+	VHCA_WC_RETRY_EXC_ERR		= 12,
+	VHCA_WC_RNR_RETRY_EXC_ERR	= 13,
+	VHCA_WC_REM_ABORT_ERR		= 16,
+	VHCA_WC_FATAL_ERR		= 19,
+	VHCA_WC_GENERAL_ERR		= 21,
+};
+
+/* Why an error completion happened (vhca_cqe.vendor_err), for debugging:
+ * ibv_poll_cq shows it as vendor_err. */
+enum vhca_vendor_err {
+	VHCA_VERR_NONE			= 0,
+	VHCA_VERR_BAD_KEY		= 1,	/* key names no valid region */
+	VHCA_VERR_PD_MISMATCH		= 2,
+	VHCA_VERR_ACCESS_RIGHTS		= 3,	/* region lacks the right */
+	VHCA_VERR_BOUNDS		= 4,	/* access outside the region */
+	VHCA_VERR_DMA_FAULT		= 5,	/* guest memory not accessible */
+	VHCA_VERR_LENGTH		= 6,	/* message longer than the buffers */
+	VHCA_VERR_BAD_WQE		= 7,	/* malformed work request */
+	VHCA_VERR_RNR		= 8,	/* receiver not ready, retries exhausted */
+	VHCA_VERR_NO_PEER		= 9,	/* no QP answers at the destination */
+	VHCA_VERR_QP_STATE		= 10,	/* QP left RTS (flush) */
+};
+
+enum vhca_cqe_opcode {
+	VHCA_CQE_SEND			= 0x00,
+	VHCA_CQE_RDMA_WRITE		= 0x01,
+	VHCA_CQE_RDMA_READ		= 0x02,
+	VHCA_CQE_COMP_SWAP		= 0x03,
+	VHCA_CQE_FETCH_ADD		= 0x04,
+	VHCA_CQE_LOCAL_INV		= 0x06,
+	VHCA_CQE_REG_MR			= 0x08,
+	VHCA_CQE_RECV			= 0x80,
+	VHCA_CQE_RECV_RDMA_WITH_IMM	= 0x81,
+};
+
+#define VHCA_CQE_F_GRH			(1u << 0)	/* a GRH precedes the UD payload */
+#define VHCA_CQE_F_IMM			(1u << 1)	/* imm_inv holds immediate data */
+#define VHCA_CQE_F_INV			(1u << 2)	/* imm_inv holds the invalidated rkey */
+
+struct vhca_cqe {
+	vhca_le64	wr_id;
+	vhca_le32	byte_len;	/* receives and RDMA READ: bytes placed */
+	vhca_le32	qpn;		/* the local QP */
+	vhca_le32	src_qp;		/* UD/GSI receives: the sender's QPN */
+	vhca_le32	imm_inv;	/* immediate data as on the wire, or an rkey */
+	uint8_t		opcode;		/* enum vhca_cqe_opcode */
+	uint8_t		status;		/* enum vhca_wc_status */
+	uint8_t		flags;		/* VHCA_CQE_F_* */
+	uint8_t		sl;
+	vhca_le16	slid;
+	uint8_t		dlid_path_bits;
+	uint8_t		vendor_err;	/* enum vhca_vendor_err */
+	vhca_le16	pkey_index;
+	vhca_le16	wqe_index;	/* low 16 bits of the completed WQE's index:
+					 * frees every earlier unsignaled send WQE */
+	uint8_t		rsvd[27];
+	uint8_t		owner;		/* same rule as vhca_eqe.owner */
+};
+VHCA_SIZE_CHECK(struct vhca_cqe, 64);
+
+/* ------------------------------------------------------------------------
+ * Address vectors (IBA 10.2.3): carried in UD send WQEs and QP contexts;
+ * the device has no address handle objects.
+ */
+#define VHCA_AV_F_GRH			(1u << 0)
+
+struct vhca_av {
+	vhca_le16	dlid;
+	uint8_t		sl;
+	uint8_t		src_path_bits;
+	uint8_t		static_rate;	/* IB rate code, 0 = port rate */
+	uint8_t		port;		/* 1..num_ports */
+	uint8_t		flags;		/* VHCA_AV_F_GRH */
+	uint8_t		sgid_index;
+	uint8_t		hop_limit;
+	uint8_t		traffic_class;
+	vhca_le16	rsvd0;
+	vhca_le32	flow_label;	/* [19:0] */
+	uint8_t		dgid[16];	/* network byte order */
+};
+VHCA_SIZE_CHECK(struct vhca_av, 32);
+
+/* ------------------------------------------------------------------------
+ * Queue pairs (Guide 7, IBA 10.3).  QPN 0 and 1 of each port are its SMI
+ * and GSI QPs (created with type SMI/GSI and the port); other QPNs are
+ * allocated by the device from 2 up, 24 bits.
+ */
+enum vhca_qp_type {
+	VHCA_QPT_RC			= 1,
+	VHCA_QPT_UC			= 2,
+	VHCA_QPT_UD			= 3,
+	VHCA_QPT_SMI			= 4,
+	VHCA_QPT_GSI			= 5,
+};
+
+/* IBA 10.3.1 QP states, ib_qp_state numbering. */
+enum vhca_qp_state {
+	VHCA_QPS_RESET			= 0,
+	VHCA_QPS_INIT			= 1,
+	VHCA_QPS_RTR			= 2,
+	VHCA_QPS_RTS			= 3,
+	VHCA_QPS_SQD			= 4,
+	VHCA_QPS_SQE			= 5,
+	VHCA_QPS_ERR			= 6,
+};
+
+#define VHCA_MAX_LOG_WQ			15
+#define VHCA_MIN_SQ_WQE_SHIFT		6	/* 64-byte send WQEs at least */
+#define VHCA_MIN_RQ_WQE_SHIFT		5
+#define VHCA_MAX_WQE_SHIFT		10	/* 1 KiB */
+
+#define VHCA_QP_F_SQ_SIG_ALL		(1u << 0)	/* every send WQE completes */
+#define VHCA_QP_F_HAS_SRQ		(1u << 1)	/* receives come from srqn */
+
+struct vhca_cmd_create_qp {
+	uint8_t		type;		/* enum vhca_qp_type */
+	uint8_t		port;		/* SMI/GSI: the port; others: 0 */
+	uint8_t		sq_log_size;	/* WQEs, 0..VHCA_MAX_LOG_WQ */
+	uint8_t		rq_log_size;	/* 0 with VHCA_QP_F_HAS_SRQ */
+	uint8_t		sq_wqe_shift;	/* log2 bytes per send WQE */
+	uint8_t		rq_wqe_shift;	/* log2 bytes per receive WQE */
+	uint8_t		flags;		/* VHCA_QP_F_* */
+	uint8_t		rsvd0;
+	vhca_le32	pdn;
+	vhca_le32	send_cqn;
+	vhca_le32	recv_cqn;
+	vhca_le32	srqn;		/* with VHCA_QP_F_HAS_SRQ */
+	vhca_le32	db_page;	/* doorbell page allowed to ring it (0: kernel) */
+	vhca_le32	max_inline;	/* bytes of inline data a send WQE may carry */
+	struct vhca_buf_desc sq_buf;
+	struct vhca_buf_desc rq_buf;
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_create_qp, 64);
+
+/* MODIFY_QP attribute mask: the IB_QP_* bit values of ib_verbs.h. */
+enum vhca_qp_attr {
+	VHCA_QP_ATTR_STATE		= 1u << 0,
+	VHCA_QP_ATTR_CUR_STATE		= 1u << 1,
+	VHCA_QP_ATTR_EN_SQD_ASYNC_NOTIFY = 1u << 2,
+	VHCA_QP_ATTR_ACCESS_FLAGS	= 1u << 3,
+	VHCA_QP_ATTR_PKEY_INDEX		= 1u << 4,
+	VHCA_QP_ATTR_PORT		= 1u << 5,
+	VHCA_QP_ATTR_QKEY		= 1u << 6,
+	VHCA_QP_ATTR_AV			= 1u << 7,
+	VHCA_QP_ATTR_PATH_MTU		= 1u << 8,
+	VHCA_QP_ATTR_TIMEOUT		= 1u << 9,
+	VHCA_QP_ATTR_RETRY_CNT		= 1u << 10,
+	VHCA_QP_ATTR_RNR_RETRY		= 1u << 11,
+	VHCA_QP_ATTR_RQ_PSN		= 1u << 12,
+	VHCA_QP_ATTR_MAX_QP_RD_ATOMIC	= 1u << 13,
+	VHCA_QP_ATTR_MIN_RNR_TIMER	= 1u << 15,
+	VHCA_QP_ATTR_SQ_PSN		= 1u << 16,
+	VHCA_QP_ATTR_MAX_DEST_RD_ATOMIC	= 1u << 17,
+	VHCA_QP_ATTR_DEST_QPN		= 1u << 20,
+};
+
+/* Access rights of QPs (remote) and memory regions: IB_ACCESS_* values. */
+#define VHCA_ACCESS_LOCAL_WRITE		(1u << 0)
+#define VHCA_ACCESS_REMOTE_WRITE	(1u << 1)
+#define VHCA_ACCESS_REMOTE_READ		(1u << 2)
+#define VHCA_ACCESS_REMOTE_ATOMIC	(1u << 3)
+
+/* QP attributes, written by MODIFY_QP (fields named by attr_mask) and read
+ * by QUERY_QP (all fields, attr_mask 0).  The device checks every state
+ * transition and its required/optional attributes (IBA 11.2.4.2 table 91)
+ * itself. */
+struct vhca_qp_context {
+	vhca_le32	attr_mask;	/* enum vhca_qp_attr bits */
+	uint8_t		state;		/* enum vhca_qp_state */
+	uint8_t		cur_state;
+	uint8_t		path_mtu;	/* IB MTU code */
+	uint8_t		port;
+	vhca_le32	qkey;
+	vhca_le32	rq_psn;		/* [23:0] */
+	vhca_le32	sq_psn;		/* [23:0] */
+	vhca_le32	dest_qpn;	/* [23:0] */
+	vhca_le32	access_flags;	/* VHCA_ACCESS_REMOTE_* */
+	vhca_le16	pkey_index;
+	uint8_t		max_rd_atomic;
+	uint8_t		max_dest_rd_atomic;
+	uint8_t		min_rnr_timer;	/* IBA 9.7.5.2.8 encoding */
+	uint8_t		timeout;	/* 4.096 us * 2^timeout; 0 = infinite */
+	uint8_t		retry_cnt;	/* 0..7 */
+	uint8_t		rnr_retry;	/* 0..7, 7 = infinite */
+	uint8_t		sq_draining;	/* QUERY_QP in SQD: 1 while WQEs are in flight */
+	uint8_t		en_sqd_async_notify;
+	uint8_t		rsvd0[2];
+	struct vhca_av	av;		/* primary path */
+	uint8_t		rsvd[56];
+};
+VHCA_SIZE_CHECK(struct vhca_qp_context, 128);
+
+/* ------------------------------------------------------------------------
+ * Shared receive queues (IBA 10.2.9).  Receive WQEs as for QPs.
+ */
+struct vhca_cmd_create_srq {
+	struct vhca_buf_desc buf;
+	vhca_le32	pdn;
+	vhca_le32	db_page;
+	vhca_le32	limit;		/* SRQ limit event threshold, 0 = disarmed */
+	uint8_t		log_size;	/* WQEs */
+	uint8_t		wqe_shift;	/* log2 bytes per receive WQE */
+	uint8_t		rsvd[34];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_create_srq, 64);
+
+struct vhca_cmd_srq_limit_in {		/* MODIFY_SRQ */
+	vhca_le32	srqn;
+	vhca_le32	limit;		/* arms the SRQ limit event (IBA 11.2.3.2) */
+	uint8_t		rsvd[24];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_srq_limit_in, 32);
+
+/* ------------------------------------------------------------------------
+ * Memory regions (Guide 6, IBA 10.6).  A key is index << 8 | variant; the
+ * lkey and rkey of a region are the same key.  The device checks, on every
+ * access: the key names a valid region, the region's PD is the QP's PD,
+ * the region has the access right, and the access lies inside
+ * [iova, iova + length).
+ */
+#define VHCA_KEY_INDEX(key)		((key) >> 8)
+#define VHCA_KEY_VARIANT(key)		((key) & 0xff)
+/* The reserved local DMA lkey (ib_device_attr.local_dma_lkey): addresses
+ * are DMA addresses; accepted only from kernel QPs (db_page 0). */
+#define VHCA_LOCAL_DMA_LKEY		0x00000000u
+
+#define VHCA_MR_F_PHYSICAL		(1u << 0)	/* iova is the DMA address, no page list */
+
+struct vhca_cmd_create_mr {
+	vhca_le64	iova;		/* first byte's address in the region's space */
+	vhca_le64	length;
+	struct vhca_buf_desc pages;	/* ignored with VHCA_MR_F_PHYSICAL */
+	vhca_le32	pdn;
+	vhca_le32	access;		/* VHCA_ACCESS_* */
+	vhca_le32	first_byte_offset; /* of iova within the first page */
+	uint8_t		flags;		/* VHCA_MR_F_* */
+	uint8_t		key_variant;
+	uint8_t		rsvd[18];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_create_mr, 64);
+
+struct vhca_cmd_alloc_mr_in {		/* ALLOC_MR: a fast-registration region */
+	vhca_le32	pdn;
+	vhca_le32	max_pages;	/* largest page list a REG_MR WQE may give */
+	uint8_t		key_variant;
+	uint8_t		rsvd[23];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_alloc_mr_in, 32);
+
+/* ------------------------------------------------------------------------
+ * Multicast (IBA 10.5): a UD QP attached to a group receives every packet
+ * sent to its MLID on the fabric.
+ */
+struct vhca_cmd_mcast_in {		/* ATTACH_MCAST, DETACH_MCAST */
+	vhca_le32	qpn;
+	vhca_le16	mlid;		/* 0xc000..0xfffe */
+	uint8_t		rsvd0[2];
+	uint8_t		mgid[16];	/* network byte order */
+	uint8_t		rsvd[8];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_mcast_in, 32);
+
+/* ------------------------------------------------------------------------
+ * Send WQEs.  2^sq_wqe_shift bytes each: a control segment, then the
+ * opcode's segment (if any), then num_sge scatter/gather entries or
+ * inline_len bytes of inline data.  The device rejects a WQE whose
+ * segments do not fit its stride (VHCA_WC_LOC_QP_OP_ERR, BAD_WQE).
+ *
+ *   opcode                          segment after the control segment
+ *   SEND, SEND_WITH_IMM/INV         RC, UC: none; UD, SMI, GSI: vhca_wqe_ud
+ *   RDMA_WRITE(_WITH_IMM), RDMA_READ  vhca_wqe_raddr
+ *   ATOMIC_CMP_AND_SWP, _FETCH_AND_ADD  vhca_wqe_atomic (8-byte operands)
+ *   LOCAL_INV                       none (imm_inv = the key)
+ *   REG_MR                          vhca_wqe_reg_mr
+ */
+enum vhca_wqe_opcode {
+	VHCA_WQE_RDMA_WRITE		= 0x00,
+	VHCA_WQE_RDMA_WRITE_WITH_IMM	= 0x01,
+	VHCA_WQE_SEND			= 0x02,
+	VHCA_WQE_SEND_WITH_IMM		= 0x03,
+	VHCA_WQE_RDMA_READ		= 0x04,
+	VHCA_WQE_ATOMIC_CMP_AND_SWP	= 0x05,
+	VHCA_WQE_ATOMIC_FETCH_AND_ADD	= 0x06,
+	VHCA_WQE_LOCAL_INV		= 0x07,
+	VHCA_WQE_SEND_WITH_INV		= 0x09,
+	VHCA_WQE_REG_MR			= 0x20,
+};
+
+#define VHCA_WQE_F_SIGNALED		(1u << 0)	/* write a CQE on success */
+#define VHCA_WQE_F_SOLICITED		(1u << 1)	/* solicited event at the responder */
+#define VHCA_WQE_F_FENCE		(1u << 2)	/* wait for earlier READs/atomics */
+#define VHCA_WQE_F_INLINE		(1u << 3)	/* data follows inline, no SGEs */
+
+struct vhca_wqe_ctrl {
+	vhca_le64	wr_id;
+	uint8_t		opcode;		/* enum vhca_wqe_opcode */
+	uint8_t		flags;		/* VHCA_WQE_F_* */
+	uint8_t		num_sge;
+	uint8_t		rsvd0;
+	vhca_le32	imm_inv;	/* immediate data (wire order) or rkey */
+	vhca_le32	inline_len;
+	uint8_t		rsvd[12];
+};
+VHCA_SIZE_CHECK(struct vhca_wqe_ctrl, 32);
+
+struct vhca_wqe_raddr {
+	vhca_le64	remote_addr;
+	vhca_le32	rkey;
+	vhca_le32	rsvd;
+};
+VHCA_SIZE_CHECK(struct vhca_wqe_raddr, 16);
+
+struct vhca_wqe_atomic {
+	vhca_le64	remote_addr;	/* 8-byte aligned */
+	vhca_le32	rkey;
+	vhca_le32	rsvd;
+	vhca_le64	compare_add;	/* compare value, or the addend */
+	vhca_le64	swap;		/* swap value (CMP_AND_SWP) */
+};
+VHCA_SIZE_CHECK(struct vhca_wqe_atomic, 32);
+
+struct vhca_wqe_ud {
+	struct vhca_av	av;
+	vhca_le32	remote_qpn;
+	vhca_le32	remote_qkey;	/* high bit set: use the QP's own qkey (IBA 10.2.5) */
+	vhca_le16	pkey_index;	/* GSI: the P_Key to send with */
+	uint8_t		rsvd[6];
+};
+VHCA_SIZE_CHECK(struct vhca_wqe_ud, 48);
+
+struct vhca_wqe_reg_mr {		/* IB_WR_REG_MR: (re)binds a FRWR region */
+	vhca_le32	key;		/* the ALLOC_MR key with the new variant */
+	vhca_le32	access;		/* VHCA_ACCESS_* */
+	vhca_le64	iova;
+	vhca_le64	length;
+	struct vhca_buf_desc pages;	/* npages <= the region's max_pages */
+	vhca_le32	first_byte_offset;
+	uint8_t		rsvd[4];
+};
+VHCA_SIZE_CHECK(struct vhca_wqe_reg_mr, 48);
+
+struct vhca_sge {
+	vhca_le64	addr;
+	vhca_le32	length;
+	vhca_le32	lkey;
+};
+VHCA_SIZE_CHECK(struct vhca_sge, 16);
+
+/* Receive WQEs (QP receive queues and SRQs): this header, then num_sge
+ * struct vhca_sge, in 2^rq_wqe_shift bytes. */
+struct vhca_rwqe_hdr {
+	vhca_le64	wr_id;
+	uint8_t		num_sge;
+	uint8_t		rsvd[7];
+};
+VHCA_SIZE_CHECK(struct vhca_rwqe_hdr, 16);
+
+/* ------------------------------------------------------------------------
+ * Data doorbells: 64-bit writes at these offsets of a doorbell page (the
+ * kernel's page 0 or a user context's page).  The device ignores (with a
+ * guest-error log) a doorbell naming an object that belongs to another
+ * page.  Producer and consumer indexes are free-running 32-bit counts.
+ */
+enum vhca_db_data {
+	VHCA_DB_SQ			= 0x010,	/* [23:0] qpn, [63:32] SQ producer index */
+	VHCA_DB_RQ			= 0x018,	/* [23:0] qpn, [63:32] RQ producer index */
+	VHCA_DB_SRQ			= 0x020,	/* [23:0] srqn, [63:32] producer index */
+	VHCA_DB_CQ			= 0x028,	/* [23:0] cqn, [25:24] arm, [63:32] consumer index */
+};
+
+#define VHCA_DB_OBJ_MASK		0x00ffffffu
+#define VHCA_DB_CQ_ARM_NEXT		(1u << 24)	/* event on the next CQE */
+#define VHCA_DB_CQ_ARM_SOLICITED	(1u << 25)	/* event on a solicited or error CQE */
+
+static inline uint64_t vhca_db_data_value(uint32_t obj, uint32_t flags, uint32_t index)
+{
+	return ((uint64_t)index << 32) | (obj & VHCA_DB_OBJ_MASK) | flags;
+}
+
+/* ------------------------------------------------------------------------
+ * Asynchronous events of data path objects (more enum vhca_eqe_type
+ * values), delivered on EQ 0 with struct vhca_eqe_object (vhca_hw.h).
+ */
+enum vhca_verbs_eqe_type {
+	VHCA_EQE_QP_EVENT		= 0x04,	/* subtype: enum vhca_qp_event */
+	VHCA_EQE_CQ_ERROR		= 0x05,	/* CQ overrun or access error: IB_EVENT_CQ_ERR */
+	VHCA_EQE_SRQ_EVENT		= 0x06,	/* subtype: enum vhca_srq_event */
+};
+
+enum vhca_qp_event {
+	VHCA_QP_EV_COMM_EST		= 0x01,	/* IB_EVENT_COMM_EST */
+	VHCA_QP_EV_SQ_DRAINED		= 0x02,	/* IB_EVENT_SQ_DRAINED */
+	VHCA_QP_EV_LAST_WQE_REACHED	= 0x03,	/* IB_EVENT_QP_LAST_WQE_REACHED */
+	VHCA_QP_EV_FATAL		= 0x04,	/* IB_EVENT_QP_FATAL */
+	VHCA_QP_EV_REQ_ERR		= 0x05,	/* IB_EVENT_QP_REQ_ERR */
+	VHCA_QP_EV_ACCESS_ERR		= 0x06,	/* IB_EVENT_QP_ACCESS_ERR */
+};
+
+enum vhca_srq_event {
+	VHCA_SRQ_EV_LIMIT_REACHED	= 0x01,	/* IB_EVENT_SRQ_LIMIT_REACHED */
+	VHCA_SRQ_EV_ERR			= 0x02,	/* IB_EVENT_SRQ_ERR */
+};
+
+#endif /* VHCA_HW_VERBS_H */
