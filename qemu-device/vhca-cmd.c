@@ -14,6 +14,7 @@
 #include "qemu/log.h"
 #include "vhca.h"
 #include "vhca-cmd-check.h"
+#include "vhca-ring.h"
 #include "trace.h"
 
 typedef uint8_t (*VhcaCmdExec)(VhcaState *s, const VhcaCmd *cmd,
@@ -53,10 +54,9 @@ static uint8_t vhca_cmd_query_device(VhcaState *s, const VhcaCmd *cmd,
     attr.num_vectors = s->num_vectors;
     attr.max_eq = VHCA_MAX_EQS;
     attr.max_pd = cpu_to_le32(VHCA_MAX_PD);
-    /*
-     * No MRs, QPs, CQs, SRQs, AHs or multicast in this ABI version: the
-     * remaining limits stay 0.
-     */
+    /* Memory regions, CQs and QPs (vhca-verbs-cmd.c); SRQs, AHs and
+     * multicast stay 0. */
+    vhca_verbs_device_attr(&attr);
     return vhca_cmd_write_out(s, cmd, &attr, sizeof(attr));
 }
 
@@ -141,6 +141,9 @@ static uint8_t vhca_cmd_destroy_eq(VhcaState *s, const VhcaCmd *cmd,
     if (eqn >= VHCA_MAX_EQS || !s->eqs[eqn].valid) {
         return VHCA_CMD_BAD_HANDLE;
     }
+    if (vhca_cq_uses_eq(s, eqn)) {
+        return VHCA_CMD_BUSY;       /* a CQ still reports to it */
+    }
     vhca_eq_teardown(s, eqn);
     return VHCA_CMD_OK;
 }
@@ -165,6 +168,9 @@ static uint8_t vhca_cmd_dealloc_pd(VhcaState *s, const VhcaCmd *cmd,
 
     if (pdn >= VHCA_MAX_PD || !test_bit(pdn, s->pd_map)) {
         return VHCA_CMD_BAD_HANDLE;
+    }
+    if (vhca_pd_in_use(s, pdn)) {
+        return VHCA_CMD_BUSY;       /* a region or QP still uses it */
     }
     clear_bit(pdn, s->pd_map);
     return VHCA_CMD_OK;
@@ -196,11 +202,19 @@ static VhcaCmdExec vhca_cmd_exec_for(uint16_t opcode)
     }
 }
 
+/* The name of a command of vhca-cmd-check.c or of the data path. */
+static const char *vhca_cmd_any_name(uint16_t opcode)
+{
+    const char *name = vhca_verbs_cmd_name(opcode);
+
+    return name ? name : vhca_cmd_name(opcode);
+}
+
 static void vhca_cmd_log_failure(const VhcaCmd *cmd, uint8_t status,
                                  const char *why)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "vhca: command %s (0x%x) token 0x%x "
-                  "failed with status 0x%x: %s\n", vhca_cmd_name(cmd->opcode),
+                  "failed with status 0x%x: %s\n", vhca_cmd_any_name(cmd->opcode),
                   cmd->opcode, cmd->token, status, why);
     trace_vhca_cmd_reject(cmd->opcode, cmd->token, status, why);
 }
@@ -249,9 +263,9 @@ static void vhca_cmd_complete(VhcaState *s, uint32_t token, uint8_t status,
 /* Fetch, execute and complete the entry at the consumer index. */
 static void vhca_cmd_process_one(VhcaState *s)
 {
-    uint32_t mask = (1u << s->cmdq_log_size) - 1;
-    uint64_t addr = s->cmdq_base +
-                    (uint64_t)(s->cmdq_ci & mask) * sizeof(struct vhca_cmd);
+    uint64_t addr = vhca_ring_slot_addr(s->cmdq_base, s->cmdq_ci,
+                                        s->cmdq_log_size,
+                                        sizeof(struct vhca_cmd));
     uint32_t result[2] = { 0, 0 };
     struct vhca_cmd raw;
     VhcaCmd cmd;
@@ -272,9 +286,18 @@ static void vhca_cmd_process_one(VhcaState *s)
         return;
     }
     vhca_cmd_decode(&raw, &cmd);
-    trace_vhca_cmd_start(s->cmdq_ci, vhca_cmd_name(cmd.opcode), cmd.opcode,
+    trace_vhca_cmd_start(s->cmdq_ci, vhca_cmd_any_name(cmd.opcode), cmd.opcode,
                          cmd.token);
-    status = vhca_cmd_execute(s, &cmd, result);
+    if (vhca_verbs_cmd_known(cmd.opcode)) {
+        const char *why = NULL;
+
+        status = vhca_verbs_cmd_execute(s, &raw, result, &why);
+        if (status != VHCA_CMD_OK) {
+            vhca_cmd_log_failure(&cmd, status, why);
+        }
+    } else {
+        status = vhca_cmd_execute(s, &cmd, result);
+    }
     trace_vhca_cmd_done(cmd.token, status, result[0], result[1]);
     if (!vhca_is_enabled(s)) {
         return;
@@ -296,7 +319,7 @@ void vhca_cmd_bh(void *opaque)
         return;
     }
     size = 1u << s->cmdq_log_size;
-    if (s->cmdq_pi - s->cmdq_ci > size) {
+    if (!vhca_cmdq_pi_valid(s->cmdq_pi, s->cmdq_ci, s->cmdq_log_size)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: command producer index %u is "
                       "more than %u ahead of consumer index %u\n",
                       s->cmdq_pi, size, s->cmdq_ci);

@@ -14,15 +14,10 @@
 #include "qemu/log.h"
 #include "hw/pci/msix.h"
 #include "vhca.h"
+#include "vhca-ring.h"
 #include "trace.h"
 
 #define VHCA_EQE_OWNER_OFFSET   offsetof(struct vhca_eqe, owner)
-
-/* Entries written but not yet consumed, as far as the driver told us. */
-static uint32_t vhca_eq_used(const VhcaEq *eq)
-{
-    return (eq->pi - eq->ci) & VHCA_DB_EQ_CI_MASK;
-}
 
 bool vhca_eq_config_valid(VhcaState *s, uint64_t base, uint32_t log_size)
 {
@@ -94,15 +89,14 @@ VhcaEqPostResult vhca_eq_post(VhcaState *s, uint32_t eqn,
         return VHCA_EQ_NOT_VALID;
     }
     eq = &s->eqs[eqn];
-    if (vhca_eq_used(eq) >= (1u << eq->log_size)) {
+    if (vhca_eq_full(eq->pi, eq->ci, eq->log_size)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: EQ %u overflow (pi %u ci %u)\n",
                       eqn, eq->pi, eq->ci);
         trace_vhca_reject("eq-overflow", eqn);
         return VHCA_EQ_OVERFLOW;
     }
     entry.owner = vhca_eqe_owner(eq->pi, eq->log_size);
-    addr = eq->base +
-           (uint64_t)(eq->pi & ((1u << eq->log_size) - 1)) * sizeof(entry);
+    addr = vhca_ring_slot_addr(eq->base, eq->pi, eq->log_size, sizeof(entry));
     if (vhca_dma_write(s, addr, &entry, VHCA_EQE_OWNER_OFFSET) != MEMTX_OK ||
         vhca_dma_write(s, addr + VHCA_EQE_OWNER_OFFSET, &entry.owner, 1)
             != MEMTX_OK) {
@@ -146,9 +140,10 @@ bool vhca_eq0_post(VhcaState *s, const struct vhca_eqe *eqe)
  */
 void vhca_eq_doorbell(VhcaState *s, uint32_t value)
 {
-    uint32_t eqn = (value >> VHCA_DB_EQ_EQN_SHIFT) & VHCA_DB_EQ_EQN_MASK;
-    uint32_t ci = value & VHCA_DB_EQ_CI_MASK;
-    bool arm = value & VHCA_DB_EQ_ARM;
+    VhcaEqDoorbell db = vhca_eq_doorbell_decode(value);
+    uint32_t eqn = db.eqn;
+    uint32_t ci = db.ci;
+    bool arm = db.arm;
     VhcaEq *eq;
 
     if (!vhca_is_enabled(s) || eqn >= VHCA_MAX_EQS || !s->eqs[eqn].valid) {
@@ -158,7 +153,7 @@ void vhca_eq_doorbell(VhcaState *s, uint32_t value)
         return;
     }
     eq = &s->eqs[eqn];
-    if (((eq->pi - ci) & VHCA_DB_EQ_CI_MASK) > (1u << eq->log_size)) {
+    if (!vhca_eq_ci_valid(eq->pi, ci, eq->log_size)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: EQ %u consumer index %u "
                       "impossible with producer index %u, ignored\n",
                       eqn, ci, eq->pi);
@@ -170,7 +165,7 @@ void vhca_eq_doorbell(VhcaState *s, uint32_t value)
     if (!arm) {
         return;
     }
-    if (vhca_eq_used(eq)) {
+    if (vhca_eq_used(eq->pi, eq->ci)) {
         vhca_eq_interrupt(s, eqn);
     } else {
         eq->armed = true;

@@ -276,3 +276,40 @@ void vhca_port_gid(const VhcaPort *port, uint32_t index, struct vhca_gid *gid)
         stq_be_p(&gid->raw[8], port->guid);
     }
 }
+
+/*
+ * Routing (IBA 18.2.4.3, a switch forwarding on the DLID): the ACTIVE port
+ * of an enabled device on src's fabric whose LID is dlid, or NULL.  The
+ * source port must itself be ACTIVE.  Multicast LIDs are not routed.
+ */
+VhcaPort *vhca_fabric_route(VhcaPort *src, uint16_t dlid)
+{
+    VhcaPort *port;
+
+    if (!src->fabric || src->state != VHCA_PORT_ACTIVE || dlid == 0 ||
+        dlid > VHCA_MAX_UNICAST_LID) {
+        return NULL;
+    }
+    QTAILQ_FOREACH(port, &src->fabric->ports, fabric_link) {
+        if (port->lid == dlid && port->state == VHCA_PORT_ACTIVE &&
+            vhca_is_enabled(port->dev)) {
+            return port;
+        }
+    }
+    return NULL;
+}
+
+/* Every ACTIVE port of an enabled device on port's fabric (multicast). */
+void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque)
+{
+    VhcaPort *port;
+
+    if (!src->fabric || src->state != VHCA_PORT_ACTIVE) {
+        return;
+    }
+    QTAILQ_FOREACH(port, &src->fabric->ports, fabric_link) {
+        if (port->state == VHCA_PORT_ACTIVE && vhca_is_enabled(port->dev)) {
+            fn(port, opaque);
+        }
+    }
+}

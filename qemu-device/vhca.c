@@ -68,13 +68,53 @@ void vhca_fatal(VhcaState *s, enum vhca_fatal code)
 }
 
 /*
+ * Whether [addr, addr + len) touches one of the device's own memory BARs
+ * (registers, MSI-X table and PBA, doorbells) where they are mapped now.
+ * The device never DMAs into itself: such an access would be obeyed by the
+ * MSI-X table, silently dropped by the registers (in_dma) and reported as a
+ * success either way.  Bus addresses are compared; a vIOMMU's DMA window
+ * does not contain the PCI windows (Linux reserves them), so no IOVA given
+ * to the device can equal a BAR address.
+ */
+static bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint64_t last = addr + len - 1;
+    int bar;
+
+    if (len == 0) {
+        return false;
+    }
+    if (last < addr) {
+        return true;            /* wraps: cannot be guest memory either */
+    }
+    for (bar = 0; bar < PCI_ROM_SLOT; bar++) {
+        const PCIIORegion *region = &pdev->io_regions[bar];
+        pcibus_t start = pci_get_bar_addr(pdev, bar);
+
+        if (!region->size || start == PCI_BAR_UNMAPPED ||
+            (region->type & PCI_BASE_ADDRESS_SPACE_IO)) {
+            continue;
+        }
+        if (addr <= start + region->size - 1 && start <= last) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
  * All guest memory accesses go through these, so that the re-entrancy
- * guard (s->in_dma) covers every one of them.
+ * guard (s->in_dma) and the own-BAR check cover every one of them.
  */
 MemTxResult vhca_dma_read(VhcaState *s, uint64_t addr, void *buf, uint32_t len)
 {
     MemTxResult res;
 
+    if (vhca_dma_hits_own_bars(s, addr, len)) {
+        trace_vhca_dma_error("read-own-bar", addr, len);
+        return MEMTX_ACCESS_ERROR;
+    }
     s->in_dma = true;
     res = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
     s->in_dma = false;
@@ -89,6 +129,10 @@ MemTxResult vhca_dma_write(VhcaState *s, uint64_t addr, const void *buf,
 {
     MemTxResult res;
 
+    if (vhca_dma_hits_own_bars(s, addr, len)) {
+        trace_vhca_dma_error("write-own-bar", addr, len);
+        return MEMTX_ACCESS_ERROR;
+    }
     s->in_dma = true;
     res = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
     s->in_dma = false;
@@ -101,7 +145,8 @@ MemTxResult vhca_dma_write(VhcaState *s, uint64_t addr, const void *buf,
 /* Whether [addr, addr + len) is memory the guest may hand the device. */
 bool vhca_dma_range_valid(VhcaState *s, uint64_t addr, uint64_t len)
 {
-    if (len == 0 || addr + len < addr) {
+    if (len == 0 || addr + len < addr ||
+        vhca_dma_hits_own_bars(s, addr, len)) {
         return false;
     }
     return dma_memory_valid(pci_get_address_space(PCI_DEVICE(s)), addr, len,
@@ -124,6 +169,7 @@ static void vhca_reset(VhcaState *s)
     s->eq0_log_size = 0;
     vhca_cmd_reset(s);
     vhca_eq_reset(s);
+    vhca_verbs_reset(s);
     bitmap_zero(s->pd_map, VHCA_MAX_PD);
     memset(s->node_desc, 0, sizeof(s->node_desc));
     pstrcpy((char *)s->node_desc, sizeof(s->node_desc),
@@ -334,6 +380,12 @@ static void vhca_db_write(void *opaque, hwaddr addr, uint64_t data,
     hwaddr offset = addr % VHCA_DB_PAGE_SIZE;
     uint32_t val = data;
 
+    if (size == 8 && offset >= VHCA_DB_SQ && !(addr & 7) && !s->in_dma &&
+        page < s->db_pages) {
+        trace_vhca_doorbell(offset, val);
+        vhca_verbs_doorbell(s, page, offset, data);
+        return;
+    }
     if (size != 4 || (addr & 3) || s->in_dma || page != 0) {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: %u-byte doorbell write at 0x%"
                       HWADDR_PRIx " ignored (only 32-bit writes to page 0 "
@@ -420,6 +472,7 @@ static void vhca_unrealize(PCIDevice *pdev)
         qemu_bh_delete(s->cmd_bh);
         s->cmd_bh = NULL;
     }
+    vhca_verbs_unrealize(s);
     msix_unuse_all_vectors(pdev);
     msix_uninit_exclusive_bar(pdev);
 }
@@ -457,6 +510,7 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
     }
 
     s->cmd_bh = qemu_bh_new(vhca_cmd_bh, s);
+    vhca_verbs_init(s);
     for (i = 0; i < s->num_ports; i++) {
         s->ports[i].guid = s->node_guid + s->ports[i].num;
         if (!vhca_fabric_attach(&s->ports[i], s->fabric_name, errp)) {

@@ -5,6 +5,7 @@
  * vhca-cmd.c     command queue: fetch, decode, validate, execute
  * vhca-eq.c      event queues: EQE writing, owner bit, arming, MSI-X
  * vhca-fabric.c  fabric, embedded subnet manager, port state and events
+ * vhca-verbs.h   data path: memory regions, CQs, QPs, WQE execution
  *
  * Every piece of state below is touched only with the BQL held: MMIO
  * handlers, the command bottom half, the SM timer and QOM property setters
@@ -22,6 +23,7 @@
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "vhca_hw.h"
+#include "vhca-verbs.h"
 
 #define TYPE_VHCA "vhca"
 OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
@@ -120,6 +122,15 @@ struct VhcaState {
     unsigned long pd_map[BITS_TO_LONGS(VHCA_MAX_PD)];
     uint8_t node_desc[VHCA_NODE_DESC_LEN];
     VhcaPort ports[VHCA_MAX_PORTS];
+
+    /* Data path tables (vhca-verbs.h), allocated at realize. */
+    VhcaMr *mrs;
+    VhcaCq *cqs;
+    VhcaQp *qps;
+    VhcaSrq *srqs;
+    VhcaMcast *mcast;
+    QEMUBH *transport_bh;
+    uint64_t mr_list_entries;       /* page list entries of all regions */
 };
 
 /* vhca.c */
@@ -160,5 +171,8 @@ void vhca_ports_enable(VhcaState *s);
 void vhca_ports_disable(VhcaState *s);
 void vhca_port_attr(const VhcaPort *port, struct vhca_port_attr *attr);
 void vhca_port_gid(const VhcaPort *port, uint32_t index, struct vhca_gid *gid);
+VhcaPort *vhca_fabric_route(VhcaPort *src, uint16_t dlid);
+typedef void (*VhcaPortFn)(VhcaPort *port, void *opaque);
+void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque);
 
 #endif /* HW_MISC_VHCA_H */

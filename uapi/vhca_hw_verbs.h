@@ -197,6 +197,12 @@ VHCA_SIZE_CHECK(struct vhca_av, 32);
  * and GSI QPs (created with type SMI/GSI and the port); other QPNs are
  * allocated by the device from 2 up, 24 bits.
  */
+/* The device handle of a QP (CREATE_QP's result[0], the QP commands, the
+ * SQ/RQ doorbells, vhca_cqe.qpn) is its QPN, except for SMI/GSI QPs: every
+ * port has its own QPN 0 and 1, so their handle names the port too. */
+#define VHCA_SPECIAL_QP_HANDLE(port, qpn) \
+	((((uint32_t)(port) - 1u) << 23) | (uint32_t)(qpn))	/* port 1: 0/1; port 2: 0x800000/1 */
+
 enum vhca_qp_type {
 	VHCA_QPT_RC			= 1,
 	VHCA_QPT_UC			= 2,

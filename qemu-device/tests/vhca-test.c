@@ -561,9 +561,8 @@ static void test_query_device(void)
     g_assert_cmpuint(attr.num_vectors, ==, 3);
     g_assert_cmpuint(attr.max_eq, ==, VHCA_MAX_EQS);
     g_assert_cmpuint(le32_to_cpu(attr.max_pd), ==, 1024);
-    g_assert_cmpuint(le32_to_cpu(attr.max_qp), ==, 0);
-    g_assert_cmpuint(le32_to_cpu(attr.max_cq), ==, 0);
-    g_assert_cmpuint(le32_to_cpu(attr.max_mr), ==, 0);
+    /* Data path limits: vhca-test-dpcmds.c.inc checks them. */
+    g_assert_cmpuint(le32_to_cpu(attr.max_ah), ==, 0);
     /* Only sizeof(attr) bytes are written. */
     g_assert_cmphex(qtest_readb(v->qts, v->buf + sizeof(attr)), ==, 0xaa);
     vhca_stop(v);
@@ -736,6 +735,10 @@ static void test_eq(void)
 
 #include "vhca-test-ports.c.inc"
 #include "vhca-test-malformed.c.inc"
+#include "vhca-test-datapath.c.inc"
+#include "vhca-test-bounds.c.inc"
+#include "vhca-test-rings.c.inc"
+#include "vhca-test-reset.c.inc"
 
 int main(int argc, char **argv)
 {
@@ -769,6 +772,28 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/bad/doorbells", test_bad_doorbells);
     qtest_add_func("/vhca/bad/mixed-ring", test_bad_then_good_mixture);
     qtest_add_func("/vhca/bad/msix-target", test_bad_msix_target);
+    vhca_datapath_tests_add();
+    qtest_add_func("/vhca/bounds/lengths", test_bounds_lengths);
+    qtest_add_func("/vhca/bounds/order", test_bounds_order);
+    qtest_add_func("/vhca/bounds/ports-tables", test_bounds_ports_tables);
+    qtest_add_func("/vhca/bounds/handles", test_bounds_handles);
+    qtest_add_func("/vhca/bounds/create-eq", test_bounds_create_eq);
+    qtest_add_func("/vhca/bounds/eq-table-full", test_bounds_eq_table_full);
+    qtest_add_func("/vhca/bounds/pd-exhaustion", test_bounds_pd_exhaustion);
+    qtest_add_func("/vhca/rings/enable-bad-ranges",
+                   test_rings_enable_bad_ranges);
+    qtest_add_func("/vhca/rings/create-eq-own-bars",
+                   test_rings_create_eq_own_bars);
+    qtest_add_func("/vhca/rings/buffers-own-bars",
+                   test_rings_buffers_own_bars);
+    qtest_add_func("/vhca/rings/bar-moved-onto-cmdq",
+                   test_rings_bar_moved_onto_cmdq);
+    qtest_add_func("/vhca/rings/bar-moved-onto-eq0",
+                   test_rings_bar_moved_onto_eq0);
+    qtest_add_func("/vhca/reset/mid-batch", test_reset_mid_batch);
+    qtest_add_func("/vhca/reset/system-mid-batch",
+                   test_reset_system_mid_batch);
+    qtest_add_func("/vhca/reset/events-pending", test_reset_events_pending);
 
     return g_test_run();
 }

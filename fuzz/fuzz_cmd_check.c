@@ -1,0 +1,270 @@
+/*
+ * libFuzzer target: command decoding and static validation
+ * (qemu-device/vhca-cmd-check.c), the first thing the device does with a
+ * command entry the guest wrote.
+ *
+ * Input: a struct vhca_cmd as the guest wrote it (64 bytes, shorter inputs
+ * are zero-padded), then two bytes choosing the device's limits (ports
+ * 1..2, MSI-X vectors 2..33, the ranges the properties allow).
+ *
+ * Besides the sanitizers, the target checks the verdict against a model
+ * written from Documentation/device.md ("Command queue": validation order
+ * and the command table) and from the vhca_hw.h byte layout, independently
+ * of the device's code: a verdict that differs aborts, and libFuzzer keeps
+ * the input as a crash.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "vhca-cmd-check.h"
+
+#define CMD_BYTES       sizeof(struct vhca_cmd)
+#define INLINE_OFFSET   offsetof(struct vhca_cmd, in)
+
+static void fail(const char *what, uint16_t opcode, unsigned got,
+                 unsigned want)
+{
+    fprintf(stderr, "fuzz_cmd_check: %s (opcode 0x%04x): got %u, want %u\n",
+            what, opcode, got, want);
+    abort();
+}
+
+static void expect(bool ok, const char *what, uint16_t opcode)
+{
+    if (!ok) {
+        fail(what, opcode, 0, 1);
+    }
+}
+
+/* Little-endian field at a byte offset, assembled byte by byte. */
+static uint64_t le_at(const uint8_t *raw, size_t offset, size_t bytes)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    for (i = 0; i < bytes; i++) {
+        v |= (uint64_t)raw[offset + i] << (8 * i);
+    }
+    return v;
+}
+
+/* The opcodes of this ABI version and their buffer sizes (device.md). */
+static const struct {
+    uint16_t opcode;
+    uint32_t in_size;
+    uint32_t out_size;
+} base_opcodes[] = {
+    { VHCA_CMD_QUERY_DEVICE, 0, 256 },
+    { VHCA_CMD_QUERY_PORT, 0, 64 },
+    { VHCA_CMD_QUERY_GID, 0, 16 },
+    { VHCA_CMD_QUERY_PKEY, 0, 0 },
+    { VHCA_CMD_SET_NODE_DESC, 64, 0 },
+    { VHCA_CMD_CREATE_EQ, 0, 0 },
+    { VHCA_CMD_DESTROY_EQ, 0, 0 },
+    { VHCA_CMD_ALLOC_PD, 0, 0 },
+    { VHCA_CMD_DEALLOC_PD, 0, 0 },
+};
+
+/* Data path opcodes (vhca_hw_verbs.h): a device may or may not have them. */
+static const uint16_t verbs_opcodes[] = {
+    VHCA_CMD_CREATE_CQ, VHCA_CMD_DESTROY_CQ, VHCA_CMD_RESIZE_CQ,
+    VHCA_CMD_CREATE_QP, VHCA_CMD_MODIFY_QP, VHCA_CMD_QUERY_QP,
+    VHCA_CMD_DESTROY_QP, VHCA_CMD_CREATE_SRQ, VHCA_CMD_MODIFY_SRQ,
+    VHCA_CMD_QUERY_SRQ, VHCA_CMD_DESTROY_SRQ, VHCA_CMD_CREATE_MR,
+    VHCA_CMD_ALLOC_MR, VHCA_CMD_DESTROY_MR, VHCA_CMD_ATTACH_MCAST,
+    VHCA_CMD_DETACH_MCAST,
+};
+
+static int base_index(uint16_t opcode)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(base_opcodes); i++) {
+        if (base_opcodes[i].opcode == opcode) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static bool is_verbs_opcode(uint16_t opcode)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(verbs_opcodes); i++) {
+        if (verbs_opcodes[i] == opcode) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * A buffer of size bytes at addr whose end (exclusive) is not a 64-bit
+ * address: the device's convention everywhere (vhca_dma_range_valid too),
+ * so a buffer ending exactly at 2^64 counts as wrapping.
+ */
+static bool wraps(uint64_t addr, uint32_t size)
+{
+    return (unsigned __int128)addr + size >= ((unsigned __int128)1 << 64);
+}
+
+/* device.md validation steps 2-4: lengths and buffer addresses. */
+static uint8_t model_buffers(const uint8_t *raw, uint32_t in_size,
+                             uint32_t out_size)
+{
+    uint64_t in_addr = le_at(raw, 8, 8), out_addr = le_at(raw, 24, 8);
+    uint32_t in_len = le_at(raw, 16, 4), out_len = le_at(raw, 20, 4);
+
+    if (in_len > 4096 || out_len > 4096) {
+        return VHCA_CMD_BAD_SIZE;
+    }
+    if (in_size && in_len < in_size) {
+        return VHCA_CMD_BAD_SIZE;
+    }
+    if (in_size && (in_addr == 0 || wraps(in_addr, in_size))) {
+        return VHCA_CMD_BAD_ADDR;
+    }
+    if (out_size && out_len < out_size) {
+        return VHCA_CMD_BAD_SIZE;
+    }
+    if (out_size && (out_addr == 0 || wraps(out_addr, out_size))) {
+        return VHCA_CMD_BAD_ADDR;
+    }
+    return VHCA_CMD_OK;
+}
+
+/* device.md validation step 5: the inline input of this ABI's opcodes. */
+static uint8_t model_inline(const uint8_t *raw, uint16_t opcode,
+                            const VhcaCmdLimits *limits)
+{
+    const uint8_t *in = raw + INLINE_OFFSET;
+    uint8_t port = in[0];
+    bool port_ok = port >= 1 && port <= limits->num_ports;
+    uint64_t base = le_at(in, 0, 8);
+    uint8_t log_size = in[8];
+    uint16_t vector = le_at(in, 10, 2);
+
+    switch (opcode) {
+    case VHCA_CMD_QUERY_PORT:
+        return port_ok ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
+    case VHCA_CMD_QUERY_GID:
+    case VHCA_CMD_QUERY_PKEY:
+        return port_ok && le_at(in, 2, 2) < 16 ? VHCA_CMD_OK
+                                               : VHCA_CMD_BAD_PARAM;
+    case VHCA_CMD_CREATE_EQ:
+        if (base == 0 || base % 4096 || log_size < 2 || log_size > 16 ||
+            vector < 1 || vector >= limits->num_vectors) {
+            return VHCA_CMD_BAD_PARAM;
+        }
+        return VHCA_CMD_OK;
+    case VHCA_CMD_DESTROY_EQ:
+        return le_at(in, 0, 4) == 0 ? VHCA_CMD_BAD_PARAM : VHCA_CMD_OK;
+    default:
+        return VHCA_CMD_OK;
+    }
+}
+
+/* The decoded entry must hold exactly the bytes the guest wrote. */
+static void check_decode(const uint8_t *raw, const VhcaCmd *cmd)
+{
+    const uint8_t *in = raw + INLINE_OFFSET;
+    uint16_t op = cmd->opcode;
+
+    expect(cmd->opcode == le_at(raw, 0, 2), "opcode decode", op);
+    expect(cmd->flags == le_at(raw, 2, 2), "flags decode", op);
+    expect(cmd->token == le_at(raw, 4, 4), "token decode", op);
+    expect(cmd->in_addr == le_at(raw, 8, 8), "in_addr decode", op);
+    expect(cmd->in_len == le_at(raw, 16, 4), "in_len decode", op);
+    expect(cmd->out_len == le_at(raw, 20, 4), "out_len decode", op);
+    expect(cmd->out_addr == le_at(raw, 24, 8), "out_addr decode", op);
+    switch (op) {
+    case VHCA_CMD_QUERY_PORT:
+        expect(cmd->in.port.port == in[0], "port decode", op);
+        break;
+    case VHCA_CMD_QUERY_GID:
+    case VHCA_CMD_QUERY_PKEY:
+        expect(cmd->in.table.port == in[0], "table port decode", op);
+        expect(cmd->in.table.index == le_at(in, 2, 2), "index decode", op);
+        break;
+    case VHCA_CMD_CREATE_EQ:
+        expect(cmd->in.create_eq.base == le_at(in, 0, 8), "base decode", op);
+        expect(cmd->in.create_eq.log_size == in[8], "log decode", op);
+        expect(cmd->in.create_eq.vector == le_at(in, 10, 2), "vector", op);
+        break;
+    case VHCA_CMD_DESTROY_EQ:
+    case VHCA_CMD_DEALLOC_PD:
+        expect(cmd->in.handle == le_at(in, 0, 4), "handle decode", op);
+        break;
+    default:
+        break;
+    }
+}
+
+static void check_verdict(const uint8_t *raw, const VhcaCmd *cmd,
+                          const VhcaCmdLimits *limits)
+{
+    uint16_t op = cmd->opcode;
+    const VhcaCmdInfo *info = vhca_cmd_info(op);
+    int base = base_index(op);
+    VhcaCmd copy = *cmd;
+    VhcaCmdCheck check = vhca_cmd_check(cmd, limits);
+    VhcaCmdCheck again = vhca_cmd_check(cmd, limits);
+    uint8_t want;
+
+    /* Pure: same verdict twice, the entry untouched. */
+    expect(memcmp(&copy, cmd, sizeof(copy)) == 0, "check modified cmd", op);
+    expect(check.status == again.status, "verdict not repeatable", op);
+    expect((check.status == VHCA_CMD_OK) == (check.why == NULL),
+           "reason given iff failed", op);
+    expect(check.status <= VHCA_CMD_INTERNAL, "status defined", op);
+    expect(vhca_cmd_name(op) != NULL, "name", op);
+
+    if (base >= 0) {
+        expect(info && info->opcode == op, "documented opcode known", op);
+        if (info->in_size != base_opcodes[base].in_size) {
+            fail("in_size", op, info->in_size, base_opcodes[base].in_size);
+        }
+        if (info->out_size != base_opcodes[base].out_size) {
+            fail("out_size", op, info->out_size, base_opcodes[base].out_size);
+        }
+        want = model_buffers(raw, info->in_size, info->out_size);
+        if (want == VHCA_CMD_OK) {
+            want = model_inline(raw, op, limits);
+        }
+    } else if (info) {
+        /* A data path command: only the common steps are modelled here. */
+        expect(is_verbs_opcode(op), "undocumented opcode accepted", op);
+        expect(info->opcode == op, "info for the wrong opcode", op);
+        want = model_buffers(raw, info->in_size, info->out_size);
+        if (want == VHCA_CMD_OK) {
+            expect(check.status != VHCA_CMD_BAD_OPCODE, "known opcode", op);
+            return;
+        }
+    } else {
+        want = VHCA_CMD_BAD_OPCODE;
+    }
+    if (check.status != want) {
+        fail("status", op, check.status, want);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct vhca_cmd entry;          /* aligned like the ring slot */
+    uint8_t *raw = (uint8_t *)&entry;
+    VhcaCmdLimits limits;
+    VhcaCmd cmd;
+
+    memset(&entry, 0, sizeof(entry));
+    memcpy(raw, data, MIN(size, CMD_BYTES));
+    limits.num_ports = size > CMD_BYTES ? 1 + (data[CMD_BYTES] & 1) : 2;
+    limits.num_vectors = size > CMD_BYTES + 1 ?
+                         2 + data[CMD_BYTES + 1] % 32 : 3;
+
+    vhca_cmd_decode(&entry, &cmd);
+    check_decode(raw, &cmd);
+    check_verdict(raw, &cmd, &limits);
+    return 0;
+}

@@ -1,0 +1,556 @@
+/*
+ * vhca - the responder side of the data path, and the memory copy both
+ * sides use.
+ *
+ * The requester (vhca-transport.c) hands a whole message to the
+ * responder QP's device here; the responder checks it as IBA 9.7.5.1 and
+ * 9.9.3 say (receive WQE present, lengths, rkey, PD and access rights of
+ * the target region and of the QP), moves the data with DMA, completes
+ * receive WQEs, and answers with an ACK or a NAK code.  Responder errors on
+ * RC put the responder QP in ERR, with an affiliated event when no
+ * receive completion reports them (IBA 11.6.3.1).  Datagrams (UD, SMI,
+ * GSI) are delivered or silently dropped (IBA 9.6.2: bad Q_Key, no
+ * receive WQE).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "vhca-transport.h"
+#include "trace.h"
+
+#define VHCA_COPY_CHUNK 4096
+
+/* ---- scatter/gather lists --------------------------------------------- */
+
+uint8_t vhca_sgl_from_sges(VhcaState *s, uint32_t pdn, bool kernel,
+                           const VhcaSge *sge, uint32_t n, uint32_t access,
+                           VhcaSgl *sgl)
+{
+    uint32_t i;
+    uint8_t verr;
+
+    memset(sgl, 0, sizeof(*sgl));
+    sgl->dev = s;
+    for (i = 0; i < n; i++) {
+        verr = vhca_mr_translate(s, sge[i].lkey, pdn, access, kernel,
+                                 sge[i].addr, sge[i].length,
+                                 &sgl->seg[i].mr);
+        if (verr != VHCA_VERR_NONE) {
+            return verr;
+        }
+        sgl->seg[i].addr = sge[i].addr;
+        sgl->seg[i].len = sge[i].length;
+        sgl->length += sge[i].length;
+    }
+    sgl->n = n;
+    return VHCA_VERR_NONE;
+}
+
+uint8_t vhca_sgl_remote(VhcaState *s, uint32_t pdn, uint32_t rkey,
+                        uint64_t addr, uint64_t len, uint32_t access,
+                        VhcaSgl *sgl)
+{
+    uint8_t verr;
+
+    memset(sgl, 0, sizeof(*sgl));
+    sgl->dev = s;
+    verr = vhca_mr_translate(s, rkey, pdn, access, false, addr, len,
+                             &sgl->seg[0].mr);
+    if (verr != VHCA_VERR_NONE) {
+        return verr;
+    }
+    sgl->seg[0].addr = addr;
+    sgl->seg[0].len = len;
+    sgl->n = 1;
+    sgl->length = len;
+    return VHCA_VERR_NONE;
+}
+
+void vhca_sgl_host(VhcaState *s, const uint8_t *bytes, uint64_t len,
+                   VhcaSgl *sgl)
+{
+    memset(sgl, 0, sizeof(*sgl));
+    sgl->dev = s;
+    sgl->host = bytes;
+    sgl->length = len;
+}
+
+typedef struct VhcaCursor {
+    VhcaSgl *sgl;
+    uint32_t i;
+    uint64_t off;
+} VhcaCursor;
+
+/* Move forward n bytes, then past empty and finished segments. */
+static void vhca_cursor_advance(VhcaCursor *c, uint64_t n)
+{
+    VhcaSgl *sgl = c->sgl;
+
+    if (sgl->host) {
+        c->off += n;
+        return;
+    }
+    while (c->i < sgl->n) {
+        uint64_t step = MIN(n, sgl->seg[c->i].len - c->off);
+
+        c->off += step;
+        n -= step;
+        if (c->off < sgl->seg[c->i].len) {
+            break;
+        }
+        c->i++;
+        c->off = 0;
+    }
+}
+
+/* The DMA piece at the cursor (the caller knows bytes remain). */
+static void vhca_cursor_piece(VhcaCursor *c, VhcaDmaPiece *piece)
+{
+    VhcaSgl *sgl = c->sgl;
+
+    vhca_mr_piece(sgl->seg[c->i].mr, sgl->seg[c->i].addr + c->off,
+                  sgl->seg[c->i].len - c->off, piece);
+}
+
+/*
+ * Copy len bytes from the start of src to dst at dst_off; both lists were
+ * checked to hold them.  Every DMA is checked; after each one both devices
+ * must still be enabled (a DMA aimed at PCI config space may reset one).
+ */
+uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,
+                      uint64_t len)
+{
+    VhcaCursor dc = { .sgl = dst }, sc = { .sgl = src };
+    uint8_t bounce[VHCA_COPY_CHUNK];
+    VhcaDmaPiece dp, sp;
+    const uint8_t *data;
+    uint64_t n;
+
+    if (dst->host || dst_off + len > dst->length || len > src->length) {
+        return VHCA_VERR_LENGTH;
+    }
+    vhca_cursor_advance(&dc, dst_off);
+    vhca_cursor_advance(&sc, 0);
+    while (len) {
+        vhca_cursor_piece(&dc, &dp);
+        n = MIN(MIN(len, dp.len), VHCA_COPY_CHUNK);
+        if (src->host) {
+            data = src->host + sc.off;
+        } else {
+            vhca_cursor_piece(&sc, &sp);
+            n = MIN(n, sp.len);
+            if (vhca_dma_read(src->dev, sp.addr, bounce, n) != MEMTX_OK) {
+                return VHCA_VERR_DMA_FAULT;
+            }
+            data = bounce;
+        }
+        if (vhca_dma_write(dst->dev, dp.addr, data, n) != MEMTX_OK ||
+            !vhca_is_enabled(dst->dev) || !vhca_is_enabled(src->dev)) {
+            return VHCA_VERR_DMA_FAULT;
+        }
+        vhca_cursor_advance(&dc, n);
+        vhca_cursor_advance(&sc, n);
+        len -= n;
+    }
+    return VHCA_VERR_NONE;
+}
+
+/* ---- receive WQEs -------------------------------------------------------- */
+
+/* Receive WQEs come from the QP's receive queue or from its SRQ. */
+static bool vhca_rq_empty(VhcaState *s, VhcaQp *qp)
+{
+    VhcaWq *wq = vhca_qp_recv_wq(s, qp);
+
+    return !wq || wq->ci == wq->pi;
+}
+
+/* Receive buffers are checked against the PD of the queue they come from. */
+static uint32_t vhca_rq_pdn(VhcaState *s, VhcaQp *qp)
+{
+    VhcaSrq *srq = (qp->flags & VHCA_QP_F_HAS_SRQ) ? vhca_srq_get(s, qp->srqn)
+                                                    : NULL;
+
+    return srq ? srq->pdn : qp->pdn;
+}
+
+/* The caller checked !vhca_rq_empty(). */
+static uint8_t vhca_rq_fetch(VhcaState *s, VhcaQp *qp, VhcaRecvWqe *rwqe)
+{
+    VhcaWq *wq = vhca_qp_recv_wq(s, qp);
+    uint32_t stride = 1u << wq->wqe_shift;
+    uint64_t off = (uint64_t)(wq->ci & ((1u << wq->log_size) - 1)) * stride;
+    uint8_t buf[1u << VHCA_MAX_WQE_SHIFT];
+    const char *why = NULL;
+    uint8_t verr;
+
+    memset(rwqe, 0, sizeof(*rwqe));
+    if (vhca_dma_read(s, vhca_buf_addr(&wq->buf, off), buf, stride)
+            != MEMTX_OK) {
+        return VHCA_VERR_DMA_FAULT;
+    }
+    verr = vhca_wqe_decode_recv(buf, stride, rwqe, &why);
+    if (verr != VHCA_VERR_NONE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x receive WQE %u: %s\n",
+                      qp->handle, wq->ci, why);
+        trace_vhca_wqe_reject(qp->handle, wq->ci, why);
+    }
+    return verr;
+}
+
+typedef struct VhcaRecvDone {
+    uint8_t status;
+    uint8_t verr;
+    uint8_t opcode;
+    uint8_t flags;
+    uint32_t byte_len;
+    uint32_t imm_inv;
+} VhcaRecvDone;
+
+static void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
+                             const VhcaPacket *pkt, const VhcaRecvDone *d)
+{
+    struct vhca_cqe cqe;
+    VhcaWq *wq;
+
+    memset(&cqe, 0, sizeof(cqe));
+    cqe.wr_id = cpu_to_le64(wr_id);
+    cqe.byte_len = cpu_to_le32(d->byte_len);
+    cqe.qpn = cpu_to_le32(qp->handle);
+    cqe.src_qp = cpu_to_le32(pkt->src_qp->qpn);
+    cqe.imm_inv = d->imm_inv;
+    cqe.opcode = d->opcode;
+    cqe.status = d->status;
+    cqe.flags = d->flags;
+    cqe.sl = pkt->src_qp->type == VHCA_QPT_RC ||
+             pkt->src_qp->type == VHCA_QPT_UC ? pkt->src_qp->av.sl
+                                              : pkt->wqe->av.sl;
+    cqe.slid = cpu_to_le16(pkt->src_port->lid);
+    cqe.vendor_err = d->verr;
+    cqe.pkey_index = cpu_to_le16(qp->pkey_index);
+    wq = vhca_qp_recv_wq(s, qp);
+    if (wq) {
+        cqe.wqe_index = cpu_to_le16(wq->ci);
+        wq->ci++;
+    }
+    if (qp->flags & VHCA_QP_F_HAS_SRQ) {
+        vhca_srq_check_limit(s, qp->srqn);
+    }
+    vhca_cq_post(s, qp->recv_cqn, &cqe,
+                 pkt->wqe->flags & VHCA_WQE_F_SOLICITED);
+}
+
+/* A responder-side error on a connected QP (IBA 9.9.3.1.2, 10.3.1). */
+static VhcaAck vhca_responder_fail(VhcaState *s, VhcaQp *qp, VhcaAck ack,
+                                   uint8_t event)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "vhca: responder QP 0x%x refuses a "
+                  "request (NAK %d), QP to ERR\n", qp->handle, ack);
+    trace_vhca_responder_nak(qp->handle, ack);
+    if (qp->type == VHCA_QPT_UC) {
+        return VHCA_ACK;    /* UC: the packet is dropped, nobody is told */
+    }
+    if (event) {
+        vhca_qp_event(s, qp, event);
+    }
+    vhca_qp_to_error(s, qp);
+    return ack;
+}
+
+/* A receive WQE that failed: error completion, QP to ERR (connected). */
+static VhcaAck vhca_recv_fail(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
+                              const VhcaPacket *pkt, uint8_t status,
+                              uint8_t verr, VhcaAck ack)
+{
+    VhcaRecvDone d = { .status = status, .verr = verr,
+                       .opcode = VHCA_CQE_RECV };
+
+    vhca_rq_complete(s, qp, wr_id, pkt, &d);
+    return vhca_responder_fail(s, qp, ack, 0);
+}
+
+static uint8_t vhca_status_of_verr(uint8_t verr)
+{
+    return verr == VHCA_VERR_LENGTH ? VHCA_WC_LOC_LEN_ERR :
+           verr == VHCA_VERR_BAD_WQE ? VHCA_WC_LOC_QP_OP_ERR :
+           VHCA_WC_LOC_PROT_ERR;
+}
+
+/* ---- connected responder (RC, UC) ---------------------------------------- */
+
+static VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    VhcaRecvDone d = { .opcode = VHCA_CQE_RECV };
+    VhcaRecvWqe rwqe;
+    VhcaSgl rsgl;
+    uint8_t verr;
+
+    verr = vhca_rq_fetch(s, qp, &rwqe);
+    if (verr == VHCA_VERR_NONE) {
+        verr = vhca_sgl_from_sges(s, vhca_rq_pdn(s, qp), qp->db_page == 0,
+                                  rwqe.sge, rwqe.num_sge,
+                                  VHCA_ACCESS_LOCAL_WRITE, &rsgl);
+    }
+    if (verr != VHCA_VERR_NONE) {
+        return vhca_recv_fail(s, qp, rwqe.wr_id, pkt,
+                              vhca_status_of_verr(verr), verr,
+                              VHCA_NAK_REM_OP);
+    }
+    if (wqe->length > rsgl.length) {
+        return vhca_recv_fail(s, qp, rwqe.wr_id, pkt, VHCA_WC_LOC_LEN_ERR,
+                              VHCA_VERR_LENGTH, VHCA_NAK_INV_REQ);
+    }
+    verr = vhca_sgl_copy(&rsgl, 0, pkt->local, wqe->length);
+    if (verr != VHCA_VERR_NONE) {
+        if (!vhca_is_enabled(s)) {
+            return VHCA_NO_PEER;
+        }
+        return vhca_recv_fail(s, qp, rwqe.wr_id, pkt, VHCA_WC_LOC_PROT_ERR,
+                              verr, VHCA_NAK_REM_OP);
+    }
+    if (wqe->opcode == VHCA_WQE_SEND_WITH_IMM) {
+        d.flags = VHCA_CQE_F_IMM;
+        d.imm_inv = wqe->imm_inv;
+    } else if (wqe->opcode == VHCA_WQE_SEND_WITH_INV) {
+        verr = vhca_mr_local_inv(s, le32_to_cpu(wqe->imm_inv), qp->pdn);
+        if (verr != VHCA_VERR_NONE) {
+            return vhca_recv_fail(s, qp, rwqe.wr_id, pkt,
+                                  VHCA_WC_LOC_PROT_ERR, verr,
+                                  VHCA_NAK_REM_OP);
+        }
+        d.flags = VHCA_CQE_F_INV;
+        d.imm_inv = wqe->imm_inv;
+    }
+    d.byte_len = wqe->length;
+    vhca_rq_complete(s, qp, rwqe.wr_id, pkt, &d);
+    return VHCA_ACK;
+}
+
+/* The target of an RDMA or atomic: QP-level right, then the rkey's. */
+static uint8_t vhca_remote_target(VhcaState *s, VhcaQp *qp,
+                                  const VhcaSendWqe *wqe, uint64_t len,
+                                  uint32_t access, VhcaSgl *remote)
+{
+    if ((qp->access_flags & access) != access) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x does not allow remote "
+                      "access 0x%x\n", qp->handle, access);
+        return VHCA_VERR_ACCESS_RIGHTS;
+    }
+    return vhca_sgl_remote(s, qp->pdn, wqe->rkey, wqe->remote_addr, len,
+                           access, remote);
+}
+
+static VhcaAck vhca_respond_write(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    bool imm = wqe->opcode == VHCA_WQE_RDMA_WRITE_WITH_IMM;
+    VhcaRecvDone d = {
+        .opcode = VHCA_CQE_RECV_RDMA_WITH_IMM,
+        .flags = VHCA_CQE_F_IMM,
+        .byte_len = wqe->length,
+        .imm_inv = wqe->imm_inv,
+    };
+    VhcaRecvWqe rwqe;
+    VhcaSgl remote;
+    uint8_t verr;
+
+    if (vhca_remote_target(s, qp, wqe, wqe->length, VHCA_ACCESS_REMOTE_WRITE,
+                           &remote) != VHCA_VERR_NONE) {
+        return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
+                                   VHCA_QP_EV_ACCESS_ERR);
+    }
+    if (imm) {
+        verr = vhca_rq_fetch(s, qp, &rwqe);
+        if (verr != VHCA_VERR_NONE) {
+            return vhca_recv_fail(s, qp, rwqe.wr_id, pkt,
+                                  vhca_status_of_verr(verr), verr,
+                                  VHCA_NAK_REM_OP);
+        }
+    }
+    verr = vhca_sgl_copy(&remote, 0, pkt->local, wqe->length);
+    if (verr != VHCA_VERR_NONE) {
+        return vhca_is_enabled(s) ?
+               vhca_responder_fail(s, qp, VHCA_NAK_REM_OP, VHCA_QP_EV_FATAL) :
+               VHCA_NO_PEER;
+    }
+    if (imm) {
+        vhca_rq_complete(s, qp, rwqe.wr_id, pkt, &d);
+    }
+    return VHCA_ACK;
+}
+
+static VhcaAck vhca_respond_read(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    VhcaSgl remote;
+
+    if (vhca_remote_target(s, qp, wqe, wqe->length, VHCA_ACCESS_REMOTE_READ,
+                           &remote) != VHCA_VERR_NONE) {
+        return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
+                                   VHCA_QP_EV_ACCESS_ERR);
+    }
+    /* The requester's local errors are its own: see vhca-transport.c. */
+    if (vhca_sgl_copy(pkt->local, 0, &remote, wqe->length)
+            != VHCA_VERR_NONE) {
+        return VHCA_NAK_REM_OP;
+    }
+    return VHCA_ACK;
+}
+
+/*
+ * Atomics (IBA 9.4.5): read, modify and write the 8 bytes with the BQL
+ * held, so they are atomic against every other access of the devices of
+ * this process (not against the guest's CPUs, as on real HCAs).
+ */
+static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    VhcaDmaPiece piece;
+    VhcaSgl remote;
+    uint64_t orig, next;
+
+    if (vhca_remote_target(s, qp, wqe, 8, VHCA_ACCESS_REMOTE_ATOMIC,
+                           &remote) != VHCA_VERR_NONE) {
+        return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
+                                   VHCA_QP_EV_ACCESS_ERR);
+    }
+    /* 8-byte aligned: one piece. */
+    vhca_mr_piece(remote.seg[0].mr, wqe->remote_addr, 8, &piece);
+    if (vhca_dma_read(s, piece.addr, &orig, 8) != MEMTX_OK) {
+        return vhca_responder_fail(s, qp, VHCA_NAK_REM_OP, VHCA_QP_EV_FATAL);
+    }
+    orig = le64_to_cpu(orig);
+    if (wqe->opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP) {
+        next = orig == wqe->compare_add ? wqe->swap : orig;
+    } else {
+        next = orig + wqe->compare_add;
+    }
+    next = cpu_to_le64(next);
+    if (vhca_dma_write(s, piece.addr, &next, 8) != MEMTX_OK) {
+        return vhca_responder_fail(s, qp, VHCA_NAK_REM_OP, VHCA_QP_EV_FATAL);
+    }
+    pkt->atomic_orig = orig;
+    return VHCA_ACK;
+}
+
+/* A request for a connected QP that the caller found in a receive state. */
+VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    bool needs_rwqe = wqe->opcode == VHCA_WQE_SEND ||
+                      wqe->opcode == VHCA_WQE_SEND_WITH_IMM ||
+                      wqe->opcode == VHCA_WQE_SEND_WITH_INV ||
+                      wqe->opcode == VHCA_WQE_RDMA_WRITE_WITH_IMM;
+    VhcaAck ack;
+
+    if (needs_rwqe && vhca_rq_empty(ds, dqp)) {
+        /* IBA 9.7.5.2.8: RNR NAK (RC); UC drops the message. */
+        pkt->rnr_timer = dqp->min_rnr_timer;
+        trace_vhca_responder_nak(dqp->handle, VHCA_NAK_RNR);
+        return dqp->type == VHCA_QPT_RC ? VHCA_NAK_RNR : VHCA_ACK;
+    }
+    if (dqp->state == VHCA_QPS_RTR && !dqp->comm_est_sent) {
+        dqp->comm_est_sent = true;
+        vhca_qp_event(ds, dqp, VHCA_QP_EV_COMM_EST);
+    }
+    switch (wqe->opcode) {
+    case VHCA_WQE_RDMA_WRITE:
+    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
+        ack = vhca_respond_write(ds, dqp, pkt);
+        break;
+    case VHCA_WQE_RDMA_READ:
+        ack = vhca_respond_read(ds, dqp, pkt);
+        break;
+    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
+    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+        ack = vhca_respond_atomic(ds, dqp, pkt);
+        break;
+    default:
+        ack = vhca_respond_send(ds, dqp, pkt);
+        break;
+    }
+    if (ack == VHCA_ACK && dqp->valid) {
+        dqp->rq_psn = (dqp->rq_psn + pkt->packets) & VHCA_DB_OBJ_MASK;
+    }
+    return ack;
+}
+
+/* ---- datagrams (UD, SMI, GSI) -------------------------------------------- */
+
+/* IBA 8.3.1 GRH, as the sender's port would have built it. */
+static void vhca_build_grh(const VhcaPacket *pkt, uint8_t grh[VHCA_GRH_BYTES])
+{
+    const struct vhca_av *av = &pkt->wqe->av;
+    uint32_t flow = le32_to_cpu(av->flow_label) & 0xfffff;
+    struct vhca_gid sgid;
+
+    vhca_port_gid(pkt->src_port, av->sgid_index, &sgid);
+    stl_be_p(grh, 6u << 28 | (uint32_t)av->traffic_class << 20 | flow);
+    /* Payload: BTH 12 + DETH 8 + data + ICRC 4 */
+    stw_be_p(grh + 4, (uint16_t)(pkt->wqe->length + 24));
+    grh[6] = 0x1b;                  /* next header: IBA transport */
+    grh[7] = av->hop_limit;
+    memcpy(grh + 8, sgid.raw, 16);
+    memcpy(grh + 24, av->dgid, 16);
+}
+
+static void vhca_datagram_drop(VhcaQp *dqp, const char *why)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "vhca: datagram to QP 0x%x dropped: %s\n",
+                  dqp->handle, why);
+    trace_vhca_datagram_drop(dqp->handle, why);
+}
+
+void vhca_deliver_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    VhcaRecvDone d = { .opcode = VHCA_CQE_RECV };
+    uint8_t grh[VHCA_GRH_BYTES];
+    uint32_t qkey = wqe->remote_qkey & 0x80000000u ? pkt->src_qp->qkey
+                                                   : wqe->remote_qkey;
+    VhcaRecvWqe rwqe;
+    VhcaSgl rsgl, hsgl;
+    uint8_t verr;
+
+    if (qp->type != VHCA_QPT_SMI && qp->qkey != qkey) {
+        vhca_datagram_drop(qp, "Q_Key mismatch");
+        return;
+    }
+    if (vhca_rq_empty(s, qp)) {
+        vhca_datagram_drop(qp, "no receive WQE");
+        return;
+    }
+    verr = vhca_rq_fetch(s, qp, &rwqe);
+    if (verr == VHCA_VERR_NONE) {
+        verr = vhca_sgl_from_sges(s, vhca_rq_pdn(s, qp), qp->db_page == 0,
+                                  rwqe.sge, rwqe.num_sge,
+                                  VHCA_ACCESS_LOCAL_WRITE, &rsgl);
+    }
+    if (verr == VHCA_VERR_NONE && wqe->length + VHCA_GRH_BYTES > rsgl.length) {
+        verr = VHCA_VERR_LENGTH;
+    }
+    if (verr == VHCA_VERR_NONE && (wqe->av.flags & VHCA_AV_F_GRH)) {
+        vhca_build_grh(pkt, grh);
+        vhca_sgl_host(s, grh, sizeof(grh), &hsgl);
+        verr = vhca_sgl_copy(&rsgl, 0, &hsgl, sizeof(grh));
+        d.flags |= VHCA_CQE_F_GRH;
+    }
+    if (verr == VHCA_VERR_NONE) {
+        verr = vhca_sgl_copy(&rsgl, VHCA_GRH_BYTES, pkt->local, wqe->length);
+    }
+    if (!vhca_is_enabled(s) || !qp->valid) {
+        return;
+    }
+    if (wqe->opcode == VHCA_WQE_SEND_WITH_IMM) {
+        d.flags |= VHCA_CQE_F_IMM;
+        d.imm_inv = wqe->imm_inv;
+    }
+    d.status = verr == VHCA_VERR_NONE ? VHCA_WC_SUCCESS
+                                      : vhca_status_of_verr(verr);
+    d.verr = verr;
+    d.byte_len = verr == VHCA_VERR_NONE ? wqe->length + VHCA_GRH_BYTES : 0;
+    vhca_rq_complete(s, qp, rwqe.wr_id, pkt, &d);
+}

@@ -1,0 +1,190 @@
+/*
+ * vhca - shared receive queues (IBA 10.2.9, 11.2.3; Guide 7).
+ *
+ * An SRQ is a receive work queue in guest memory that QPs created with
+ * VHCA_QP_F_HAS_SRQ (and the same PD) take their receive WQEs from; their
+ * receive completions still go to each QP's receive CQ.  The limit event
+ * (IBA 11.2.3.2): when MODIFY_SRQ armed a limit and the number of posted
+ * WQEs falls below it, SRQ_EVENT LIMIT_REACHED goes to EQ 0 and the limit
+ * is disarmed (0) until armed again.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "vhca.h"
+#include "trace.h"
+
+void vhca_srq_init(VhcaState *s)
+{
+    s->srqs = g_new0(VhcaSrq, VHCA_MAX_SRQ);
+}
+
+void vhca_srq_reset(VhcaState *s)
+{
+    uint32_t i;
+
+    for (i = 0; i < VHCA_MAX_SRQ; i++) {
+        vhca_buf_free(&s->srqs[i].wq.buf);
+        memset(&s->srqs[i], 0, sizeof(s->srqs[i]));
+    }
+}
+
+VhcaSrq *vhca_srq_get(VhcaState *s, uint32_t srqn)
+{
+    if (srqn >= VHCA_MAX_SRQ || !s->srqs[srqn].valid) {
+        return NULL;
+    }
+    return &s->srqs[srqn];
+}
+
+static uint8_t vhca_srq_reject(uint8_t status, const char *why, uint32_t val)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "vhca: SRQ command: %s (0x%x)\n", why,
+                  val);
+    trace_vhca_srq_reject(why, val);
+    return status;
+}
+
+uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
+{
+    struct vhca_cmd_create_srq in;
+    VhcaSrq srq = { 0 };
+    const char *why = NULL;
+    uint64_t bytes;
+    uint8_t status;
+    uint32_t srqn;
+
+    if (vhca_dma_read(s, in_addr, &in, sizeof(in)) != MEMTX_OK) {
+        return VHCA_CMD_BAD_ADDR;
+    }
+    srq.pdn = le32_to_cpu(in.pdn);
+    srq.db_page = le32_to_cpu(in.db_page);
+    srq.limit = le32_to_cpu(in.limit);
+    srq.wq.log_size = in.log_size;
+    srq.wq.wqe_shift = in.wqe_shift;
+    if (in.log_size > VHCA_MAX_LOG_WQ || in.wqe_shift < VHCA_MIN_RQ_WQE_SHIFT ||
+        in.wqe_shift > VHCA_MAX_WQE_SHIFT) {
+        return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "log_size or wqe_shift "
+                               "out of range", in.log_size);
+    }
+    if (srq.db_page >= s->db_pages || srq.limit > (1u << in.log_size)) {
+        return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "db_page or limit out of "
+                               "range", srq.limit);
+    }
+    if (!vhca_pd_valid(s, srq.pdn)) {
+        return vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such PD", srq.pdn);
+    }
+    bytes = 1ull << (in.log_size + in.wqe_shift);
+    status = vhca_buf_load(s, &in.buf, bytes, vhca_ring_max_pages(bytes),
+                           &srq.wq.buf, &why);
+    if (status != VHCA_CMD_OK) {
+        return vhca_srq_reject(status, why, le32_to_cpu(in.buf.npages));
+    }
+    for (srqn = 0; srqn < VHCA_MAX_SRQ; srqn++) {
+        if (!s->srqs[srqn].valid) {
+            srq.valid = true;
+            s->srqs[srqn] = srq;
+            result[0] = srqn;
+            trace_vhca_srq_create(srqn, in.log_size, srq.pdn);
+            return VHCA_CMD_OK;
+        }
+    }
+    vhca_buf_free(&srq.wq.buf);
+    return VHCA_CMD_NO_RESOURCES;
+}
+
+uint8_t vhca_cmd_modify_srq(VhcaState *s,
+                            const struct vhca_cmd_srq_limit_in *in)
+{
+    uint32_t srqn = le32_to_cpu(in->srqn);
+    uint32_t limit = le32_to_cpu(in->limit);
+    VhcaSrq *srq = vhca_srq_get(s, srqn);
+
+    if (!srq) {
+        return vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such SRQ", srqn);
+    }
+    if (limit > (1u << srq->wq.log_size)) {
+        return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "limit above the size",
+                               limit);
+    }
+    srq->limit = limit;
+    vhca_srq_check_limit(s, srqn);
+    return VHCA_CMD_OK;
+}
+
+uint8_t vhca_cmd_query_srq(VhcaState *s, uint32_t srqn, uint32_t result[2])
+{
+    VhcaSrq *srq = vhca_srq_get(s, srqn);
+
+    if (!srq) {
+        return vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such SRQ", srqn);
+    }
+    result[0] = srq->limit;
+    return VHCA_CMD_OK;
+}
+
+uint8_t vhca_cmd_destroy_srq(VhcaState *s, uint32_t srqn)
+{
+    VhcaSrq *srq = vhca_srq_get(s, srqn);
+
+    if (!srq) {
+        return vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such SRQ", srqn);
+    }
+    if (srq->users) {
+        return vhca_srq_reject(VHCA_CMD_BUSY, "SRQ in use by a QP", srqn);
+    }
+    vhca_buf_free(&srq->wq.buf);
+    memset(srq, 0, sizeof(*srq));
+    trace_vhca_srq_destroy(srqn);
+    return VHCA_CMD_OK;
+}
+
+/* IBA 11.2.3.2: fewer WQEs than the armed limit -> one event, disarm. */
+void vhca_srq_check_limit(VhcaState *s, uint32_t srqn)
+{
+    VhcaSrq *srq = &s->srqs[srqn];
+    struct vhca_eqe eqe;
+
+    if (!srq->limit || srq->wq.pi - srq->wq.ci >= srq->limit) {
+        return;
+    }
+    srq->limit = 0;
+    memset(&eqe, 0, sizeof(eqe));
+    eqe.type = VHCA_EQE_SRQ_EVENT;
+    eqe.subtype = VHCA_SRQ_EV_LIMIT_REACHED;
+    eqe.data.object.handle = cpu_to_le32(srqn);
+    trace_vhca_srq_limit(srqn);
+    vhca_eq0_post(s, &eqe);
+}
+
+/* VHCA_DB_SRQ: [23:0] srqn, [63:32] producer index. */
+void vhca_srq_doorbell(VhcaState *s, uint32_t page, uint64_t value)
+{
+    uint32_t srqn = value & VHCA_DB_OBJ_MASK;
+    uint32_t pi = value >> 32;
+    VhcaSrq *srq = vhca_srq_get(s, srqn);
+
+    if (!srq || srq->db_page != page ||
+        pi - srq->wq.ci > (1u << srq->wq.log_size)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: SRQ doorbell for SRQ %u on "
+                      "page %u with producer index %u ignored\n", srqn, page,
+                      pi);
+        trace_vhca_reject("srq-db", value);
+        return;
+    }
+    srq->wq.pi = pi;
+}
+
+/* The queue a QP takes receive WQEs from: its own, or its SRQ's. */
+VhcaWq *vhca_qp_recv_wq(VhcaState *s, VhcaQp *qp)
+{
+    VhcaSrq *srq;
+
+    if (!(qp->flags & VHCA_QP_F_HAS_SRQ)) {
+        return &qp->rq;
+    }
+    srq = vhca_srq_get(s, qp->srqn);
+    return srq ? &srq->wq : NULL;
+}

@@ -1,0 +1,416 @@
+/*
+ * vhca - the requester side of the data path: send queue processing.
+ *
+ * A send queue doorbell executes WQEs at once, in the thread that rang it
+ * (a vCPU thread, with the BQL held), up to VHCA_WQE_BATCH of them; the
+ * rest is left to the transport bottom half (Documentation/device.md
+ * "Threading model" explains why).  Each WQE is fetched with DMA, decoded
+ * and validated (vhca-wqe.c), its local buffers are protection-checked
+ * (vhca-mr.c), and the message is handed to the responder QP found by
+ * routing the DLID on the fabric (vhca-responder.c).  The whole message
+ * moves in one step: there are no packets in flight, so PSNs only count,
+ * fences are always satisfied, and an RC peer that cannot answer ends the
+ * WQE with RETRY_EXC_ERR at once instead of after retry_cnt timeouts.
+ *
+ * RNR (IBA 9.7.5.2.8): an RC SEND or WRITE_WITH_IMM to a QP with no
+ * receive WQE is retried after the responder's min_rnr_timer (virtual
+ * clock), rnr_retry times (7: for ever), then completes with
+ * RNR_RETRY_EXC_ERR.
+ *
+ * Errors (IBA 10.3.1, 11.6.2): an error completion moves an RC QP to ERR
+ * and a UC/UD/SMI/GSI QP to SQE; both flush the rest of the send queue.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "vhca-transport.h"
+#include "trace.h"
+
+#define VHCA_UD_MAX_PAYLOAD     4096    /* the port's MTU */
+#define VHCA_SMI_MAX_PAYLOAD    256     /* IBA 13.4.2: MADs */
+
+/* IBA 9.7.5.2.8 table 45: RNR timer encodings, in units of 10 us. */
+static const uint32_t vhca_rnr_timer_10us[32] = {
+    65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+    256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+    16384, 24576, 32768, 49152,
+};
+
+static bool vhca_qp_receives(const VhcaQp *qp)
+{
+    return qp->state == VHCA_QPS_RTR || qp->state == VHCA_QPS_RTS ||
+           qp->state == VHCA_QPS_SQD || qp->state == VHCA_QPS_SQE;
+}
+
+static bool vhca_qp_connected(const VhcaQp *qp)
+{
+    return qp->type == VHCA_QPT_RC || qp->type == VHCA_QPT_UC;
+}
+
+static uint32_t vhca_packets(const VhcaQp *qp, uint64_t len)
+{
+    uint64_t mtu = 128u << MIN(MAX(qp->path_mtu, 1), 5);
+
+    return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+/*
+ * Retire the WQE at sq.ci.  Success completes only when signaled; an
+ * error always completes and stops the send queue.
+ */
+static void vhca_sq_complete(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
+                             uint8_t status, uint8_t verr, uint32_t byte_len)
+{
+    bool signaled = (wqe->flags & VHCA_WQE_F_SIGNALED) ||
+                    (qp->flags & VHCA_QP_F_SQ_SIG_ALL);
+    struct vhca_cqe cqe;
+
+    trace_vhca_wqe_done(qp->handle, qp->sq.ci, wqe->opcode, status, verr);
+    qp->rnr_counting = false;
+    qp->sq_psn = (qp->sq_psn + vhca_packets(qp, wqe->length)) &
+                 VHCA_DB_OBJ_MASK;
+    if (status == VHCA_WC_SUCCESS && !signaled) {
+        qp->sq.ci++;
+        return;
+    }
+    memset(&cqe, 0, sizeof(cqe));
+    cqe.wr_id = cpu_to_le64(wqe->wr_id);
+    cqe.byte_len = cpu_to_le32(byte_len);
+    cqe.qpn = cpu_to_le32(qp->handle);
+    cqe.opcode = vhca_wqe_cqe_opcode(wqe->opcode);
+    cqe.status = status;
+    cqe.vendor_err = verr;
+    cqe.wqe_index = cpu_to_le16(qp->sq.ci);
+    qp->sq.ci++;
+    vhca_cq_post(s, qp->send_cqn, &cqe, false);
+    if (status != VHCA_WC_SUCCESS) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x send WQE failed with "
+                      "status %u (vendor error %u)\n", qp->handle, status,
+                      verr);
+        if (qp->type == VHCA_QPT_RC) {
+            vhca_qp_to_error(s, qp);
+        } else {
+            qp->state = VHCA_QPS_SQE;
+            vhca_qp_flush(s, qp);
+        }
+    }
+}
+
+static uint8_t vhca_status_of_ack(VhcaAck ack)
+{
+    switch (ack) {
+    case VHCA_ACK:
+        return VHCA_WC_SUCCESS;
+    case VHCA_NAK_INV_REQ:
+        return VHCA_WC_REM_INV_REQ_ERR;
+    case VHCA_NAK_REM_ACCESS:
+        return VHCA_WC_REM_ACCESS_ERR;
+    case VHCA_NAK_REM_OP:
+        return VHCA_WC_REM_OP_ERR;
+    case VHCA_NAK_RNR:
+        return VHCA_WC_RNR_RETRY_EXC_ERR;
+    case VHCA_NO_PEER:
+    default:
+        return VHCA_WC_RETRY_EXC_ERR;
+    }
+}
+
+/* RNR NAK: wait and retry the same WQE, or give up. */
+static bool vhca_sq_rnr(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
+                        uint8_t rnr_timer)
+{
+    int64_t delay_ns = (int64_t)vhca_rnr_timer_10us[rnr_timer & 31] * 10000;
+
+    if (qp->rnr_retry != 7) {
+        if (qp->rnr_left == 0) {
+            vhca_sq_complete(s, qp, wqe, VHCA_WC_RNR_RETRY_EXC_ERR,
+                             VHCA_VERR_RNR, 0);
+            return false;
+        }
+        qp->rnr_left--;
+    }
+    trace_vhca_wqe_rnr(qp->handle, qp->sq.ci, qp->rnr_left);
+    qp->rnr_waiting = true;
+    timer_mod(qp->rnr_timer,
+              qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + delay_ns);
+    return false;
+}
+
+static VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp,
+                               const struct vhca_av *av)
+{
+    if (qp->port < 1 || qp->port > s->num_ports) {
+        return NULL;
+    }
+    return vhca_fabric_route(&s->ports[qp->port - 1], le16_to_cpu(av->dlid));
+}
+
+/* RC/UC: one message to the connected QP. */
+static bool vhca_sq_connected(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    VhcaQp *dqp = NULL;
+    VhcaAck ack = VHCA_NO_PEER;
+    VhcaSgl orig;
+    uint64_t orig_le;
+    uint8_t verr;
+
+    pkt->dst_port = vhca_qp_route(s, qp, &qp->av);
+    if (pkt->dst_port) {
+        dqp = vhca_qp_by_qpn(pkt->dst_port->dev, pkt->dst_port->num,
+                             qp->dest_qpn);
+    }
+    if (dqp && dqp->type == qp->type && vhca_qp_receives(dqp)) {
+        ack = vhca_respond(pkt->dst_port->dev, dqp, pkt);
+    } else if (qp->type == VHCA_QPT_UC) {
+        ack = VHCA_ACK;     /* UC: nobody there, the message is lost */
+    }
+    if (!vhca_is_enabled(s) || !qp->valid || qp->state != VHCA_QPS_RTS) {
+        return false;       /* reset by a DMA, or a loopback to itself */
+    }
+    if (ack == VHCA_NAK_RNR) {
+        return vhca_sq_rnr(s, qp, wqe, pkt->rnr_timer);
+    }
+    if (ack == VHCA_ACK && (wqe->opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
+                            wqe->opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD)) {
+        orig_le = cpu_to_le64(pkt->atomic_orig);
+        vhca_sgl_host(s, (const uint8_t *)&orig_le, 8, &orig);
+        verr = vhca_sgl_copy(pkt->local, 0, &orig, 8);
+        if (verr != VHCA_VERR_NONE) {
+            vhca_sq_complete(s, qp, wqe, VHCA_WC_LOC_PROT_ERR, verr, 0);
+            return false;
+        }
+    }
+    verr = ack == VHCA_ACK ? VHCA_VERR_NONE :
+           ack == VHCA_NO_PEER ? VHCA_VERR_NO_PEER :
+           ack == VHCA_NAK_REM_ACCESS ? VHCA_VERR_ACCESS_RIGHTS :
+           ack == VHCA_NAK_INV_REQ ? VHCA_VERR_LENGTH : VHCA_VERR_BAD_WQE;
+    vhca_sq_complete(s, qp, wqe, vhca_status_of_ack(ack), verr,
+                     wqe->opcode == VHCA_WQE_RDMA_READ ||
+                     wqe->opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
+                     wqe->opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD ?
+                     wqe->length : 0);
+    return ack == VHCA_ACK;
+}
+
+static bool vhca_datagram_types_match(const VhcaQp *src, const VhcaQp *dst)
+{
+    if (src->type == VHCA_QPT_SMI || dst->type == VHCA_QPT_SMI) {
+        return src->type == dst->type;
+    }
+    return true;    /* UD and GSI talk to each other (IBA 13.5.1) */
+}
+
+static void vhca_mcast_deliver_qp(VhcaState *ds, VhcaQp *dqp, void *opaque)
+{
+    VhcaPacket *pkt = opaque;
+
+    if (dqp != pkt->src_qp && vhca_qp_receives(dqp)) {
+        vhca_deliver_datagram(ds, dqp, pkt);
+    }
+}
+
+/* The switch copies a multicast datagram to every ACTIVE port. */
+static void vhca_mcast_deliver_port(VhcaPort *port, void *opaque)
+{
+    VhcaPacket *pkt = opaque;
+
+    pkt->dst_port = port;
+    vhca_mcast_foreach(port->dev, port->num, le16_to_cpu(pkt->wqe->av.dlid),
+                       vhca_mcast_deliver_qp, pkt);
+}
+
+static bool vhca_dlid_multicast(uint16_t dlid)
+{
+    return dlid >= VHCA_MIN_MLID && dlid <= VHCA_MAX_MLID;
+}
+
+/* UD/SMI/GSI: deliver or drop; the sender completes either way. */
+static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    uint32_t max = qp->type == VHCA_QPT_SMI ? VHCA_SMI_MAX_PAYLOAD
+                                            : VHCA_UD_MAX_PAYLOAD;
+    VhcaQp *dqp = NULL;
+
+    if (wqe->length > max) {
+        vhca_sq_complete(s, qp, wqe, VHCA_WC_LOC_LEN_ERR, VHCA_VERR_LENGTH, 0);
+        return false;
+    }
+    if (qp->type == VHCA_QPT_UD &&
+        vhca_dlid_multicast(le16_to_cpu(wqe->av.dlid))) {
+        vhca_fabric_foreach_active(&s->ports[qp->port - 1],
+                                   vhca_mcast_deliver_port, pkt);
+        goto done;
+    }
+    pkt->dst_port = vhca_qp_route(s, qp, &wqe->av);
+    if (pkt->dst_port) {
+        dqp = vhca_qp_by_qpn(pkt->dst_port->dev, pkt->dst_port->num,
+                             wqe->remote_qpn & VHCA_DB_OBJ_MASK);
+    }
+    if (dqp && vhca_datagram_types_match(qp, dqp) && vhca_qp_receives(dqp)) {
+        vhca_deliver_datagram(pkt->dst_port->dev, dqp, pkt);
+    } else {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x datagram to DLID %u "
+                      "QPN 0x%x has no receiver, dropped\n", qp->handle,
+                      le16_to_cpu(wqe->av.dlid), wqe->remote_qpn);
+        trace_vhca_datagram_drop(wqe->remote_qpn, "no receiver");
+    }
+done:
+    if (!vhca_is_enabled(s) || !qp->valid || qp->state != VHCA_QPS_RTS) {
+        return false;
+    }
+    vhca_sq_complete(s, qp, wqe, VHCA_WC_SUCCESS, VHCA_VERR_NONE, 0);
+    return true;
+}
+
+/* LOCAL_INV and REG_MR: memory operations of the local device. */
+static bool vhca_sq_memory_op(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe)
+{
+    uint8_t verr;
+
+    if (wqe->opcode == VHCA_WQE_LOCAL_INV) {
+        verr = vhca_mr_local_inv(s, le32_to_cpu(wqe->imm_inv), qp->pdn);
+    } else {
+        verr = vhca_mr_fast_reg(s, qp->pdn, &wqe->reg_mr);
+    }
+    if (verr != VHCA_VERR_NONE) {
+        vhca_sq_complete(s, qp, wqe, verr == VHCA_VERR_BAD_WQE ?
+                         VHCA_WC_LOC_QP_OP_ERR : VHCA_WC_LOC_PROT_ERR, verr, 0);
+        return false;
+    }
+    vhca_sq_complete(s, qp, wqe, VHCA_WC_SUCCESS, VHCA_VERR_NONE, 0);
+    return true;
+}
+
+static void vhca_sq_run(VhcaState *s, VhcaQp *qp, uint32_t budget);
+
+/* Execute the WQE at sq.ci.  Returns whether the queue may go on. */
+static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
+{
+    uint32_t stride = 1u << qp->sq.wqe_shift;
+    uint64_t off = (uint64_t)(qp->sq.ci & ((1u << qp->sq.log_size) - 1)) *
+                   stride;
+    uint8_t buf[1u << VHCA_MAX_WQE_SHIFT];
+    bool reads = false;
+    const char *why = NULL;
+    VhcaPacket pkt = { 0 };
+    VhcaSendWqe wqe;
+    VhcaSgl local;
+    uint8_t verr;
+
+    memset(&wqe, 0, sizeof(wqe));
+    if (vhca_dma_read(s, vhca_buf_addr(&qp->sq.buf, off), buf, stride)
+            != MEMTX_OK) {
+        why = "WQE unreadable";
+        verr = VHCA_VERR_DMA_FAULT;
+    } else if (!vhca_is_enabled(s) || !qp->valid) {
+        return false;
+    } else {
+        verr = vhca_wqe_decode_send(buf, stride, qp->type, qp->max_inline,
+                                    &wqe, &why);
+    }
+    if (verr != VHCA_VERR_NONE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x send WQE %u: %s\n",
+                      qp->handle, qp->sq.ci, why);
+        trace_vhca_wqe_reject(qp->handle, qp->sq.ci, why);
+        vhca_sq_complete(s, qp, &wqe, verr == VHCA_VERR_LENGTH ?
+                         VHCA_WC_LOC_LEN_ERR : VHCA_WC_LOC_QP_OP_ERR, verr, 0);
+        return false;
+    }
+    trace_vhca_wqe_start(qp->handle, qp->sq.ci, wqe.opcode, wqe.length);
+    if (!qp->rnr_counting) {
+        qp->rnr_counting = true;
+        qp->rnr_left = qp->rnr_retry;
+    }
+    if (wqe.opcode == VHCA_WQE_LOCAL_INV || wqe.opcode == VHCA_WQE_REG_MR) {
+        return vhca_sq_memory_op(s, qp, &wqe);
+    }
+    reads = wqe.opcode == VHCA_WQE_RDMA_READ ||
+            wqe.opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
+            wqe.opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
+    if (wqe.inline_data) {
+        vhca_sgl_host(s, wqe.inline_data, wqe.inline_len, &local);
+    } else {
+        verr = vhca_sgl_from_sges(s, qp->pdn, qp->db_page == 0, wqe.sge,
+                                  wqe.num_sge,
+                                  reads ? VHCA_ACCESS_LOCAL_WRITE : 0, &local);
+        if (verr != VHCA_VERR_NONE) {
+            vhca_sq_complete(s, qp, &wqe, VHCA_WC_LOC_PROT_ERR, verr, 0);
+            return false;
+        }
+    }
+    pkt.src_qp = qp;
+    pkt.src_port = &s->ports[MAX(qp->port, 1) - 1];
+    pkt.wqe = &wqe;
+    pkt.local = &local;
+    pkt.packets = vhca_packets(qp, wqe.length);
+    if (vhca_qp_connected(qp)) {
+        return vhca_sq_connected(s, qp, &pkt);
+    }
+    return vhca_sq_datagram(s, qp, &pkt);
+}
+
+/*
+ * Nesting depth of send queue processing in this process.  A DMA of one
+ * device may hit another vhca's doorbell BAR; such a doorbell must not
+ * run a send queue inside the first one's WQE, so it defers to the bottom
+ * half.
+ */
+static unsigned vhca_sq_depth;
+
+/* Run the send queue: at most budget WQEs, then the bottom half goes on. */
+void vhca_sq_process(VhcaState *s, VhcaQp *qp, uint32_t budget)
+{
+    if (vhca_sq_depth) {
+        qemu_bh_schedule(s->transport_bh);
+        return;
+    }
+    vhca_sq_depth++;
+    vhca_sq_run(s, qp, budget);
+    vhca_sq_depth--;
+}
+
+static void vhca_sq_run(VhcaState *s, VhcaQp *qp, uint32_t budget)
+{
+    while (qp->valid && qp->state == VHCA_QPS_RTS && !qp->rnr_waiting &&
+           qp->sq.ci != qp->sq.pi && vhca_is_enabled(s)) {
+        if (budget-- == 0) {
+            qemu_bh_schedule(s->transport_bh);
+            return;
+        }
+        if (!vhca_sq_execute(s, qp)) {
+            return;
+        }
+    }
+}
+
+/* Send queues left over by a doorbell's batch, or made ready by RTS. */
+void vhca_transport_bh(void *opaque)
+{
+    VhcaState *s = opaque;
+    uint32_t i;
+
+    if (!vhca_is_enabled(s)) {
+        return;
+    }
+    for (i = 0; i < VHCA_QP_SLOTS; i++) {
+        if (s->qps[i].valid) {
+            vhca_sq_process(s, &s->qps[i], VHCA_WQE_BATCH);
+        }
+    }
+}
+
+void vhca_qp_rnr_timer(void *opaque)
+{
+    VhcaQp *qp = opaque;
+    VhcaState *s = qp->dev;
+
+    qp->rnr_waiting = false;
+    if (qp->valid && vhca_is_enabled(s)) {
+        vhca_sq_process(s, qp, VHCA_WQE_BATCH);
+    }
+}

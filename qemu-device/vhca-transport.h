@@ -1,0 +1,66 @@
+/*
+ * vhca - what the requester (vhca-transport.c) and the responder
+ * (vhca-responder.c) share: translated scatter/gather lists, the copy
+ * between them, and the "packet" a requester hands to a responder.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_MISC_VHCA_TRANSPORT_H
+#define HW_MISC_VHCA_TRANSPORT_H
+
+#include "vhca.h"
+#include "vhca-wqe.h"
+
+#define VHCA_GRH_BYTES  40      /* IBA 8.3: room for a GRH before UD data */
+
+/* A list of protection-checked pieces of memory of one device. */
+typedef struct VhcaSgl {
+    VhcaState *dev;             /* whose memory, whose DMA */
+    uint32_t n;
+    struct {
+        const VhcaMr *mr;
+        uint64_t addr;
+        uint64_t len;
+    } seg[VHCA_WQE_MAX_SGE];
+    const uint8_t *host;        /* instead of segments: bytes in QEMU */
+    uint64_t length;
+} VhcaSgl;
+
+/* The responder's answer (IBA 9.7.5.2 ACK/NAK codes, plus "no peer"). */
+typedef enum VhcaAck {
+    VHCA_ACK,
+    VHCA_NAK_RNR,
+    VHCA_NAK_INV_REQ,           /* remote invalid request */
+    VHCA_NAK_REM_ACCESS,        /* remote access error */
+    VHCA_NAK_REM_OP,            /* remote operational error */
+    VHCA_NO_PEER,               /* nobody answers: transport retries run out */
+} VhcaAck;
+
+/* One request message: everything a responder sees of it. */
+typedef struct VhcaPacket {
+    VhcaQp *src_qp;
+    VhcaPort *src_port;
+    VhcaPort *dst_port;
+    const VhcaSendWqe *wqe;
+    VhcaSgl *local;             /* requester's data, or READ/atomic target */
+    uint32_t packets;           /* PSNs the message uses */
+    uint8_t rnr_timer;          /* out: the responder's min_rnr_timer */
+    uint64_t atomic_orig;       /* out: atomic original value */
+} VhcaPacket;
+
+uint8_t vhca_sgl_from_sges(VhcaState *s, uint32_t pdn, bool kernel,
+                           const VhcaSge *sge, uint32_t n, uint32_t access,
+                           VhcaSgl *sgl);
+uint8_t vhca_sgl_remote(VhcaState *s, uint32_t pdn, uint32_t rkey,
+                        uint64_t addr, uint64_t len, uint32_t access,
+                        VhcaSgl *sgl);
+void vhca_sgl_host(VhcaState *s, const uint8_t *bytes, uint64_t len,
+                   VhcaSgl *sgl);
+uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,
+                      uint64_t len);
+
+VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
+void vhca_deliver_datagram(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
+
+#endif /* HW_MISC_VHCA_TRANSPORT_H */

@@ -1,0 +1,277 @@
+/*
+ * vhca - the data path objects: buffers, memory regions, CQs, QPs.
+ *
+ * vhca-buf.c        buffer descriptors (CONTIG/DIRECT/INDIRECT page lists)
+ * vhca-mr.c         memory keys, CREATE/ALLOC/DESTROY_MR, address translation
+ * vhca-cq.c         completion queues, CQE writing, arming, CQ doorbell
+ * vhca-qp.c         queue pairs: CREATE/QUERY/DESTROY_QP, flushing
+ * vhca-qp-modify.c  MODIFY_QP: the IBA 11.2.4.2 state/attribute table
+ * vhca-srq.c        shared receive queues
+ * vhca-mcast.c      multicast attachments
+ * vhca-wqe.c/.h     WQE decoding and validation (pure functions)
+ * vhca-transport.c  requester: send queue execution, RNR, completions
+ * vhca-responder.c  responder: receives, RDMA/atomic targets, datagrams
+ * vhca-verbs-cmd.c  dispatch and input checks of the data path commands
+ *
+ * Everything runs with the BQL held (see Documentation/device.md
+ * "Threading model").
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_MISC_VHCA_VERBS_H
+#define HW_MISC_VHCA_VERBS_H
+
+#include "vhca_hw.h"
+
+typedef struct VhcaState VhcaState;
+
+/* Limits of this implementation (QUERY_DEVICE). */
+#define VHCA_MAX_MR             4096    /* keys 1.. (index 0 is the DMA lkey) */
+#define VHCA_MAX_MR_PAGES       (1u << 20)  /* page list entries per region */
+#define VHCA_MAX_MR_SIZE        (1ull << 40)
+/* Page list entries of all regions together (64 MiB of device memory). */
+#define VHCA_MAX_MR_LIST_ENTRIES    (1ull << 23)
+#define VHCA_MAX_CQ             1024
+#define VHCA_MAX_CQE            ((1u << VHCA_MAX_LOG_CQ) - 1)
+#define VHCA_MAX_QP             1024    /* QPNs 2..1025 */
+#define VHCA_FIRST_QPN          2
+#define VHCA_QP_SLOTS           (VHCA_MAX_QP + 2 * VHCA_MAX_PORTS)
+#define VHCA_MAX_QP_WR          ((1u << VHCA_MAX_LOG_WQ) - 1)
+#define VHCA_MAX_SGE            32
+#define VHCA_MAX_SRQ            256
+#define VHCA_MAX_MCAST_GRP      256
+#define VHCA_MAX_MCAST_QP_ATTACH 16     /* QPs per group and device */
+#define VHCA_MCAST_SLOTS        1024    /* attachments of a device */
+#define VHCA_MIN_MLID           0xc000
+#define VHCA_MAX_MLID           0xfffe  /* 0xffff is the permissive LID */
+#define VHCA_MAX_INLINE         512
+#define VHCA_MAX_RD_ATOM        16
+/* Page sizes a buffer descriptor may use: 4 KiB .. 1 GiB. */
+#define VHCA_PAGE_SIZE_CAP      (((1ull << (VHCA_MAX_PAGE_SHIFT + 1)) - 1) & \
+                                 ~((1ull << VHCA_MIN_PAGE_SHIFT) - 1))
+/* WQEs executed per doorbell before the rest is left to the bottom half. */
+#define VHCA_WQE_BATCH          64
+
+/*
+ * A buffer described by struct vhca_buf_desc, with its page list copied
+ * into device memory at command time.  A CONTIG buffer has no list.
+ */
+typedef struct VhcaBuf {
+    bool contig;
+    uint8_t page_shift;
+    uint32_t npages;
+    uint64_t addr;          /* CONTIG: first byte */
+    uint64_t *pages;        /* DIRECT/INDIRECT: npages page addresses */
+} VhcaBuf;
+
+typedef struct VhcaMr {
+    bool valid;
+    bool frwr;              /* ALLOC_MR: bound by REG_MR WQEs */
+    bool bound;             /* CREATE_MR, or a FRWR region after REG_MR */
+    bool physical;          /* iova is a DMA address */
+    uint8_t variant;
+    uint32_t pdn;
+    uint32_t access;
+    uint32_t max_pages;
+    uint32_t first_byte_offset;
+    uint64_t iova;
+    uint64_t length;
+    VhcaBuf pages;
+} VhcaMr;
+
+/* One translated piece of a memory access: DMA address and length. */
+typedef struct VhcaDmaPiece {
+    uint64_t addr;
+    uint64_t len;
+} VhcaDmaPiece;
+
+#define VHCA_CQ_ARM_NONE        0
+#define VHCA_CQ_ARM_NEXT        1
+#define VHCA_CQ_ARM_SOLICITED   2
+
+typedef struct VhcaCq {
+    bool valid;
+    bool error;             /* overflowed or unwritable: CQEs dropped */
+    uint8_t log_size;
+    uint8_t arm;            /* VHCA_CQ_ARM_* */
+    uint32_t eqn;
+    uint32_t db_page;
+    uint32_t users;         /* QPs that complete into it */
+    uint64_t dbrec;
+    uint32_t pi;            /* free running */
+    uint32_t ci;            /* as last read from the dbrec or doorbell */
+    uint32_t last_solicited;    /* pi + 1 of the last solicited/error CQE */
+    VhcaBuf buf;
+} VhcaCq;
+
+/* A work queue in guest memory; pi from doorbells, ci the device's. */
+typedef struct VhcaWq {
+    uint8_t log_size;
+    uint8_t wqe_shift;
+    uint32_t pi;
+    uint32_t ci;
+    VhcaBuf buf;
+} VhcaWq;
+
+typedef struct VhcaSrq {
+    bool valid;
+    uint32_t pdn;
+    uint32_t db_page;
+    uint32_t limit;         /* armed limit, 0 = disarmed */
+    uint32_t users;         /* QPs attached */
+    VhcaWq wq;
+} VhcaSrq;
+
+/* One QP attached to one multicast group (IBA 10.5). */
+typedef struct VhcaMcast {
+    bool valid;
+    uint16_t mlid;
+    uint32_t qp_handle;
+    uint8_t mgid[16];
+} VhcaMcast;
+
+typedef struct VhcaQp {
+    VhcaState *dev;
+    bool valid;
+    uint32_t handle;        /* CREATE_QP result, doorbells, CQE qpn */
+    uint32_t qpn;           /* on the wire (0/1 for SMI/GSI) */
+    uint8_t type;           /* enum vhca_qp_type */
+    uint8_t special_port;   /* SMI/GSI: their port */
+    uint8_t flags;
+    uint32_t pdn;
+    uint32_t send_cqn;
+    uint32_t recv_cqn;
+    uint32_t srqn;          /* with VHCA_QP_F_HAS_SRQ */
+    uint32_t db_page;
+    uint32_t max_inline;
+    VhcaWq sq;
+    VhcaWq rq;
+
+    /* Attributes (struct vhca_qp_context), host order. */
+    uint8_t state;
+    uint8_t path_mtu;
+    uint8_t port;
+    uint8_t max_rd_atomic;
+    uint8_t max_dest_rd_atomic;
+    uint8_t min_rnr_timer;
+    uint8_t timeout;
+    uint8_t retry_cnt;
+    uint8_t rnr_retry;
+    uint8_t en_sqd_async_notify;
+    uint16_t pkey_index;
+    uint32_t qkey;
+    uint32_t rq_psn;
+    uint32_t sq_psn;
+    uint32_t dest_qpn;
+    uint32_t access_flags;
+    struct vhca_av av;      /* as the guest gave it (little-endian) */
+
+    /* Requester state of the current WQE (RNR retry, IBA 9.7.5.2.8). */
+    uint8_t rnr_left;
+    bool rnr_counting;      /* rnr_left belongs to the WQE at sq.ci */
+    bool rnr_waiting;
+    bool comm_est_sent;
+    QEMUTimer *rnr_timer;
+} VhcaQp;
+
+/* vhca-buf.c */
+uint8_t vhca_buf_load(VhcaState *s, const struct vhca_buf_desc *desc,
+                      uint64_t min_bytes, uint32_t max_pages, VhcaBuf *buf,
+                      const char **why);
+void vhca_buf_free(VhcaBuf *buf);
+uint32_t vhca_ring_max_pages(uint64_t bytes);
+uint64_t vhca_buf_addr(const VhcaBuf *buf, uint64_t offset);
+
+/* vhca-mr.c */
+void vhca_mr_init(VhcaState *s);
+void vhca_mr_reset(VhcaState *s);
+uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2]);
+uint8_t vhca_cmd_alloc_mr(VhcaState *s, const struct vhca_cmd_alloc_mr_in *in,
+                          uint32_t result[2]);
+uint8_t vhca_cmd_destroy_mr(VhcaState *s, uint32_t key);
+uint8_t vhca_mr_translate(VhcaState *s, uint32_t key, uint32_t pdn,
+                          uint32_t access, bool allow_dma_lkey, uint64_t addr,
+                          uint64_t len, const VhcaMr **mr_out);
+uint64_t vhca_mr_piece(const VhcaMr *mr, uint64_t addr, uint64_t len,
+                       VhcaDmaPiece *piece);
+uint8_t vhca_mr_local_inv(VhcaState *s, uint32_t key, uint32_t pdn);
+uint8_t vhca_mr_fast_reg(VhcaState *s, uint32_t pdn,
+                         const struct vhca_wqe_reg_mr *wqe);
+bool vhca_pd_valid(VhcaState *s, uint32_t pdn);
+bool vhca_pd_in_use(VhcaState *s, uint32_t pdn);
+
+/* vhca-cq.c */
+void vhca_cq_init(VhcaState *s);
+void vhca_cq_reset(VhcaState *s);
+VhcaCq *vhca_cq_get(VhcaState *s, uint32_t cqn);
+bool vhca_cq_uses_eq(VhcaState *s, uint32_t eqn);
+uint8_t vhca_cmd_create_cq(VhcaState *s, uint64_t in_addr, uint32_t result[2]);
+uint8_t vhca_cmd_resize_cq(VhcaState *s, uint32_t cqn, uint64_t in_addr);
+uint8_t vhca_cmd_destroy_cq(VhcaState *s, uint32_t cqn);
+void vhca_cq_post(VhcaState *s, uint32_t cqn, struct vhca_cqe *cqe,
+                  bool solicited);
+void vhca_cq_doorbell(VhcaState *s, uint32_t page, uint64_t value);
+
+/* vhca-srq.c */
+void vhca_srq_init(VhcaState *s);
+void vhca_srq_reset(VhcaState *s);
+VhcaSrq *vhca_srq_get(VhcaState *s, uint32_t srqn);
+uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr,
+                            uint32_t result[2]);
+uint8_t vhca_cmd_modify_srq(VhcaState *s,
+                            const struct vhca_cmd_srq_limit_in *in);
+uint8_t vhca_cmd_query_srq(VhcaState *s, uint32_t srqn, uint32_t result[2]);
+uint8_t vhca_cmd_destroy_srq(VhcaState *s, uint32_t srqn);
+void vhca_srq_check_limit(VhcaState *s, uint32_t srqn);
+void vhca_srq_doorbell(VhcaState *s, uint32_t page, uint64_t value);
+VhcaWq *vhca_qp_recv_wq(VhcaState *s, VhcaQp *qp);
+
+/* vhca-mcast.c */
+void vhca_mcast_init(VhcaState *s);
+void vhca_mcast_reset(VhcaState *s);
+uint8_t vhca_cmd_mcast(VhcaState *s, bool attach,
+                       const struct vhca_cmd_mcast_in *in);
+void vhca_mcast_detach_qp(VhcaState *s, uint32_t qp_handle);
+typedef void (*VhcaMcastFn)(VhcaState *s, VhcaQp *qp, void *opaque);
+void vhca_mcast_foreach(VhcaState *s, uint8_t port, uint16_t mlid,
+                        VhcaMcastFn fn, void *opaque);
+
+/* vhca-qp.c */
+void vhca_qp_init(VhcaState *s);
+void vhca_qp_reset(VhcaState *s);
+void vhca_qp_unrealize(VhcaState *s);
+VhcaQp *vhca_qp_get(VhcaState *s, uint32_t handle);
+VhcaQp *vhca_qp_by_qpn(VhcaState *s, uint8_t port, uint32_t qpn);
+uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t result[2]);
+uint8_t vhca_cmd_query_qp(VhcaState *s, uint32_t handle, uint64_t out_addr);
+uint8_t vhca_cmd_destroy_qp(VhcaState *s, uint32_t handle);
+void vhca_qp_to_error(VhcaState *s, VhcaQp *qp);
+void vhca_qp_flush(VhcaState *s, VhcaQp *qp);
+void vhca_qp_event(VhcaState *s, VhcaQp *qp, uint8_t subtype);
+void vhca_wq_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
+                      uint64_t value);
+
+/* vhca-qp-modify.c */
+uint8_t vhca_cmd_modify_qp(VhcaState *s, uint32_t handle, uint64_t in_addr);
+bool vhca_qp_transition_ok(uint8_t cur, uint8_t next, uint8_t type,
+                           uint32_t mask, const char **why);
+
+/* vhca-transport.c */
+void vhca_sq_process(VhcaState *s, VhcaQp *qp, uint32_t budget);
+void vhca_transport_bh(void *opaque);
+void vhca_qp_rnr_timer(void *opaque);
+
+/* vhca-verbs-cmd.c */
+bool vhca_verbs_cmd_known(uint16_t opcode);
+const char *vhca_verbs_cmd_name(uint16_t opcode);
+uint8_t vhca_verbs_cmd_execute(VhcaState *s, const struct vhca_cmd *raw,
+                               uint32_t result[2], const char **why);
+void vhca_verbs_device_attr(struct vhca_device_attr *attr);
+void vhca_verbs_init(VhcaState *s);
+void vhca_verbs_reset(VhcaState *s);
+void vhca_verbs_unrealize(VhcaState *s);
+void vhca_verbs_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
+                         uint64_t value);
+
+#endif /* HW_MISC_VHCA_VERBS_H */

@@ -1,0 +1,234 @@
+/*
+ * vhca - WQE decoding and validation (see vhca-wqe.h).
+ *
+ * Layout (vhca_hw_verbs.h "Send WQEs"): a control segment, the opcode's
+ * segment, then num_sge SGEs or inline_len bytes, all inside the stride.
+ * Which opcodes a QP type may post follows IBA 10.7.2 / 11.4.1.1 (e.g.
+ * RDMA and atomics only on connected QPs, RDMA READ and atomics only on
+ * RC).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "vhca-wqe.h"
+
+#define VHCA_WQE_KNOWN_FLAGS (VHCA_WQE_F_SIGNALED | VHCA_WQE_F_SOLICITED | \
+                              VHCA_WQE_F_FENCE | VHCA_WQE_F_INLINE)
+
+uint8_t vhca_wqe_cqe_opcode(uint8_t wqe_opcode)
+{
+    switch (wqe_opcode) {
+    case VHCA_WQE_RDMA_WRITE:
+    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
+        return VHCA_CQE_RDMA_WRITE;
+    case VHCA_WQE_RDMA_READ:
+        return VHCA_CQE_RDMA_READ;
+    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
+        return VHCA_CQE_COMP_SWAP;
+    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+        return VHCA_CQE_FETCH_ADD;
+    case VHCA_WQE_LOCAL_INV:
+        return VHCA_CQE_LOCAL_INV;
+    case VHCA_WQE_REG_MR:
+        return VHCA_CQE_REG_MR;
+    default:
+        return VHCA_CQE_SEND;
+    }
+}
+
+/* Whether a QP of this type may post this opcode. */
+static bool vhca_wqe_opcode_allowed(uint8_t opcode, uint8_t qp_type)
+{
+    bool datagram = qp_type == VHCA_QPT_UD || qp_type == VHCA_QPT_SMI ||
+                    qp_type == VHCA_QPT_GSI;
+
+    switch (opcode) {
+    case VHCA_WQE_SEND:
+    case VHCA_WQE_SEND_WITH_IMM:
+    case VHCA_WQE_LOCAL_INV:
+    case VHCA_WQE_REG_MR:
+        return true;
+    case VHCA_WQE_RDMA_WRITE:
+    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
+        return !datagram;
+    case VHCA_WQE_SEND_WITH_INV:
+    case VHCA_WQE_RDMA_READ:
+    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
+    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+        return qp_type == VHCA_QPT_RC;
+    default:
+        return false;
+    }
+}
+
+static bool vhca_wqe_carries_data(uint8_t opcode)
+{
+    return opcode != VHCA_WQE_LOCAL_INV && opcode != VHCA_WQE_REG_MR;
+}
+
+static bool vhca_wqe_may_inline(uint8_t opcode)
+{
+    return opcode == VHCA_WQE_SEND || opcode == VHCA_WQE_SEND_WITH_IMM ||
+           opcode == VHCA_WQE_SEND_WITH_INV || opcode == VHCA_WQE_RDMA_WRITE ||
+           opcode == VHCA_WQE_RDMA_WRITE_WITH_IMM;
+}
+
+/* Size of the segment between the control segment and the data. */
+static uint32_t vhca_wqe_segment_size(uint8_t opcode, uint8_t qp_type)
+{
+    switch (opcode) {
+    case VHCA_WQE_RDMA_WRITE:
+    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
+    case VHCA_WQE_RDMA_READ:
+        return sizeof(struct vhca_wqe_raddr);
+    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
+    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+        return sizeof(struct vhca_wqe_atomic);
+    case VHCA_WQE_REG_MR:
+        return sizeof(struct vhca_wqe_reg_mr);
+    case VHCA_WQE_LOCAL_INV:
+        return 0;
+    default:
+        return qp_type == VHCA_QPT_RC || qp_type == VHCA_QPT_UC ?
+               0 : sizeof(struct vhca_wqe_ud);
+    }
+}
+
+static void vhca_wqe_decode_segment(const uint8_t *seg, uint8_t qp_type,
+                                    VhcaSendWqe *wqe)
+{
+    const struct vhca_wqe_raddr *raddr = (const void *)seg;
+    const struct vhca_wqe_atomic *atomic = (const void *)seg;
+    const struct vhca_wqe_ud *ud = (const void *)seg;
+
+    switch (wqe->opcode) {
+    case VHCA_WQE_RDMA_WRITE:
+    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
+    case VHCA_WQE_RDMA_READ:
+        wqe->remote_addr = ldq_le_p(&raddr->remote_addr);
+        wqe->rkey = ldl_le_p(&raddr->rkey);
+        break;
+    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
+    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+        wqe->remote_addr = ldq_le_p(&atomic->remote_addr);
+        wqe->rkey = ldl_le_p(&atomic->rkey);
+        wqe->compare_add = ldq_le_p(&atomic->compare_add);
+        wqe->swap = ldq_le_p(&atomic->swap);
+        break;
+    case VHCA_WQE_REG_MR:
+        memcpy(&wqe->reg_mr, seg, sizeof(wqe->reg_mr));
+        break;
+    case VHCA_WQE_LOCAL_INV:
+        break;
+    default:
+        if (qp_type != VHCA_QPT_RC && qp_type != VHCA_QPT_UC) {
+            memcpy(&wqe->av, &ud->av, sizeof(wqe->av));
+            wqe->remote_qpn = ldl_le_p(&ud->remote_qpn);
+            wqe->remote_qkey = ldl_le_p(&ud->remote_qkey);
+            wqe->pkey_index = lduw_le_p(&ud->pkey_index);
+        }
+        break;
+    }
+}
+
+/* num_sge SGEs at sges, summing their lengths. */
+static void vhca_wqe_decode_sges(const uint8_t *sges, uint32_t num_sge,
+                                 VhcaSge *out, uint64_t *length)
+{
+    const struct vhca_sge *raw = (const void *)sges;
+    uint32_t i;
+
+    *length = 0;
+    for (i = 0; i < num_sge; i++) {
+        out[i].addr = ldq_le_p(&raw[i].addr);
+        out[i].length = ldl_le_p(&raw[i].length);
+        out[i].lkey = ldl_le_p(&raw[i].lkey);
+        *length += out[i].length;
+    }
+}
+
+uint8_t vhca_wqe_decode_send(const uint8_t *buf, uint32_t stride,
+                             uint8_t qp_type, uint32_t max_inline,
+                             VhcaSendWqe *wqe, const char **why)
+{
+    const struct vhca_wqe_ctrl *ctrl = (const void *)buf;
+    uint32_t seg_size, data_off;
+
+    memset(wqe, 0, sizeof(*wqe));
+    wqe->wr_id = ldq_le_p(&ctrl->wr_id);
+    wqe->opcode = ctrl->opcode;
+    wqe->flags = ctrl->flags;
+    wqe->imm_inv = ldl_he_p(&ctrl->imm_inv);
+    if (wqe->flags & ~VHCA_WQE_KNOWN_FLAGS) {
+        *why = "unknown WQE flags";
+        return VHCA_VERR_BAD_WQE;
+    }
+    if (!vhca_wqe_opcode_allowed(wqe->opcode, qp_type)) {
+        *why = "opcode unknown or not allowed on this QP type";
+        return VHCA_VERR_BAD_WQE;
+    }
+    seg_size = vhca_wqe_segment_size(wqe->opcode, qp_type);
+    data_off = sizeof(*ctrl) + seg_size;
+    if (data_off > stride) {
+        *why = "segments do not fit the WQE stride";
+        return VHCA_VERR_BAD_WQE;
+    }
+    vhca_wqe_decode_segment(buf + sizeof(*ctrl), qp_type, wqe);
+    if (!vhca_wqe_carries_data(wqe->opcode)) {
+        return VHCA_VERR_NONE;
+    }
+    if (wqe->flags & VHCA_WQE_F_INLINE) {
+        wqe->inline_len = ldl_le_p(&ctrl->inline_len);
+        if (!vhca_wqe_may_inline(wqe->opcode) ||
+            wqe->inline_len > max_inline ||
+            wqe->inline_len > stride - data_off) {
+            *why = "inline data not allowed, above max_inline or outside "
+                   "the stride";
+            return VHCA_VERR_BAD_WQE;
+        }
+        wqe->inline_data = buf + data_off;
+        wqe->length = wqe->inline_len;
+    } else {
+        wqe->num_sge = ctrl->num_sge;
+        if (wqe->num_sge > VHCA_WQE_MAX_SGE ||
+            wqe->num_sge * sizeof(struct vhca_sge) > stride - data_off) {
+            *why = "num_sge too big or SGEs outside the stride";
+            return VHCA_VERR_BAD_WQE;
+        }
+        vhca_wqe_decode_sges(buf + data_off, wqe->num_sge, wqe->sge,
+                             &wqe->length);
+    }
+    if ((wqe->opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
+         wqe->opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD)) {
+        if (wqe->length != 8 || (wqe->remote_addr & 7)) {
+            *why = "atomic needs an 8-byte local buffer and an 8-byte "
+                   "aligned remote address";
+            return VHCA_VERR_BAD_WQE;
+        }
+    }
+    if (wqe->length > VHCA_MAX_MSG_BYTES) {
+        *why = "message longer than max_msg_sz";
+        return VHCA_VERR_LENGTH;
+    }
+    return VHCA_VERR_NONE;
+}
+
+uint8_t vhca_wqe_decode_recv(const uint8_t *buf, uint32_t stride,
+                             VhcaRecvWqe *wqe, const char **why)
+{
+    const struct vhca_rwqe_hdr *hdr = (const void *)buf;
+
+    memset(wqe, 0, sizeof(*wqe));
+    wqe->wr_id = ldq_le_p(&hdr->wr_id);
+    wqe->num_sge = hdr->num_sge;
+    if (wqe->num_sge > VHCA_WQE_MAX_SGE ||
+        sizeof(*hdr) + wqe->num_sge * sizeof(struct vhca_sge) > stride) {
+        *why = "num_sge too big or SGEs outside the stride";
+        return VHCA_VERR_BAD_WQE;
+    }
+    vhca_wqe_decode_sges(buf + sizeof(*hdr), wqe->num_sge, wqe->sge,
+                         &wqe->length);
+    return VHCA_VERR_NONE;
+}

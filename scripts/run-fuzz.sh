@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run-fuzz.sh - build the libFuzzer targets of the device's guest-facing
+# parsers (fuzz/, see fuzz/README.md) with clang on the host, replay every
+# kept reproducer in fuzz/regressions/<target>/, then fuzz each target for
+# FUZZ_SECONDS.  Any crash, leak, timeout or sanitizer report fails the
+# target; libFuzzer's reproducer is saved in fuzz/regressions/<target>/
+# (add it to git) and the command that replays it is printed.  Writes
+# build/results/fuzz.txt as "passed=N failed=M", one count per target.
+#
+# Environment: FUZZ_SECONDS (default 60) per target; FUZZ_TARGETS to run a
+# subset ("cmd_check ring"); CLANG (default clang-14, else clang).
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RESULTS=$REPO/build/results
+OUT=$REPO/build/fuzz
+SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
+CLANG=${CLANG:-$(command -v clang-14 || command -v clang || echo clang)}
+
+# Target name -> device sources it links besides fuzz/fuzz_<name>.c.
+# A new target (the memory key and protection checks, for one) is a
+# fuzz/fuzz_<name>.c, a line here, and seeds in fuzz/corpus/<name>/.
+declare -A TARGET_SOURCES=(
+    [cmd_check]="qemu-device/vhca-cmd-check.c"
+    [ring]=""
+    [wqe]="qemu-device/vhca-wqe.c"
+)
+ALL_TARGETS="cmd_check ring wqe"
+TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
+
+CFLAGS=(-g -O1 -fno-omit-frame-pointer
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+        -Wall -Wextra -Wno-unused-parameter -Werror
+        -I"$REPO/fuzz/shim" -I"$REPO/qemu-device" -I"$REPO/uapi")
+# Leaks are reported at exit of each run; UBSan findings abort.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+mkdir -p "$RESULTS" "$OUT"
+passed=0
+failed=0
+
+say() { echo "fuzz: $*"; }
+
+build_target() {
+    local name=$1 src
+    local sources=("$REPO/fuzz/fuzz_$name.c")
+    for src in ${TARGET_SOURCES[$name]}; do
+        sources+=("$REPO/$src")
+    done
+    "$CLANG" "${CFLAGS[@]}" "${sources[@]}" -o "$OUT/$name" \
+        > "$OUT/$name.build.log" 2>&1
+}
+
+# Anything a sanitizer or libFuzzer prints when it finds a problem.
+log_has_finding() {
+    grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|SUMMARY: (AddressSanitizer|UndefinedBehaviorSanitizer|libFuzzer)' "$1"
+}
+
+replay_regressions() {
+    local name=$1 dir=$REPO/fuzz/regressions/$1 log=$OUT/$1.replay.log
+    local files=()
+    mkdir -p "$dir"
+    mapfile -t files < <(find "$dir" -maxdepth 1 -type f ! -name '.*' | sort)
+    if [ ${#files[@]} -eq 0 ]; then
+        return 0
+    fi
+    if ! "$OUT/$name" "${files[@]}" > "$log" 2>&1 || log_has_finding "$log"; then
+        grep -E 'Running:|ERROR|runtime error|SUMMARY|fuzz_' "$log" | head -n 20 >&2
+        say "$name: a kept reproducer fails again (log: $log)"
+        return 1
+    fi
+    say "$name: ${#files[@]} regression input(s) replayed"
+}
+
+fuzz_target() {
+    local name=$1 log=$OUT/$1.log work=$OUT/corpus/$1
+    local artifacts=$REPO/fuzz/regressions/$1 before after rc new
+    mkdir -p "$work" "$artifacts"
+    before=$(find "$artifacts" -maxdepth 1 -type f | sort)
+    # New inputs go to the first directory (build/), not the seed corpus.
+    "$OUT/$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 \
+        -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" \
+        "$work" "$REPO/fuzz/corpus/$name" > "$log" 2>&1
+    rc=$?
+    after=$(find "$artifacts" -maxdepth 1 -type f | sort)
+    new=$(comm -13 <(echo "$before") <(echo "$after") | grep -v '^$' || true)
+    local execs
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    if [ "$rc" -ne 0 ] || [ -n "$new" ] || log_has_finding "$log"; then
+        grep -E 'ERROR|runtime error|SUMMARY|fuzz_' "$log" | head -n 20 >&2
+        say "$name: FAILED after ${execs:-?} runs (exit $rc, log: $log)"
+        for f in $new; do
+            say "  reproducer kept: ${f#"$REPO"/}"
+            say "  replay: scripts/run-fuzz.sh builds it; then build/fuzz/$name ${f#"$REPO"/}"
+        done
+        return 1
+    fi
+    say "$name: ok, ${execs:-?} runs in ${SECONDS_PER_TARGET}s (log: $log)"
+}
+
+for name in $TARGETS; do
+    if [ -z "${TARGET_SOURCES[$name]+set}" ]; then
+        say "unknown target $name (known: $ALL_TARGETS)" >&2
+        failed=$((failed + 1))
+        continue
+    fi
+    if ! build_target "$name"; then
+        cat "$OUT/$name.build.log" >&2
+        say "$name: build failed"
+        failed=$((failed + 1))
+        continue
+    fi
+    if replay_regressions "$name" && fuzz_target "$name"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+    fi
+done
+
+echo "passed=$passed failed=$failed" > "$RESULTS/fuzz.txt"
+say "passed=$passed failed=$failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
