@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #include "device.h"
 
+#include "endian.h"
 #include "log.h"
 #include "vhca_errno.h"
 
@@ -28,6 +29,34 @@ Result<OwnedPtr<Device>> Device::Create(vhca_kapi_device* kdev) {
 Device::~Device() {
   // Members (rings) are freed after this body: stop the device first.
   if (hw_enabled_) regs_.Reset();
+  // The device does no DMA now: retired resources can go.
+  ListNode* node = __atomic_exchange_n(&retired_, nullptr, __ATOMIC_ACQUIRE);
+  while (node) {
+    ListNode* next = node->next;
+    node->next = nullptr;
+    static_cast<DeviceResource*>(node)->Delete();
+    node = next;
+  }
+}
+
+int Device::FinishDestroy(DeviceResource* resource, int error) {
+  if (error == 0) {
+    resource->Delete();
+    return 0;
+  }
+  if (!DeviceMayStillUse(error)) return error;
+  VHCA_LOG_WARN(regs_.kdev(),
+                "destroy command failed (%d): memory kept until reset\n", error);
+  Retire(resource);
+  return 0;
+}
+
+void Device::Retire(DeviceResource* resource) {
+  ListNode* node = resource;
+  node->next = __atomic_load_n(&retired_, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(&retired_, &node->next, node, true,
+                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  }
 }
 
 Status Device::Init() {
@@ -49,6 +78,7 @@ Status Device::Init() {
     return Error{-VHCA_ENODEV};
   }
   ports_.set_num_ports(caps_.num_ports);
+  VHCA_TRY(objects_.Init());
 
   auto cmdq = CommandQueue::Create(
       regs_, Clamp(kCmdqLogSize, VHCA_MIN_LOG_CMDQ, caps_.max_log_cmdq));
@@ -131,6 +161,11 @@ void Device::HandleEq0Event(const vhca_eqe& event) {
     case VHCA_EQE_PORT_EVENT:
       ports_.HandleEvent(event);
       break;
+    case VHCA_EQE_QP_EVENT:
+    case VHCA_EQE_CQ_ERROR:
+    case VHCA_EQE_SRQ_EVENT:
+      objects_.DispatchAsync(event);
+      break;
     default:
       VHCA_LOG_WARN(regs_.kdev(), "EQ 0: unexpected event type %u\n",
                     event.type);
@@ -145,9 +180,13 @@ void Device::HandleIrq(uint32_t vector) {
   }
   const uint32_t live = __atomic_load_n(&num_comp_eqs_, __ATOMIC_ACQUIRE);
   if (vector - 1 >= live) return;
-  // No CQs exist in this ABI version: completion events are consumed
-  // and the EQ re-armed.
-  comp_eqs_[vector - 1]->Poll([](const vhca_eqe&) {});
+  comp_eqs_[vector - 1]->Poll([this](const vhca_eqe& event) {
+    if (event.type == VHCA_EQE_COMPLETION)
+      objects_.DispatchCompletion(FromLe32(event.data.completion.cqn));
+    else
+      VHCA_LOG_WARN(regs_.kdev(), "completion EQ: unexpected event type %u\n",
+                    event.type);
+  });
 }
 
 void Device::Stop() {

@@ -7,6 +7,8 @@
 #define VHCA_CORE_DEVICE_H
 
 #include "command_queue.h"
+#include "device_resource.h"
+#include "object_registry.h"
 #include "device_commands.h"
 #include "event_queue.h"
 #include "heap.h"
@@ -45,7 +47,35 @@ class Device : public HeapObject {
   DeviceCommands& commands() { return commands_; }
   Ports& ports() { return ports_; }
   ProtectionDomains& protection_domains() { return pds_; }
+  ObjectRegistry& objects() { return objects_; }
+  Registers& registers() { return regs_; }
+  vhca_kapi_device* kdev() const { return regs_.kdev(); }
   const EventQueue& eq0() const { return *eq0_; }
+  // The eqn of completion vector `index` (0..num_comp_vectors-1).
+  uint32_t comp_eqn(uint32_t index) const { return comp_eqs_[index]->eqn(); }
+
+  // A fresh key variant for each memory region (vhca_hw_verbs.h "Memory
+  // regions"), so that a key of a destroyed region whose index was
+  // reused does not name the new one.
+  uint8_t NextKeyVariant() {
+    return static_cast<uint8_t>(
+        __atomic_add_fetch(&key_variant_, 1, __ATOMIC_RELAXED));
+  }
+  // Takes an object whose memory the device may still use (see
+  // device_resource.h); it is deleted after the device reset.  Any context.
+  void Retire(DeviceResource* resource);
+  // The error of a failed CREATE (or register) command: when the device
+  // may have taken the object's memory (DeviceMayStillUse), the object is
+  // retired instead of freed with `object`.
+  template <typename T>
+  Error FailCreate(OwnedPtr<T>& object, int error) {
+    if (DeviceMayStillUse(error)) Retire(object.Release());
+    return Error{error};
+  }
+  // Ends a resource after its DESTROY command: freed on success, retired
+  // (and reported as destroyed: the device is dead) when the device may
+  // still use it; kept with the error otherwise (e.g. -EBUSY).
+  int FinishDestroy(DeviceResource* resource, int error);
   const EventQueue* comp_eq(uint32_t index) const {
     return index < num_comp_eqs_ ? comp_eqs_[index].get() : nullptr;
   }
@@ -67,12 +97,16 @@ class Device : public HeapObject {
   DeviceCommands commands_;
   Ports ports_;
   ProtectionDomains pds_;
+  ObjectRegistry objects_;
   vhca_device_attr attr_{};
   // comp_eqs_[i] serves MSI-X vector i + 1.  Written before the EQ is
   // armed, so the interrupt handler sees it filled in.
   OwnedPtr<EventQueue> comp_eqs_[VHCA_MAX_VECTORS - 1];
   uint32_t num_comp_eqs_ = 0;
   bool comp_eqs_live_ = false;  // created on the device, not yet destroyed
+  uint32_t key_variant_ = 0;
+  // Retired resources, a lock-free stack linked through ListNode::next.
+  ListNode* retired_ = nullptr;
 };
 
 }  // namespace vhca

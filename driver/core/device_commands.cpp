@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #include "device_commands.h"
 
+#include "command_request.h"
 #include "endian.h"
 #include "log.h"
 #include "memory.h"
@@ -9,32 +10,10 @@
 namespace vhca {
 namespace {
 
-template <typename Inline>
-CommandRequest MakeRequest(uint16_t opcode, const Inline& in) {
-  static_assert(sizeof(Inline) == sizeof(CommandRequest::inline_in),
-                "inline input is 32 bytes");
-  CommandRequest request;
-  request.opcode = opcode;
-  CopyBytes(request.inline_in, &in, sizeof(in));
-  return request;
-}
-
-CommandRequest MakeRequest(uint16_t opcode) {
-  CommandRequest request;
-  request.opcode = opcode;
-  return request;
-}
-
 vhca_cmd_table_in TableIn(uint8_t port, uint16_t index) {
   vhca_cmd_table_in in{};
   in.port = port;
   in.index = ToLe16(index);
-  return in;
-}
-
-vhca_cmd_handle_in HandleIn(uint32_t handle) {
-  vhca_cmd_handle_in in{};
-  in.handle = ToLe32(handle);
   return in;
 }
 

@@ -31,6 +31,32 @@ class DeviceCommands {
   Result<uint32_t> AllocPd();
   Status DeallocPd(uint32_t pdn);
 
+  // Data path objects (vhca_hw_verbs.h), in data_path_commands.cpp.  The
+  // large inputs go through the mailbox (in_addr).
+  // Returns the cqn.
+  Result<uint32_t> CreateCq(const vhca_cmd_create_cq& in);
+  Status DestroyCq(uint32_t cqn);
+  // in: the new ring (buf, log_size, dbrec_addr).
+  Status ResizeCq(uint32_t cqn, const vhca_cmd_create_cq& in);
+  // Returns the qpn.
+  Result<uint32_t> CreateQp(const vhca_cmd_create_qp& in);
+  Status ModifyQp(uint32_t qpn, const vhca_qp_context& context);
+  Status QueryQp(uint32_t qpn, vhca_qp_context* context);
+  Status DestroyQp(uint32_t qpn);
+  // Returns the srqn.
+  Result<uint32_t> CreateSrq(const vhca_cmd_create_srq& in);
+  Status ModifySrq(uint32_t srqn, uint32_t limit);
+  // Returns the SRQ limit.
+  Result<uint32_t> QuerySrq(uint32_t srqn);
+  Status DestroySrq(uint32_t srqn);
+  // Return the key.
+  Result<uint32_t> CreateMr(const vhca_cmd_create_mr& in);
+  Result<uint32_t> AllocMr(uint32_t pdn, uint32_t max_pages,
+                           uint8_t key_variant);
+  Status DestroyMr(uint32_t key);
+  Status AttachMcast(uint32_t qpn, uint16_t mlid, const uint8_t mgid[16]);
+  Status DetachMcast(uint32_t qpn, uint16_t mlid, const uint8_t mgid[16]);
+
  private:
   Result<CommandResponse> Run(const CommandRequest& request);
 

@@ -44,6 +44,14 @@ class IntrusiveList {
     size_--;
   }
 
+  // The first element for which match(const T&) is true, or nullptr.
+  template <typename Match>
+  T* Find(Match&& match) const {
+    for (ListNode* node = head_.next; node != &head_; node = node->next)
+      if (match(static_cast<const T&>(*FromNode(node)))) return FromNode(node);
+    return nullptr;
+  }
+
   // nullptr when empty.
   T* PopFront() {
     if (empty()) return nullptr;
@@ -54,6 +62,9 @@ class IntrusiveList {
 
  private:
   static T* FromNode(ListNode* node) { return static_cast<T*>(node); }
+  static T* FromNode(const ListNode* node) {
+    return static_cast<T*>(const_cast<ListNode*>(node));
+  }
 
   ListNode head_;
   size_t size_ = 0;

@@ -77,6 +77,13 @@ class Registers {
                          vhca_db_eq_value(eqn, consumer_index, arm ? 1 : 0));
   }
 
+  // A data doorbell (vhca_hw_verbs.h "Data doorbells"): one 64-bit write
+  // of vhca_db_data_value() to the kernel's doorbell page.
+  void RingData(uint32_t offset, uint32_t object, uint32_t flags,
+                uint32_t index) {
+    vhca_kapi_db_write64(kdev_, offset, vhca_db_data_value(object, flags, index));
+  }
+
   vhca_kapi_device* kdev() const { return kdev_; }
 
  private:

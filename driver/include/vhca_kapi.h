@@ -58,8 +58,16 @@ void vhca_kapi_reg_write32(struct vhca_kapi_device *kdev, unsigned int offset,
 			   unsigned int value);
 void vhca_kapi_db_write32(struct vhca_kapi_device *kdev, unsigned int offset,
 			  unsigned int value);
+/* writeq(): a 64-bit data doorbell (vhca_hw_verbs.h "Data doorbells").
+ * Like writel it orders all earlier writes to DMA memory (the WQEs) before
+ * the MMIO, so no separate write barrier is needed before a doorbell. */
+void vhca_kapi_db_write64(struct vhca_kapi_device *kdev, unsigned int offset,
+			  unsigned long long value);
 /* dma_rmb(): reads of a ring entry after its owner/valid byte. */
 void vhca_kapi_dma_rmb(void);
+/* dma_mb(): the reads of consumed ring entries before the store that hands
+ * their slots back to the device (a CQ doorbell record). */
+void vhca_kapi_dma_mb(void);
 
 /* ---- spinlocks (IRQ-safe) ---- */
 struct vhca_kapi_lock;

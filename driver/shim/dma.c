@@ -35,3 +35,8 @@ void vhca_kapi_dma_rmb(void)
 {
 	dma_rmb();
 }
+
+void vhca_kapi_dma_mb(void)
+{
+	dma_mb();
+}

@@ -23,3 +23,11 @@ void vhca_kapi_db_write32(struct vhca_kapi_device *kdev, unsigned int offset,
 	 * "KERNEL I/O BARRIER EFFECTS"). */
 	writel(value, kdev->db + offset);
 }
+
+void vhca_kapi_db_write64(struct vhca_kapi_device *kdev, unsigned int offset,
+			  unsigned long long value)
+{
+	/* One 64-bit write (the device takes object and index together);
+	 * writeq orders the WQEs written before it like writel. */
+	writeq(value, kdev->db + offset);
+}

@@ -77,6 +77,11 @@ void FakeDevice::Reset() {
   cmdq_pi = cmdq_ci = 0;
   for (auto& eq : eqs) eq = Eq{};
   pds.clear();
+  cqs.clear();
+  qps.clear();
+  srqs.clear();
+  mrs.clear();
+  mcast.clear();
   hung_tokens_.clear();
   for (auto& pending : irq_pending_) pending = false;
 }
@@ -131,6 +136,14 @@ bool FakeDevice::OwnsRing(uint64_t dma) const {
   if (dma == cmdq_base) return true;
   for (const auto& eq : eqs)
     if (eq.live && eq.base == dma) return true;
+  for (const auto& cq : cqs)
+    if (cq.second.in.buf.addr == dma) return true;
+  for (const auto& qp : qps)
+    if (qp.second.in.sq_buf.addr == dma ||
+        (qp.second.in.rq_buf.npages && qp.second.in.rq_buf.addr == dma))
+      return true;
+  for (const auto& srq : srqs)
+    if (srq.second.in.buf.addr == dma) return true;
   return false;
 }
 
@@ -213,9 +226,11 @@ void FakeDevice::ExecuteOne(const vhca_cmd& cmd) {
   event.type = VHCA_EQE_CMD_DONE;
   event.data.cmd_done.token = cmd.token;
   uint32_t result[2] = {0, 0};
-  event.data.cmd_done.status = Execute(cmd, result);
+  // A forced failure replaces the execution: a failed command has no
+  // effect on the device (no object is created).
   auto forced = forced_status.find(cmd.opcode);
-  if (forced != forced_status.end()) event.data.cmd_done.status = forced->second;
+  const bool fail = forced != forced_status.end() && forced->second != VHCA_CMD_OK;
+  event.data.cmd_done.status = fail ? forced->second : Execute(cmd, result);
   event.data.cmd_done.result[0] = result[0];
   event.data.cmd_done.result[1] = result[1];
   PostEvent(0, event);
@@ -254,6 +269,17 @@ uint8_t FakeDevice::Execute(const vhca_cmd& cmd, uint32_t result[2]) {
       attr.num_vectors = num_vectors;
       attr.max_eq = num_vectors;
       attr.max_pd = max_pd;
+      if (data_path) {
+        attr.max_qp = max_qp;
+        attr.max_qp_wr = max_qp_wr;
+        attr.max_sge = max_sge;
+        attr.max_cq = max_cq;
+        attr.max_cqe = max_cqe;
+        attr.max_mr = max_mr;
+        attr.max_srq = max_srq;
+        attr.max_srq_wr = max_srq_wr;
+        attr.max_mr_size = 1ull << 40;
+      }
       return WriteOut(cmd, &attr, sizeof(attr)) ? VHCA_CMD_OK : VHCA_CMD_BAD_SIZE;
     }
     case VHCA_CMD_QUERY_PORT: {
@@ -329,6 +355,7 @@ uint8_t FakeDevice::Execute(const vhca_cmd& cmd, uint32_t result[2]) {
     case VHCA_CMD_DEALLOC_PD:
       return pds.erase(cmd.in.handle.handle) ? VHCA_CMD_OK : VHCA_CMD_BAD_HANDLE;
     default:
-      return VHCA_CMD_BAD_OPCODE;
+      if (!data_path) return VHCA_CMD_BAD_OPCODE;
+      return ExecuteDataPath(cmd, result);
   }
 }

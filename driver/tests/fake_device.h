@@ -27,6 +27,33 @@ class FakeDevice {
     uint32_t consumer = 0;  // last doorbell value (24 bits)
     bool armed = false;
   };
+  // Data path objects (vhca_hw_verbs.h), as the commands created them.
+  struct Cq {
+    vhca_cmd_create_cq in{};
+    uint32_t producer = 0;   // free running
+    uint32_t armed = 0;      // VHCA_DB_CQ_ARM_* of the last arm doorbell
+    uint32_t arm_ci = 0;     // consumer index of the last arm doorbell
+  };
+  struct Qp {
+    vhca_cmd_create_qp in{};
+    vhca_qp_context context{};  // accumulated by MODIFY_QP
+    std::vector<vhca_qp_context> modifies;
+  };
+  struct Srq {
+    vhca_cmd_create_srq in{};
+    uint32_t limit = 0;
+  };
+  struct Mr {
+    bool fast_reg = false;
+    vhca_cmd_create_mr in{};
+    vhca_cmd_alloc_mr_in alloc{};
+    std::vector<uint64_t> pages;  // copied at CREATE_MR (DIRECT/INDIRECT)
+    uint8_t variant = 0;          // the key variant the device knows
+  };
+  struct DataDoorbell {
+    uint32_t offset;
+    uint64_t value;
+  };
   struct Port {
     uint8_t state = VHCA_PORT_ACTIVE;
     uint16_t lid = 0;
@@ -46,6 +73,11 @@ class FakeDevice {
   uint8_t max_log_cmdq = VHCA_MAX_LOG_CMDQ;
   uint8_t max_log_eq = VHCA_MAX_LOG_EQ;
   uint32_t max_pd = 8;
+  // false: the device of first light (no data path: zero limits in
+  // QUERY_DEVICE, BAD_OPCODE for the verbs commands).
+  bool data_path = true;
+  uint32_t max_qp = 64, max_qp_wr = 1u << 15, max_sge = 32, max_cq = 64,
+           max_cqe = 1u << 16, max_mr = 64, max_srq = 16, max_srq_wr = 1u << 15;
   bool fail_enable = false;   // ENABLE -> FATAL (BAD_CMDQ_CONFIG)
   bool hang = false;          // consume commands, never complete them
   std::map<uint16_t, uint8_t> forced_status;  // opcode -> status
@@ -56,6 +88,7 @@ class FakeDevice {
   uint32_t ReadRegister(uint32_t offset);
   void WriteRegister(uint32_t offset, uint32_t value);
   void WriteDoorbell(uint32_t offset, uint32_t value);
+  void WriteDoorbell64(uint32_t offset, uint64_t value);
 
   // Executes posted commands and delivers pending interrupts until idle.
   void Run();
@@ -67,6 +100,13 @@ class FakeDevice {
   // Writes an event into an EQ and raises its vector if armed.
   void PostEvent(uint32_t eqn, const vhca_eqe& event);
   bool OwnsRing(uint64_t dma) const;
+  // Writes a CQE into CQ cqn as the device does (owner byte last; the
+  // owner is filled in) and raises a completion event if the CQ is armed
+  // for it.  Fails the test on overrun (doorbell record consumer index).
+  void PostCqe(uint32_t cqn, const vhca_cqe& cqe);
+  // Decodes a data path buffer descriptor into page addresses (CONTIG: the
+  // start address only).
+  std::vector<uint64_t> ReadPages(const vhca_buf_desc& desc);
 
   // ---- observations ----
   bool enabled = false;
@@ -83,6 +123,12 @@ class FakeDevice {
   std::vector<vhca_cmd> executed;          // every command consumed
   std::vector<uint32_t> irqs_delivered;    // vectors
   std::set<uint32_t> pds;
+  std::map<uint32_t, Cq> cqs;
+  std::map<uint32_t, Qp> qps;
+  std::map<uint32_t, Srq> srqs;
+  std::map<uint32_t, Mr> mrs;       // by key index
+  std::set<std::pair<uint32_t, uint16_t>> mcast;  // (qpn, mlid)
+  std::vector<DataDoorbell> data_doorbells;
   vhca_node_desc node_desc{};
 
  private:
@@ -90,11 +136,15 @@ class FakeDevice {
   void Enable();
   void ExecuteOne(const vhca_cmd& cmd);
   uint8_t Execute(const vhca_cmd& cmd, uint32_t result[2]);
+  uint8_t ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]);
+  template <typename T>
+  bool ReadIn(const vhca_cmd& cmd, T* in);
   void* Dma(uint64_t addr, uint32_t len);
   bool WriteOut(const vhca_cmd& cmd, const void* data, uint32_t size);
   void DeliverInterrupts();
 
   std::vector<uint32_t> hung_tokens_;
+  uint32_t next_cqn_ = 1, next_qpn_ = 2, next_srqn_ = 1, next_mr_index_ = 1;
   bool irq_pending_[VHCA_MAX_VECTORS] = {};
 };
 

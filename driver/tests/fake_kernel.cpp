@@ -93,6 +93,7 @@ void vhca_kapi_dma_free(vhca_kapi_device* kdev, vhca_kapi_dma_buf* buf) {
 }
 
 void vhca_kapi_dma_rmb(void) {}
+void vhca_kapi_dma_mb(void) {}
 
 unsigned int vhca_kapi_reg_read32(vhca_kapi_device* kdev, unsigned int offset) {
   return kdev->device->ReadRegister(offset);
@@ -106,6 +107,11 @@ void vhca_kapi_reg_write32(vhca_kapi_device* kdev, unsigned int offset,
 void vhca_kapi_db_write32(vhca_kapi_device* kdev, unsigned int offset,
                           unsigned int value) {
   kdev->device->WriteDoorbell(offset, value);
+}
+
+void vhca_kapi_db_write64(vhca_kapi_device* kdev, unsigned int offset,
+                          unsigned long long value) {
+  kdev->device->WriteDoorbell64(offset, value);
 }
 
 struct vhca_kapi_lock {

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// Completion queues (Guide 8.2, vhca_hw_verbs.h "Completion queues"): a
+// ring of 64-byte CQEs the device writes with the EQ owner-bit rule, a
+// doorbell record holding our consumer index (the device reads it before
+// declaring the CQ full), and the arm doorbell.
+//
+// Poll decodes each CQE into a vhca_core_wc and hands the freed WQEs back
+// to their queue pair (wqe_index); the QPs that use this CQ are attached
+// to it (under lock_), so that a QP cannot vanish during a poll and its
+// leftover CQEs can be cleaned when it is destroyed (Guide 8.2.3 note 2).
+#ifndef VHCA_CORE_COMPLETION_QUEUE_H
+#define VHCA_CORE_COMPLETION_QUEUE_H
+
+#include "device_resource.h"
+#include "dma_buffer.h"
+#include "intrusive_list.h"
+#include "owned_ptr.h"
+#include "result.h"
+#include "sync.h"
+#include "vhca_core_verbs.h"
+#include "vhca_hw.h"
+
+namespace vhca {
+
+class Device;
+class QueuePair;
+
+// A queue pair's link into the list of one of its CQs.
+struct CqAttachment : ListNode {
+  QueuePair* qp = nullptr;
+};
+
+class CompletionQueue : public DeviceResource {
+ public:
+  // qpn of a CQE whose QP was destroyed before it was polled (never a
+  // device QPN: those have 24 bits).
+  static constexpr uint32_t kStaleQpn = 0xffffffffu;
+
+  // At least `entries` CQEs on completion vector `comp_vector`.
+  static Result<OwnedPtr<CompletionQueue>> Create(Device& device,
+                                                  uint32_t entries,
+                                                  uint32_t comp_vector,
+                                                  void* context);
+  // CQE count for a request of `entries` (power of two, > entries so a
+  // ring is never ambiguous); 0 when too big.
+  static uint32_t LogSizeFor(uint32_t entries);
+
+  uint32_t cqn() const { return cqn_; }
+  uint32_t log_size() const { return log_size_; }
+  // Usable entries (ib_cq.cqe).
+  uint32_t capacity() const { return (1u << log_size_) - 1; }
+  uint32_t consumer_index() const { return consumer_index_; }
+  void* context() const { return context_; }
+  const vhca_cqe* ring() const { return static_cast<const vhca_cqe*>(ring_.cpu()); }
+
+  // Up to `max` completions into wc; returns how many.
+  int Poll(int max, vhca_core_wc* wc);
+  // Arms (VHCA_CORE_CQ_* flags); 1 with REPORT_MISSED when a CQE waits.
+  int Arm(uint32_t flags);
+
+  void Attach(CqAttachment* attachment);
+  // Detaches and marks the QP's unpolled CQEs stale (Guide 8.2.3 note 2).
+  // qpn arguments here are device handles (vhca_cqe.qpn).
+  void Detach(CqAttachment* attachment, uint32_t qpn);
+  // Marks the unpolled CQEs of qpn stale (the QP went to RESET).
+  void Clean(uint32_t qpn);
+  bool has_qps() const { return attached_count_ != 0; }
+
+  // RESIZE_CQ (Guide 6.8.2): only while no QP uses the CQ (-EBUSY
+  // otherwise; the device's rule), so nothing is left to copy: the new
+  // ring starts empty at index 0 and unpolled entries of the old one are
+  // dropped.
+  Status Resize(uint32_t entries);
+
+  Status DestroyOnDevice();
+  Device& device() const { return device_; }
+
+ private:
+  CompletionQueue(Device& device, void* context)
+      : DeviceResource(&DeleteAs<CompletionQueue>), device_(device),
+        context_(context) {}
+  Status Init(uint32_t entries, uint32_t comp_vector);
+  // A zeroed ring of 2^log_size CQEs plus the doorbell record, and its
+  // CREATE_CQ/RESIZE_CQ input.
+  Result<DmaBuffer> AllocateRing(uint32_t log_size, vhca_cmd_create_cq* in);
+  uint32_t num_entries() const { return 1u << log_size_; }
+  vhca_cqe* Entry(uint32_t index) const {
+    return static_cast<vhca_cqe*>(ring_.cpu()) + (index & (num_entries() - 1));
+  }
+  bool Valid(uint32_t index) const;
+  // Under lock_: decodes one CQE; false when it is skipped (stale).
+  bool Decode(const vhca_cqe& cqe, vhca_core_wc* wc);
+  QueuePair* FindQp(uint32_t qpn);
+  void CleanLocked(uint32_t qpn);
+
+  Device& device_;
+  void* context_;
+  uint32_t cqn_ = 0;
+  uint32_t log_size_ = 0;
+  bool live_ = false;
+  uint32_t eqn_ = 0;
+  DmaBuffer ring_;        // the CQEs, then the doorbell record
+  // A new ring whose RESIZE_CQ failed without a device answer: the device
+  // may use it, so it lives as long as the CQ.
+  DmaBuffer orphan_ring_;
+  vhca_cq_dbrec* dbrec_ = nullptr;
+  SpinLock lock_;         // consumer_index_, the attachments
+  uint32_t consumer_index_ = 0;
+  IntrusiveList<CqAttachment> attached_;
+  uint32_t attached_count_ = 0;
+  QueuePair* last_qp_ = nullptr;  // lookup cache
+};
+
+}  // namespace vhca
+
+#endif  // VHCA_CORE_COMPLETION_QUEUE_H

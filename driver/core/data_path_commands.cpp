@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// The data path commands of vhca_hw_verbs.h (CQ, QP, SRQ, MR, multicast),
+// members of DeviceCommands (device_commands.h): the same pattern, one
+// function per command, device status -> errno only in StatusToErrno.
+#include "command_request.h"
+#include "device_commands.h"
+#include "endian.h"
+#include "memory.h"
+
+namespace vhca {
+namespace {
+
+vhca_cmd_mcast_in McastIn(uint32_t qpn, uint16_t mlid, const uint8_t mgid[16]) {
+  vhca_cmd_mcast_in in{};
+  in.qpn = ToLe32(qpn);
+  in.mlid = ToLe16(mlid);
+  CopyBytes(in.mgid, mgid, sizeof(in.mgid));
+  return in;
+}
+
+}  // namespace
+
+Result<uint32_t> DeviceCommands::CreateCq(const vhca_cmd_create_cq& in) {
+  CommandRequest request = MakeRequest(VHCA_CMD_CREATE_CQ);
+  SetInput(&request, in);
+  auto response = Run(request);
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
+Status DeviceCommands::DestroyCq(uint32_t cqn) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_DESTROY_CQ, HandleIn(cqn))));
+  return Ok();
+}
+
+Status DeviceCommands::ResizeCq(uint32_t cqn, const vhca_cmd_create_cq& in) {
+  CommandRequest request = MakeRequest(VHCA_CMD_RESIZE_CQ, HandleIn(cqn));
+  SetInput(&request, in);
+  VHCA_TRY(Run(request));
+  return Ok();
+}
+
+Result<uint32_t> DeviceCommands::CreateQp(const vhca_cmd_create_qp& in) {
+  CommandRequest request = MakeRequest(VHCA_CMD_CREATE_QP);
+  SetInput(&request, in);
+  auto response = Run(request);
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
+Status DeviceCommands::ModifyQp(uint32_t qpn, const vhca_qp_context& context) {
+  CommandRequest request = MakeRequest(VHCA_CMD_MODIFY_QP, HandleIn(qpn));
+  SetInput(&request, context);
+  VHCA_TRY(Run(request));
+  return Ok();
+}
+
+Status DeviceCommands::QueryQp(uint32_t qpn, vhca_qp_context* context) {
+  CommandRequest request = MakeRequest(VHCA_CMD_QUERY_QP, HandleIn(qpn));
+  SetOutput(&request, context);
+  VHCA_TRY(Run(request));
+  return Ok();
+}
+
+Status DeviceCommands::DestroyQp(uint32_t qpn) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_DESTROY_QP, HandleIn(qpn))));
+  return Ok();
+}
+
+Result<uint32_t> DeviceCommands::CreateSrq(const vhca_cmd_create_srq& in) {
+  CommandRequest request = MakeRequest(VHCA_CMD_CREATE_SRQ);
+  SetInput(&request, in);
+  auto response = Run(request);
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
+Status DeviceCommands::ModifySrq(uint32_t srqn, uint32_t limit) {
+  vhca_cmd_srq_limit_in in{};
+  in.srqn = ToLe32(srqn);
+  in.limit = ToLe32(limit);
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_MODIFY_SRQ, in)));
+  return Ok();
+}
+
+Result<uint32_t> DeviceCommands::QuerySrq(uint32_t srqn) {
+  auto response = Run(MakeRequest(VHCA_CMD_QUERY_SRQ, HandleIn(srqn)));
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
+Status DeviceCommands::DestroySrq(uint32_t srqn) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_DESTROY_SRQ, HandleIn(srqn))));
+  return Ok();
+}
+
+Result<uint32_t> DeviceCommands::CreateMr(const vhca_cmd_create_mr& in) {
+  CommandRequest request = MakeRequest(VHCA_CMD_CREATE_MR);
+  SetInput(&request, in);
+  auto response = Run(request);
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
+Result<uint32_t> DeviceCommands::AllocMr(uint32_t pdn, uint32_t max_pages,
+                                         uint8_t key_variant) {
+  vhca_cmd_alloc_mr_in in{};
+  in.pdn = ToLe32(pdn);
+  in.max_pages = ToLe32(max_pages);
+  in.key_variant = key_variant;
+  auto response = Run(MakeRequest(VHCA_CMD_ALLOC_MR, in));
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
+Status DeviceCommands::DestroyMr(uint32_t key) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_DESTROY_MR, HandleIn(key))));
+  return Ok();
+}
+
+Status DeviceCommands::AttachMcast(uint32_t qpn, uint16_t mlid,
+                                   const uint8_t mgid[16]) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_ATTACH_MCAST, McastIn(qpn, mlid, mgid))));
+  return Ok();
+}
+
+Status DeviceCommands::DetachMcast(uint32_t qpn, uint16_t mlid,
+                                   const uint8_t mgid[16]) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_DETACH_MCAST, McastIn(qpn, mlid, mgid))));
+  return Ok();
+}
+
+}  // namespace vhca

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// The extern "C" data path functions of vhca_core_verbs.h.  The opaque C
+// handles are the core objects: vhca_core_cq is a CompletionQueue,
+// vhca_core_qp a QueuePair, vhca_core_srq a SharedReceiveQueue,
+// vhca_core_mr a MemoryRegion.
+#include "completion_queue.h"
+#include "device.h"
+#include "memory_region.h"
+#include "queue_pair.h"
+#include "shared_receive_queue.h"
+#include "vhca_core_verbs.h"
+#include "vhca_errno.h"
+
+namespace {
+
+vhca::Device* AsDevice(vhca_core_device* dev) {
+  return reinterpret_cast<vhca::Device*>(dev);
+}
+vhca::CompletionQueue* AsCq(vhca_core_cq* cq) {
+  return reinterpret_cast<vhca::CompletionQueue*>(cq);
+}
+vhca::QueuePair* AsQp(vhca_core_qp* qp) {
+  return reinterpret_cast<vhca::QueuePair*>(qp);
+}
+const vhca::QueuePair* AsQp(const vhca_core_qp* qp) {
+  return reinterpret_cast<const vhca::QueuePair*>(qp);
+}
+vhca::SharedReceiveQueue* AsSrq(vhca_core_srq* srq) {
+  return reinterpret_cast<vhca::SharedReceiveQueue*>(srq);
+}
+vhca::MemoryRegion* AsMr(vhca_core_mr* mr) {
+  return reinterpret_cast<vhca::MemoryRegion*>(mr);
+}
+const vhca::MemoryRegion* AsMr(const vhca_core_mr* mr) {
+  return reinterpret_cast<const vhca::MemoryRegion*>(mr);
+}
+
+// Hands a created object to C: *out gets it, 0; or the error.
+template <typename Handle, typename T>
+int Publish(vhca::Result<vhca::OwnedPtr<T>>& created, Handle** out) {
+  if (!created.ok()) return created.error();
+  *out = reinterpret_cast<Handle*>(created.value().Release());
+  return 0;
+}
+
+// DESTROY command result -> freed, retired or kept (Device::FinishDestroy).
+template <typename T>
+int Destroy(vhca::Device& device, T* object) {
+  return device.FinishDestroy(object, object->DestroyOnDevice().error());
+}
+
+}  // namespace
+
+extern "C" {
+
+void vhca_core_set_event_ops(vhca_core_device* dev,
+                             const vhca_core_event_ops* ops) {
+  AsDevice(dev)->objects().set_ops(*ops);
+}
+
+// ---- completion queues ----
+
+int vhca_core_create_cq(vhca_core_device* dev, unsigned int entries,
+                        unsigned int comp_vector, void* cq_context,
+                        vhca_core_cq** out, unsigned int* actual_entries) {
+  auto cq = vhca::CompletionQueue::Create(*AsDevice(dev), entries, comp_vector,
+                                          cq_context);
+  if (cq.ok()) *actual_entries = cq.value()->capacity();
+  return Publish(cq, out);
+}
+
+int vhca_core_destroy_cq(vhca_core_cq* cq) {
+  vhca::CompletionQueue* object = AsCq(cq);
+  return Destroy(object->device(), object);
+}
+
+int vhca_core_resize_cq(vhca_core_cq* cq, unsigned int entries,
+                        unsigned int* actual_entries) {
+  vhca::CompletionQueue* object = AsCq(cq);
+  const int error = object->Resize(entries).error();
+  if (error == 0) *actual_entries = object->capacity();
+  return error;
+}
+
+int vhca_core_poll_cq(vhca_core_cq* cq, int num, vhca_core_wc* wc) {
+  return AsCq(cq)->Poll(num, wc);
+}
+
+int vhca_core_arm_cq(vhca_core_cq* cq, unsigned int flags) {
+  return AsCq(cq)->Arm(flags);
+}
+
+// ---- queue pairs ----
+
+int vhca_core_create_qp(vhca_core_device* dev, vhca_core_qp_init* init,
+                        vhca_core_qp** out) {
+  auto qp = vhca::QueuePair::Create(*AsDevice(dev), init);
+  return Publish(qp, out);
+}
+
+unsigned int vhca_core_qp_num(const vhca_core_qp* qp) { return AsQp(qp)->qp_num(); }
+
+int vhca_core_modify_qp(vhca_core_qp* qp, const vhca_core_qp_attr* attr,
+                        unsigned int attr_mask) {
+  return AsQp(qp)->Modify(*attr, attr_mask).error();
+}
+
+int vhca_core_query_qp(vhca_core_qp* qp, vhca_core_qp_attr* attr) {
+  return AsQp(qp)->Query(attr).error();
+}
+
+int vhca_core_destroy_qp(vhca_core_qp* qp) {
+  vhca::QueuePair* object = AsQp(qp);
+  return Destroy(object->device(), object);
+}
+
+int vhca_core_post_send(vhca_core_qp* qp, const vhca_core_send_wr* wr) {
+  return AsQp(qp)->PostSend(*wr).error();
+}
+
+int vhca_core_post_recv(vhca_core_qp* qp, const vhca_core_recv_wr* wr) {
+  return AsQp(qp)->PostRecv(*wr).error();
+}
+
+void vhca_core_ring_sq(vhca_core_qp* qp) { AsQp(qp)->RingSq(); }
+void vhca_core_ring_rq(vhca_core_qp* qp) { AsQp(qp)->RingRq(); }
+
+int vhca_core_attach_mcast(vhca_core_qp* qp, unsigned short mlid,
+                           const unsigned char mgid[16]) {
+  return AsQp(qp)->AttachMcast(mlid, mgid).error();
+}
+
+int vhca_core_detach_mcast(vhca_core_qp* qp, unsigned short mlid,
+                           const unsigned char mgid[16]) {
+  return AsQp(qp)->DetachMcast(mlid, mgid).error();
+}
+
+// ---- shared receive queues ----
+
+int vhca_core_create_srq(vhca_core_device* dev, unsigned int pdn,
+                         unsigned int max_wr, unsigned int max_sge,
+                         unsigned int limit, void* srq_context,
+                         vhca_core_srq** out,
+                         unsigned int* actual_wr, unsigned int* actual_sge) {
+  auto srq = vhca::SharedReceiveQueue::Create(*AsDevice(dev), pdn, max_wr,
+                                              max_sge, limit, srq_context);
+  if (srq.ok()) {
+    *actual_wr = srq.value()->max_wr();
+    *actual_sge = srq.value()->max_sge();
+  }
+  return Publish(srq, out);
+}
+
+int vhca_core_modify_srq(vhca_core_srq* srq, unsigned int limit) {
+  return AsSrq(srq)->SetLimit(limit).error();
+}
+
+int vhca_core_query_srq(vhca_core_srq* srq, unsigned int* limit) {
+  auto result = AsSrq(srq)->QueryLimit();
+  if (!result.ok()) return result.error();
+  *limit = result.value();
+  return 0;
+}
+
+int vhca_core_destroy_srq(vhca_core_srq* srq) {
+  vhca::SharedReceiveQueue* object = AsSrq(srq);
+  return Destroy(object->device(), object);
+}
+
+int vhca_core_post_srq_recv(vhca_core_srq* srq, const vhca_core_recv_wr* wr) {
+  return AsSrq(srq)->PostRecv(*wr).error();
+}
+
+void vhca_core_ring_srq(vhca_core_srq* srq) { AsSrq(srq)->Ring(); }
+
+// ---- memory regions ----
+
+int vhca_core_create_dma_mr(vhca_core_device* dev, unsigned int pdn,
+                            unsigned int access, unsigned long long dma_addr,
+                            unsigned long long length, vhca_core_mr** out) {
+  auto mr = vhca::MemoryRegion::CreateDma(*AsDevice(dev), pdn, access,
+                                          dma_addr, length);
+  return Publish(mr, out);
+}
+
+int vhca_core_create_paged_mr(vhca_core_device* dev, unsigned int npages,
+                              vhca_core_mr** out) {
+  auto mr = vhca::MemoryRegion::CreatePaged(*AsDevice(dev), npages);
+  return Publish(mr, out);
+}
+
+void vhca_core_mr_set_page(vhca_core_mr* mr, unsigned int index,
+                           unsigned long long page_addr) {
+  AsMr(mr)->SetPage(index, page_addr);
+}
+
+int vhca_core_mr_register(vhca_core_mr* mr, unsigned int pdn,
+                          unsigned long long iova, unsigned long long length,
+                          unsigned int page_shift, unsigned int access) {
+  return AsMr(mr)->Register(pdn, iova, length, page_shift, access).error();
+}
+
+int vhca_core_alloc_frwr_mr(vhca_core_device* dev, unsigned int pdn,
+                            unsigned int max_pages, vhca_core_mr** out) {
+  auto mr = vhca::MemoryRegion::AllocFastReg(*AsDevice(dev), pdn, max_pages);
+  return Publish(mr, out);
+}
+
+void vhca_core_mr_map_begin(vhca_core_mr* mr) { AsMr(mr)->MapBegin(); }
+
+int vhca_core_mr_map_end(vhca_core_mr* mr, unsigned int npages,
+                         unsigned long long iova, unsigned long long length,
+                         unsigned int page_shift) {
+  return AsMr(mr)->MapEnd(npages, iova, length, page_shift).error();
+}
+
+unsigned int vhca_core_mr_key(const vhca_core_mr* mr) { return AsMr(mr)->key(); }
+
+int vhca_core_destroy_mr(vhca_core_mr* mr) {
+  vhca::MemoryRegion* object = AsMr(mr);
+  return Destroy(object->device(), object);
+}
+
+}  // extern "C"

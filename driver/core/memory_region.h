@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// Memory regions (Guide 7, IBA 10.6; vhca_hw_verbs.h "Memory regions").
+// Three kinds, one class:
+//  - DMA: CREATE_MR with VHCA_MR_F_PHYSICAL, iova = DMA address, over a
+//    DMA range (the device bounds it by max_mr_size and guest memory, so
+//    it cannot be ib_get_dma_mr's "all memory"; kernel ULPs use the
+//    reserved VHCA_LOCAL_DMA_LKEY instead).
+//  - paged: a PageList the shim fills (ib_umem blocks), then CREATE_MR.
+//  - fast registration (FRWR): ALLOC_MR reserves a key with max_pages;
+//    each map (ib_map_mr_sg) refills the PageList and a REG_MR WQE
+//    (re)binds it under a new key variant (ib_update_fast_reg_key).
+// A key is index << 8 | variant; the region's lkey and rkey are the same.
+#ifndef VHCA_CORE_MEMORY_REGION_H
+#define VHCA_CORE_MEMORY_REGION_H
+
+#include "device_resource.h"
+#include "owned_ptr.h"
+#include "page_list.h"
+#include "result.h"
+#include "vhca_hw.h"
+
+namespace vhca {
+
+class Device;
+
+class MemoryRegion : public DeviceResource {
+ public:
+  enum class Kind : uint8_t { kDma, kPaged, kFastReg };
+
+  // IB_ACCESS_* bits the device implements; the optional hints
+  // (IB_ACCESS_OPTIONAL, bits 20..29) are ignored, anything else is
+  // -EINVAL.
+  static constexpr uint32_t kAccessMask = VHCA_ACCESS_LOCAL_WRITE |
+      VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_READ |
+      VHCA_ACCESS_REMOTE_ATOMIC;
+  static constexpr uint32_t kOptionalAccess = 0x3ffu << 20;
+  static Result<uint32_t> DeviceAccess(uint32_t ib_access);
+
+  // A physical region over DMA addresses [dma_addr, dma_addr + length).
+  static Result<OwnedPtr<MemoryRegion>> CreateDma(Device& device, uint32_t pdn,
+                                                  uint32_t access,
+                                                  uint64_t dma_addr,
+                                                  uint64_t length);
+  // A region with room for npages pages; Register() makes it live.
+  static Result<OwnedPtr<MemoryRegion>> CreatePaged(Device& device,
+                                                    uint32_t npages);
+  static Result<OwnedPtr<MemoryRegion>> AllocFastReg(Device& device,
+                                                     uint32_t pdn,
+                                                     uint32_t max_pages);
+
+  Kind kind() const { return kind_; }
+  uint32_t key() const { return key_; }
+  bool live() const { return live_; }
+  const PageList& pages() const { return pages_; }
+
+  // Paged regions: CREATE_MR over the first `npages` filled pages.
+  Status Register(uint32_t pdn, uint64_t iova, uint64_t length,
+                  uint32_t page_shift, uint32_t access);
+  // Paged and fast-registration regions.
+  void SetPage(uint32_t index, uint64_t page_addr) { pages_.Set(index, page_addr); }
+  // Fast registration: the mapping the next REG_MR WQE installs.
+  void MapBegin() { mapped_pages_ = 0; }
+  Status MapEnd(uint32_t npages, uint64_t iova, uint64_t length,
+                uint32_t page_shift);
+  // The REG_MR segment for key (same index, new variant) and access.
+  // Remembers key as the region's current key.
+  Status FillRegSegment(uint32_t key, uint32_t access,
+                        vhca_wqe_reg_mr* seg) const;
+
+  // DESTROY_MR.  On an error with a device answer the region stays.
+  Status DestroyOnDevice();
+  Device& device() const { return device_; }
+
+ private:
+  MemoryRegion(Device& device, Kind kind)
+      : DeviceResource(&DeleteAs<MemoryRegion>), device_(device), kind_(kind) {}
+
+  Device& device_;
+  Kind kind_;
+  bool live_ = false;
+  mutable uint32_t key_ = 0;
+  // The key before the last REG_MR: the device keeps it if that WQE
+  // failed, and DESTROY_MR wants the device's current variant.
+  mutable uint32_t previous_key_ = 0;
+  PageList pages_;
+  // Fast registration: the current mapping.
+  uint32_t mapped_pages_ = 0;
+  uint32_t page_shift_ = 0;
+  uint64_t iova_ = 0;
+  uint64_t length_ = 0;
+};
+
+}  // namespace vhca
+
+#endif  // VHCA_CORE_MEMORY_REGION_H

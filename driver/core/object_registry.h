@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// The live CQs, QPs and SRQs of a device, by device handle, for the events
+// that name them: COMPLETION EQEs on the completion EQs (-> the CQ's
+// completion handler) and QP_EVENT / CQ_ERROR / SRQ_EVENT EQEs on EQ 0
+// (-> the asynchronous event handler), vhca_hw_verbs.h "Asynchronous
+// events".
+//
+// Handlers run under the registry lock, from the EQ's interrupt handler;
+// Remove() takes the same lock, so once an object is removed no handler
+// runs for it any more and it can be freed (Guide 8.2.3 note 4: no event
+// of a destroyed CQ reaches a new owner).  Lookups are linear: fine for
+// the object counts of a virtual device, a hash table if that changes.
+#ifndef VHCA_CORE_OBJECT_REGISTRY_H
+#define VHCA_CORE_OBJECT_REGISTRY_H
+
+#include "intrusive_list.h"
+#include "result.h"
+#include "sync.h"
+#include "vhca_core_verbs.h"
+#include "vhca_hw.h"
+
+namespace vhca {
+
+class CompletionQueue;
+class QueuePair;
+class SharedReceiveQueue;
+
+class ObjectRegistry {
+ public:
+  Status Init();
+  void set_ops(const vhca_core_event_ops& ops);
+
+  void Add(CompletionQueue* cq);
+  void Remove(CompletionQueue* cq);
+  void Add(QueuePair* qp);
+  void Remove(QueuePair* qp);
+  void Add(SharedReceiveQueue* srq);
+  void Remove(SharedReceiveQueue* srq);
+
+  // A VHCA_EQE_COMPLETION (hard-IRQ context).
+  void DispatchCompletion(uint32_t cqn);
+  // A QP_EVENT, CQ_ERROR or SRQ_EVENT from EQ 0; false for other types.
+  bool DispatchAsync(const vhca_eqe& event);
+
+  uint32_t dropped() const { return dropped_; }
+
+ private:
+  SpinLock lock_;
+  vhca_core_event_ops ops_{};
+  IntrusiveList<CompletionQueue> cqs_;
+  IntrusiveList<QueuePair> qps_;
+  IntrusiveList<SharedReceiveQueue> srqs_;
+  uint32_t dropped_ = 0;  // events for no (longer) registered object
+};
+
+}  // namespace vhca
+
+#endif  // VHCA_CORE_OBJECT_REGISTRY_H

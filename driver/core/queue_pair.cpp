@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "queue_pair.h"
+
+#include "device.h"
+#include "endian.h"
+#include "shared_receive_queue.h"
+#include "vhca_errno.h"
+
+namespace vhca {
+
+Result<OwnedPtr<QueuePair>> QueuePair::Create(Device& device,
+                                              vhca_core_qp_init* init) {
+  if (!init->send_cq || !init->recv_cq) return Error{-VHCA_EINVAL};
+  OwnedPtr<QueuePair> qp(new QueuePair(device, init->qp_context));
+  if (!qp) return Error{-VHCA_ENOMEM};
+  const Status status = qp->Init(init);
+  if (!status.ok()) return device.FailCreate(qp, status.error());
+  qp->Attach();
+  device.objects().Add(qp.get());
+  return qp;
+}
+
+Status QueuePair::Init(vhca_core_qp_init* init) {
+  const bool datagram_special = init->type == VHCA_QPT_SMI || init->type == VHCA_QPT_GSI;
+  if (init->type < VHCA_QPT_RC || init->type > VHCA_QPT_GSI ||
+      (datagram_special && !device_.ports().valid(init->port)))
+    return Error{-VHCA_EINVAL};
+  const vhca_device_attr& attr = device_.attr();
+  auto layout = ComputeQpLayout(init->cap, init->srq != nullptr,
+                                FromLe32(attr.max_qp_wr), FromLe32(attr.max_sge));
+  VHCA_TRY(layout);
+  const QpLayout& l = layout.value();
+  send_cq_ = reinterpret_cast<CompletionQueue*>(init->send_cq);
+  recv_cq_ = reinterpret_cast<CompletionQueue*>(init->recv_cq);
+  srq_ = reinterpret_cast<SharedReceiveQueue*>(init->srq);
+  send_layout_.qp_type = static_cast<uint8_t>(init->type);
+  send_layout_.stride = 1u << l.sq_wqe_shift;
+  send_layout_.max_sge = l.granted.max_send_sge;
+  send_layout_.max_inline = l.granted.max_inline_data;
+  send_layout_.sig_all = init->sq_sig_all != 0;
+  recv_layout_.stride = 1u << l.rq_wqe_shift;
+  recv_layout_.max_sge = l.granted.max_recv_sge;
+
+  auto sq_lock = SpinLock::Create();
+  VHCA_TRY(sq_lock);
+  sq_lock_ = sq_lock.Take();
+  auto rq_lock = SpinLock::Create();
+  VHCA_TRY(rq_lock);
+  rq_lock_ = rq_lock.Take();
+  auto sq = WorkQueue::Create(device_.kdev(), l.sq_log_size, l.sq_wqe_shift);
+  VHCA_TRY(sq);
+  sq_ = sq.Take();
+
+  vhca_cmd_create_qp in{};
+  in.type = static_cast<uint8_t>(init->type);
+  in.port = datagram_special ? static_cast<uint8_t>(init->port) : 0;
+  in.sq_log_size = static_cast<uint8_t>(l.sq_log_size);
+  in.sq_wqe_shift = static_cast<uint8_t>(l.sq_wqe_shift);
+  in.rq_wqe_shift = static_cast<uint8_t>(l.rq_wqe_shift);
+  in.flags = send_layout_.sig_all ? VHCA_QP_F_SQ_SIG_ALL : 0;
+  in.pdn = ToLe32(init->pdn);
+  in.send_cqn = ToLe32(send_cq_->cqn());
+  in.recv_cqn = ToLe32(recv_cq_->cqn());
+  in.max_inline = ToLe32(l.granted.max_inline_data);
+  auto sq_buf = sq_.Descriptor();
+  VHCA_TRY(sq_buf);
+  in.sq_buf = sq_buf.value();
+  if (srq_) {
+    in.flags |= VHCA_QP_F_HAS_SRQ;
+    in.srqn = ToLe32(srq_->srqn());
+  } else {
+    auto rq = WorkQueue::Create(device_.kdev(), l.rq_log_size, l.rq_wqe_shift);
+    VHCA_TRY(rq);
+    rq_ = rq.Take();
+    in.rq_log_size = static_cast<uint8_t>(l.rq_log_size);
+    auto rq_buf = rq_.Descriptor();
+    VHCA_TRY(rq_buf);
+    in.rq_buf = rq_buf.value();
+  }
+  auto qpn = device_.commands().CreateQp(in);  // the handle
+  VHCA_TRY(qpn);
+  handle_ = qpn.value();
+  qp_num_ = init->type == VHCA_QPT_SMI ? 0 : init->type == VHCA_QPT_GSI ? 1 : handle_;
+  live_ = true;
+  init->cap = l.granted;
+  return Ok();
+}
+
+void QueuePair::Attach() {
+  send_attachment_.qp = this;
+  recv_attachment_.qp = this;
+  send_cq_->Attach(&send_attachment_);
+  if (recv_cq_ != send_cq_) recv_cq_->Attach(&recv_attachment_);
+  if (srq_) srq_->AddUser();
+  attached_ = true;
+}
+
+void QueuePair::Detach() {
+  if (!attached_) return;
+  send_cq_->Detach(&send_attachment_, handle_);
+  if (recv_cq_ != send_cq_) recv_cq_->Detach(&recv_attachment_, handle_);
+  if (srq_) srq_->RemoveUser();
+  attached_ = false;
+}
+
+Status QueuePair::PostSend(const vhca_core_send_wr& wr) {
+  LockGuard guard(sq_lock_);
+  if (sq_.full()) return Error{-VHCA_ENOMEM};
+  VHCA_TRY(BuildSendWqe(send_layout_, wr, sq_.NextWqe()));
+  sq_.Produced();
+  return Ok();
+}
+
+Status QueuePair::PostRecv(const vhca_core_recv_wr& wr) {
+  if (srq_) return Error{-VHCA_EINVAL};  // receives go to the SRQ
+  LockGuard guard(rq_lock_);
+  if (rq_.full()) return Error{-VHCA_ENOMEM};
+  VHCA_TRY(BuildRecvWqe(recv_layout_, wr, rq_.NextWqe()));
+  rq_.Produced();
+  return Ok();
+}
+
+// The doorbell write (writeq) orders the WQEs before it (vhca_kapi.h).
+void QueuePair::RingSq() {
+  LockGuard guard(sq_lock_);
+  device_.registers().RingData(VHCA_DB_SQ, handle_, 0, sq_.producer());
+}
+
+void QueuePair::RingRq() {
+  if (srq_) return;
+  LockGuard guard(rq_lock_);
+  device_.registers().RingData(VHCA_DB_RQ, handle_, 0, rq_.producer());
+}
+
+void QueuePair::RecvCompleted(uint16_t wqe_index) {
+  if (srq_)
+    srq_->CompletedOne();
+  else
+    rq_.CompletedThrough(wqe_index);
+}
+
+Status QueuePair::Modify(const vhca_core_qp_attr& attr, uint32_t mask) {
+  auto context = QpAttrToContext(attr, mask);
+  VHCA_TRY(context);
+  VHCA_TRY(device_.commands().ModifyQp(handle_, context.value()));
+  if ((mask & VHCA_QP_ATTR_STATE) && attr.qp_state == VHCA_QPS_RESET) {
+    // RESET empties the work queues (IBA 10.3.1): the device starts
+    // again from index 0, and completions still in the CQs are dropped.
+    send_cq_->Clean(handle_);
+    if (recv_cq_ != send_cq_) recv_cq_->Clean(handle_);
+    {
+      LockGuard guard(sq_lock_);
+      sq_.Reset();
+    }
+    LockGuard guard(rq_lock_);
+    rq_.Reset();
+  }
+  return Ok();
+}
+
+Status QueuePair::Query(vhca_core_qp_attr* attr) {
+  vhca_qp_context context{};
+  VHCA_TRY(device_.commands().QueryQp(handle_, &context));
+  QpContextToAttr(context, attr);
+  return Ok();
+}
+
+Status QueuePair::AttachMcast(uint16_t mlid, const uint8_t mgid[16]) {
+  return device_.commands().AttachMcast(handle_, mlid, mgid);
+}
+
+Status QueuePair::DetachMcast(uint16_t mlid, const uint8_t mgid[16]) {
+  return device_.commands().DetachMcast(handle_, mlid, mgid);
+}
+
+Status QueuePair::DestroyOnDevice() {
+  if (live_) {
+    const Status status = device_.commands().DestroyQp(handle_);
+    if (!status.ok() && !DeviceMayStillUse(status.error())) return status;
+    live_ = false;
+    device_.objects().Remove(this);
+    Detach();
+    return status;
+  }
+  Detach();
+  return Ok();
+}
+
+}  // namespace vhca

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// Queue pairs (Guide 6.5 and 8.1, vhca_hw_verbs.h "Queue pairs"): a send
+// and a receive ring in kernel DMA memory (or an SRQ instead of the
+// receive ring), WQE posting under a per-queue lock, the 64-bit doorbells,
+// and MODIFY/QUERY_QP.  Post and poll share no lock: the CQ poller
+// advances the rings' consumer indexes (WorkQueue) through
+// SendCompleted/RecvCompleted.
+//
+// State checks are not here: ib_core checks transitions and attribute
+// masks (ib_modify_qp_is_ok, in the shim) and the device checks them
+// again; posting in a wrong state is the device's to complete with an
+// error.
+#ifndef VHCA_CORE_QUEUE_PAIR_H
+#define VHCA_CORE_QUEUE_PAIR_H
+
+#include "completion_queue.h"
+#include "device_resource.h"
+#include "owned_ptr.h"
+#include "qp_attributes.h"
+#include "result.h"
+#include "sync.h"
+#include "vhca_core_verbs.h"
+#include "work_queue.h"
+#include "wqe_builder.h"
+
+namespace vhca {
+
+class Device;
+class SharedReceiveQueue;
+
+class QueuePair : public DeviceResource {
+ public:
+  // Creates the QP on the device and attaches it to its CQs; init->cap
+  // is updated with what was granted.
+  static Result<OwnedPtr<QueuePair>> Create(Device& device,
+                                            vhca_core_qp_init* init);
+
+  // The device's handle: the QPN, except for SMI/GSI QPs, whose handle
+  // names the port too (VHCA_SPECIAL_QP_HANDLE); CQEs carry the handle.
+  uint32_t handle() const { return handle_; }
+  // The QPN of IBA (ib_qp.qp_num, ib_wc.qp_num): 0 and 1 for SMI and GSI.
+  uint32_t qp_num() const { return qp_num_; }
+  void* context() const { return context_; }
+  const SendQueueLayout& send_layout() const { return send_layout_; }
+  const WorkQueue& sq() const { return sq_; }
+  const WorkQueue& rq() const { return rq_; }
+
+  // One WR into the ring, no doorbell: -EINVAL, or -ENOMEM when full.
+  Status PostSend(const vhca_core_send_wr& wr);
+  Status PostRecv(const vhca_core_recv_wr& wr);
+  void RingSq();
+  void RingRq();
+
+  // From the CQ poller (its lock held).
+  void SendCompleted(uint16_t wqe_index) { sq_.CompletedThrough(wqe_index); }
+  void RecvCompleted(uint16_t wqe_index);
+
+  Status Modify(const vhca_core_qp_attr& attr, uint32_t mask);
+  Status Query(vhca_core_qp_attr* attr);
+  Status AttachMcast(uint16_t mlid, const uint8_t mgid[16]);
+  Status DetachMcast(uint16_t mlid, const uint8_t mgid[16]);
+  // DESTROY_QP, then detaches from the CQs (cleaning leftover CQEs).
+  Status DestroyOnDevice();
+  Device& device() const { return device_; }
+
+ private:
+  QueuePair(Device& device, void* context)
+      : DeviceResource(&DeleteAs<QueuePair>), device_(device),
+        context_(context) {}
+  Status Init(vhca_core_qp_init* init);
+  void Attach();
+  void Detach();
+
+  Device& device_;
+  void* context_;
+  uint32_t handle_ = 0;
+  uint32_t qp_num_ = 0;
+  bool live_ = false;
+  CompletionQueue* send_cq_ = nullptr;
+  CompletionQueue* recv_cq_ = nullptr;
+  SharedReceiveQueue* srq_ = nullptr;
+  CqAttachment send_attachment_;
+  CqAttachment recv_attachment_;  // unused when recv_cq_ == send_cq_
+  bool attached_ = false;
+  SendQueueLayout send_layout_;
+  RecvQueueLayout recv_layout_;
+  SpinLock sq_lock_;
+  SpinLock rq_lock_;
+  WorkQueue sq_;
+  WorkQueue rq_;  // empty with an SRQ
+};
+
+}  // namespace vhca
+
+#endif  // VHCA_CORE_QUEUE_PAIR_H

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "shared_receive_queue.h"
+
+#include "device.h"
+#include "endian.h"
+#include "vhca_errno.h"
+
+namespace vhca {
+
+Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::Create(
+    Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
+    uint32_t limit, void* context) {
+  OwnedPtr<SharedReceiveQueue> srq(new SharedReceiveQueue(device, context));
+  if (!srq) return Error{-VHCA_ENOMEM};
+  const Status status = srq->Init(pdn, max_wr, max_sge, limit);
+  if (!status.ok()) return device.FailCreate(srq, status.error());
+  device.objects().Add(srq.get());
+  return srq;
+}
+
+Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
+                                uint32_t max_sge, uint32_t limit) {
+  const vhca_device_attr& attr = device_.attr();
+  // The receive side of a QP layout with this SRQ's capabilities.
+  vhca_core_qp_cap cap{};
+  cap.max_recv_wr = max_wr;
+  cap.max_recv_sge = max_sge;
+  if (max_wr == 0 || max_wr > FromLe32(attr.max_srq_wr) || limit > max_wr)
+    return Error{-VHCA_EINVAL};
+  auto layout = ComputeQpLayout(cap, false, FromLe32(attr.max_srq_wr),
+                                FromLe32(attr.max_sge));
+  VHCA_TRY(layout);
+  layout_.stride = 1u << layout.value().rq_wqe_shift;
+  layout_.max_sge = layout.value().granted.max_recv_sge;
+
+  auto lock = SpinLock::Create();
+  VHCA_TRY(lock);
+  lock_ = lock.Take();
+  auto rq = WorkQueue::Create(device_.kdev(), layout.value().rq_log_size,
+                              layout.value().rq_wqe_shift);
+  VHCA_TRY(rq);
+  rq_ = rq.Take();
+  auto buf = rq_.Descriptor();
+  VHCA_TRY(buf);
+  vhca_cmd_create_srq in{};
+  in.buf = buf.value();
+  in.pdn = ToLe32(pdn);
+  in.db_page = ToLe32(0);
+  in.limit = ToLe32(limit);
+  in.log_size = static_cast<uint8_t>(rq_.log_size());
+  in.wqe_shift = static_cast<uint8_t>(rq_.wqe_shift());
+  auto srqn = device_.commands().CreateSrq(in);
+  VHCA_TRY(srqn);
+  srqn_ = srqn.value();
+  live_ = true;
+  return Ok();
+}
+
+Status SharedReceiveQueue::PostRecv(const vhca_core_recv_wr& wr) {
+  LockGuard guard(lock_);
+  if (rq_.full()) return Error{-VHCA_ENOMEM};
+  VHCA_TRY(BuildRecvWqe(layout_, wr, rq_.NextWqe()));
+  rq_.Produced();
+  return Ok();
+}
+
+void SharedReceiveQueue::Ring() {
+  LockGuard guard(lock_);
+  device_.registers().RingData(VHCA_DB_SRQ, srqn_, 0, rq_.producer());
+}
+
+Status SharedReceiveQueue::SetLimit(uint32_t limit) {
+  if (limit > rq_.size()) return Error{-VHCA_EINVAL};
+  return device_.commands().ModifySrq(srqn_, limit);
+}
+
+Result<uint32_t> SharedReceiveQueue::QueryLimit() {
+  return device_.commands().QuerySrq(srqn_);
+}
+
+Status SharedReceiveQueue::DestroyOnDevice() {
+  if (__atomic_load_n(&users_, __ATOMIC_RELAXED)) return Error{-VHCA_EBUSY};
+  if (!live_) return Ok();
+  const Status status = device_.commands().DestroySrq(srqn_);
+  if (!status.ok() && !DeviceMayStillUse(status.error())) return status;
+  device_.objects().Remove(this);
+  live_ = false;
+  return status;
+}
+
+}  // namespace vhca

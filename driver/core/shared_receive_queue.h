@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// Shared receive queues (IBA 10.2.9, vhca_hw_verbs.h "Shared receive
+// queues"): a receive ring in kernel DMA memory that several QPs draw
+// from, its doorbell, and the limit event (MODIFY_SRQ/QUERY_SRQ).
+//
+// The device takes SRQ WQEs in ring order, so each receive CQE of a QP
+// on this SRQ frees one WQE (CompletedOne), whichever QP it came from.
+#ifndef VHCA_CORE_SHARED_RECEIVE_QUEUE_H
+#define VHCA_CORE_SHARED_RECEIVE_QUEUE_H
+
+#include "device_resource.h"
+#include "owned_ptr.h"
+#include "qp_attributes.h"
+#include "result.h"
+#include "sync.h"
+#include "vhca_core_verbs.h"
+#include "work_queue.h"
+#include "wqe_builder.h"
+
+namespace vhca {
+
+class Device;
+
+class SharedReceiveQueue : public DeviceResource {
+ public:
+  static Result<OwnedPtr<SharedReceiveQueue>> Create(Device& device,
+                                                     uint32_t pdn,
+                                                     uint32_t max_wr,
+                                                     uint32_t max_sge,
+                                                     uint32_t limit,
+                                                     void* context);
+
+  uint32_t srqn() const { return srqn_; }
+  void* context() const { return context_; }
+  uint32_t max_wr() const { return rq_.size(); }
+  uint32_t max_sge() const { return layout_.max_sge; }
+  const WorkQueue& rq() const { return rq_; }
+
+  Status PostRecv(const vhca_core_recv_wr& wr);
+  void Ring();
+  void CompletedOne() { rq_.CompletedOne(); }
+
+  // Arms the limit event (IBA 11.2.3.2); 0 disarms.
+  Status SetLimit(uint32_t limit);
+  Result<uint32_t> QueryLimit();
+  // Refused (-EBUSY) while QPs use it.
+  Status DestroyOnDevice();
+  Device& device() const { return device_; }
+  void AddUser() { __atomic_add_fetch(&users_, 1, __ATOMIC_RELAXED); }
+  void RemoveUser() { __atomic_sub_fetch(&users_, 1, __ATOMIC_RELAXED); }
+
+ private:
+  SharedReceiveQueue(Device& device, void* context)
+      : DeviceResource(&DeleteAs<SharedReceiveQueue>), device_(device),
+        context_(context) {}
+  Status Init(uint32_t pdn, uint32_t max_wr, uint32_t max_sge, uint32_t limit);
+
+  Device& device_;
+  void* context_;
+  uint32_t srqn_ = 0;
+  bool live_ = false;
+  uint32_t users_ = 0;
+  RecvQueueLayout layout_;
+  SpinLock lock_;
+  WorkQueue rq_;
+};
+
+}  // namespace vhca
+
+#endif  // VHCA_CORE_SHARED_RECEIVE_QUEUE_H

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// A work queue ring in kernel DMA memory (send queue, receive queue or
+// SRQ): 2^log_size WQEs of 2^wqe_shift bytes, a free-running producer
+// index (the poster's, under the owner's lock) and a free-running consumer
+// index advanced by the CQ poller (atomics, so post and poll share no lock:
+// Guide 8.2.3 note 3).
+#ifndef VHCA_CORE_WORK_QUEUE_H
+#define VHCA_CORE_WORK_QUEUE_H
+
+#include "dma_buffer.h"
+#include "page_list.h"
+#include "result.h"
+#include "vhca_errno.h"
+
+namespace vhca {
+
+class WorkQueue {
+ public:
+  static Result<WorkQueue> Create(vhca_kapi_device* kdev, uint32_t log_size,
+                                  uint32_t wqe_shift) {
+    WorkQueue queue;
+    queue.log_size_ = log_size;
+    queue.wqe_shift_ = wqe_shift;
+    auto ring = DmaBuffer::Create(kdev, size_t{1} << (log_size + wqe_shift));
+    VHCA_TRY(ring);
+    queue.ring_ = ring.Take();
+    return queue;
+  }
+
+  WorkQueue() = default;
+  WorkQueue(WorkQueue&&) = default;
+  WorkQueue& operator=(WorkQueue&&) = default;
+
+  uint32_t log_size() const { return log_size_; }
+  uint32_t wqe_shift() const { return wqe_shift_; }
+  uint32_t size() const { return 1u << log_size_; }
+  uint32_t stride() const { return 1u << wqe_shift_; }
+  Result<vhca_buf_desc> Descriptor() const {
+    return ContiguousDescriptor(ring_.dma(), ring_.size());
+  }
+
+  uint32_t producer() const { return producer_; }
+  uint32_t consumer() const {
+    return __atomic_load_n(&consumer_, __ATOMIC_ACQUIRE);
+  }
+  bool full() const { return producer_ - consumer() >= size(); }
+  // The WQE at the producer index (owner's lock held, !full()).
+  uint8_t* NextWqe() const { return Wqe(producer_); }
+  uint8_t* Wqe(uint32_t index) const {
+    return static_cast<uint8_t*>(ring_.cpu()) +
+           (size_t{index & (size() - 1)} << wqe_shift_);
+  }
+  void Produced() { __atomic_store_n(&producer_, producer_ + 1, __ATOMIC_RELEASE); }
+
+  // A CQE for the WQE whose index has low 16 bits wqe_index: it and every
+  // earlier WQE are done (unsignaled sends complete silently before it).
+  // The full index is the one within 2^16 after the consumer index (at
+  // most 2^VHCA_MAX_LOG_WQ WQEs are outstanding).
+  void CompletedThrough(uint16_t wqe_index) {
+    const uint32_t consumer = __atomic_load_n(&consumer_, __ATOMIC_RELAXED);
+    const uint32_t done =
+        consumer + static_cast<uint16_t>(wqe_index - static_cast<uint16_t>(consumer));
+    // A CQE naming a WQE that was never posted (a device bug) must not
+    // push the consumer past the producer.
+    if (done - consumer >= __atomic_load_n(&producer_, __ATOMIC_RELAXED) - consumer)
+      return;
+    __atomic_store_n(&consumer_, done + 1, __ATOMIC_RELEASE);
+  }
+  // One WQE done, in order (SRQ).
+  void CompletedOne() { __atomic_add_fetch(&consumer_, 1, __ATOMIC_RELEASE); }
+  // QP back to RESET: the device forgets the queue's indexes.
+  void Reset() {
+    __atomic_store_n(&producer_, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&consumer_, 0, __ATOMIC_RELEASE);
+  }
+
+ private:
+  uint32_t log_size_ = 0;
+  uint32_t wqe_shift_ = 0;
+  DmaBuffer ring_;
+  uint32_t producer_ = 0;
+  uint32_t consumer_ = 0;
+};
+
+}  // namespace vhca
+
+#endif  // VHCA_CORE_WORK_QUEUE_H
