@@ -4,12 +4,24 @@
 # Documentation/testing.md describes the tiers and the VM harness.
 
 PYTHON := /usr/bin/python3
+# KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh:
+# KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm` and `run`.
+KERNEL ?= $(or $(VHCA_KERNEL),default)
+ifeq ($(KERNEL),debug)
+MODULE_KO := build/debug/vhca.ko
+else ifeq ($(KERNEL),default)
+MODULE_KO := build/vhca.ko
+else
+$(error KERNEL=$(KERNEL): expected default or debug)
+endif
+export VHCA_KERNEL := $(KERNEL)
 # The same two devices as selftests/conftest.py DEVICES.
 VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100 \
               --device vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200
-GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/build/vhca.ko
+GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO)
 
-.PHONY: all deps qemu module initramfs check-unit check-qtest check-vm test run clean
+.PHONY: all deps qemu module initramfs kernel-debug check-unit check-qtest check-vm \
+	check-vm-debug check-kunit check-fuzz test run clean
 
 all: qemu module initramfs
 
@@ -20,7 +32,10 @@ qemu: deps
 	scripts/build-qemu.sh
 
 module: deps
-	scripts/build-module.sh
+	KERNEL=$(KERNEL) scripts/build-module.sh
+
+kernel-debug: deps
+	scripts/build-debug-kernel.sh
 
 initramfs: deps
 	scripts/build-initramfs.sh
@@ -31,8 +46,22 @@ check-unit: deps
 check-qtest: deps qemu
 	scripts/run-qtest.sh
 
+# libFuzzer targets of the device's parsers, on the host (fuzz/README.md);
+# FUZZ_SECONDS per target, default 60.
+check-fuzz: deps
+	scripts/run-fuzz.sh
+
 check-vm: deps qemu module initramfs
 	$(PYTHON) -m pytest -v selftests
+
+# The same selftests on the debug kernel; fails on any KASAN, lockdep,
+# kmemleak, WARNING or BUG report (selftests/conftest.py).
+check-vm-debug: deps
+	$(MAKE) --no-print-directory check-vm KERNEL=debug
+
+# vhca_kunit.ko in the debug kernel (scripts/run-kunit.sh).
+check-kunit: deps qemu initramfs
+	scripts/run-kunit.sh
 
 test: deps
 	scripts/run-tests.sh

@@ -62,7 +62,10 @@ tar -xJf "$tarball" -C "$work/src" --strip-components=1
 
 src=$work/src
 obj=$work/obj
-kmake() { make -C "$src" O="$obj" -j"$jobs" "$@"; }
+# ARCH=x86_64, not the default ARCH=x86: with ARCH=x86, allnoconfig makes
+# a 32-bit base, and values it picked for 32 bits (FRAME_WARN=1024, ...)
+# would survive the fragment's CONFIG_64BIT=y.
+kmake() { make -C "$src" O="$obj" ARCH=x86_64 -j"$jobs" "$@"; }
 
 # Configuration: allnoconfig + fragment, then olddefconfig fills in the
 # defaults of everything the fragment switched on.

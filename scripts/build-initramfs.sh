@@ -54,6 +54,7 @@ if [ ! -f "$cached" ]; then
 	cp scripts/guest/init-stage1 "$staging/init"
 	cp scripts/guest/init-stage2 "$staging/vhca-init"
 	: > "$staging/modules.list"
+	echo "$kver" > "$staging/modules.kver"
 	for f in "${module_files[@]}"; do
 		name=$(basename "$f")
 		case "$name" in

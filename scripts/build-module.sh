@@ -1,24 +1,69 @@
 #!/bin/sh
-# Build vhca.ko against the guest kernel's headers and check it (`make
-# module`).  Leaves build/vhca.ko and build/module.log; exits non-zero if
-# the build or any check fails.  Documentation/driver.md "Build rules"
-# explains each check.
+# Build vhca.ko against a guest kernel and check it (`make module`).
+# Exits non-zero if the build or any check fails.  Documentation/driver.md
+# "Build rules" explains each check.
 #
-#   scripts/build-module.sh            build and check
-#   VHCA_KVER=6.1.0-56-amd64 ...       another kernel than scripts/kver.sh's
+#   scripts/build-module.sh            Debian's kernel (headers package):
+#                                      build/vhca.ko, build/module.log
+#   KERNEL=debug scripts/build-module.sh   (or VHCA_KERNEL=debug) the debug
+#                                      kernel of scripts/build-debug-kernel.sh:
+#                                      build/debug/vhca.ko and
+#                                      build/debug/vhca_kunit.ko (KUnit),
+#                                      build/debug/module.log
+#   VHCA_KVER=6.1.0-56-amd64 ...       another Debian kernel than kver.sh's
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-kver=${VHCA_KVER:-$(scripts/kver.sh)}
-kdir=/usr/src/linux-headers-$kver
-[ -d "$kdir" ] || { echo "build-module.sh: no headers in $kdir" >&2; exit 1; }
+kernel=${KERNEL:-${VHCA_KERNEL:-default}}
 mkdir -p build
-log=build/module.log
 fail=0
 
+case $kernel in
+default)
+	kver=${VHCA_KVER:-$(scripts/kver.sh)}
+	kdir=/usr/src/linux-headers-$kver
+	[ -d "$kdir" ] || { echo "build-module.sh: no headers in $kdir" >&2; exit 1; }
+	# Kbuild puts its products next to the sources (M=$repo).
+	moddir=$repo
+	outdir=build
+	modules="vhca"
+	extra_allow=
+	;;
+debug)
+	scripts/build-debug-kernel.sh
+	kdir=$repo/build/kernel-debug/build
+	# A second source tree of symlinks, so that the objects of the two
+	# kernels never mix (Kbuild writes next to the sources; 6.1 has no
+	# separate output directory for external modules).  Only sources are
+	# linked: an object of the in-tree build must never be a link target.
+	moddir=$repo/build/debug/src
+	outdir=build/debug
+	mkdir -p "$moddir"
+	(cd "$repo" && find Kbuild driver uapi -type f \
+		\( -name Kbuild -o -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.allow' \) \
+		! -path 'driver/tests/*') |
+	while read -r f; do
+		mkdir -p "$moddir/$(dirname "$f")"
+		ln -sfn "$repo/$f" "$moddir/$f"
+	done
+	# Links to sources that were deleted since.
+	find "$moddir" -type l ! -exec test -e {} \; -delete
+	modules="vhca vhca_kunit"
+	# KASAN, lockdep and the debug allocators add imports and compiler
+	# runtime calls; driver/debug-symbols.allow lists them.
+	extra_allow=driver/debug-symbols.allow
+	;;
+*)
+	echo "build-module.sh: KERNEL=$kernel: expected default or debug" >&2
+	exit 1
+	;;
+esac
+mkdir -p "$outdir"
+log=$outdir/module.log
+
 echo "build-module.sh: building against $kdir"
-if ! make -C "$kdir" M="$repo" modules >"$log" 2>&1; then
+if ! make -C "$kdir" M="$moddir" modules >"$log" 2>&1; then
 	cat "$log"
 	echo "build-module.sh: build FAILED" >&2
 	exit 1
@@ -38,59 +83,104 @@ if [ -n "$warnings" ]; then
 fi
 
 # 2. Sections the kernel module loader would ignore or choke on: global
-#    constructors (.init_array/.ctors: CONFIG_CONSTRUCTORS is off, they
-#    would silently never run), unwind tables (.eh_frame: C++ exception
-#    machinery) and GOT/PLT (position-independent code).
-sections=$(objdump -h vhca.ko | awk '$1 ~ /^[0-9]+$/ {print $2}')
-for section in $sections; do
-	case $section in
-	.init_array*|.fini_array*|.preinit_array*|.ctors*|.dtors*|.eh_frame*|.gcc_except_table*|.got*|.plt*)
-		echo "build-module.sh: forbidden section $section in vhca.ko" >&2
-		fail=1 ;;
-	esac
-done
-gotrelocs=$(readelf -rW vhca.ko | grep -E 'R_X86_64_(GOT|REX_GOT|TLS|DTP|TPOFF)' || true)
-if [ -n "$gotrelocs" ]; then
-	echo "build-module.sh: GOT/TLS relocations in vhca.ko:" >&2
-	echo "$gotrelocs" >&2
-	fail=1
-fi
+#    constructors (.init_array/.ctors: CONFIG_CONSTRUCTORS is off in
+#    Debian's kernel, they would silently never run), unwind tables
+#    (.eh_frame: C++ exception machinery) and GOT/PLT (position-independent
+#    code).  The one exception, in KASAN builds only: the compiler's own
+#    constructor that registers the globals with KASAN (_sub_I_<prio>_<n>,
+#    one per object; the debug kernel has CONSTRUCTORS and runs it).  A C++
+#    global constructor is _GLOBAL__sub_I_* and is never allowed.
+check_sections() { # module.ko
+	ko=$1
+	name=$(basename "$ko")
+	asan_ctors=0
+	if [ "$kernel" = debug ]; then
+		asan_ctors=$(nm "$ko" | grep -c ' _sub_I_[0-9]*_[0-9]*$' || true)
+	fi
+	init_array_bytes=0
+	objdump -h "$ko" | awk '$1 ~ /^[0-9]+$/ {print $2, $3}' >"$outdir/sections.tmp"
+	while read -r section size; do
+		case $section in
+		.init_array*)
+			[ "$asan_ctors" -gt 0 ] || { echo "build-module.sh: forbidden section $section in $name" >&2; fail=1; }
+			init_array_bytes=$((init_array_bytes + 0x$size)) ;;
+		.fini_array*)
+			[ "$asan_ctors" -gt 0 ] || { echo "build-module.sh: forbidden section $section in $name" >&2; fail=1; } ;;
+		.preinit_array*|.ctors*|.dtors*|.eh_frame*|.gcc_except_table*|.got*|.plt*)
+			echo "build-module.sh: forbidden section $section in $name" >&2
+			fail=1 ;;
+		esac
+	done <"$outdir/sections.tmp"
+	rm -f "$outdir/sections.tmp"
+	if [ "$asan_ctors" -gt 0 ] && [ "$init_array_bytes" -ne $((asan_ctors * 8)) ]; then
+		echo "build-module.sh: $name has $((init_array_bytes / 8)) constructors, only $asan_ctors are KASAN's" >&2
+		fail=1
+	fi
+	if nm "$ko" | grep -q '_GLOBAL__sub_[ID]_'; then
+		echo "build-module.sh: C++ global constructor/destructor in $name:" >&2
+		nm "$ko" | grep '_GLOBAL__sub_[ID]_' >&2
+		fail=1
+	fi
+	gotrelocs=$(readelf -rW "$ko" | grep -E 'R_X86_64_(GOT|REX_GOT|TLS|DTP|TPOFF)' || true)
+	if [ -n "$gotrelocs" ]; then
+		echo "build-module.sh: GOT/TLS relocations in $name:" >&2
+		echo "$gotrelocs" >&2
+		fail=1
+	fi
+}
 
 # 3. Undefined symbols against allowlists: the whole module against
 #    driver/module-symbols.allow, the C++ core object against
-#    driver/core/runtime-symbols.allow (kapi services + compiler helpers).
-#    Lines ending in '*' are prefixes.
-check_symbols() { # object allowlist
-	nm -u "$1" | awk '{print $2}' | sort -u | while read -r sym; do
+#    driver/core/runtime-symbols.allow (kapi services + compiler helpers);
+#    in debug builds plus driver/debug-symbols.allow.  Lines ending in '*'
+#    are prefixes.
+check_symbols() { # object allowlist...   (run in a subshell: set -f)
+	set -f
+	object=$1
+	shift
+	patterns=$(cat "$@" | grep -v -e '^#' -e '^$')
+	nm -u "$object" | awk '{print $2}' | sort -u | while read -r sym; do
 		ok=0
-		while read -r pattern; do
-			case $pattern in ''|'#'*) continue ;; esac
+		for pattern in $patterns; do
 			case $pattern in
 			*'*') case $sym in "${pattern%\*}"*) ok=1 ;; esac ;;
 			*) [ "$sym" = "$pattern" ] && ok=1 ;;
 			esac
 			[ $ok = 1 ] && break
-		done <"$2"
+		done
 		[ $ok = 1 ] || echo "$sym"
 	done
 }
-bad=$(check_symbols driver/core/vhca_core.o driver/core/runtime-symbols.allow)
-if [ -n "$bad" ]; then
-	echo "build-module.sh: driver/core/vhca_core.o references symbols outside driver/core/runtime-symbols.allow:" >&2
-	echo "$bad" >&2
-	fail=1
-fi
-bad=$(check_symbols vhca.ko driver/module-symbols.allow)
-if [ -n "$bad" ]; then
-	echo "build-module.sh: vhca.ko imports symbols outside driver/module-symbols.allow:" >&2
-	echo "$bad" >&2
-	fail=1
-fi
+require_symbols() { # object allowlist...
+	object=$1
+	bad=$(check_symbols "$@")
+	shift
+	if [ -n "$bad" ]; then
+		echo "build-module.sh: $object references symbols outside $*:" >&2
+		echo "$bad" >&2
+		fail=1
+	fi
+}
+
+for module in $modules; do
+	check_sections "$moddir/$module.ko"
+done
+require_symbols "$moddir/driver/core/vhca_core.o" driver/core/runtime-symbols.allow $extra_allow
+require_symbols "$moddir/vhca.ko" driver/module-symbols.allow $extra_allow
+case " $modules " in
+*" vhca_kunit "*)
+	# The KUnit module holds the core too (core_tests.o): the same rules,
+	# plus the test bodies' calls into the fake device.
+	require_symbols "$moddir/driver/kunit/core_tests.o" driver/core/runtime-symbols.allow \
+		driver/kunit/test-symbols.allow $extra_allow ;;
+esac
 
 if [ $fail != 0 ]; then
-	rm -f build/vhca.ko
+	for module in $modules; do rm -f "$outdir/$module.ko"; done
 	echo "build-module.sh: checks FAILED" >&2
 	exit 1
 fi
-cp vhca.ko build/vhca.ko
-echo "build-module.sh: build/vhca.ko OK (sections, symbols, objtool, warnings checked)"
+for module in $modules; do
+	cp "$moddir/$module.ko" "$outdir/$module.ko"
+	echo "build-module.sh: $outdir/$module.ko OK (sections, symbols, objtool, warnings checked)"
+done

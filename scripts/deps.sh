@@ -18,6 +18,10 @@ packages=(
 	rdmacm-utils python3-pyverbs
 	# tests
 	python3-pytest libgtest-dev
+	# fuzzing the device's parsers (scripts/run-fuzz.sh): libFuzzer, sanitizers
+	clang-14 libclang-rt-14-dev llvm-14
+	# the debug guest kernel (scripts/build-debug-kernel.sh)
+	linux-source-6.1 bc libelf-dev libssl-dev xz-utils
 )
 
 sudo_cmd=()

@@ -2,7 +2,10 @@
 
 Environment: VHCA_QEMU (QEMU binary, default build/qemu/qemu-system-x86_64),
 VHCA_MODULE (default build/vhca.ko), VHCA_ACCEL (kvm or tcg, default:
-probe once, see vmlib.choose_accel).
+probe once, see vmlib.choose_accel), VHCA_KERNEL (default or debug: the
+debug kernel, build/debug/vhca.ko, results in build/results/vm-debug.txt,
+and at the end a kmemleak scan and a kernel log check that fail the run),
+VHCA_TIMEOUT_SCALE (see vmlib.TIMEOUT_SCALE).
 """
 import os
 
@@ -10,8 +13,11 @@ import pytest
 
 import vmlib
 
-MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
-RESULTS = os.path.join(vmlib.BUILD, "results", "vm.txt")
+DEBUG = vmlib.KERNEL_CHOICE == "debug"
+MODULE = os.environ.get("VHCA_MODULE") or (
+    os.path.join(vmlib.BUILD, "debug", "vhca.ko") if DEBUG
+    else os.path.join(vmlib.BUILD, "vhca.ko"))
+RESULTS = os.path.join(vmlib.BUILD, "results", "vm-debug.txt" if DEBUG else "vm.txt")
 
 # Two devices on one fabric: vhca0 with two ports, vhca1 with one.
 DEVICES = {
@@ -34,6 +40,23 @@ def vm():
         machine.run("sh %s/scripts/guest/load-driver.sh %s" % (vmlib.REPO, MODULE),
                     timeout=120, check=True)
         yield machine
+        if DEBUG:
+            check_debug_kernel(machine)
+
+
+def check_debug_kernel(machine):
+    """The debug kernel's verdict on the whole session (an error in the
+    last test's teardown, so the run fails): unload the driver, then no
+    kmemleak report and no KASAN/lockdep/WARNING/BUG line in the log."""
+    machine.run("rmmod vhca 2>/dev/null; true", timeout=120)
+    leaks = machine.kmemleak_report()
+    bad = vmlib.bad_dmesg_lines(machine.dmesg())
+    problems = []
+    if leaks.strip():
+        problems.append("kmemleak:\n" + leaks[:8000])
+    if bad:
+        problems.append("kernel log:\n" + "\n".join(bad[:100]))
+    assert not problems, "debug kernel found problems:\n" + "\n".join(problems)
 
 
 @pytest.fixture(scope="session")

@@ -39,9 +39,33 @@ DEFAULT_QEMU = os.path.join(BUILD, "qemu", "qemu-system-x86_64")
 DEFAULT_INITRD = os.path.join(BUILD, "initramfs.cpio.gz")
 KVM_PROBE_FILE = os.path.join(BUILD, "kvm-probe")
 READY_LINE = b"vhca-guest: ready"
+# Kernel log lines that fail a test.  The debug kernel's detectors print
+# "BUG: KASAN: ...", "WARNING: possible circular locking dependency",
+# "WARNING: inconsistent lock state", "BUG: scheduling while atomic",
+# "BUG: sleeping function called from invalid context" and, for kmemleak,
+# "unreferenced object 0x..." (in /sys/kernel/debug/kmemleak) and
+# "kmemleak: N new suspected memory leaks".
 BAD_DMESG = re.compile(
     r"WARNING:|BUG:|Oops|Call Trace|general protection|KASAN|UBSAN|"
-    r"kernel BUG|list_add corruption|list_del corruption|refcount_t:")
+    r"kernel BUG|list_add corruption|list_del corruption|refcount_t:|"
+    r"possible circular locking|inconsistent lock state|possible recursive locking|"
+    r"scheduling while atomic|unreferenced object|suspected memory leak")
+
+# Which guest kernel: "default" (Debian's, the host's /boot and
+# /lib/modules) or "debug" (scripts/build-debug-kernel.sh: KASAN, lockdep,
+# kmemleak, KUnit; bzImage and modules under build/kernel-debug/).
+KERNEL_CHOICE = os.environ.get("VHCA_KERNEL") or "default"
+if KERNEL_CHOICE not in ("default", "debug"):
+    raise ValueError("VHCA_KERNEL=%s: expected default or debug" % KERNEL_CHOICE)
+DEBUG_KERNEL_DIR = os.path.join(BUILD, "kernel-debug")
+# The one knob for every guest timeout (boot, run(), wait_until()): the
+# debug kernel under TCG is several times slower (KASAN checks every
+# access, lockdep every lock).  VHCA_TIMEOUT_SCALE overrides it.
+TIMEOUT_SCALE = float(os.environ.get("VHCA_TIMEOUT_SCALE") or
+                      (4 if KERNEL_CHOICE == "debug" else 1))
+
+
+KMEMLEAK = "/sys/kernel/debug/kmemleak"
 
 
 class VMError(Exception):
@@ -57,6 +81,13 @@ class VMTimeout(VMError):
 
 
 def guest_kernel_version():
+    if KERNEL_CHOICE == "debug":
+        path = os.path.join(DEBUG_KERNEL_DIR, "kernelrelease")
+        try:
+            with open(path) as f:
+                return f.read().strip()
+        except OSError:
+            raise VMError("%s missing: run `make kernel-debug`" % path) from None
     out = subprocess.run([os.path.join(REPO, "scripts", "kver.sh")],
                          check=True, capture_output=True, text=True)
     return out.stdout.strip()
@@ -86,7 +117,15 @@ class VM:
         self.memory = memory
         self.smp = smp
         self.kver = guest_kernel_version()
-        self.kernel = kernel or "/boot/vmlinuz-" + self.kver
+        if KERNEL_CHOICE == "debug":
+            self.kernel = kernel or os.path.join(DEBUG_KERNEL_DIR, "bzImage")
+            # Its modules: bind-mounted on /lib/modules/<version> by the
+            # guest's init (scripts/guest/init-stage2).
+            modules = os.path.join(os.path.realpath(DEBUG_KERNEL_DIR),
+                                   "modules", "lib", "modules", self.kver)
+            append = ("vhca_modules=%s %s" % (modules, append)).strip()
+        else:
+            self.kernel = kernel or "/boot/vmlinuz-" + self.kver
         self.initrd = initrd or DEFAULT_INITRD
         self.extra_args = list(extra_args)
         self.append = append
@@ -173,6 +212,11 @@ class VM:
             # through run(), whose subshell could not change PS1.
             self._send("stty -echo -onlcr; PS1=; PS2=; dmesg -n 1\n")
             self.run("true", timeout=60, check=True)
+            if self.has_kmemleak():
+                # Forget what the kernel's own boot left behind: only
+                # leaks from now on count (kmemleak_report()).
+                self.run("echo scan > %s && echo clear > %s" % (KMEMLEAK, KMEMLEAK),
+                         timeout=120, check=True)
         except OSError as err:
             self.kill()
             raise VMError("QEMU failed to start (%s); %s" % (err, self.qemu_log_tail())) from None
@@ -272,6 +316,7 @@ class VM:
     def _wait_for(self, pattern, start, timeout, what):
         """Wait until pattern (bytes or compiled regex) shows up in the
         console output after offset start; return the match."""
+        timeout *= TIMEOUT_SCALE
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -350,10 +395,23 @@ class VM:
         """The guest's kernel log."""
         return self.run("dmesg --color=never", timeout=60, check=True)[1]
 
+    def has_kmemleak(self):
+        """True when the guest kernel has kmemleak (the debug kernel)."""
+        return self.run("test -e %s" % KMEMLEAK, timeout=30)[0] == 0
+
+    def kmemleak_report(self):
+        """Scan for leaks and return kmemleak's report ("" when none).
+        Two scans: an object is reported only when it was unreferenced
+        for a whole scan, and a fresh one may still be referenced from a
+        register or stack in the first."""
+        self.run("echo scan > %s; sleep 1; echo scan > %s" % (KMEMLEAK, KMEMLEAK),
+                 timeout=300, check=True)
+        return self.run("cat %s" % KMEMLEAK, timeout=60, check=True)[1]
+
     def wait_until(self, cmd, predicate, timeout, interval=0.5):
         """Run cmd until predicate(output) is true; return the last output
         or raise VMTimeout with it."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * TIMEOUT_SCALE
         while True:
             _, out = self.run(cmd, timeout=max(timeout, 30))
             if predicate(out):

@@ -513,6 +513,19 @@ out:
 	fake_raise(fake, vector);
 }
 
+/* Data doorbells (QP/CQ/SRQ, vhca_hw_verbs.h) belong to objects this fake
+ * device does not model: any use is a protocol error of the test. */
+void vhca_kapi_db_write64(struct vhca_kapi_device *kdev, unsigned int offset,
+			  unsigned long long value)
+{
+	struct vhca_fake *fake = kdev->fake;
+	unsigned long flags;
+
+	spin_lock_irqsave(&fake->lock, flags);
+	fake->protocol_errors++;
+	spin_unlock_irqrestore(&fake->lock, flags);
+}
+
 void vhca_kapi_port_event(struct vhca_kapi_device *kdev, unsigned int port,
 			  unsigned int event)
 {

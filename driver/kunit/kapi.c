@@ -204,6 +204,11 @@ void vhca_kapi_dma_rmb(void)
 	dma_rmb();
 }
 
+void vhca_kapi_dma_mb(void)
+{
+	dma_mb();
+}
+
 /* ---- spinlocks, semaphores, completions: the shims' objects ---- */
 
 struct vhca_kapi_lock {
