@@ -21,7 +21,7 @@ VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100 \
 GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO)
 
 .PHONY: all deps qemu module initramfs kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz test run clean
+	check-vm-debug check-kunit check-fuzz check-verbs test run clean
 
 all: qemu module initramfs
 
@@ -62,6 +62,17 @@ check-vm-debug: deps
 # vhca_kunit.ko in the debug kernel (scripts/run-kunit.sh).
 check-kunit: deps qemu initramfs
 	scripts/run-kunit.sh
+
+# Experimental, not in `make test`: kernel verbs in a guest, vhca.ko verbs=1
+# plus the test module driver/ktest/vhca_verbs_test.ko (its own Kbuild, so
+# vhca.ko's build and checks are untouched).  Debian's kernel only.
+# Documentation/testing.md "check-verbs".
+check-verbs: deps qemu module initramfs
+	@test "$(KERNEL)" = default || { echo "check-verbs: KERNEL=default only" >&2; exit 1; }
+	$(MAKE) -C /usr/src/linux-headers-$$(scripts/kver.sh) M=$(CURDIR)/driver/ktest modules
+	cp driver/ktest/vhca_verbs_test.ko build/vhca_verbs_test.ko
+	$(PYTHON) -m pytest -v -p no:cacheprovider --rootdir selftests/verbs \
+		--confcutdir selftests/verbs selftests/verbs/kverbs.py
 
 test: deps
 	scripts/run-tests.sh

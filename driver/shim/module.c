@@ -6,6 +6,7 @@
 #include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 
 #include "vhca_errno.h"
 #include "vhca_shim.h"
@@ -21,6 +22,13 @@ static_assert(VHCA_EINVAL == EINVAL);
 static_assert(VHCA_EPROTO == EPROTO);
 static_assert(VHCA_EOPNOTSUPP == EOPNOTSUPP);
 static_assert(VHCA_ETIMEDOUT == ETIMEDOUT);
+
+bool vhca_verbs;
+module_param_named(verbs, vhca_verbs, bool, 0444);
+MODULE_PARM_DESC(verbs, "experimental: data path verbs; off until the device's "
+		 "subnet management agent and SA answer MADs, because "
+		 "ib_mad/ipoib attach as soon as the device is a kernel-verbs "
+		 "provider (default: off)");
 
 static int __init vhca_init(void)
 {

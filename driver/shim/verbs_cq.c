@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * verbs_cq.c - completion queues: create/destroy/resize, poll, arm.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "vhca_shim.h"
+
+int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct vhca_cq *cq = to_vcq(ibcq);
+	unsigned int actual;
+	int err;
+
+	if (udata)
+		return -EOPNOTSUPP;	/* user contexts: a later version */
+	if (attr->flags || attr->cqe <= 0)
+		return -EINVAL;
+	err = vhca_core_create_cq(to_kdev(ibcq->device)->core, attr->cqe,
+				  attr->comp_vector, ibcq, &cq->core, &actual);
+	if (err)
+		return err;
+	ibcq->cqe = actual;
+	return 0;
+}
+
+int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	return vhca_core_destroy_cq(to_vcq(ibcq)->core);
+}
+
+int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	unsigned int actual;
+	int err;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (cqe <= 0)
+		return -EINVAL;
+	err = vhca_core_resize_cq(to_vcq(ibcq)->core, cqe, &actual);
+	if (err)
+		return err;
+	ibcq->cqe = actual;
+	return 0;
+}
+
+/* Completions are read in batches of this many into an on-stack array. */
+#define VHCA_POLL_BATCH 8
+
+int vhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct vhca_core_cq *core = to_vcq(ibcq)->core;
+	struct vhca_core_wc batch[VHCA_POLL_BATCH];
+	int done = 0;
+
+	while (done < num_entries) {
+		int want = min(num_entries - done, VHCA_POLL_BATCH);
+		int got = vhca_core_poll_cq(core, want, batch);
+		int i;
+
+		if (got <= 0)
+			break;
+		for (i = 0; i < got; i++, done++) {
+			const struct vhca_core_wc *c = &batch[i];
+			struct ib_wc *w = &wc[done];
+
+			memset(w, 0, sizeof(*w));
+			w->wr_id = c->wr_id;
+			w->status = c->status;
+			w->vendor_err = c->vendor_err;
+			w->qp = c->qp_context;
+			if (c->status != IB_WC_SUCCESS)
+				continue;	/* error CQEs: wr_id, status, qp */
+			w->opcode = c->opcode;
+			w->byte_len = c->byte_len;
+			w->src_qp = c->src_qp;
+			w->wc_flags = c->wc_flags;
+			if (c->wc_flags & IB_WC_WITH_IMM)
+				w->ex.imm_data = (__force __be32)c->imm_inv;
+			else if (c->wc_flags & IB_WC_WITH_INVALIDATE)
+				w->ex.invalidate_rkey = c->imm_inv;
+			w->slid = c->slid;
+			w->sl = c->sl;
+			w->dlid_path_bits = c->dlid_path_bits;
+			w->pkey_index = c->pkey_index;
+		}
+		if (got < want)
+			break;
+	}
+	return done;
+}
+
+int vhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	return vhca_core_arm_cq(to_vcq(ibcq)->core, flags);
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * verbs_srq.c - shared receive queues.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "vhca_shim.h"
+
+int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	unsigned int wr, sge;
+	int err;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	err = vhca_core_create_srq(to_kdev(ibsrq->device)->core,
+				   to_vpd(ibsrq->pd)->pdn, init->attr.max_wr,
+				   init->attr.max_sge, init->attr.srq_limit,
+				   ibsrq, &srq->core, &wr, &sge);
+	if (err)
+		return err;
+	srq->max_wr = wr;
+	srq->max_sge = sge;
+	init->attr.max_wr = wr;
+	init->attr.max_sge = sge;
+	return 0;
+}
+
+int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	if (mask & ~IB_SRQ_LIMIT)
+		return -EOPNOTSUPP;	/* IB_SRQ_MAX_WR: no resize */
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	return vhca_core_modify_srq(to_vsrq(ibsrq)->core, attr->srq_limit);
+}
+
+int vhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	unsigned int limit;
+	int err;
+
+	err = vhca_core_query_srq(srq->core, &limit);
+	if (err)
+		return err;
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = limit;
+	return 0;
+}
+
+int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	return vhca_core_destroy_srq(to_vsrq(ibsrq)->core);
+}
+
+int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr)
+{
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	bool posted = false;
+	int err = 0;
+
+	for (; wr; wr = wr->next) {
+		struct vhca_core_recv_wr cwr = {
+			.wr_id = wr->wr_id,
+			.num_sge = wr->num_sge,
+			.sg_list = (const struct vhca_core_sge *)wr->sg_list,
+		};
+
+		err = vhca_core_post_srq_recv(srq->core, &cwr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		posted = true;
+	}
+	if (posted)
+		vhca_core_ring_srq(srq->core);
+	return err;
+}
