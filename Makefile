@@ -63,16 +63,13 @@ check-vm-debug: deps
 check-kunit: deps qemu initramfs
 	scripts/run-kunit.sh
 
-# Experimental, not in `make test`: kernel verbs in a guest, vhca.ko verbs=1
-# plus the test module driver/ktest/vhca_verbs_test.ko (its own Kbuild, so
+# Kernel verbs in a guest (in `make test`): vhca.ko with the experimental
+# verbs=1 parameter plus the test module driver/ktest/vhca_verbs_test.ko (its own Kbuild, so
 # vhca.ko's build and checks are untouched).  Debian's kernel only.
 # Documentation/testing.md "check-verbs".
 check-verbs: deps qemu module initramfs
 	@test "$(KERNEL)" = default || { echo "check-verbs: KERNEL=default only" >&2; exit 1; }
-	$(MAKE) -C /usr/src/linux-headers-$$(scripts/kver.sh) M=$(CURDIR)/driver/ktest modules
-	cp driver/ktest/vhca_verbs_test.ko build/vhca_verbs_test.ko
-	$(PYTHON) -m pytest -v -p no:cacheprovider --rootdir selftests/verbs \
-		--confcutdir selftests/verbs selftests/verbs/kverbs.py
+	PYTHON=$(PYTHON) scripts/run-verbs.sh
 
 test: deps
 	scripts/run-tests.sh
