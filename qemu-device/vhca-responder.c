@@ -157,6 +157,35 @@ uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,
     return VHCA_VERR_NONE;
 }
 
+/* Read the first len bytes of src into buf (the SMA's look at an SMP). */
+uint8_t vhca_sgl_read(VhcaSgl *src, uint8_t *buf, uint64_t len)
+{
+    VhcaCursor sc = { .sgl = src };
+    VhcaDmaPiece sp;
+    uint64_t n;
+
+    if (len > src->length) {
+        return VHCA_VERR_LENGTH;
+    }
+    if (src->host) {
+        memcpy(buf, src->host, len);
+        return VHCA_VERR_NONE;
+    }
+    vhca_cursor_advance(&sc, 0);
+    while (len) {
+        vhca_cursor_piece(&sc, &sp);
+        n = MIN(len, sp.len);
+        if (vhca_dma_read(src->dev, sp.addr, buf, n) != MEMTX_OK ||
+            !vhca_is_enabled(src->dev)) {
+            return VHCA_VERR_DMA_FAULT;
+        }
+        vhca_cursor_advance(&sc, n);
+        buf += n;
+        len -= n;
+    }
+    return VHCA_VERR_NONE;
+}
+
 /* ---- receive WQEs -------------------------------------------------------- */
 
 /* Receive WQEs come from the QP's receive queue or from its SRQ. */

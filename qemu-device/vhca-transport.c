@@ -228,17 +228,42 @@ static bool vhca_dlid_multicast(uint16_t dlid)
     return dlid >= VHCA_MIN_MLID && dlid <= VHCA_MAX_MLID;
 }
 
+/*
+ * SMI: an SMP taken by the port's own SMA (vhca-sma.c) completes, then its
+ * answer arrives on the same QP.
+ */
+static bool vhca_sq_sma(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                        VhcaSmaAction act, const uint8_t *resp)
+{
+    if (!vhca_is_enabled(s) || !qp->valid || qp->state != VHCA_QPS_RTS) {
+        return false;
+    }
+    vhca_sq_complete(s, qp, pkt->wqe, VHCA_WC_SUCCESS, VHCA_VERR_NONE, 0);
+    if (act == VHCA_SMA_REPLY) {
+        vhca_sma_reply(s, qp, resp);
+    }
+    return vhca_is_enabled(s) && qp->valid && qp->state == VHCA_QPS_RTS;
+}
+
 /* UD/SMI/GSI: deliver or drop; the sender completes either way. */
 static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
     uint32_t max = qp->type == VHCA_QPT_SMI ? VHCA_SMI_MAX_PAYLOAD
                                             : VHCA_UD_MAX_PAYLOAD;
+    uint8_t resp[VHCA_MAD_SIZE];
+    VhcaSmaAction act;
     VhcaQp *dqp = NULL;
 
     if (wqe->length > max) {
         vhca_sq_complete(s, qp, wqe, VHCA_WC_LOC_LEN_ERR, VHCA_VERR_LENGTH, 0);
         return false;
+    }
+    if (qp->type == VHCA_QPT_SMI) {
+        act = vhca_sma_send(s, qp, pkt, resp);
+        if (act != VHCA_SMA_NOT_MINE) {
+            return vhca_sq_sma(s, qp, pkt, act, resp);
+        }
     }
     if (qp->type == VHCA_QPT_UD &&
         vhca_dlid_multicast(le16_to_cpu(wqe->av.dlid))) {

@@ -11,6 +11,7 @@
 
 #include "vhca.h"
 #include "vhca-wqe.h"
+#include "vhca-sma.h"
 
 #define VHCA_GRH_BYTES  40      /* IBA 8.3: room for a GRH before UD data */
 
@@ -59,8 +60,14 @@ void vhca_sgl_host(VhcaState *s, const uint8_t *bytes, uint64_t len,
                    VhcaSgl *sgl);
 uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,
                       uint64_t len);
+uint8_t vhca_sgl_read(VhcaSgl *src, uint8_t *buf, uint64_t len);
 
 VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
 void vhca_deliver_datagram(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
+
+/* vhca-sma.c: the Subnet Management Agent behind each port's SMI QP. */
+VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                            uint8_t *resp);
+void vhca_sma_reply(VhcaState *s, VhcaQp *qp, const uint8_t *resp);
 
 #endif /* HW_MISC_VHCA_TRANSPORT_H */

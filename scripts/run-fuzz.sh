@@ -26,8 +26,9 @@ declare -A TARGET_SOURCES=(
     [cmd_check]="qemu-device/vhca-cmd-check.c"
     [ring]=""
     [wqe]="qemu-device/vhca-wqe.c"
+    [sma]="qemu-device/vhca-sma.c"
 )
-ALL_TARGETS="cmd_check ring wqe"
+ALL_TARGETS="cmd_check ring wqe sma"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 CFLAGS=(-g -O1 -fno-omit-frame-pointer

@@ -53,4 +53,51 @@ static inline uint64_t ldq_le_p(const void *p)
     return le64_to_cpu(v);
 }
 
+/* Big-endian loads and stores (MADs, vhca-sma.c), byte by byte. */
+static inline uint16_t lduw_be_p(const void *p)
+{
+    const uint8_t *b = p;
+
+    return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+static inline uint32_t ldl_be_p(const void *p)
+{
+    const uint8_t *b = p;
+
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+           (uint32_t)b[2] << 8 | b[3];
+}
+
+static inline uint64_t ldq_be_p(const void *p)
+{
+    const uint8_t *b = p;
+
+    return (uint64_t)ldl_be_p(b) << 32 | ldl_be_p(b + 4);
+}
+
+static inline void stw_be_p(void *p, uint16_t v)
+{
+    uint8_t *b = p;
+
+    b[0] = v >> 8;
+    b[1] = v;
+}
+
+static inline void stl_be_p(void *p, uint32_t v)
+{
+    uint8_t *b = p;
+
+    b[0] = v >> 24;
+    b[1] = v >> 16;
+    b[2] = v >> 8;
+    b[3] = v;
+}
+
+static inline void stq_be_p(void *p, uint64_t v)
+{
+    stl_be_p(p, v >> 32);
+    stl_be_p((uint8_t *)p + 4, v);
+}
+
 #endif /* VHCA_FUZZ_SHIM_BSWAP_H */

@@ -1,0 +1,96 @@
+/*
+ * vhca - the hook between the requester and the Subnet Management Agent
+ * (vhca-sma.c): an SMI send is read and, when it is an SMP for the port's
+ * own SMA, answered on the same SMI QP (Documentation/device.md "Subnet
+ * management agent").
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "qemu/log.h"
+#include "vhca-transport.h"
+#include "trace.h"
+
+static void vhca_sma_describe(VhcaState *s, uint8_t local_port,
+                              VhcaSmaNode *node)
+{
+    uint32_t i;
+
+    memset(node, 0, sizeof(*node));
+    node->node_guid = s->node_guid;
+    node->sys_image_guid = s->node_guid;
+    node->vendor_id = VHCA_VENDOR_OUI;
+    node->device_id = VHCA_PCI_DEVICE_ID;
+    node->revision = VHCA_PCI_REVISION;
+    node->num_ports = s->num_ports;
+    node->local_port = local_port;
+    memcpy(node->node_desc, s->node_desc, sizeof(node->node_desc));
+    for (i = 0; i < s->num_ports && i < VHCA_MAX_PORTS; i++) {
+        node->ports[i].state = s->ports[i].state;
+        node->ports[i].phys_state = s->ports[i].phys_state;
+        node->ports[i].lid = s->ports[i].lid;
+        node->ports[i].sm_lid = s->ports[i].sm_lid;
+        node->ports[i].guid = s->ports[i].guid;
+        node->ports[i].cap_mask = VHCA_PORT_CAP_FLAGS;
+    }
+}
+
+/*
+ * An SMI send: is it for this port's SMA?  If so the message is read and,
+ * for VHCA_SMA_REPLY, the answer left in resp (VHCA_MAD_SIZE bytes).  A
+ * message that cannot be read is not known to be an SMP: the ordinary
+ * datagram path reports the error (or, after a reset by the DMA, nothing).
+ */
+VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                            uint8_t *resp)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    uint8_t req[VHCA_MAD_SIZE];
+    VhcaSmaAction act;
+    VhcaSmaNode node;
+    uint16_t status;
+
+    if (qp->type != VHCA_QPT_SMI || qp->port < 1 || qp->port > s->num_ports ||
+        wqe->length != VHCA_MAD_SIZE) {
+        return VHCA_SMA_NOT_MINE;
+    }
+    if (vhca_sgl_read(pkt->local, req, VHCA_MAD_SIZE) != VHCA_VERR_NONE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x SMI message "
+                      "unreadable, not given to the SMA\n", qp->handle);
+        return vhca_is_enabled(s) ? VHCA_SMA_NOT_MINE : VHCA_SMA_CONSUMED;
+    }
+    vhca_sma_describe(s, qp->port, &node);
+    act = vhca_sma_process(req, VHCA_MAD_SIZE, le16_to_cpu(wqe->av.dlid),
+                           wqe->remote_qpn & VHCA_DB_OBJ_MASK, &node, resp,
+                           &status);
+    if (act != VHCA_SMA_NOT_MINE) {
+        /* class, method, attribute id */
+        trace_vhca_sma(qp->port, req[1], req[3], lduw_be_p(req + 16),
+                       status);
+    }
+    return act;
+}
+
+/* The SMA's answer arrives on the SMI QP that asked, from QPN 0. */
+void vhca_sma_reply(VhcaState *s, VhcaQp *qp, const uint8_t *resp)
+{
+    VhcaSendWqe wqe = { .opcode = VHCA_WQE_SEND, .length = VHCA_MAD_SIZE };
+    VhcaPort *port = &s->ports[qp->port - 1];
+    VhcaPacket pkt = {
+        .src_qp = qp,
+        .src_port = port,
+        .dst_port = port,
+        .wqe = &wqe,
+        .packets = 1,
+    };
+    VhcaSgl sgl;
+
+    vhca_sgl_host(s, resp, VHCA_MAD_SIZE, &sgl);
+    pkt.local = &sgl;
+    if (qp->valid && qp->state >= VHCA_QPS_RTR &&
+        qp->state <= VHCA_QPS_SQE) {
+        vhca_deliver_datagram(s, qp, &pkt);
+    }
+}

@@ -1,0 +1,212 @@
+/*
+ * vhca - the Subnet Management Agent (IBA 14.2) of the device.
+ *
+ * An SMP (a MAD of class SubnLID 0x01 or SubnDirectedRoute 0x81, base
+ * version 1) that a port's SMI QP sends to the port itself (LID-routed to
+ * the port's LID, or directed-route with hop count 0), to QPN 0, is taken
+ * by the SMA instead of being looped back to the QP.  The SMA answers
+ * Get(NodeDescription, NodeInfo, GUIDInfo, PortInfo, P_KeyTable) with a
+ * GetResp of the same TID, delivered as a receive completion on the same
+ * SMI QP (src_qp 0, slid = the port's LID).  Every other attribute is
+ * "unsupported method/attribute combination" (status 0x000c).  Set is
+ * refused the same way: the fabric's embedded SM owns the configuration
+ * (LIDs, states, tables), and nothing is set; the GetResp still carries the
+ * attribute's current value.  Other request methods get status 0x0008
+ * (TrapRepress is taken without an answer), a class version other than 1
+ * status 0x0004.  M_Keys are 0 (no protection), so none is checked.
+ *
+ * This file is pure (vhca_sma_process: request bytes and a description
+ * of the node in, response bytes out; no device state), so that a fuzz
+ * target can link it alone.  vhca-sma-hook.c is the glue the requester
+ * (vhca-transport.c) calls.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "vhca-sma.h"
+
+/* MAD/SMP header offsets (IBA 13.4.3, 14.2.1.1). */
+#define SMP_BASE_VERSION    0
+#define SMP_MGMT_CLASS      1
+#define SMP_CLASS_VERSION   2
+#define SMP_METHOD          3
+#define SMP_STATUS          4
+#define SMP_HOP_CNT         7
+#define SMP_ATTR_ID         16
+#define SMP_ATTR_MOD        20
+
+#define SMA_GID_TABLE_LEN   VHCA_GID_TABLE_LEN
+#define SMA_PKEY_TABLE_LEN  VHCA_PKEY_TABLE_LEN
+#define SMA_DEFAULT_PKEY    VHCA_DEFAULT_PKEY
+#define SMA_GID_PREFIX      VHCA_GID_PREFIX_DEFAULT
+
+static const VhcaSmaPort *sma_port(const VhcaSmaNode *node, uint32_t num)
+{
+    return num >= 1 && num <= node->num_ports && num <= VHCA_MAX_PORTS ?
+           &node->ports[num - 1] : NULL;
+}
+
+/* IBA 14.2.5.3 NodeInfo, as seen through local_port. */
+static uint16_t sma_node_info(const VhcaSmaNode *node, uint8_t *d)
+{
+    const VhcaSmaPort *port = sma_port(node, node->local_port);
+
+    d[0] = 1;                                   /* BaseVersion */
+    d[1] = 1;                                   /* ClassVersion */
+    d[2] = 1;                                   /* NodeType: CA */
+    d[3] = node->num_ports;
+    stq_be_p(d + 4, node->sys_image_guid);
+    stq_be_p(d + 12, node->node_guid);
+    stq_be_p(d + 20, port ? port->guid : 0);
+    stw_be_p(d + 28, SMA_PKEY_TABLE_LEN);       /* PartitionCap */
+    stw_be_p(d + 30, node->device_id);
+    stl_be_p(d + 32, node->revision);
+    d[36] = node->local_port;
+    d[37] = node->vendor_id >> 16;
+    d[38] = node->vendor_id >> 8;
+    d[39] = node->vendor_id;
+    return 0;
+}
+
+/*
+ * IBA 14.2.5.6 PortInfo; modifier 0 means the port the SMP came in on.
+ * The link is the fixed one QUERY_PORT reports: 4x QDR, MTU 4096, VL0.
+ */
+static uint16_t sma_port_info(const VhcaSmaNode *node, uint32_t mod,
+                              uint8_t *d)
+{
+    const VhcaSmaPort *port = sma_port(node, mod ? mod : node->local_port);
+
+    if (!port) {
+        return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+    }
+    stq_be_p(d + 0, 0);                         /* M_Key */
+    stq_be_p(d + 8, SMA_GID_PREFIX);
+    stw_be_p(d + 16, port->lid);
+    stw_be_p(d + 18, port->sm_lid);
+    stl_be_p(d + 20, port->cap_mask);
+    d[28] = node->local_port;                   /* LocalPortNum */
+    d[29] = 3;                                  /* LinkWidthEnabled 1x|4x */
+    d[30] = 3;                                  /* LinkWidthSupported */
+    d[31] = 2;                                  /* LinkWidthActive 4x */
+    d[32] = 7 << 4 | (port->state & 0xf);       /* SpeedSupported, state */
+    d[33] = (port->phys_state & 0xf) << 4 | 2;  /* phys, LinkDownDefault */
+    d[34] = 0;                                  /* M_KeyProtect, LMC 0 */
+    d[35] = 4 << 4 | 7;                         /* SpeedActive QDR, Enabled */
+    d[36] = 5 << 4;                             /* NeighborMTU 4096, SM SL */
+    d[37] = 1 << 4;                             /* VLCap: VL0 */
+    d[41] = 5;                                  /* MTUCap 4096 */
+    d[43] = 1 << 4;                             /* OperationalVLs: VL0 */
+    d[50] = SMA_GID_TABLE_LEN;                  /* GUIDCap */
+    d[51] = 18;                                 /* SubnetTimeOut */
+    d[52] = 8;                                  /* RespTimeValue */
+    return 0;
+}
+
+/* IBA 14.2.5.5 GUIDInfo: blocks of 8; only GUID 0 (the port GUID) is set. */
+static uint16_t sma_guid_info(const VhcaSmaNode *node, uint32_t mod,
+                              uint8_t *d)
+{
+    const VhcaSmaPort *port = sma_port(node, node->local_port);
+
+    if (mod >= SMA_GID_TABLE_LEN / 8 || !port) {
+        return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+    }
+    if (mod == 0) {
+        stq_be_p(d, port->guid);
+    }
+    return 0;
+}
+
+/* IBA 14.2.5.7 P_KeyTable: blocks of 32 (low 16 bits of the modifier). */
+static uint16_t sma_pkey_table(uint32_t mod, uint8_t *d)
+{
+    if ((mod & 0xffff) != 0) {      /* 16 entries: block 0 only */
+        return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+    }
+    stw_be_p(d, SMA_DEFAULT_PKEY);
+    return 0;
+}
+
+static uint16_t sma_attr(const VhcaSmaNode *node, uint16_t attr, uint32_t mod,
+                         uint8_t *d)
+{
+    switch (attr) {
+    case VHCA_SMP_ATTR_NODE_DESC:
+        memcpy(d, node->node_desc, VHCA_SMP_DATA_SIZE);
+        return 0;
+    case VHCA_SMP_ATTR_NODE_INFO:
+        return sma_node_info(node, d);
+    case VHCA_SMP_ATTR_GUID_INFO:
+        return sma_guid_info(node, mod, d);
+    case VHCA_SMP_ATTR_PORT_INFO:
+        return sma_port_info(node, mod, d);
+    case VHCA_SMP_ATTR_PKEY_TABLE:
+        return sma_pkey_table(mod, d);
+    default:
+        return VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;
+    }
+}
+
+VhcaSmaAction vhca_sma_process(const uint8_t *req, uint64_t len,
+                               uint16_t dlid, uint32_t dqpn,
+                               const VhcaSmaNode *node, uint8_t *resp,
+                               uint16_t *status)
+{
+    const VhcaSmaPort *port = sma_port(node, node->local_port);
+    bool dr;
+    uint16_t st;
+    uint8_t method;
+
+    *status = 0;
+    if (len != VHCA_MAD_SIZE || dqpn != 0 || !port ||
+        req[SMP_BASE_VERSION] != 1) {
+        return VHCA_SMA_NOT_MINE;
+    }
+    switch (req[SMP_MGMT_CLASS]) {
+    case VHCA_MGMT_CLASS_SUBN_LID:
+        if (port->lid == 0 || dlid != port->lid) {
+            return VHCA_SMA_NOT_MINE;
+        }
+        dr = false;
+        break;
+    case VHCA_MGMT_CLASS_SUBN_DR:
+        if (req[SMP_HOP_CNT] != 0) {
+            return VHCA_SMA_NOT_MINE;   /* for the switch: not modelled */
+        }
+        dr = true;
+        break;
+    default:
+        return VHCA_SMA_NOT_MINE;
+    }
+    method = req[SMP_METHOD];
+    if (method & VHCA_MGMT_METHOD_RESP) {
+        return VHCA_SMA_NOT_MINE;       /* a response: for the QP's agent */
+    }
+    if (method == VHCA_MGMT_METHOD_TRAP_REPRESS) {
+        return VHCA_SMA_CONSUMED;       /* the SMA never sends traps */
+    }
+
+    memcpy(resp, req, VHCA_MAD_SIZE);
+    memset(resp + VHCA_SMP_DATA_OFF, 0, VHCA_SMP_DATA_SIZE);
+    resp[SMP_METHOD] = VHCA_MGMT_METHOD_GET_RESP;
+    if (req[SMP_CLASS_VERSION] != 1) {
+        st = VHCA_MAD_STATUS_BAD_VERSION;
+    } else if (method != VHCA_MGMT_METHOD_GET &&
+               method != VHCA_MGMT_METHOD_SET) {
+        st = VHCA_MAD_STATUS_UNSUP_METHOD;
+    } else {
+        st = sma_attr(node, lduw_be_p(req + SMP_ATTR_ID),
+                      ldl_be_p(req + SMP_ATTR_MOD),
+                      resp + VHCA_SMP_DATA_OFF);
+        if (st == 0 && method == VHCA_MGMT_METHOD_SET) {
+            st = VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;     /* the SM's job */
+        }
+    }
+    *status = st;
+    /* Directed route: the D bit marks the way back (IBA 14.2.2.2). */
+    stw_be_p(resp + SMP_STATUS, st | (dr ? VHCA_SMP_DIRECTION : 0));
+    return VHCA_SMA_REPLY;
+}

@@ -1,0 +1,82 @@
+/*
+ * vhca - the Subnet Management Agent of the device (IBA 14.2): answers
+ * SMPs that an SMI QP sends to its own port.
+ *
+ * vhca_sma_process() (vhca-sma.c) is a pure function (bytes in, bytes
+ * out, no device state), fuzzed by fuzz/fuzz_sma.c; vhca_sma_send() and
+ * vhca_sma_reply() (vhca-sma-hook.c, declared in vhca-transport.h) are
+ * the hook the requester (vhca-transport.c) calls for SMI sends.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_MISC_VHCA_SMA_H
+#define HW_MISC_VHCA_SMA_H
+
+#include "vhca_hw.h"
+
+#define VHCA_MAD_SIZE           256     /* IBA 13.4.2 */
+#define VHCA_SMP_DATA_OFF       64      /* SMP data: 64 bytes at offset 64 */
+#define VHCA_SMP_DATA_SIZE      64
+
+/* MAD header (IBA 13.4.3) and SMP (14.2.1) values the SMA knows. */
+#define VHCA_MGMT_CLASS_SUBN_LID    0x01
+#define VHCA_MGMT_CLASS_SUBN_DR     0x81
+#define VHCA_MGMT_METHOD_GET        0x01
+#define VHCA_MGMT_METHOD_SET        0x02
+#define VHCA_MGMT_METHOD_GET_RESP   0x81
+#define VHCA_MGMT_METHOD_TRAP_REPRESS 0x07
+#define VHCA_MGMT_METHOD_RESP       0x80
+
+#define VHCA_MAD_STATUS_BAD_VERSION         0x0004
+#define VHCA_MAD_STATUS_UNSUP_METHOD        0x0008
+#define VHCA_MAD_STATUS_UNSUP_METHOD_ATTR   0x000c
+#define VHCA_MAD_STATUS_INVALID_ATTR_VALUE  0x001c
+#define VHCA_SMP_DIRECTION                  0x8000
+
+#define VHCA_SMP_ATTR_NODE_DESC     0x0010
+#define VHCA_SMP_ATTR_NODE_INFO     0x0011
+#define VHCA_SMP_ATTR_GUID_INFO     0x0014
+#define VHCA_SMP_ATTR_PORT_INFO     0x0015
+#define VHCA_SMP_ATTR_PKEY_TABLE    0x0016
+
+/* What the SMA may report of one port. */
+typedef struct VhcaSmaPort {
+    uint8_t state;              /* IBA PortState: 1 Down .. 4 Active */
+    uint8_t phys_state;         /* IBA PortPhysicalState */
+    uint16_t lid;
+    uint16_t sm_lid;
+    uint64_t guid;
+    uint32_t cap_mask;          /* PortInfo:CapabilityMask */
+} VhcaSmaPort;
+
+/* What the SMA may report of the node, seen from local_port. */
+typedef struct VhcaSmaNode {
+    uint64_t node_guid;
+    uint64_t sys_image_guid;
+    uint32_t vendor_id;         /* OUI, 24 bits */
+    uint16_t device_id;
+    uint32_t revision;
+    uint8_t num_ports;          /* 1..VHCA_MAX_PORTS */
+    uint8_t local_port;         /* 1..num_ports: the port the SMP came in on */
+    uint8_t node_desc[VHCA_NODE_DESC_LEN];
+    VhcaSmaPort ports[VHCA_MAX_PORTS];
+} VhcaSmaNode;
+
+typedef enum VhcaSmaAction {
+    VHCA_SMA_NOT_MINE,          /* not an SMP for this port's SMA */
+    VHCA_SMA_CONSUMED,          /* taken, no answer (TrapRepress) */
+    VHCA_SMA_REPLY,             /* taken, *resp is the answer */
+} VhcaSmaAction;
+
+/*
+ * req: len bytes sent on the local_port's SMI QP to dlid, QPN dqpn.
+ * resp: VHCA_MAD_SIZE bytes, written only for VHCA_SMA_REPLY;
+ * *status: the MAD status of the reply (for tracing).
+ */
+VhcaSmaAction vhca_sma_process(const uint8_t *req, uint64_t len,
+                               uint16_t dlid, uint32_t dqpn,
+                               const VhcaSmaNode *node, uint8_t *resp,
+                               uint16_t *status);
+
+#endif /* HW_MISC_VHCA_SMA_H */
