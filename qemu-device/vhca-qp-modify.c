@@ -28,6 +28,14 @@ typedef struct VhcaQpTransition {
 
 #define SPECIAL_QKEY    (A(PKEY_INDEX) | A(QKEY))
 #define CUR_QKEY        (A(CUR_STATE) | A(QKEY))
+/* Optional attributes of every transition into RTS (from RTR, RTS, SQD). */
+#define TO_RTS_OPTIONAL {                                           \
+    [VHCA_QPT_UD] = CUR_QKEY,                                       \
+    [VHCA_QPT_UC] = A(CUR_STATE) | A(ACCESS_FLAGS),                 \
+    [VHCA_QPT_RC] = A(CUR_STATE) | A(ACCESS_FLAGS) | A(MIN_RNR_TIMER), \
+    [VHCA_QPT_SMI] = CUR_QKEY,                                      \
+    [VHCA_QPT_GSI] = CUR_QKEY,                                      \
+}
 
 static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
     [VHCA_QPS_RESET] = {
@@ -85,14 +93,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
                 [VHCA_QPT_SMI] = A(SQ_PSN),
                 [VHCA_QPT_GSI] = A(SQ_PSN),
             },
-            .opt = {
-                [VHCA_QPT_UD] = CUR_QKEY,
-                [VHCA_QPT_UC] = A(CUR_STATE) | A(ACCESS_FLAGS),
-                [VHCA_QPT_RC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
-                                A(MIN_RNR_TIMER),
-                [VHCA_QPT_SMI] = CUR_QKEY,
-                [VHCA_QPT_GSI] = CUR_QKEY,
-            },
+            .opt = TO_RTS_OPTIONAL,
         },
     },
     [VHCA_QPS_RTS] = {
@@ -100,14 +101,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         [VHCA_QPS_ERR] = { .valid = true },
         [VHCA_QPS_RTS] = {
             .valid = true,
-            .opt = {
-                [VHCA_QPT_UD] = CUR_QKEY,
-                [VHCA_QPT_UC] = A(CUR_STATE) | A(ACCESS_FLAGS),
-                [VHCA_QPT_RC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
-                                A(MIN_RNR_TIMER),
-                [VHCA_QPT_SMI] = CUR_QKEY,
-                [VHCA_QPT_GSI] = CUR_QKEY,
-            },
+            .opt = TO_RTS_OPTIONAL,
         },
         [VHCA_QPS_SQD] = {
             .valid = true,
@@ -125,14 +119,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         [VHCA_QPS_ERR] = { .valid = true },
         [VHCA_QPS_RTS] = {
             .valid = true,
-            .opt = {
-                [VHCA_QPT_UD] = CUR_QKEY,
-                [VHCA_QPT_UC] = A(CUR_STATE) | A(ACCESS_FLAGS),
-                [VHCA_QPT_RC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
-                                A(MIN_RNR_TIMER),
-                [VHCA_QPT_SMI] = CUR_QKEY,
-                [VHCA_QPT_GSI] = CUR_QKEY,
-            },
+            .opt = TO_RTS_OPTIONAL,
         },
         [VHCA_QPS_SQD] = {
             .valid = true,
