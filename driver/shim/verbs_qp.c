@@ -198,7 +198,7 @@ static int vhca_send_wr(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	out->opcode = wr->opcode;
 	out->flags = wr->send_flags;
 	out->num_sge = wr->num_sge;
-	out->sg_list = (const struct vhca_core_sge *)wr->sg_list;
+	out->sg_list = to_core_sges(wr->sg_list);
 
 	switch (wr->opcode) {
 	case IB_WR_SEND_WITH_IMM:
@@ -279,11 +279,7 @@ int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int err = 0;
 
 	for (; wr; wr = wr->next) {
-		struct vhca_core_recv_wr cwr = {
-			.wr_id = wr->wr_id,
-			.num_sge = wr->num_sge,
-			.sg_list = (const struct vhca_core_sge *)wr->sg_list,
-		};
+		struct vhca_core_recv_wr cwr = to_core_recv_wr(wr);
 
 		err = vhca_core_post_recv(qp->core, &cwr);
 		if (err) {

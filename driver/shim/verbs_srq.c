@@ -68,11 +68,7 @@ int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	int err = 0;
 
 	for (; wr; wr = wr->next) {
-		struct vhca_core_recv_wr cwr = {
-			.wr_id = wr->wr_id,
-			.num_sge = wr->num_sge,
-			.sg_list = (const struct vhca_core_sge *)wr->sg_list,
-		};
+		struct vhca_core_recv_wr cwr = to_core_recv_wr(wr);
 
 		err = vhca_core_post_srq_recv(srq->core, &cwr);
 		if (err) {

@@ -87,6 +87,22 @@ static inline struct vhca_kapi_device *to_kdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct vhca_kapi_device, ibdev);
 }
 
+/* An ib_sge array seen as the core's: verbs.c asserts the layouts match. */
+static inline const struct vhca_core_sge *to_core_sges(const struct ib_sge *sges)
+{
+	return (const struct vhca_core_sge *)sges;
+}
+
+/* A receive work request as the core takes it (QP receive queues, SRQs). */
+static inline struct vhca_core_recv_wr to_core_recv_wr(const struct ib_recv_wr *wr)
+{
+	return (struct vhca_core_recv_wr){
+		.wr_id = wr->wr_id,
+		.num_sge = wr->num_sge,
+		.sg_list = to_core_sges(wr->sg_list),
+	};
+}
+
 /* pci.c */
 int vhca_pci_register(void);
 void vhca_pci_unregister(void);
