@@ -16,6 +16,9 @@
 	 IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |      \
 	 IB_QP_DEST_QPN)
 
+#define VHCA_SEND_FLAGS_SUPPORTED                                             \
+	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)
+
 static int vhca_qp_type(enum ib_qp_type type, unsigned int *out)
 {
 	switch (type) {
@@ -193,6 +196,9 @@ int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 static int vhca_send_wr(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			struct vhca_core_send_wr *out)
 {
+	/* IB_SEND_IP_CSUM and the rest: no offloads (Documentation/verbs.md). */
+	if (wr->send_flags & ~VHCA_SEND_FLAGS_SUPPORTED)
+		return -EOPNOTSUPP;
 	memset(out, 0, sizeof(*out));
 	out->wr_id = wr->wr_id;
 	out->opcode = wr->opcode;
@@ -243,6 +249,12 @@ static int vhca_send_wr(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		out->reg.key = reg_wr(wr)->key;
 		out->reg.access = reg_wr(wr)->access;
 		return 0;
+	case IB_WR_LSO:
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_REG_MR_INTEGRITY:
+	case IB_WR_RDMA_READ_WITH_INV:
+		return -EOPNOTSUPP;	/* IBA opcodes the device lacks */
 	default:
 		return -EINVAL;
 	}
