@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * The fake kernel half of vhca_kunit.ko: vhca_kapi.h's memory, DMA,
- * locking and logging services on real kernel objects (so KASAN, lockdep
- * and kmemleak watch the core exactly as in vhca.ko), plus what the tests
+ * The fake kernel half of vhca_kunit.ko: vhca_kapi.h's memory, DMA and
+ * logging services on real kernel objects (so KASAN, lockdep and kmemleak
+ * watch the core exactly as in vhca.ko; locking is driver/shim/sync.c
+ * itself, allocating through vhca_kapi_zalloc() here), plus what the tests
  * need on top: allocation-failure injection, a count of live objects, and
  * a list of live "DMA" buffers the fake device checks its accesses against.
  * MMIO and port events are the fake device's (fake_device.c).
  */
-#include <linux/completion.h>
-#include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/log2.h>
-#include <linux/semaphore.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -209,110 +207,8 @@ void vhca_kapi_dma_mb(void)
 	dma_mb();
 }
 
-/* ---- spinlocks, semaphores, completions: the shims' objects ---- */
-
-struct vhca_kapi_lock {
-	spinlock_t lock;
-};
-
-struct vhca_kapi_sema {
-	struct semaphore sema;
-};
-
-struct vhca_kapi_completion {
-	struct completion done;
-};
-
-struct vhca_kapi_lock *vhca_kapi_lock_create(void)
-{
-	struct vhca_kapi_lock *lock = object_alloc(sizeof(*lock));
-
-	if (lock)
-		spin_lock_init(&lock->lock);
-	return lock;
-}
-
-void vhca_kapi_lock_destroy(struct vhca_kapi_lock *lock)
-{
-	object_free(lock);
-}
-
-unsigned long vhca_kapi_lock_irqsave(struct vhca_kapi_lock *lock)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&lock->lock, flags);
-	return flags;
-}
-
-void vhca_kapi_unlock_irqrestore(struct vhca_kapi_lock *lock,
-				 unsigned long flags)
-{
-	spin_unlock_irqrestore(&lock->lock, flags);
-}
-
-struct vhca_kapi_sema *vhca_kapi_sema_create(unsigned int count)
-{
-	struct vhca_kapi_sema *sema = object_alloc(sizeof(*sema));
-
-	if (sema)
-		sema_init(&sema->sema, count);
-	return sema;
-}
-
-void vhca_kapi_sema_destroy(struct vhca_kapi_sema *sema)
-{
-	object_free(sema);
-}
-
-void vhca_kapi_sema_down(struct vhca_kapi_sema *sema)
-{
-	might_sleep();
-	down(&sema->sema);
-}
-
-void vhca_kapi_sema_up(struct vhca_kapi_sema *sema)
-{
-	up(&sema->sema);
-}
-
-struct vhca_kapi_completion *vhca_kapi_completion_create(void)
-{
-	struct vhca_kapi_completion *c = object_alloc(sizeof(*c));
-
-	if (c)
-		init_completion(&c->done);
-	return c;
-}
-
-void vhca_kapi_completion_destroy(struct vhca_kapi_completion *c)
-{
-	object_free(c);
-}
-
-void vhca_kapi_completion_reinit(struct vhca_kapi_completion *c)
-{
-	reinit_completion(&c->done);
-}
-
-void vhca_kapi_complete(struct vhca_kapi_completion *c)
-{
-	complete(&c->done);
-}
-
-int vhca_kapi_wait_timeout(struct vhca_kapi_completion *c,
-			   unsigned int timeout_ms)
-{
-	if (!wait_for_completion_timeout(&c->done,
-					 msecs_to_jiffies(timeout_ms)))
-		return -ETIMEDOUT;
-	return 0;
-}
-
-void vhca_kapi_msleep(unsigned int ms)
-{
-	msleep(ms);
-}
+/* Spinlocks, semaphores, completions: driver/shim/sync.c, linked in, on
+ * top of vhca_kapi_zalloc() above. */
 
 /* ---- logging: printk with a prefix the KUnit log parser ignores ---- */
 

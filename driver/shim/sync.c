@@ -3,6 +3,9 @@
  * sync.c - spinlocks, semaphores, completions and sleeping for the core.
  * The core cannot know the size of spinlock_t & co. (it changes with
  * lockdep), so each object is allocated here and handed out opaque.
+ * Objects come from vhca_kapi_zalloc() (mem.c in vhca.ko; in
+ * vhca_kunit.ko, driver/kunit/kapi.c with allocation-failure injection),
+ * so that KUnit uses this very file.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -26,7 +29,7 @@ struct vhca_kapi_completion {
 
 struct vhca_kapi_lock *vhca_kapi_lock_create(void)
 {
-	struct vhca_kapi_lock *lock = kzalloc(sizeof(*lock), GFP_KERNEL);
+	struct vhca_kapi_lock *lock = vhca_kapi_zalloc(sizeof(*lock));
 
 	if (lock)
 		spin_lock_init(&lock->lock);
@@ -35,7 +38,7 @@ struct vhca_kapi_lock *vhca_kapi_lock_create(void)
 
 void vhca_kapi_lock_destroy(struct vhca_kapi_lock *lock)
 {
-	kfree(lock);
+	vhca_kapi_free(lock);
 }
 
 unsigned long vhca_kapi_lock_irqsave(struct vhca_kapi_lock *lock)
@@ -54,7 +57,7 @@ void vhca_kapi_unlock_irqrestore(struct vhca_kapi_lock *lock,
 
 struct vhca_kapi_sema *vhca_kapi_sema_create(unsigned int count)
 {
-	struct vhca_kapi_sema *sema = kzalloc(sizeof(*sema), GFP_KERNEL);
+	struct vhca_kapi_sema *sema = vhca_kapi_zalloc(sizeof(*sema));
 
 	if (sema)
 		sema_init(&sema->sema, count);
@@ -63,7 +66,7 @@ struct vhca_kapi_sema *vhca_kapi_sema_create(unsigned int count)
 
 void vhca_kapi_sema_destroy(struct vhca_kapi_sema *sema)
 {
-	kfree(sema);
+	vhca_kapi_free(sema);
 }
 
 void vhca_kapi_sema_down(struct vhca_kapi_sema *sema)
@@ -78,7 +81,7 @@ void vhca_kapi_sema_up(struct vhca_kapi_sema *sema)
 
 struct vhca_kapi_completion *vhca_kapi_completion_create(void)
 {
-	struct vhca_kapi_completion *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct vhca_kapi_completion *c = vhca_kapi_zalloc(sizeof(*c));
 
 	if (c)
 		init_completion(&c->done);
@@ -87,7 +90,7 @@ struct vhca_kapi_completion *vhca_kapi_completion_create(void)
 
 void vhca_kapi_completion_destroy(struct vhca_kapi_completion *c)
 {
-	kfree(c);
+	vhca_kapi_free(c);
 }
 
 void vhca_kapi_completion_reinit(struct vhca_kapi_completion *c)
