@@ -297,9 +297,7 @@ static void vhca_qp_apply(VhcaQp *qp, const struct vhca_qp_context *ctx,
 /* IBA 10.3.1: RESET forgets the queues' contents (no completions). */
 static void vhca_qp_to_reset(VhcaQp *qp)
 {
-    timer_del(qp->rnr_timer);
-    qp->rnr_waiting = false;
-    qp->rnr_counting = false;
+    vhca_rc_reset_qp(qp);
     qp->comm_est_sent = false;
     qp->sq.pi = qp->sq.ci = 0;
     qp->rq.pi = qp->rq.ci = 0;
@@ -361,7 +359,10 @@ uint8_t vhca_cmd_modify_qp(VhcaState *s, uint32_t handle, uint64_t in_addr)
         vhca_qp_to_error(s, qp);
         break;
     case VHCA_QPS_SQD:
-        /* Execution is synchronous: nothing is ever in flight. */
+        /*
+         * Execution is synchronous; a WQE waiting for an RNR or ACK
+         * timeout retry stays at the head of the queue until RTS.
+         */
         qp->state = next;
         if (qp->en_sqd_async_notify) {
             vhca_qp_event(s, qp, VHCA_QP_EV_SQ_DRAINED);

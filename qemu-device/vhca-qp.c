@@ -24,14 +24,14 @@ void vhca_qp_init(VhcaState *s)
     s->qps = g_new0(VhcaQp, VHCA_QP_SLOTS);
     for (i = 0; i < VHCA_QP_SLOTS; i++) {
         s->qps[i].dev = s;
-        s->qps[i].rnr_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
-                                           vhca_qp_rnr_timer, &s->qps[i]);
+        s->qps[i].sq_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                          vhca_qp_sq_timer, &s->qps[i]);
     }
 }
 
 static void vhca_qp_free(VhcaState *s, VhcaQp *qp)
 {
-    QEMUTimer *timer = qp->rnr_timer;
+    QEMUTimer *timer = qp->sq_timer;
     VhcaState *dev = qp->dev;
     VhcaSrq *srq;
     VhcaCq *cq;
@@ -58,7 +58,7 @@ static void vhca_qp_free(VhcaState *s, VhcaQp *qp)
     vhca_buf_free(&qp->sq.buf);
     vhca_buf_free(&qp->rq.buf);
     memset(qp, 0, sizeof(*qp));
-    qp->rnr_timer = timer;
+    qp->sq_timer = timer;
     qp->dev = dev;
 }
 
@@ -80,7 +80,7 @@ void vhca_qp_unrealize(VhcaState *s)
     }
     vhca_qp_reset(s);
     for (i = 0; i < VHCA_QP_SLOTS; i++) {
-        timer_free(s->qps[i].rnr_timer);
+        timer_free(s->qps[i].sq_timer);
     }
     g_free(s->qps);
     s->qps = NULL;
@@ -269,7 +269,7 @@ uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t result[2])
     qp.path_mtu = VHCA_MTU_4096;
     qp.state = VHCA_QPS_RESET;
     qp.valid = true;
-    qp.rnr_timer = slot->rnr_timer;
+    qp.sq_timer = slot->sq_timer;
     qp.dev = s;
     *slot = qp;
     scq->users++;
@@ -363,8 +363,8 @@ static void vhca_flush_sq(VhcaState *s, VhcaQp *qp)
     struct vhca_wqe_ctrl ctrl;
     uint32_t size = 1u << qp->sq.log_size;
 
-    timer_del(qp->rnr_timer);
-    qp->rnr_waiting = false;
+    timer_del(qp->sq_timer);
+    qp->sq_waiting = false;
     while (qp->sq.ci != qp->sq.pi && qp->sq.pi - qp->sq.ci <= size) {
         uint64_t off = (uint64_t)(qp->sq.ci & (size - 1)) << qp->sq.wqe_shift;
 
@@ -451,7 +451,7 @@ void vhca_wq_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
     trace_vhca_wq_doorbell(handle, send, pi);
     if (qp->state == VHCA_QPS_ERR || (send && qp->state == VHCA_QPS_SQE)) {
         vhca_qp_flush(s, qp);
-    } else if (send && qp->state == VHCA_QPS_RTS && !qp->rnr_waiting) {
+    } else if (send && qp->state == VHCA_QPS_RTS && !qp->sq_waiting) {
         vhca_sq_process(s, qp, VHCA_WQE_BATCH);
     }
 }

@@ -3,14 +3,17 @@
  * sides use.
  *
  * The requester (vhca-transport.c) hands a whole message to the
- * responder QP's device here; the responder checks it as IBA 9.7.5.1 and
- * 9.9.3 say (receive WQE present, lengths, rkey, PD and access rights of
- * the target region and of the QP), moves the data with DMA, completes
- * receive WQEs, and answers with an ACK or a NAK code.  Responder errors on
- * RC put the responder QP in ERR, with an affiliated event when no
- * receive completion reports them (IBA 11.6.3.1).  Datagrams (UD, SMI,
- * GSI) are delivered or silently dropped (IBA 9.6.2: bad Q_Key, no
- * receive WQE).
+ * responder QP's device here, for RC after vhca-rc.c found its PSN to be
+ * the expected one (duplicates and sequence errors are answered there;
+ * rq_psn advances here, by the PSNs of the message, when it is ACKed;
+ * UC resynchronizes on the message's PSN).  The responder checks it as
+ * IBA 9.7.5.1 and 9.9.3 say (receive WQE present, lengths, rkey, PD and
+ * access rights of the target region and of the QP), moves the data with
+ * DMA, completes receive WQEs, and answers with an ACK or a NAK code.
+ * Responder errors on RC put the responder QP in ERR, with an affiliated
+ * event when no receive completion reports them (IBA 11.6.3.1).
+ * Datagrams (UD, SMI, GSI) are delivered or silently dropped (IBA 9.6.2:
+ * bad Q_Key, no receive WQE).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -272,8 +275,8 @@ static void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
 }
 
 /* A responder-side error on a connected QP (IBA 9.9.3.1.2, 10.3.1). */
-static VhcaAck vhca_responder_fail(VhcaState *s, VhcaQp *qp, VhcaAck ack,
-                                   uint8_t event)
+VhcaAck vhca_responder_fail(VhcaState *s, VhcaQp *qp, VhcaAck ack,
+                            uint8_t event)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "vhca: responder QP 0x%x refuses a "
                   "request (NAK %d), QP to ERR\n", qp->handle, ack);
@@ -411,7 +414,8 @@ static VhcaAck vhca_respond_write(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     return VHCA_ACK;
 }
 
-static VhcaAck vhca_respond_read(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+/* Also a duplicate READ's second execution (vhca-rc.c). */
+VhcaAck vhca_respond_read(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
     VhcaSgl remote;
@@ -502,7 +506,8 @@ VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
         break;
     }
     if (ack == VHCA_ACK && dqp->valid) {
-        dqp->rq_psn = (dqp->rq_psn + pkt->packets) & VHCA_DB_OBJ_MASK;
+        /* RC: psn was the expected PSN; UC resynchronizes on it. */
+        dqp->rq_psn = (pkt->psn + pkt->packets) & VHCA_DB_OBJ_MASK;
     }
     return ack;
 }

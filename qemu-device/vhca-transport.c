@@ -8,14 +8,18 @@
  * and validated (vhca-wqe.c), its local buffers are protection-checked
  * (vhca-mr.c), and the message is handed to the responder QP found by
  * routing the DLID on the fabric (vhca-responder.c).  The whole message
- * moves in one step: there are no packets in flight, so PSNs only count,
- * fences are always satisfied, and an RC peer that cannot answer ends the
- * WQE with RETRY_EXC_ERR at once instead of after retry_cnt timeouts.
+ * moves in one step, one WQE at a time, so fences are always satisfied.
+ * RC reliability around that step is vhca-rc.c: the request carries its
+ * PSN, the responder detects sequence errors and duplicates, and a
+ * request nobody answers (no peer, or lost on a lossy fabric) is resent
+ * after the local ACK timeout, retry_cnt times, before the WQE completes
+ * with RETRY_EXC_ERR.  sq_psn advances when a WQE completes.
  *
  * RNR (IBA 9.7.5.2.8): an RC SEND or WRITE_WITH_IMM to a QP with no
  * receive WQE is retried after the responder's min_rnr_timer (virtual
  * clock), rnr_retry times (7: for ever), then completes with
- * RNR_RETRY_EXC_ERR.
+ * RNR_RETRY_EXC_ERR.  The RNR wait and the local ACK timeout share the
+ * QP's send queue timer (sq_timer, sq_wait says which one runs).
  *
  * Errors (IBA 10.3.1, 11.6.2): an error completion moves an RC QP to ERR
  * and a UC/UD/SMI/GSI QP to SQE; both flush the rest of the send queue.
@@ -39,7 +43,7 @@ static const uint32_t vhca_rnr_timer_10us[32] = {
     16384, 24576, 32768, 49152,
 };
 
-static bool vhca_qp_receives(const VhcaQp *qp)
+bool vhca_qp_receives(const VhcaQp *qp)
 {
     return qp->state == VHCA_QPS_RTR || qp->state == VHCA_QPS_RTS ||
            qp->state == VHCA_QPS_SQD || qp->state == VHCA_QPS_SQE;
@@ -69,7 +73,8 @@ static void vhca_sq_complete(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
     struct vhca_cqe cqe;
 
     trace_vhca_wqe_done(qp->handle, qp->sq.ci, wqe->opcode, status, verr);
-    qp->rnr_counting = false;
+    qp->wqe_started = false;
+    qp->retry_exhausted = false;
     qp->sq_psn = (qp->sq_psn + vhca_packets(qp, wqe->length)) &
                  VHCA_DB_OBJ_MASK;
     if (status == VHCA_WC_SUCCESS && !signaled) {
@@ -112,6 +117,7 @@ static uint8_t vhca_status_of_ack(VhcaAck ack)
         return VHCA_WC_REM_OP_ERR;
     case VHCA_NAK_RNR:
         return VHCA_WC_RNR_RETRY_EXC_ERR;
+    case VHCA_NAK_SEQ:
     case VHCA_NO_PEER:
     default:
         return VHCA_WC_RETRY_EXC_ERR;
@@ -133,14 +139,14 @@ static bool vhca_sq_rnr(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
         qp->rnr_left--;
     }
     trace_vhca_wqe_rnr(qp->handle, qp->sq.ci, qp->rnr_left);
-    qp->rnr_waiting = true;
-    timer_mod(qp->rnr_timer,
+    qp->sq_wait = VHCA_SQ_WAIT_RNR;
+    qp->sq_waiting = true;
+    timer_mod(qp->sq_timer,
               qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + delay_ns);
     return false;
 }
 
-static VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp,
-                               const struct vhca_av *av)
+VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av)
 {
     if (qp->port < 1 || qp->port > s->num_ports) {
         return NULL;
@@ -148,28 +154,28 @@ static VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp,
     return vhca_fabric_route(&s->ports[qp->port - 1], le16_to_cpu(av->dlid));
 }
 
-/* RC/UC: one message to the connected QP. */
+/* RC/UC: one message to the connected QP (RC reliability: vhca-rc.c). */
 static bool vhca_sq_connected(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
-    VhcaQp *dqp = NULL;
-    VhcaAck ack = VHCA_NO_PEER;
+    VhcaAck ack;
     VhcaSgl orig;
     uint64_t orig_le;
     uint8_t verr;
 
-    pkt->dst_port = vhca_qp_route(s, qp, &qp->av);
-    if (pkt->dst_port) {
-        dqp = vhca_qp_by_qpn(pkt->dst_port->dev, pkt->dst_port->num,
-                             qp->dest_qpn);
+    if (qp->retry_exhausted) {
+        /* IBA 9.7.6.1.4: the (retry_cnt + 1)th local ACK timeout. */
+        vhca_sq_complete(s, qp, wqe, VHCA_WC_RETRY_EXC_ERR, VHCA_VERR_NO_PEER,
+                         0);
+        return false;
     }
-    if (dqp && dqp->type == qp->type && vhca_qp_receives(dqp)) {
-        ack = vhca_respond(pkt->dst_port->dev, dqp, pkt);
-    } else if (qp->type == VHCA_QPT_UC) {
-        ack = VHCA_ACK;     /* UC: nobody there, the message is lost */
-    }
+    ack = vhca_rc_transmit(s, qp, pkt);
     if (!vhca_is_enabled(s) || !qp->valid || qp->state != VHCA_QPS_RTS) {
         return false;       /* reset by a DMA, or a loopback to itself */
+    }
+    if (ack == VHCA_NO_PEER) {
+        vhca_rc_wait_ack(qp);
+        return false;
     }
     if (ack == VHCA_NAK_RNR) {
         return vhca_sq_rnr(s, qp, wqe, pkt->rnr_timer);
@@ -185,7 +191,7 @@ static bool vhca_sq_connected(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         }
     }
     verr = ack == VHCA_ACK ? VHCA_VERR_NONE :
-           ack == VHCA_NO_PEER ? VHCA_VERR_NO_PEER :
+           ack == VHCA_NAK_SEQ ? VHCA_VERR_NO_PEER :
            ack == VHCA_NAK_REM_ACCESS ? VHCA_VERR_ACCESS_RIGHTS :
            ack == VHCA_NAK_INV_REQ ? VHCA_VERR_LENGTH : VHCA_VERR_BAD_WQE;
     vhca_sq_complete(s, qp, wqe, vhca_status_of_ack(ack), verr,
@@ -347,9 +353,10 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
         return false;
     }
     trace_vhca_wqe_start(qp->handle, qp->sq.ci, wqe.opcode, wqe.length);
-    if (!qp->rnr_counting) {
-        qp->rnr_counting = true;
+    if (!qp->wqe_started) {
+        qp->wqe_started = true;
         qp->rnr_left = qp->rnr_retry;
+        qp->retry_left = qp->retry_cnt;
     }
     if (wqe.opcode == VHCA_WQE_LOCAL_INV || wqe.opcode == VHCA_WQE_REG_MR) {
         return vhca_sq_memory_op(s, qp, &wqe);
@@ -401,7 +408,7 @@ void vhca_sq_process(VhcaState *s, VhcaQp *qp, uint32_t budget)
 
 static void vhca_sq_run(VhcaState *s, VhcaQp *qp, uint32_t budget)
 {
-    while (qp->valid && qp->state == VHCA_QPS_RTS && !qp->rnr_waiting &&
+    while (qp->valid && qp->state == VHCA_QPS_RTS && !qp->sq_waiting &&
            qp->sq.ci != qp->sq.pi && vhca_is_enabled(s)) {
         if (budget-- == 0) {
             qemu_bh_schedule(s->transport_bh);
@@ -426,16 +433,5 @@ void vhca_transport_bh(void *opaque)
         if (s->qps[i].valid) {
             vhca_sq_process(s, &s->qps[i], VHCA_WQE_BATCH);
         }
-    }
-}
-
-void vhca_qp_rnr_timer(void *opaque)
-{
-    VhcaQp *qp = opaque;
-    VhcaState *s = qp->dev;
-
-    qp->rnr_waiting = false;
-    if (qp->valid && vhca_is_enabled(s)) {
-        vhca_sq_process(s, qp, VHCA_WQE_BATCH);
     }
 }

@@ -28,14 +28,15 @@ typedef struct VhcaSgl {
     uint64_t length;
 } VhcaSgl;
 
-/* The responder's answer (IBA 9.7.5.2 ACK/NAK codes, plus "no peer"). */
+/* The responder's answer (IBA 9.7.5.2 ACK/NAK codes, plus "no answer"). */
 typedef enum VhcaAck {
     VHCA_ACK,
     VHCA_NAK_RNR,
     VHCA_NAK_INV_REQ,           /* remote invalid request */
     VHCA_NAK_REM_ACCESS,        /* remote access error */
     VHCA_NAK_REM_OP,            /* remote operational error */
-    VHCA_NO_PEER,               /* nobody answers: transport retries run out */
+    VHCA_NAK_SEQ,               /* PSN sequence error: resend from nak_psn */
+    VHCA_NO_PEER,               /* no answer: the local ACK timeout runs */
 } VhcaAck;
 
 /* One request message: everything a responder sees of it. */
@@ -46,7 +47,10 @@ typedef struct VhcaPacket {
     const VhcaSendWqe *wqe;
     VhcaSgl *local;             /* requester's data, or READ/atomic target */
     uint32_t packets;           /* PSNs the message uses */
+    uint32_t psn;               /* connected: PSN of the first packet */
+    bool first_lost;            /* RC: only the packets after the first come */
     uint8_t rnr_timer;          /* out: the responder's min_rnr_timer */
+    uint32_t nak_psn;           /* out: the PSN a sequence error NAK names */
     uint64_t atomic_orig;       /* out: atomic original value */
 } VhcaPacket;
 
@@ -63,7 +67,19 @@ uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,
 uint8_t vhca_sgl_read(VhcaSgl *src, uint8_t *buf, uint64_t len);
 
 VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
+VhcaAck vhca_respond_read(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
+VhcaAck vhca_responder_fail(VhcaState *s, VhcaQp *qp, VhcaAck ack,
+                            uint8_t event);
 void vhca_deliver_datagram(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
+
+/* vhca-rc.c: RC reliability around vhca_respond(). */
+uint32_t vhca_rc_request_packets(const VhcaPacket *pkt);
+VhcaAck vhca_rc_transmit(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
+void vhca_rc_wait_ack(VhcaQp *qp);
+
+/* vhca-transport.c: routing of requests. */
+bool vhca_qp_receives(const VhcaQp *qp);
+VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);
 
 /* vhca-sma.c: the Subnet Management Agent behind each port's SMI QP. */
 VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,

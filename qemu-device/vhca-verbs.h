@@ -10,6 +10,7 @@
  * vhca-mcast.c      multicast attachments
  * vhca-wqe.c/.h     WQE decoding and validation (pure functions)
  * vhca-transport.c  requester: send queue execution, RNR, completions
+ * vhca-rc.c         RC reliability: PSNs, ACK timeout, retries, duplicates
  * vhca-responder.c  responder: receives, RDMA/atomic targets, datagrams
  * vhca-verbs-cmd.c  dispatch and input checks of the data path commands
  *
@@ -131,6 +132,25 @@ typedef struct VhcaMcast {
     uint8_t mgid[16];
 } VhcaMcast;
 
+/* What a QP's send queue timer is running for. */
+typedef enum VhcaSqWait {
+    VHCA_SQ_WAIT_RNR,       /* the RNR NAK's timer (IBA 9.7.5.2.8) */
+    VHCA_SQ_WAIT_ACK,       /* the local ACK timeout (IBA 9.7.6.1.3) */
+} VhcaSqWait;
+
+/*
+ * An RC responder resource (IBA 9.7.5.1.2): an RDMA READ or atomic request
+ * the responder executed, kept so that a duplicate of it is answered
+ * again (READ: executed again; atomic: the saved original value).
+ */
+typedef struct VhcaRdRes {
+    bool valid;
+    uint8_t opcode;         /* VHCA_WQE_RDMA_READ or an atomic */
+    uint32_t psn;           /* the request's PSN */
+    uint32_t packets;       /* PSNs it uses (READ: response packets) */
+    uint64_t atomic_orig;
+} VhcaRdRes;
+
 typedef struct VhcaQp {
     VhcaState *dev;
     bool valid;
@@ -167,12 +187,22 @@ typedef struct VhcaQp {
     uint32_t access_flags;
     struct vhca_av av;      /* as the guest gave it (little-endian) */
 
-    /* Requester state of the current WQE (RNR retry, IBA 9.7.5.2.8). */
+    /*
+     * Requester state of the WQE at sq.ci (vhca-transport.c, vhca-rc.c):
+     * RNR retries (IBA 9.7.5.2.8) and transport retries (IBA 9.7.6.1.3).
+     */
     uint8_t rnr_left;
-    bool rnr_counting;      /* rnr_left belongs to the WQE at sq.ci */
-    bool rnr_waiting;
+    uint8_t retry_left;
+    uint8_t sq_wait;        /* VhcaSqWait: what sq_timer is running for */
+    bool wqe_started;       /* the counters belong to the WQE at sq.ci */
+    bool sq_waiting;        /* the send queue waits for sq_timer */
+    bool retry_exhausted;   /* the last local ACK timeout expired */
     bool comm_est_sent;
-    QEMUTimer *rnr_timer;
+    QEMUTimer *sq_timer;
+
+    /* RC responder resources: recent READ/atomic requests (vhca-rc.c). */
+    VhcaRdRes rd_res[VHCA_MAX_RD_ATOM];
+    uint8_t rd_res_next;
 } VhcaQp;
 
 /* vhca-buf.c */
@@ -260,7 +290,10 @@ bool vhca_qp_transition_ok(uint8_t cur, uint8_t next, uint8_t type,
 /* vhca-transport.c */
 void vhca_sq_process(VhcaState *s, VhcaQp *qp, uint32_t budget);
 void vhca_transport_bh(void *opaque);
-void vhca_qp_rnr_timer(void *opaque);
+
+/* vhca-rc.c */
+void vhca_qp_sq_timer(void *opaque);
+void vhca_rc_reset_qp(VhcaQp *qp);
 
 /* vhca-verbs-cmd.c */
 bool vhca_verbs_cmd_known(uint16_t opcode);

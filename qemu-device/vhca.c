@@ -8,6 +8,7 @@
  *
  * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME]
  *                    [,comp-vectors=N][,doorbell-pages=N]
+ *                    [,rc-drop-request=N][,rc-drop-response=N]
  *
  * Properties:
  *   ports          (uint8, 1..2, default 1) number of IB ports.
@@ -25,6 +26,11 @@
  *                  (bool, default true, settable at run time with qom-set)
  *                  the port's physical link: false takes the port DOWN,
  *                  true brings it back up through INIT to ACTIVE.
+ *   rc-drop-request, rc-drop-response
+ *                  (uint32, default 0 = never) a lossy fabric for tests:
+ *                  every Nth RC request this device sends is lost, and
+ *                  every Nth answer (ACK/NAK/READ response) to its requests
+ *                  (vhca-rc.c); the RC transport retries recover.
  *
  * The device cannot be migrated (its state lives partly in the fabric).
  *
@@ -167,6 +173,8 @@ static void vhca_reset(VhcaState *s)
     s->cmdq_log_size = 0;
     s->eq0_base = 0;
     s->eq0_log_size = 0;
+    s->rc_requests_sent = 0;
+    s->rc_responses_seen = 0;
     vhca_cmd_reset(s);
     vhca_eq_reset(s);
     vhca_verbs_reset(s);
@@ -592,6 +600,8 @@ static Property vhca_properties[] = {
     DEFINE_PROP_STRING("fabric", VhcaState, fabric_name),
     DEFINE_PROP_UINT8("comp-vectors", VhcaState, comp_vectors, 2),
     DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
+    DEFINE_PROP_UINT32("rc-drop-request", VhcaState, rc_drop_request, 0),
+    DEFINE_PROP_UINT32("rc-drop-response", VhcaState, rc_drop_response, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -96,6 +96,8 @@ struct VhcaState {
     uint32_t db_pages;
     uint64_t node_guid_prop;
     char *fabric_name;
+    uint32_t rc_drop_request;       /* lose every Nth RC request (0: none) */
+    uint32_t rc_drop_response;      /* lose every Nth answer to one */
 
     /* Fixed at realize. */
     uint64_t node_guid;
@@ -130,6 +132,8 @@ struct VhcaState {
     VhcaSrq *srqs;
     VhcaMcast *mcast;
     QEMUBH *transport_bh;
+    uint32_t rc_requests_sent;      /* since the last loss (vhca-rc.c) */
+    uint32_t rc_responses_seen;
     uint64_t mr_list_entries;       /* page list entries of all regions */
 };
 
