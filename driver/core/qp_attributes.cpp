@@ -11,6 +11,9 @@ namespace {
 constexpr uint32_t kPsnMask = 0xffffffu;
 constexpr uint32_t kQpnMask = 0xffffffu;
 constexpr uint32_t kMaxSgePerWqe = 255;  // vhca_wqe_ctrl.num_sge is 8 bits
+// CREATE_QP refuses a max_inline above 512 (Documentation/device.md
+// "Queue pairs"); vhca_device_attr does not report it.
+constexpr uint32_t kMaxInlineData = 512;
 
 // Smallest log2 with 2^log >= value (value >= 1).
 uint32_t CeilLog2(uint32_t value) {
@@ -85,7 +88,8 @@ Result<QpLayout> ComputeQpLayout(const vhca_core_qp_cap& cap, bool has_srq,
   const uint32_t max_wr = Min(device_max_wr, 1u << VHCA_MAX_LOG_WQ);
   const uint32_t max_sge = Min(device_max_sge, kMaxSgePerWqe);
   if (cap.max_send_wr > max_wr || cap.max_send_sge > max_sge ||
-      cap.max_recv_sge > max_sge || (!has_srq && cap.max_recv_wr > max_wr))
+      cap.max_recv_sge > max_sge || cap.max_inline_data > kMaxInlineData ||
+      (!has_srq && cap.max_recv_wr > max_wr))
     return Error{-VHCA_EINVAL};
   QpLayout layout;
   // Send WQE: control, the largest opcode segment, then SGEs or inline
@@ -105,7 +109,7 @@ Result<QpLayout> ComputeQpLayout(const vhca_core_qp_cap& cap, bool has_srq,
   const uint32_t sq_room = (1u << layout.sq_wqe_shift) - send_head;
   layout.granted.max_send_wr = 1u << layout.sq_log_size;
   layout.granted.max_send_sge = Min(sq_room / sizeof(vhca_sge), max_sge);
-  layout.granted.max_inline_data = sq_room;
+  layout.granted.max_inline_data = Min(sq_room, kMaxInlineData);
   layout.granted.max_recv_wr = has_srq ? 0 : 1u << layout.rq_log_size;
   layout.granted.max_recv_sge =
       has_srq ? 0

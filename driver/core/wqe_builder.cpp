@@ -23,8 +23,10 @@ Result<uint32_t> OpcodeSegmentSize(uint8_t qp_type, uint32_t opcode) {
     case VHCA_WQE_SEND_WITH_IMM:
       return datagram ? uint32_t{sizeof(vhca_wqe_ud)} : 0u;
     case VHCA_WQE_SEND_WITH_INV:
-      // Invalidation needs a connection (IBA 10.7.4.3.2).
-      if (datagram) return Error{-VHCA_EINVAL};
+      // Invalidation needs a reliable connection: IBA 9.2 defines the
+      // SEND with Invalidate opcodes for RC (and XRC), not UC or UD; the
+      // device refuses it elsewhere (vhca-wqe.c).
+      if (qp_type != VHCA_QPT_RC) return Error{-VHCA_EINVAL};
       return 0u;
     case VHCA_WQE_RDMA_WRITE:
     case VHCA_WQE_RDMA_WRITE_WITH_IMM:

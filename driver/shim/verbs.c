@@ -229,6 +229,10 @@ void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 			     struct ib_device_attr *props)
 {
 	props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	/* 8-byte atomics, atomic between every QP of the device (the device
+	 * serializes them, vhca-responder.c); no masked atomics. */
+	props->atomic_cap = IB_ATOMIC_HCA;
+	props->masked_atomic_cap = IB_ATOMIC_NONE;
 	props->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
 	/* FRWR page lists: DIRECT up to 512 pages, INDIRECT up to 512^2. */
 	props->max_fast_reg_page_list_len =

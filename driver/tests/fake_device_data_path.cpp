@@ -137,7 +137,8 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
           in.sq_wqe_shift < VHCA_MIN_SQ_WQE_SHIFT || in.sq_wqe_shift > VHCA_MAX_WQE_SHIFT ||
           in.rq_wqe_shift < VHCA_MIN_RQ_WQE_SHIFT || in.rq_wqe_shift > VHCA_MAX_WQE_SHIFT ||
           !pds.count(in.pdn) || !cqs.count(in.send_cqn) || !cqs.count(in.recv_cqn) ||
-          (has_srq && (!srqs.count(in.srqn) || in.rq_log_size != 0)))
+          (has_srq && (!srqs.count(in.srqn) || in.rq_log_size != 0)) ||
+          in.max_inline > 512)  // the device's VHCA_MAX_INLINE
         return VHCA_CMD_BAD_PARAM;
       if (!Dma(in.sq_buf.addr, size_t{1} << (in.sq_log_size + in.sq_wqe_shift)) ||
           (!has_srq && !Dma(in.rq_buf.addr, size_t{1} << (in.rq_log_size + in.rq_wqe_shift))))

@@ -268,7 +268,7 @@ TEST(WqeBuilder, OpcodesTheQpTypeCannotCarry) {
                           VHCA_WQE_SEND_WITH_INV})
     EXPECT_EQ(Build(Layout(VHCA_QPT_UD), Wr(opcode)).error, -VHCA_EINVAL) << opcode;
   for (uint32_t opcode : {VHCA_WQE_RDMA_READ, VHCA_WQE_ATOMIC_CMP_AND_SWP,
-                          VHCA_WQE_ATOMIC_FETCH_AND_ADD})
+                          VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_WQE_SEND_WITH_INV})
     EXPECT_EQ(Build(Layout(VHCA_QPT_UC), Wr(opcode)).error, -VHCA_EINVAL) << opcode;
   for (uint32_t opcode : {0x08u, 0x0au, 0x0bu, 0x21u, 0xffu})
     EXPECT_EQ(Build(Layout(VHCA_QPT_RC), Wr(opcode)).error, -VHCA_EINVAL) << opcode;

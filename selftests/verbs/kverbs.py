@@ -6,15 +6,49 @@ check-verbs` names it explicitly (with its own rootdir, so selftests/
 conftest.py and its results file stay out of it).  Own VM, because the
 driver is loaded with verbs=1.
 
-The test module runs, between port 1 and port 2 of vhca0: RC SEND/RECV
-(with a completion event on an armed CQ), a batch of SENDs in one post
-call, FRWR registration (IB_WR_REG_MR), RDMA WRITE, READ and WRITE with
-immediate, fetch-and-add and compare-and-swap; UD SEND with immediate
-through an AH into a QP fed by an SRQ, UD multicast (attach_mcast, GRH),
-and the SRQ limit (IB_EVENT_SRQ_LIMIT_REACHED, modify/query).  Data is checked byte for byte; it prints
-PASS/FAIL lines.  With verbs=1 ib_mad (in
-ib_core) attaches to both devices and creates QP0/QP1 per port; then
-ib_ipoib is loaded too.  Neither may oops; what they print is logged.
+The test module (one file per concept in driver/ktest, vhca_verbs_test.h
+lists them) runs between port 1 and port 2 of vhca0, data checked byte
+for byte:
+
+- query: query_device (limits, atomic_cap IB_ATOMIC_HCA, masked atomics
+  off), query_port of both ports, GID 0 and P_Key 0;
+- the main RC pair: SEND/RECV with a completion event on an armed CQ, a
+  batch of SENDs in one post call, SEND_WITH_IMM with a solicited event,
+  FRWR registration (IB_WR_REG_MR), RDMA WRITE, READ, WRITE with
+  immediate, fetch-and-add and compare-and-swap;
+- UD SEND with immediate through an AH (rdma_query_ah) into a QP fed by
+  an SRQ, UD
+  multicast (attach_mcast, GRH), the SRQ limit event, datagrams to a
+  missing QPN and with a wrong Q_Key (sender success, nothing received),
+  one longer than the MTU (IB_WC_LOC_LEN_ERR, the QP in SQE, recovered);
+- send options: IB_SEND_INLINE up to max_inline_data (one byte more is
+  refused), max_sge gather and scatter, unsignaled SENDs freed by a
+  signaled one, IB_SEND_FENCE on a SEND after an RDMA READ; UC SEND, RDMA
+  WRITE and WRITE with immediate, RC-only opcodes refused on UC;
+- atomics of two RC pairs in two kernel threads on one word (exact sum,
+  distinct originals), for fetch-and-add and compare-and-swap loops;
+- LOCAL_INV, re-registration with the next key (ib_inc_rkey), and
+  SEND_WITH_INV (IB_WC_WITH_INVALIDATE); the dead key is then refused;
+- ib_resize_cq grow and shrink (-EBUSY while a QP uses the CQ: the
+  device's rule), a CQ on completion vector 1, IB_CQ_REPORT_MISSED_EVENTS;
+- error completions, each with its exact ib_wc status, the QP in ERR and
+  the rest flushed (IB_WC_WR_FLUSH_ERR): bad lkey, receive too small
+  (LOC_LEN_ERR / REM_INV_REQ_ERR), a receive with a bad lkey
+  (LOC_PROT_ERR / REM_OP_ERR), wrong rkey on WRITE and READ, rights
+  missing for WRITE, READ and atomics, a misaligned atomic, PD mismatch
+  (local and remote), RNR retries exhausted and satisfied in time, a peer
+  in RESET or missing (RETRY_EXC_ERR); the responder's
+  IB_EVENT_QP_ACCESS_ERR and an SRQ QP's IB_EVENT_QP_LAST_WQE_REACHED;
+- QP states: SQD with IB_EVENT_SQ_DRAINED (SENDs posted in SQD run back
+  in RTS), IB_EVENT_COMM_EST of a responder in RTR;
+- ib_drain_qp with SENDs waiting for RNR retries and receives posted.
+
+It prints one PASS/FAIL line per case and a summary.  CASES lists every
+case; DEVICE_BUGS the cases that fail because of a known device bug (they
+must FAIL, and the test says so when one starts to pass).  With verbs=1
+ib_mad (in ib_core) attaches to both devices and creates QP0/QP1 per
+port; then ib_ipoib is loaded too.  Neither may oops; what they print is
+logged.
 """
 import os
 import re
@@ -31,10 +65,43 @@ DEVICES = [
     "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100",
     "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200",
 ]
-CASES = ["create_cq_qp", "connect", "query_qp", "send_recv", "send_batch",
-         "frwr_reg_mr", "rdma_write", "rdma_read", "rdma_write_imm",
-         "atomic_fetch_add", "atomic_cmp_swap", "ud_srq_ah", "ud_multicast",
-         "srq_limit"]
+CASES = [
+    # main.c, query.c, basic.c, rdma.c: the main RC pair
+    "create_cq_qp", "connect", "query_device", "query_port", "query_gid_pkey",
+    "query_qp", "send_recv", "send_batch", "send_imm_solicited",
+    "frwr_reg_mr", "rdma_write", "rdma_read", "rdma_write_imm",
+    "atomic_fetch_add", "atomic_cmp_swap",
+    # ud.c
+    "ud_srq_ah", "ud_multicast", "srq_limit", "ud_missing_qpn",
+    "ud_qkey_mismatch", "err_ud_too_long",
+    # sends.c, uc.c
+    "inline_send", "max_sge", "unsignaled", "fence_read_send",
+    "uc_send", "uc_rc_only_opcodes", "uc_rdma_write", "uc_rdma_write_imm",
+    # atomics.c, invalidate.c, cq.c
+    "atomic_concurrent_fadd", "atomic_concurrent_cmp_swap",
+    "local_inv", "rereg_mr", "send_with_inv",
+    "resize_cq", "cq_comp_vector", "cq_report_missed",
+    # errors_local.c
+    "err_bad_lkey", "err_loc_len", "err_recv_bad_lkey", "err_retry_exc_reset",
+    "err_rnr_retry_exc", "rnr_retry_ok", "err_retry_exc_noqp",
+    # errors_remote.c
+    "err_rkey_write", "event_qp_access_err", "err_rkey_read",
+    "err_write_readonly", "err_read_noaccess", "err_atomic_noaccess",
+    "err_atomic_misaligned", "err_pd_mismatch_local",
+    "err_pd_mismatch_remote", "event_last_wqe_reached",
+    # qp_states.c, drain.c
+    "qp_sqd_drained", "event_comm_est", "drain_qp",
+]
+
+# Cases that fail because the device (qemu-device/) deviates from the IBA;
+# each must FAIL until the device is fixed.
+DEVICE_BUGS = {
+    # vhca-wqe.c vhca_wqe_decode_send() refuses a misaligned atomic at the
+    # requester (IB_WC_LOC_QP_OP_ERR, vendor_err BAD_WQE); IBA 9.4.5 wants
+    # the responder's NAK Invalid Request: IB_WC_REM_INV_REQ_ERR, the
+    # responder QP in ERR with IB_EVENT_QP_REQ_ERR.
+    "err_atomic_misaligned",
+}
 
 WAIT_ACTIVE = r'''
 for i in $(seq 1 300); do
@@ -80,9 +147,18 @@ def test_kernel_verbs(vm):
     done = re.search(r"done pass=(\d+) fail=(\d+)", out)
     assert done, "no summary line:\n" + out
     passed = set(re.findall(r"PASS (\S+)", out))
-    missing = [c for c in CASES if c not in passed]
-    assert int(done.group(2)) == 0 and not missing, \
-        "failed or missing cases %s:\n%s" % (missing, out)
+    failed = set(re.findall(r"FAIL ([^\s:]+)", out))
+    missing = [c for c in CASES if c not in passed and
+               (c not in DEVICE_BUGS or c not in failed)]
+    unexpected = sorted(failed - DEVICE_BUGS)
+    unlisted = sorted((passed | failed) - set(CASES))
+    fixed = sorted(DEVICE_BUGS & passed)
+    assert not missing and not unexpected and not unlisted, \
+        "failed %s, missing %s, not in CASES %s:\n%s" % (
+            unexpected, missing, unlisted, out)
+    assert not fixed, "device bug fixed: drop %s from DEVICE_BUGS" % fixed
+    if DEVICE_BUGS & failed:
+        log("known device bugs (expected FAIL)", "\n".join(sorted(DEVICE_BUGS & failed)))
     vm.run("rmmod vhca_verbs_test", check=True)
 
 

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * cq.c - completion queues: ib_resize_cq (grow and shrink; the device
+ * resizes only a CQ no QP uses, vhca_hw_verbs.h RESIZE_CQ, so a CQ with
+ * a QP, and so with completions pending, answers -EBUSY and keeps its
+ * completions), a CQ on completion vector 1, and
+ * IB_CQ_REPORT_MISSED_EVENTS (Guide 8.3: arming returns > 0 while a
+ * completion waits).
+ */
+#include "vhca_verbs_test.h"
+
+static void cq_handler(struct ib_cq *cq, void *ctx)
+{
+	complete(ctx);
+}
+
+/* n signaled 64-byte RDMA WRITEs from p->qa to b.buf2 through mr, posted
+ * without polling, then polled: all on the CQ at once. */
+static int writes(const char *name, struct pair *p, struct ib_mr *mr, int n,
+		  bool poll)
+{
+	struct ib_rdma_wr rw = {};
+	int i, err;
+
+	for (i = 0; i < n; i++) {
+		rw.wr.opcode = IB_WR_RDMA_WRITE;
+		rw.wr.wr_id = 500 + i;
+		rw.wr.send_flags = IB_SEND_SIGNALED;
+		rw.remote_addr = mr->iova + 64 * i;
+		rw.rkey = mr->rkey;
+		err = post_send_qp(p->qa, &rw.wr, a.dma + 64 * i, 64);
+		if (err) {
+			fail(name, "ib_post_send %d: %d", i, err);
+			return err;
+		}
+	}
+	for (i = 0; poll && i < n; i++)
+		if (expect_wc(name, p->cqa, 500 + i, IB_WC_RDMA_WRITE, 0))
+			return -EIO;
+	return 0;
+}
+
+/* A pair whose qa uses cq, with a region over b.buf2 for writes. */
+static int resize_pair(const char *name, struct pair *p, struct ib_cq *cq,
+		       struct ib_mr **mr)
+{
+	struct pair_opts o = { .type = IB_QPT_RC, .max_send_wr = 64,
+			       .cq_a = cq };
+
+	if (pair_create(p, &o)) {
+		fail(name, "QP pair");
+		return -EIO;
+	}
+	*mr = frwr_create(name, pd, p->qb, p->cqb, b.dma2, BUF_SIZE,
+			  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	if (!*mr) {
+		pair_destroy(p);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void test_resize(void)
+{
+	const char *name = "resize_cq";
+	struct ib_cq_init_attr cq_attr = { .cqe = 8 };
+	struct ib_mr *mr;
+	struct ib_cq *cq;
+	struct pair p;
+	int small, err;
+
+	cq = ib_create_cq(ibdev, NULL, NULL, NULL, &cq_attr);
+	if (IS_ERR(cq)) {
+		fail(name, "ib_create_cq: %ld", PTR_ERR(cq));
+		return;
+	}
+	small = cq->cqe;
+	err = ib_resize_cq(cq, 100);
+	if (err || cq->cqe < 100) {
+		fail(name, "grow from %d: %d, cqe %d", small, err, cq->cqe);
+		goto out;
+	}
+	fill(a.buf, BUF_SIZE, 0x21);
+	sync_for_device();
+	if (resize_pair(name, &p, cq, &mr))
+		goto out;
+	/* 40 completions > the old ring: the grown one holds them. */
+	err = writes(name, &p, mr, 40, false);
+	if (!err) {
+		/* In use (and completions pending): refused, nothing lost. */
+		err = ib_resize_cq(cq, 200);
+		if (err != -EBUSY) {
+			fail(name, "resize of a CQ in use: %d, expected -EBUSY", err);
+			err = -EIO;
+		} else {
+			err = 0;
+		}
+	}
+	if (!err) {
+		int i;
+
+		for (i = 0; i < 40 && !err; i++)
+			err = expect_wc(name, cq, 500 + i, IB_WC_RDMA_WRITE, 0);
+	}
+	ib_dereg_mr(mr);
+	pair_destroy(&p);
+	if (err)
+		goto out;
+	sync_for_cpu();
+	if (compare(name, b.buf2, a.buf, 40 * 64))
+		goto out;
+
+	err = ib_resize_cq(cq, 20);
+	if (err || cq->cqe < 20 || cq->cqe >= 100) {
+		fail(name, "shrink: %d, cqe %d", err, cq->cqe);
+		goto out;
+	}
+	if (resize_pair(name, &p, cq, &mr))
+		goto out;
+	err = writes(name, &p, mr, 20, true);
+	ib_dereg_mr(mr);
+	pair_destroy(&p);
+	if (!err)
+		pass(name);
+out:
+	ib_destroy_cq(cq);
+}
+
+/* A SEND a -> b of the pair; b's receive CQ (the caller's) sees it. */
+static int one_send(const char *name, struct pair *p)
+{
+	struct ib_send_wr wr = { .wr_id = 600, .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+
+	if (post_recvs(name, p->qb, 601, 1, b.dma, BUF_SIZE))
+		return -EIO;
+	if (post_send_qp(p->qa, &wr, a.dma, 64)) {
+		fail(name, "ib_post_send");
+		return -EIO;
+	}
+	return expect_wc(name, p->cqa, 600, IB_WC_SEND, 0);
+}
+
+/* A CQ with its handler on vector `vector`, for qb of a new pair. */
+static struct ib_cq *event_cq(const char *name, int vector,
+			      struct completion *event, struct pair *p)
+{
+	struct ib_cq_init_attr cq_attr = { .cqe = 16, .comp_vector = vector };
+	struct pair_opts o = { .type = IB_QPT_RC };
+	struct ib_cq *cq;
+
+	cq = ib_create_cq(ibdev, cq_handler, NULL, event, &cq_attr);
+	if (IS_ERR(cq)) {
+		fail(name, "ib_create_cq(vector %d): %ld", vector, PTR_ERR(cq));
+		return NULL;
+	}
+	o.cq_b = cq;
+	if (pair_create(p, &o)) {
+		fail(name, "QP pair");
+		ib_destroy_cq(cq);
+		return NULL;
+	}
+	return cq;
+}
+
+static void test_vector(void)
+{
+	const char *name = "cq_comp_vector";
+	struct ib_cq_init_attr bad_attr = { .cqe = 16,
+					    .comp_vector = ibdev->num_comp_vectors };
+	struct completion event;
+	struct ib_cq *cq;
+	struct pair p;
+	int err;
+
+	if (ibdev->num_comp_vectors < 2) {
+		fail(name, "num_comp_vectors %d", ibdev->num_comp_vectors);
+		return;
+	}
+	cq = ib_create_cq(ibdev, NULL, NULL, NULL, &bad_attr);
+	if (!IS_ERR(cq)) {
+		fail(name, "CQ on vector %d (of %d) created",
+		     bad_attr.comp_vector, ibdev->num_comp_vectors);
+		ib_destroy_cq(cq);
+		return;
+	}
+	init_completion(&event);
+	cq = event_cq(name, 1, &event, &p);
+	if (!cq)
+		return;
+	err = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	if (err)
+		fail(name, "ib_req_notify_cq: %d", err);
+	else if (one_send(name, &p))
+		;
+	else if (!wait_for_completion_timeout(&event, msecs_to_jiffies(POLL_MS)))
+		fail(name, "no completion event on vector 1");
+	else if (!expect_wc(name, cq, 601, IB_WC_RECV, 64))
+		pass(name);
+	pair_destroy(&p);
+	ib_destroy_cq(cq);
+}
+
+static void test_missed(void)
+{
+	const char *name = "cq_report_missed";
+	const int arm = IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS;
+	struct completion event;
+	struct ib_cq *cq;
+	struct pair p;
+	struct ib_wc wc;
+	int ret;
+
+	init_completion(&event);
+	cq = event_cq(name, 0, &event, &p);
+	if (!cq)
+		return;
+	if (one_send(name, &p))
+		goto out;
+	/* A completion arrived before the arm: reported. */
+	ret = ib_req_notify_cq(cq, arm);
+	if (ret <= 0) {
+		fail(name, "arm with a completion waiting: %d, expected > 0", ret);
+		goto out;
+	}
+	if (expect_wc(name, cq, 601, IB_WC_RECV, 64))
+		goto out;
+	/* Nothing waits: 0, and the next completion raises the event. */
+	reinit_completion(&event);
+	ret = ib_req_notify_cq(cq, arm);
+	if (ret != 0) {
+		fail(name, "arm of an empty CQ: %d, expected 0", ret);
+		goto out;
+	}
+	if (ib_poll_cq(cq, 1, &wc) != 0) {
+		fail(name, "empty CQ polled a completion");
+		goto out;
+	}
+	if (one_send(name, &p))
+		goto out;
+	if (!wait_for_completion_timeout(&event, msecs_to_jiffies(POLL_MS))) {
+		fail(name, "no completion event after the arm");
+		goto out;
+	}
+	if (!expect_wc(name, cq, 601, IB_WC_RECV, 64))
+		pass(name);
+out:
+	pair_destroy(&p);
+	ib_destroy_cq(cq);
+}
+
+void test_cq(void)
+{
+	test_resize();
+	test_vector();
+	test_missed();
+}

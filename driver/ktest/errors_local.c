@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * errors_local.c - error completions of local buffers and of the
+ * transport: a bad lkey (IBA 10.6.3), a receive buffer too small
+ * (LOC_LEN_ERR at the responder, NAK Invalid Request, IBA 9.9.3.1.2), a
+ * receive WQE with a bad lkey (LOC_PROT_ERR at the responder, NAK Remote
+ * Operational Error), RNR retries exhausted or satisfied in time (IBA
+ * 9.7.5.2.8), and a connected peer that is in RESET or does not exist
+ * (transport retries exhausted).  Each error moves the RC QP to ERR and
+ * flushes the rest of its send queue (IBA 10.3.1, 11.6.2).
+ */
+#include "vhca_verbs_test.h"
+
+/* A 100-byte SEND from p->qa (wr_id 100) followed by two more. */
+static int send_100(const char *name, struct pair *p, u32 lkey)
+{
+	struct ib_sge sge = { .addr = a.dma, .length = 100, .lkey = lkey };
+	struct ib_send_wr wr = { .wr_id = 100, .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED,
+				 .sg_list = &sge, .num_sge = 1 };
+
+	return post_with_tail(name, p->qa, &wr, 2);
+}
+
+static void test_bad_lkey(struct pair *p)
+{
+	const char *name = "err_bad_lkey";
+
+	if (post_recvs(name, p->qb, 200, 2, b.dma, BUF_SIZE) ||
+	    send_100(name, p, 0x12345600) ||
+	    expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_LOC_PROT_ERR, 2))
+		return;
+	/* The responder saw nothing: RTS, receives still posted. */
+	if (expect_state(name, p->qb, IB_QPS_RTS) ||
+	    expect_empty(name, p->cqb, 20))
+		return;
+	pass(name);
+}
+
+static void test_loc_len(struct pair *p)
+{
+	const char *name = "err_loc_len";
+
+	if (post_recvs(name, p->qb, 200, 1, b.dma, 16) ||
+	    post_recvs(name, p->qb, 201, 1, b.dma, BUF_SIZE) ||
+	    send_100(name, p, pd->local_dma_lkey))
+		return;
+	if (expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_REM_INV_REQ_ERR, 2) ||
+	    expect_qp_error(name, p->cqb, p->qb, 200, IB_WC_LOC_LEN_ERR, 1))
+		return;
+	pass(name);
+}
+
+/* The responder's receive WQE names a bad lkey: its completion says
+ * IB_WC_LOC_PROT_ERR, the requester gets NAK Remote Operational Error. */
+static void test_recv_bad_lkey(struct pair *p)
+{
+	const char *name = "err_recv_bad_lkey";
+	struct ib_sge sge = { .addr = b.dma, .length = BUF_SIZE,
+			      .lkey = 0x12345600 };
+	struct ib_recv_wr wr = { .wr_id = 200, .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+	int err;
+
+	err = ib_post_recv(p->qb, &wr, &bad);
+	if (err) {
+		fail(name, "ib_post_recv: %d", err);
+		return;
+	}
+	if (post_recvs(name, p->qb, 201, 1, b.dma, BUF_SIZE) ||
+	    send_100(name, p, pd->local_dma_lkey))
+		return;
+	if (expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_REM_OP_ERR, 2) ||
+	    expect_qp_error(name, p->cqb, p->qb, 200, IB_WC_LOC_PROT_ERR, 1))
+		return;
+	pass(name);
+}
+
+static void test_rnr_exceeded(struct pair *p)
+{
+	const char *name = "err_rnr_retry_exc";
+
+	if (send_100(name, p, pd->local_dma_lkey) ||
+	    expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_RNR_RETRY_EXC_ERR, 2) ||
+	    expect_state(name, p->qb, IB_QPS_RTS))
+		return;
+	pass(name);
+}
+
+/* rnr_retry 1 and a 491 ms RNR timer: the receive posted after the first
+ * RNR NAK is there for the retry. */
+static void test_rnr_in_time(struct pair *p)
+{
+	const char *name = "rnr_retry_ok";
+	struct ib_send_wr wr = { .wr_id = 100, .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+
+	fill(a.buf, MSG_LEN, 0x3c);
+	memset(b.buf, 0, BUF_SIZE);
+	sync_for_device();
+	if (post_send_qp(p->qa, &wr, a.dma, MSG_LEN)) {
+		fail(name, "ib_post_send");
+		return;
+	}
+	if (expect_empty(name, p->cqa, 20) ||
+	    post_recvs(name, p->qb, 200, 1, b.dma, BUF_SIZE) ||
+	    expect_wc(name, p->cqa, 100, IB_WC_SEND, 0) ||
+	    expect_wc(name, p->cqb, 200, IB_WC_RECV, MSG_LEN))
+		return;
+	sync_for_cpu();
+	if (compare(name, b.buf, a.buf, MSG_LEN))
+		return;
+	pass(name);
+}
+
+static void test_peer_reset(struct pair *p)
+{
+	const char *name = "err_retry_exc_reset";
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	int err;
+
+	err = ib_modify_qp(p->qb, &attr, IB_QP_STATE);
+	if (err) {
+		fail(name, "qb to RESET: %d", err);
+		return;
+	}
+	if (send_100(name, p, pd->local_dma_lkey) ||
+	    expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_RETRY_EXC_ERR, 2) ||
+	    expect_state(name, p->qb, IB_QPS_RESET))
+		return;
+	pass(name);
+}
+
+static void test_no_peer(struct pair *p)
+{
+	const char *name = "err_retry_exc_noqp";
+
+	if (send_100(name, p, pd->local_dma_lkey) ||
+	    expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_RETRY_EXC_ERR, 2))
+		return;
+	pass(name);
+}
+
+void test_errors_local(void)
+{
+	struct pair_opts o = { .type = IB_QPT_RC };
+	struct pair p;
+
+	if (pair_create(&p, &o)) {
+		fail("err_bad_lkey", "QP pair");
+		return;
+	}
+	test_bad_lkey(&p);
+	if (!pair_reset(&p))
+		test_loc_len(&p);
+	if (!pair_reset(&p))
+		test_recv_bad_lkey(&p);
+	if (!pair_reset(&p))
+		test_peer_reset(&p);
+	pair_destroy(&p);
+
+	o.rnr_set = true;
+	o.rnr_retry = 0;
+	if (!pair_create(&p, &o)) {
+		test_rnr_exceeded(&p);
+		pair_destroy(&p);
+	} else {
+		fail("err_rnr_retry_exc", "QP pair");
+	}
+	o.rnr_retry = 1;
+	o.min_rnr_timer = 31;
+	if (!pair_create(&p, &o)) {
+		test_rnr_in_time(&p);
+		pair_destroy(&p);
+	} else {
+		fail("rnr_retry_ok", "QP pair");
+	}
+
+	/* qa connected to a QPN nobody has. */
+	memset(&o, 0, sizeof(o));
+	o.no_connect = true;
+	if (!pair_create(&p, &o) &&
+	    !connect_qp(p.qa, a.port, 0xfffff0, &p.o)) {
+		test_no_peer(&p);
+	} else {
+		fail("err_retry_exc_noqp", "QP pair");
+	}
+	pair_destroy(&p);
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ud.c - UD between the ports: an AH, SEND_WITH_IMM into a QP whose
+ * receives come from an SRQ; the same to a multicast group it joined;
+ * the SRQ limit event; a datagram to a QPN nobody has, one with a wrong
+ * Q_Key, one longer than the MTU.
+ */
+#include "vhca_verbs_test.h"
+
+static int ud_send(const char *name, struct ib_qp *src, struct ib_cq *scq,
+		   struct ib_srq *srq, struct ib_cq *rcq, struct ib_ah *ah,
+		   u32 remote_qpn, u64 wr_id, bool grh)
+{
+	struct ib_sge rsge = { .addr = b.dma, .length = BUF_SIZE,
+			       .lkey = pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = wr_id + 1, .sg_list = &rsge,
+				  .num_sge = 1 };
+	const struct ib_recv_wr *rbad;
+	struct ib_ud_wr uw = {};
+	struct ib_wc wc;
+	int err;
+
+	fill(a.buf, 256, (u8)wr_id);
+	memset(b.buf, 0, BUF_SIZE);
+	sync_for_device();
+	err = ib_post_srq_recv(srq, &rwr, &rbad);
+	if (err) {
+		fail(name, "ib_post_srq_recv: %d", err);
+		return err;
+	}
+	uw.wr.opcode = IB_WR_SEND_WITH_IMM;
+	uw.wr.wr_id = wr_id;
+	uw.wr.send_flags = IB_SEND_SIGNALED;
+	uw.wr.ex.imm_data = cpu_to_be32(0xcafe0000 | (u32)wr_id);
+	uw.ah = ah;
+	uw.remote_qpn = remote_qpn;
+	uw.remote_qkey = UD_QKEY;
+	err = post_send_qp(src, &uw.wr, a.dma, 256);
+	if (err) {
+		fail(name, "ib_post_send: %d", err);
+		return err;
+	}
+	if (expect_wc(name, scq, wr_id, IB_WC_SEND, 0))
+		return -EIO;
+	err = poll_one(rcq, &wc);
+	if (err || wc.status != IB_WC_SUCCESS || wc.wr_id != wr_id + 1 ||
+	    wc.opcode != IB_WC_RECV || wc.byte_len != 256 + GRH_LEN ||
+	    wc.src_qp != src->qp_num || wc.slid != a.lid ||
+	    !(wc.wc_flags & IB_WC_WITH_IMM) ||
+	    wc.ex.imm_data != cpu_to_be32(0xcafe0000 | (u32)wr_id) ||
+	    !!(wc.wc_flags & IB_WC_GRH) != grh) {
+		fail(name, "recv wc: err %d status %d wr_id %llu opcode %d len %u src_qp %u slid %u flags 0x%x",
+		     err, wc.status, wc.wr_id, wc.opcode, wc.byte_len,
+		     wc.src_qp, wc.slid, wc.wc_flags);
+		return -EIO;
+	}
+	sync_for_cpu();
+	return compare(name, b.buf + GRH_LEN, a.buf, 256);
+}
+
+/* A signaled UD SEND of 64 bytes of a.buf that completes with success. */
+static int ud_send_only(const char *name, struct ib_qp *src,
+			struct ib_cq *scq, struct ib_ah *ah, u32 remote_qpn,
+			u32 qkey, u64 wr_id)
+{
+	struct ib_ud_wr uw = {};
+	int err;
+
+	uw.wr.opcode = IB_WR_SEND;
+	uw.wr.wr_id = wr_id;
+	uw.wr.send_flags = IB_SEND_SIGNALED;
+	uw.ah = ah;
+	uw.remote_qpn = remote_qpn;
+	uw.remote_qkey = qkey;
+	err = post_send_qp(src, &uw.wr, a.dma, 64);
+	if (err) {
+		fail(name, "ib_post_send: %d", err);
+		return err;
+	}
+	return expect_wc(name, scq, wr_id, IB_WC_SEND, 0);
+}
+
+/*
+ * A UD SEND longer than the path MTU (4096 + 1 bytes, two SGEs):
+ * IB_WC_LOC_LEN_ERR, the next SEND flushed and the QP in SQE, not ERR
+ * (IBA 10.3.1: a UD send error); SQE -> RTS recovers it.
+ */
+static int ud_too_long(const char *name, struct ib_qp *src, struct ib_cq *scq,
+		       struct ib_ah *ah, u32 remote_qpn)
+{
+	struct ib_sge sge[2] = {
+		{ .addr = a.dma, .length = BUF_SIZE, .lkey = pd->local_dma_lkey },
+		{ .addr = a.dma2, .length = 4097 - BUF_SIZE,
+		  .lkey = pd->local_dma_lkey },
+	};
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS,
+				   .cur_qp_state = IB_QPS_SQE };
+	struct ib_ud_wr uw[2] = {};
+	const struct ib_send_wr *bad;
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		uw[i].wr.opcode = IB_WR_SEND;
+		uw[i].wr.wr_id = 130 + i;
+		uw[i].wr.send_flags = IB_SEND_SIGNALED;
+		uw[i].wr.sg_list = sge;
+		uw[i].wr.num_sge = 2 - i;	/* the second: 4096 bytes */
+		uw[i].ah = ah;
+		uw[i].remote_qpn = remote_qpn;
+		uw[i].remote_qkey = UD_QKEY;
+	}
+	uw[0].wr.next = &uw[1].wr;
+	err = ib_post_send(src, &uw[0].wr, &bad);
+	if (err) {
+		fail(name, "ib_post_send: %d", err);
+		return err;
+	}
+	if (expect_status(name, scq, 130, IB_WC_LOC_LEN_ERR) ||
+	    expect_flushed(name, scq, 131, 1) ||
+	    expect_state(name, src, IB_QPS_SQE))
+		return -EIO;
+	err = ib_modify_qp(src, &attr, IB_QP_STATE | IB_QP_CUR_STATE);
+	if (err) {
+		fail(name, "SQE -> RTS: %d", err);
+		return err;
+	}
+	return ud_send_only(name, src, scq, ah, 0xfffff0, UD_QKEY, 132);
+}
+
+static struct completion srq_limit_event;
+
+static void srq_event(struct ib_event *event, void *ctx)
+{
+	if (event->event == IB_EVENT_SRQ_LIMIT_REACHED)
+		complete(&srq_limit_event);
+}
+
+void test_ud(void)
+{
+	const char *name = "ud_srq_ah";
+	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
+	struct ib_srq_init_attr srq_init = {
+		.srq_type = IB_SRQT_BASIC,
+		.event_handler = srq_event,
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 2, .max_recv_sge = 1 },
+	};
+	struct rdma_ah_attr ah_attr = {};
+	struct ib_srq_attr sattr = {};
+	struct ib_cq *cq = NULL, *cq2 = NULL;
+	struct ib_srq *srq = NULL;
+	struct ib_qp *qa = NULL, *qb = NULL;
+	struct ib_ah *ah = NULL, *mah = NULL;
+	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+				       0, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef } };
+	const u16 mlid = 0xc077;
+	bool attached = false;
+	int err;
+
+	cq = ib_create_cq(ibdev, NULL, NULL, NULL, &cq_attr);
+	if (IS_ERR(cq)) {
+		fail(name, "ib_create_cq: %ld", PTR_ERR(cq));
+		cq = NULL;
+		goto out;
+	}
+	cq2 = ib_create_cq(ibdev, NULL, NULL, NULL, &cq_attr);
+	if (IS_ERR(cq2)) {
+		fail(name, "ib_create_cq: %ld", PTR_ERR(cq2));
+		cq2 = NULL;
+		goto out;
+	}
+	srq = ib_create_srq(pd, &srq_init);
+	if (IS_ERR(srq)) {
+		fail(name, "ib_create_srq: %ld", PTR_ERR(srq));
+		srq = NULL;
+		goto out;
+	}
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qa = ib_create_qp(pd, &init);
+	if (IS_ERR(qa)) {
+		fail(name, "ib_create_qp(UD): %ld", PTR_ERR(qa));
+		qa = NULL;
+		goto out;
+	}
+	init.srq = srq;
+	init.send_cq = cq2;
+	init.recv_cq = cq2;
+	init.cap.max_recv_wr = 0;
+	init.cap.max_recv_sge = 0;
+	qb = ib_create_qp(pd, &init);
+	if (IS_ERR(qb)) {
+		fail(name, "ib_create_qp(UD, SRQ): %ld", PTR_ERR(qb));
+		qb = NULL;
+		goto out;
+	}
+	err = ud_qp_up(qa, a.port);
+	if (!err)
+		err = ud_qp_up(qb, b.port);
+	if (err) {
+		fail(name, "UD QP to RTS: %d", err);
+		goto out;
+	}
+	ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&ah_attr, b.lid);
+	rdma_ah_set_port_num(&ah_attr, a.port);
+	ah = rdma_create_ah(pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		fail(name, "rdma_create_ah: %ld", PTR_ERR(ah));
+		ah = NULL;
+		goto out;
+	}
+	memset(&ah_attr, 0, sizeof(ah_attr));
+	err = rdma_query_ah(ah, &ah_attr);
+	if (err || rdma_ah_get_dlid(&ah_attr) != b.lid ||
+	    rdma_ah_get_port_num(&ah_attr) != a.port ||
+	    (rdma_ah_get_ah_flags(&ah_attr) & IB_AH_GRH)) {
+		fail(name, "rdma_query_ah: %d dlid %u port %u flags 0x%x", err,
+		     rdma_ah_get_dlid(&ah_attr), rdma_ah_get_port_num(&ah_attr),
+		     rdma_ah_get_ah_flags(&ah_attr));
+		goto out;
+	}
+	if (ud_send(name, qa, cq, srq, cq2, ah, qb->qp_num, 100, false))
+		goto out;
+	pass(name);
+
+	name = "ud_multicast";
+	err = ib_attach_mcast(qb, &mgid, mlid);
+	if (err) {
+		fail(name, "ib_attach_mcast: %d", err);
+		goto out;
+	}
+	attached = true;
+	memset(&ah_attr, 0, sizeof(ah_attr));
+	ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&ah_attr, mlid);
+	rdma_ah_set_port_num(&ah_attr, a.port);
+	rdma_ah_set_grh(&ah_attr, &mgid, 0, 0, 1, 0);
+	mah = rdma_create_ah(pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(mah)) {
+		fail(name, "rdma_create_ah(mcast): %ld", PTR_ERR(mah));
+		mah = NULL;
+		goto out;
+	}
+	if (ud_send(name, qa, cq, srq, cq2, mah, 0xffffff, 110, true))
+		goto out;
+	pass(name);
+
+	/* The SRQ is empty now: arming a limit fires LIMIT_REACHED at once
+	 * and disarms it (IBA 11.2.3.2); with 8 WQEs posted it stays armed. */
+	name = "srq_limit";
+	init_completion(&srq_limit_event);
+	sattr.srq_limit = 4;
+	err = ib_modify_srq(srq, &sattr, IB_SRQ_LIMIT);
+	if (err) {
+		fail(name, "ib_modify_srq: %d", err);
+		goto out;
+	}
+	if (!wait_for_completion_timeout(&srq_limit_event,
+					 msecs_to_jiffies(POLL_MS))) {
+		fail(name, "no IB_EVENT_SRQ_LIMIT_REACHED");
+		goto out;
+	}
+	memset(&sattr, 0, sizeof(sattr));
+	err = ib_query_srq(srq, &sattr);
+	if (err || sattr.srq_limit != 0 || sattr.max_wr < 16) {
+		fail(name, "after the event: err %d limit %u max_wr %u", err,
+		     sattr.srq_limit, sattr.max_wr);
+		goto out;
+	}
+	{
+		struct ib_sge sge = { .addr = b.dma2, .length = 64,
+				      .lkey = pd->local_dma_lkey };
+		struct ib_recv_wr rwr[8] = {};
+		const struct ib_recv_wr *rbad;
+		int i;
+
+		for (i = 0; i < 8; i++) {
+			rwr[i].wr_id = 200 + i;
+			rwr[i].sg_list = &sge;
+			rwr[i].num_sge = 1;
+			rwr[i].next = i < 7 ? &rwr[i + 1] : NULL;
+		}
+		err = ib_post_srq_recv(srq, rwr, &rbad);
+		if (err) {
+			fail(name, "ib_post_srq_recv x8: %d", err);
+			goto out;
+		}
+	}
+	sattr.srq_limit = 4;
+	err = ib_modify_srq(srq, &sattr, IB_SRQ_LIMIT);
+	memset(&sattr, 0, sizeof(sattr));
+	if (!err)
+		err = ib_query_srq(srq, &sattr);
+	if (err || sattr.srq_limit != 4) {
+		fail(name, "armed: err %d limit %u", err, sattr.srq_limit);
+		goto out;
+	}
+	pass(name);
+
+	/* A datagram to a QPN that does not exist: the sender completes
+	 * with success (IBA 9.6.2: UD is unreliable), nothing arrives. */
+	name = "ud_missing_qpn";
+	if (!ud_send_only(name, qa, cq, ah, 0xfffff0, UD_QKEY, 120) &&
+	    !expect_empty(name, cq, 0) && !expect_empty(name, cq2, 200))
+		pass(name);
+
+	/* A Q_Key that is not the receiver's: dropped (IBA 10.2.5). */
+	name = "ud_qkey_mismatch";
+	if (!ud_send_only(name, qa, cq, ah, qb->qp_num, UD_QKEY + 1, 121) &&
+	    !expect_empty(name, cq, 0) && !expect_empty(name, cq2, 200))
+		pass(name);
+
+	name = "err_ud_too_long";
+	if (!ud_too_long(name, qa, cq, ah, qb->qp_num))
+		pass(name);
+out:
+	if (attached) {
+		err = ib_detach_mcast(qb, &mgid, mlid);
+		if (err)
+			fail("detach_mcast", "%d", err);
+	}
+	if (mah)
+		rdma_destroy_ah(mah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (ah)
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (qa)
+		ib_destroy_qp(qa);
+	if (qb)
+		ib_destroy_qp(qb);
+	if (srq)
+		ib_destroy_srq(srq);
+	if (cq)
+		ib_destroy_cq(cq);
+	if (cq2)
+		ib_destroy_cq(cq2);
+}
+
