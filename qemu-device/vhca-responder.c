@@ -445,6 +445,13 @@ static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     VhcaSgl remote;
     uint64_t orig, next;
 
+    if (wqe->remote_addr & 7) {
+        /* IBA 9.4.5: a misaligned atomic is an invalid request. */
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x atomic at misaligned "
+                      "address 0x%" PRIx64 "\n", qp->handle, wqe->remote_addr);
+        return vhca_responder_fail(s, qp, VHCA_NAK_INV_REQ,
+                                   VHCA_QP_EV_REQ_ERR);
+    }
     if (vhca_remote_target(s, qp, wqe, 8, VHCA_ACCESS_REMOTE_ATOMIC,
                            &remote) != VHCA_VERR_NONE) {
         return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,

@@ -202,9 +202,10 @@ uint8_t vhca_wqe_decode_send(const uint8_t *buf, uint32_t stride,
     }
     if ((wqe->opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
          wqe->opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD)) {
-        if (wqe->length != 8 || (wqe->remote_addr & 7)) {
-            *why = "atomic needs an 8-byte local buffer and an 8-byte "
-                   "aligned remote address";
+        /* The remote address's alignment is the responder's to check
+         * (IBA 9.4.5: NAK Invalid Request), not a malformed WQE. */
+        if (wqe->length != 8) {
+            *why = "atomic needs an 8-byte local buffer";
             return VHCA_VERR_BAD_WQE;
         }
     }

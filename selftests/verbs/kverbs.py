@@ -44,8 +44,7 @@ for byte:
 - ib_drain_qp with SENDs waiting for RNR retries and receives posted.
 
 It prints one PASS/FAIL line per case and a summary.  CASES lists every
-case; DEVICE_BUGS the cases that fail because of a known device bug (they
-must FAIL, and the test says so when one starts to pass).  With verbs=1
+case, and every one must PASS.  With verbs=1
 ib_mad (in ib_core) attaches to both devices and creates QP0/QP1 per
 port; then ib_ipoib is loaded too.  Neither may oops; what they print is
 logged.
@@ -95,13 +94,6 @@ CASES = [
 
 # Cases that fail because the device (qemu-device/) deviates from the IBA;
 # each must FAIL until the device is fixed.
-DEVICE_BUGS = {
-    # vhca-wqe.c vhca_wqe_decode_send() refuses a misaligned atomic at the
-    # requester (IB_WC_LOC_QP_OP_ERR, vendor_err BAD_WQE); IBA 9.4.5 wants
-    # the responder's NAK Invalid Request: IB_WC_REM_INV_REQ_ERR, the
-    # responder QP in ERR with IB_EVENT_QP_REQ_ERR.
-    "err_atomic_misaligned",
-}
 
 WAIT_ACTIVE = r'''
 for i in $(seq 1 300); do
@@ -148,17 +140,11 @@ def test_kernel_verbs(vm):
     assert done, "no summary line:\n" + out
     passed = set(re.findall(r"PASS (\S+)", out))
     failed = set(re.findall(r"FAIL ([^\s:]+)", out))
-    missing = [c for c in CASES if c not in passed and
-               (c not in DEVICE_BUGS or c not in failed)]
-    unexpected = sorted(failed - DEVICE_BUGS)
+    missing = [c for c in CASES if c not in passed]
     unlisted = sorted((passed | failed) - set(CASES))
-    fixed = sorted(DEVICE_BUGS & passed)
-    assert not missing and not unexpected and not unlisted, \
+    assert not missing and not failed and not unlisted, \
         "failed %s, missing %s, not in CASES %s:\n%s" % (
-            unexpected, missing, unlisted, out)
-    assert not fixed, "device bug fixed: drop %s from DEVICE_BUGS" % fixed
-    if DEVICE_BUGS & failed:
-        log("known device bugs (expected FAIL)", "\n".join(sorted(DEVICE_BUGS & failed)))
+            sorted(failed), missing, unlisted, out)
     vm.run("rmmod vhca_verbs_test", check=True)
 
 
