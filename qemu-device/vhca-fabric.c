@@ -10,6 +10,8 @@
  * SubnSet(PortInfo) of IBA 14.4.4, done here by direct state change).
  * A port's LID is a function of its port GUID for the life of the process,
  * so a port that goes down and up, or a device that is reset, keeps it.
+ * The SM's Subnet Administration state (multicast groups, RMPP transfers:
+ * vhca-sa.c) belongs to the fabric too; vhca-sa-hook.c reaches it.
  *
  * Fabrics are never freed: their GUID -> LID tables must outlive devices
  * (hot-unplug and replug keeps the LIDs too).  All of this runs with the
@@ -22,6 +24,7 @@
 #include "qemu/log.h"
 #include "qapi/error.h"
 #include "vhca.h"
+#include "vhca-sa.h"
 #include "trace.h"
 
 #define VHCA_SM_LID             1
@@ -35,6 +38,7 @@ struct VhcaFabric {
     GHashTable *lid_by_guid;            /* uint64_t GUID -> LID */
     uint16_t next_lid;
     QEMUTimer *sm_timer;
+    VhcaSa *sa;                         /* the SM's subnet administration */
 };
 
 static GHashTable *vhca_fabrics;        /* name -> VhcaFabric */
@@ -58,6 +62,8 @@ static VhcaFabric *vhca_fabric_get(const char *name)
         f->next_lid = VHCA_FIRST_PORT_LID;
         f->sm_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_fabric_sm_sweep,
                                    f);
+        f->sa = g_new(VhcaSa, 1);
+        vhca_sa_init(f->sa);
         g_hash_table_insert(vhca_fabrics, f->name, f);
         trace_vhca_fabric_new(name);
     }
@@ -312,4 +318,10 @@ void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque)
             fn(port, opaque);
         }
     }
+}
+
+/* The SA (vhca-sa.c) of port's fabric, or NULL. */
+VhcaSa *vhca_fabric_sa(VhcaPort *port)
+{
+    return port->fabric ? port->fabric->sa : NULL;
 }

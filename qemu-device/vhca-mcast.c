@@ -6,9 +6,9 @@
  * MLID on the fabric, at the port it is bound to.  The switch forwards a
  * multicast datagram to every ACTIVE port of the fabric (vhca-transport.c);
  * each device then delivers a copy to each of its QPs attached to the MLID
- * on that port, except the sending QP itself.  The subnet manager's
- * MCMemberRecord joins are the driver's (ib_sa) business: the device takes
- * the MLID it is given.
+ * on that port, except the sending QP itself.  The MLID comes from the
+ * driver's MCMemberRecord join at the fabric SM's SA (vhca-sa-mcast.c);
+ * the device takes the MLID it is given.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

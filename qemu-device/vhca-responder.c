@@ -251,7 +251,8 @@ static void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
     cqe.wr_id = cpu_to_le64(wr_id);
     cqe.byte_len = cpu_to_le32(d->byte_len);
     cqe.qpn = cpu_to_le32(qp->handle);
-    cqe.src_qp = cpu_to_le32(pkt->src_qp->qpn);
+    cqe.src_qp = cpu_to_le32(pkt->from_agent ? pkt->agent_qpn
+                                             : pkt->src_qp->qpn);
     cqe.imm_inv = d->imm_inv;
     cqe.opcode = d->opcode;
     cqe.status = d->status;
@@ -259,7 +260,8 @@ static void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
     cqe.sl = pkt->src_qp->type == VHCA_QPT_RC ||
              pkt->src_qp->type == VHCA_QPT_UC ? pkt->src_qp->av.sl
                                               : pkt->wqe->av.sl;
-    cqe.slid = cpu_to_le16(pkt->src_port->lid);
+    cqe.slid = cpu_to_le16(pkt->from_agent ? pkt->agent_slid
+                                           : pkt->src_port->lid);
     cqe.vendor_err = d->verr;
     cqe.pkey_index = cpu_to_le16(qp->pkey_index);
     wq = vhca_qp_recv_wq(s, qp);

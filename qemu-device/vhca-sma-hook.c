@@ -13,8 +13,8 @@
 #include "vhca-transport.h"
 #include "trace.h"
 
-static void vhca_sma_describe(VhcaState *s, uint8_t local_port,
-                              VhcaSmaNode *node)
+/* The node as its SMA describes it through local_port (the SA's too). */
+void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node)
 {
     uint32_t i;
 
@@ -73,10 +73,18 @@ VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
     return act;
 }
 
-/* The SMA's answer arrives on the SMI QP that asked, from QPN 0. */
-void vhca_sma_reply(VhcaState *s, VhcaQp *qp, const uint8_t *resp)
+/*
+ * The answer of a management agent (the port's SMA, the fabric's SA)
+ * arrives on the QP that asked, from slid and src_qpn, without a GRH.
+ */
+void vhca_mad_reply(VhcaState *s, VhcaQp *qp, const uint8_t *mad,
+                    uint16_t slid, uint32_t src_qpn)
 {
-    VhcaSendWqe wqe = { .opcode = VHCA_WQE_SEND, .length = VHCA_MAD_SIZE };
+    VhcaSendWqe wqe = {
+        .opcode = VHCA_WQE_SEND,
+        .length = VHCA_MAD_SIZE,
+        .remote_qkey = qp->qkey,
+    };
     VhcaPort *port = &s->ports[qp->port - 1];
     VhcaPacket pkt = {
         .src_qp = qp,
@@ -84,13 +92,22 @@ void vhca_sma_reply(VhcaState *s, VhcaQp *qp, const uint8_t *resp)
         .dst_port = port,
         .wqe = &wqe,
         .packets = 1,
+        .from_agent = true,
+        .agent_slid = slid,
+        .agent_qpn = src_qpn,
     };
     VhcaSgl sgl;
 
-    vhca_sgl_host(s, resp, VHCA_MAD_SIZE, &sgl);
+    vhca_sgl_host(s, mad, VHCA_MAD_SIZE, &sgl);
     pkt.local = &sgl;
     if (qp->valid && qp->state >= VHCA_QPS_RTR &&
         qp->state <= VHCA_QPS_SQE) {
         vhca_deliver_datagram(s, qp, &pkt);
     }
+}
+
+/* The SMA's answer arrives on the SMI QP that asked, from QPN 0. */
+void vhca_sma_reply(VhcaState *s, VhcaQp *qp, const uint8_t *resp)
+{
+    vhca_mad_reply(s, qp, resp, s->ports[qp->port - 1].lid, 0);
 }

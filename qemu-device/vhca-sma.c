@@ -48,8 +48,8 @@ static const VhcaSmaPort *sma_port(const VhcaSmaNode *node, uint32_t num)
            &node->ports[num - 1] : NULL;
 }
 
-/* IBA 14.2.5.3 NodeInfo, as seen through local_port. */
-static uint16_t sma_node_info(const VhcaSmaNode *node, uint8_t *d)
+/* IBA 14.2.5.3 NodeInfo, as seen through local_port (the SA's too). */
+uint16_t vhca_sma_node_info(const VhcaSmaNode *node, uint8_t *d)
 {
     const VhcaSmaPort *port = sma_port(node, node->local_port);
 
@@ -73,9 +73,10 @@ static uint16_t sma_node_info(const VhcaSmaNode *node, uint8_t *d)
 /*
  * IBA 14.2.5.6 PortInfo; modifier 0 means the port the SMP came in on.
  * The link is the fixed one QUERY_PORT reports: 4x QDR, MTU 4096, VL0.
+ * The SA's NodeRecord and PortInfoRecord (vhca-sa.c) use these two too.
  */
-static uint16_t sma_port_info(const VhcaSmaNode *node, uint32_t mod,
-                              uint8_t *d)
+uint16_t vhca_sma_port_info(const VhcaSmaNode *node, uint32_t mod,
+                            uint8_t *d)
 {
     const VhcaSmaPort *port = sma_port(node, mod ? mod : node->local_port);
 
@@ -138,11 +139,11 @@ static uint16_t sma_attr(const VhcaSmaNode *node, uint16_t attr, uint32_t mod,
         memcpy(d, node->node_desc, VHCA_SMP_DATA_SIZE);
         return 0;
     case VHCA_SMP_ATTR_NODE_INFO:
-        return sma_node_info(node, d);
+        return vhca_sma_node_info(node, d);
     case VHCA_SMP_ATTR_GUID_INFO:
         return sma_guid_info(node, mod, d);
     case VHCA_SMP_ATTR_PORT_INFO:
-        return sma_port_info(node, mod, d);
+        return vhca_sma_port_info(node, mod, d);
     case VHCA_SMP_ATTR_PKEY_TABLE:
         return sma_pkey_table(mod, d);
     default:

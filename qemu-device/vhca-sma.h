@@ -79,4 +79,9 @@ VhcaSmaAction vhca_sma_process(const uint8_t *req, uint64_t len,
                                const VhcaSmaNode *node, uint8_t *resp,
                                uint16_t *status);
 
+/* The NodeInfo and PortInfo attributes (64-byte SMP data) of a node. */
+uint16_t vhca_sma_node_info(const VhcaSmaNode *node, uint8_t *d);
+uint16_t vhca_sma_port_info(const VhcaSmaNode *node, uint32_t mod,
+                            uint8_t *d);
+
 #endif /* HW_MISC_VHCA_SMA_H */

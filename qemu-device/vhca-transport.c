@@ -251,6 +251,24 @@ static bool vhca_sq_sma(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
     return vhca_is_enabled(s) && qp->valid && qp->state == VHCA_QPS_RTS;
 }
 
+/*
+ * GSI: a message taken by the fabric's SA (vhca-sa-hook.c) completes, then
+ * the SA's answers arrive on the same QP.
+ */
+static bool vhca_sq_sa(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                       VhcaSaReply *reply)
+{
+    bool ok = vhca_is_enabled(s) && qp->valid && qp->state == VHCA_QPS_RTS;
+
+    if (ok) {
+        vhca_sq_complete(s, qp, pkt->wqe, VHCA_WC_SUCCESS, VHCA_VERR_NONE, 0);
+        vhca_sa_reply(s, qp, reply);
+    }
+    g_free(reply);
+    return ok && vhca_is_enabled(s) && qp->valid &&
+           qp->state == VHCA_QPS_RTS;
+}
+
 /* UD/SMI/GSI: deliver or drop; the sender completes either way. */
 static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
@@ -258,6 +276,7 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     uint32_t max = qp->type == VHCA_QPT_SMI ? VHCA_SMI_MAX_PAYLOAD
                                             : VHCA_UD_MAX_PAYLOAD;
     uint8_t resp[VHCA_MAD_SIZE];
+    VhcaSaReply *reply;
     VhcaSmaAction act;
     VhcaQp *dqp = NULL;
 
@@ -269,6 +288,12 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         act = vhca_sma_send(s, qp, pkt, resp);
         if (act != VHCA_SMA_NOT_MINE) {
             return vhca_sq_sma(s, qp, pkt, act, resp);
+        }
+    }
+    if (qp->type == VHCA_QPT_GSI) {
+        reply = vhca_sa_send(s, qp, pkt);
+        if (reply) {
+            return vhca_sq_sa(s, qp, pkt, reply);
         }
     }
     if (qp->type == VHCA_QPT_UD &&

@@ -12,6 +12,7 @@
 #include "vhca.h"
 #include "vhca-wqe.h"
 #include "vhca-sma.h"
+#include "vhca-sa.h"
 
 #define VHCA_GRH_BYTES  40      /* IBA 8.3: room for a GRH before UD data */
 
@@ -52,6 +53,10 @@ typedef struct VhcaPacket {
     uint8_t rnr_timer;          /* out: the responder's min_rnr_timer */
     uint32_t nak_psn;           /* out: the PSN a sequence error NAK names */
     uint64_t atomic_orig;       /* out: atomic original value */
+    /* A MAD of a management agent: the source the receiver sees. */
+    bool from_agent;
+    uint16_t agent_slid;
+    uint32_t agent_qpn;
 } VhcaPacket;
 
 uint8_t vhca_sgl_from_sges(VhcaState *s, uint32_t pdn, bool kernel,
@@ -85,5 +90,17 @@ VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);
 VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                             uint8_t *resp);
 void vhca_sma_reply(VhcaState *s, VhcaQp *qp, const uint8_t *resp);
+void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node);
+void vhca_mad_reply(VhcaState *s, VhcaQp *qp, const uint8_t *mad,
+                    uint16_t slid, uint32_t src_qpn);
+
+/* vhca-sa-hook.c: the SA of the fabric's SM, behind SM LID 1, QPN 1. */
+typedef struct VhcaSaReply {
+    uint32_t n;
+    uint8_t mads[VHCA_SA_MAX_SEGS][VHCA_MAD_SIZE];
+} VhcaSaReply;
+
+VhcaSaReply *vhca_sa_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
+void vhca_sa_reply(VhcaState *s, VhcaQp *qp, const VhcaSaReply *reply);
 
 #endif /* HW_MISC_VHCA_TRANSPORT_H */

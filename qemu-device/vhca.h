@@ -53,6 +53,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
 #define VHCA_CMD_BATCH              256
 
 typedef struct VhcaFabric VhcaFabric;
+typedef struct VhcaSa VhcaSa;
 
 /*
  * An event queue as the device sees it.  pi is the device's free-running
@@ -178,5 +179,6 @@ void vhca_port_gid(const VhcaPort *port, uint32_t index, struct vhca_gid *gid);
 VhcaPort *vhca_fabric_route(VhcaPort *src, uint16_t dlid);
 typedef void (*VhcaPortFn)(VhcaPort *port, void *opaque);
 void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque);
+VhcaSa *vhca_fabric_sa(VhcaPort *port);
 
 #endif /* HW_MISC_VHCA_H */

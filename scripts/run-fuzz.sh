@@ -27,8 +27,9 @@ declare -A TARGET_SOURCES=(
     [ring]=""
     [wqe]="qemu-device/vhca-wqe.c"
     [sma]="qemu-device/vhca-sma.c"
+    [sa]="qemu-device/vhca-sa.c qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c qemu-device/vhca-sma.c"
 )
-ALL_TARGETS="cmd_check ring wqe sma"
+ALL_TARGETS="cmd_check ring wqe sma sa"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 CFLAGS=(-g -O1 -fno-omit-frame-pointer

@@ -167,6 +167,20 @@ static int vhca_modify_device(struct ib_device *ibdev, int mask,
 	return 0;
 }
 
+/*
+ * ib_cm (and so IPoIB connected mode and rdma_cm) sets IB_PORT_CM_SUP here
+ * and gives up on the device if this fails.  The device's SMA reports a
+ * fixed CapabilityMask that already has CM_SUP (IBA 14.2.5.6), so there is
+ * nothing to change; shutting a port down is not supported.
+ */
+static int vhca_modify_port(struct ib_device *ibdev, u32 port, int mask,
+			    struct ib_port_modify *props)
+{
+	if (mask & IB_PORT_SHUTDOWN)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 static void vhca_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	u64 fw = ibdev->attrs.fw_ver;
@@ -213,6 +227,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.get_link_layer = vhca_get_link_layer,
 	.get_port_immutable = vhca_get_port_immutable,
 	.modify_device = vhca_modify_device,
+	.modify_port = vhca_modify_port,
 	.query_device = vhca_query_device,
 	.query_gid = vhca_query_gid,
 	.query_pkey = vhca_query_pkey,

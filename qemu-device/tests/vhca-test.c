@@ -737,6 +737,7 @@ static void test_eq(void)
 #include "vhca-test-malformed.c.inc"
 #include "vhca-test-datapath.c.inc"
 #include "vhca-test-sma.c.inc"
+#include "vhca-test-sa.c.inc"
 #include "vhca-test-bounds.c.inc"
 #include "vhca-test-rings.c.inc"
 #include "vhca-test-reset.c.inc"
@@ -775,6 +776,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/bad/msix-target", test_bad_msix_target);
     vhca_datapath_tests_add();
     vhca_sma_tests_add();
+    vhca_sa_tests_add();
     qtest_add_func("/vhca/bounds/lengths", test_bounds_lengths);
     qtest_add_func("/vhca/bounds/order", test_bounds_order);
     qtest_add_func("/vhca/bounds/ports-tables", test_bounds_ports_tables);

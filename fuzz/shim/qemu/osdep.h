@@ -25,6 +25,9 @@
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
+#ifndef DIV_ROUND_UP
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#endif
 #ifndef QEMU_IS_ALIGNED
 #define QEMU_IS_ALIGNED(n, m) (((n) % (m)) == 0)
 #endif

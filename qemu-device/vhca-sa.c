@@ -1,0 +1,469 @@
+/*
+ * vhca - Subnet Administration (IBA 15) of the fabric's embedded SM.
+ *
+ * A SubnAdm MAD (class 0x03, base version 1, class version 2, IBA 15.2.1)
+ * that a GSI QP sends to the SM's LID and QPN 1 is answered here, as a
+ * response MAD of the same TID.  The SA answers:
+ *   ClassPortInfo   Get
+ *   NodeRecord      Get, GetTable    (one per ACTIVE end port)
+ *   PortInfoRecord  Get, GetTable
+ *   PathRecord      Get, GetTable    (one path per pair of ACTIVE ports)
+ *   MCMemberRecord  Set (join), Delete (leave), Get, GetTable
+ * Records are chosen by the request's ComponentMask (IBA 15.2.4): every
+ * field whose component bit is set must equal the request's, except that
+ * MTU, Rate and PacketLifeTime follow their selectors (IBA 15.2.5.16).
+ * Each record type is a table of its fields (bit offset and width, in
+ * component bit order), so the matching is one generic function.
+ *
+ * Errors (IBA 15.2.1.1, 13.4.7): a class version other than 2 is status
+ * 0x0004, an unknown method 0x0008, an unknown attribute or a method the
+ * attribute does not have 0x000c; Get without a match ERR_NO_RECORDS,
+ * with more than one ERR_TOO_MANY_RECORDS; a bad request ERR_REQ_INVALID.
+ * GetTable answers go out with RMPP (vhca-sa-rmpp.c); an empty table is a
+ * successful answer without records.  Responses to the SA, and requests
+ * that are not 256-byte SubnAdm MADs, are dropped.
+ *
+ * This file is pure (no device state: see vhca-sa.h), so that a fuzz
+ * target can link it alone; vhca-sa-hook.c is the glue.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "vhca-sa.h"
+
+/* MAD (IBA 13.4.3), RMPP (13.6.2.1) and SA (15.2.1.1) header offsets. */
+#define MAD_BASE_VERSION    0
+#define MAD_MGMT_CLASS      1
+#define MAD_CLASS_VERSION   2
+#define MAD_METHOD          3
+#define MAD_STATUS          4
+#define MAD_TID             8
+#define MAD_ATTR_ID         16
+#define MAD_HDR_SIZE        24
+#define RMPP_TYPE           25
+#define RMPP_FLAGS          26
+#define RMPP_SEG_NUM        28
+#define SA_ATTR_OFFSET      44
+#define SA_COMP_MASK        48
+
+#define RMPP_FLAG_ACTIVE    0x01
+#define RMPP_FLAG_FIRST     0x02
+#define RMPP_FLAG_LAST      0x04
+#define RMPP_TYPE_DATA      1
+
+#define NODE_RECORD_SIZE    112     /* 108 bytes, 8-byte units */
+#define PORTINFO_RECORD_SIZE 72     /* 68 bytes */
+#define PATH_RECORD_SIZE    64
+#define CLASS_PORT_INFO_SIZE 72
+
+/* IBA 15.2.5.2 NodeRecord: LID, reserved, NodeInfo, NodeDescription. */
+static const VhcaSaField node_record_fields[] = {
+    { 0, 16, 0 }, { 16, 16, VHCA_SA_F_SKIP },
+    /* versions..ports */
+    { 32, 8, 0 }, { 40, 8, 0 }, { 48, 8, 0 }, { 56, 8, 0 },
+    { 64, 64, 0 }, { 128, 64, 0 }, { 192, 64, 0 },               /* GUIDs */
+    /* PartCap..Rev */
+    { 256, 16, 0 }, { 272, 16, 0 }, { 288, 32, 0 },
+    /* port, OUI, desc */
+    { 320, 8, 0 }, { 328, 24, 0 }, { 352, 512, 0 },
+};
+
+/*
+ * IBA 15.2.5.3 PortInfoRecord: EndportLID, PortNum, options, PortInfo.
+ * Only the first PortInfo fields are comparable; higher component bits
+ * are ignored.
+ */
+static const VhcaSaField portinfo_record_fields[] = {
+    { 0, 16, 0 }, { 16, 8, 0 }, { 24, 8, VHCA_SA_F_SKIP },
+    /* M_Key..SM LID */
+    { 32, 64, 0 }, { 96, 64, 0 }, { 160, 16, 0 }, { 176, 16, 0 },
+    /* CapMask..port */
+    { 192, 32, 0 }, { 224, 16, 0 }, { 240, 16, 0 }, { 256, 8, 0 },
+    /* link widths */
+    { 264, 8, 0 }, { 272, 8, 0 }, { 280, 8, 0 },
+    /* speed, states */
+    { 288, 4, 0 }, { 292, 4, 0 }, { 296, 4, 0 }, { 300, 4, 0 },
+};
+
+/*
+ * IBA 15.2.5.16 PathRecord.  ServiceID (bits 0, 1) is echoed, Reversible
+ * always true and NumbPath a limit, so none of them is compared.
+ */
+static const VhcaSaField path_record_fields[] = {
+    { 0, 32, VHCA_SA_F_SKIP }, { 32, 32, VHCA_SA_F_SKIP },
+    /* GIDs, LIDs */
+    { 64, 128, 0 }, { 192, 128, 0 }, { 320, 16, 0 }, { 336, 16, 0 },
+    { 352, 1, 0 }, { 353, 3, VHCA_SA_F_SKIP }, { 356, 20, 0 }, { 376, 8, 0 },
+    { 384, 8, 0 }, { 392, 1, VHCA_SA_F_SKIP }, { 393, 7, VHCA_SA_F_SKIP },
+    /* P_Key..SL */
+    { 400, 16, 0 }, { 416, 12, 0 }, { 428, 4, 0 },
+    { 432, 2, VHCA_SA_F_SEL }, { 434, 6, 0 },                  /* MTU */
+    { 440, 2, VHCA_SA_F_SEL }, { 442, 6, 0 },                  /* Rate */
+    { 448, 2, VHCA_SA_F_SEL }, { 450, 6, 0 },                  /* PacketLife */
+    { 456, 8, 0 },                                             /* Preference */
+};
+
+#define PATH_NUMB_PATH_BIT  12
+
+/* ---- records and component masks ---------------------------------------- */
+
+uint64_t vhca_sa_get_bits(const uint8_t *rec, uint32_t off, uint32_t bits)
+{
+    uint64_t v = 0;
+    uint32_t i;
+
+    for (i = 0; i < bits && i < 64; i++) {
+        v = v << 1 | ((rec[(off + i) / 8] >> (7 - (off + i) % 8)) & 1);
+    }
+    return v;
+}
+
+void vhca_sa_set_bits(uint8_t *rec, uint32_t off, uint32_t bits,
+                      uint64_t val)
+{
+    uint32_t i, b;
+
+    for (i = 0; i < bits && i < 64; i++) {
+        b = off + bits - 1 - i;
+        rec[b / 8] &= ~(0x80 >> (b % 8));
+        rec[b / 8] |= ((val >> i) & 1) << (7 - b % 8);
+    }
+}
+
+/* IBA 15.2.5.16: selector 0 greater than, 1 less than, 2 exactly, 3 best. */
+static bool sa_selected(uint8_t sel, uint64_t want, uint64_t have)
+{
+    switch (sel) {
+    case 0:
+        return have > want;
+    case 1:
+        return have < want;
+    case 2:
+        return have == want;
+    default:
+        return true;    /* one path, one group: it is the best */
+    }
+}
+
+/* Does record have match the request want under ComponentMask mask? */
+bool vhca_sa_match(const VhcaSaField *f, uint32_t nf, uint64_t mask,
+                   const uint8_t *want, const uint8_t *have)
+{
+    uint32_t i;
+    uint64_t w, h;
+
+    for (i = 0; i < nf && i < 64; i++) {
+        if (!(mask & (1ull << i)) || (f[i].flags & (VHCA_SA_F_SKIP |
+                                                     VHCA_SA_F_SEL))) {
+            continue;
+        }
+        if (f[i].bits > 64) {           /* GIDs, descriptions: whole bytes */
+            if (memcmp(want + f[i].off / 8, have + f[i].off / 8,
+                       f[i].bits / 8)) {
+                return false;
+            }
+            continue;
+        }
+        w = vhca_sa_get_bits(want, f[i].off, f[i].bits);
+        h = vhca_sa_get_bits(have, f[i].off, f[i].bits);
+        if (i > 0 && (f[i - 1].flags & VHCA_SA_F_SEL) &&
+            (mask & (1ull << (i - 1)))) {
+            if (!sa_selected(vhca_sa_get_bits(want, f[i - 1].off,
+                                              f[i - 1].bits), w, h)) {
+                return false;
+            }
+        } else if (w != h) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Room for one more record (zeroed), or NULL when the answer is full. */
+uint8_t *vhca_sa_table_add(VhcaSaTable *t)
+{
+    uint8_t *rec;
+
+    if ((t->n + 1) * t->rec_size > VHCA_SA_MAX_PAYLOAD) {
+        t->overflow = true;
+        return NULL;
+    }
+    rec = t->data + t->n * t->rec_size;
+    memset(rec, 0, t->rec_size);
+    t->n++;
+    return rec;
+}
+
+static void sa_port_gid(const VhcaSaPort *p, uint8_t *gid)
+{
+    const VhcaSmaNode *n = &p->node;
+
+    stq_be_p(gid, VHCA_GID_PREFIX_DEFAULT);
+    stq_be_p(gid + 8, n->ports[n->local_port - 1].guid);
+}
+
+static uint16_t sa_port_lid(const VhcaSaPort *p)
+{
+    return p->node.ports[p->node.local_port - 1].lid;
+}
+
+const VhcaSaPort *vhca_sa_port_by_gid(const VhcaSa *sa, const uint8_t *gid)
+{
+    uint8_t g[16];
+    uint32_t i;
+
+    for (i = 0; i < sa->num_ports; i++) {
+        sa_port_gid(&sa->ports[i], g);
+        if (!memcmp(g, gid, sizeof(g))) {
+            return &sa->ports[i];
+        }
+    }
+    return NULL;
+}
+
+/* ---- attributes ------------------------------------------------------- */
+
+/* IBA 13.4.8.1 ClassPortInfo of the SA: no redirection, no traps. */
+static uint16_t sa_class_port_info(VhcaSaTable *t)
+{
+    uint8_t *d;
+
+    t->rec_size = CLASS_PORT_INFO_SIZE;
+    d = vhca_sa_table_add(t);
+    d[0] = 1;                                   /* BaseVersion */
+    d[1] = VHCA_SA_CLASS_VERSION;
+    stw_be_p(d + 2, 1u << 9);                   /* IsUDMulticastSupported */
+    stl_be_p(d + 4, 18);                        /* CapMask2 0, RespTime */
+    return 0;
+}
+
+/* IBA 15.2.5.2 NodeRecord of an end port. */
+static void sa_node_record(const VhcaSaPort *p, uint8_t *rec)
+{
+    stw_be_p(rec, sa_port_lid(p));
+    vhca_sma_node_info(&p->node, rec + 4);
+    memcpy(rec + 44, p->node.node_desc, VHCA_NODE_DESC_LEN);
+}
+
+/* IBA 15.2.5.3 PortInfoRecord of an end port. */
+static void sa_portinfo_record(const VhcaSaPort *p, uint8_t *rec)
+{
+    stw_be_p(rec, sa_port_lid(p));
+    rec[2] = p->node.local_port;
+    vhca_sma_port_info(&p->node, 0, rec + 4);
+}
+
+typedef struct SaPortRecord {
+    uint32_t size;
+    const VhcaSaField *fields;
+    uint32_t nfields;
+    void (*make)(const VhcaSaPort *p, uint8_t *rec);
+} SaPortRecord;
+
+static const SaPortRecord sa_node_rec = {
+    NODE_RECORD_SIZE, node_record_fields, ARRAY_SIZE(node_record_fields),
+    sa_node_record,
+};
+
+static const SaPortRecord sa_portinfo_rec = {
+    PORTINFO_RECORD_SIZE, portinfo_record_fields,
+    ARRAY_SIZE(portinfo_record_fields), sa_portinfo_record,
+};
+
+/* The records of kind, one per end port, that the request selects. */
+static uint16_t sa_port_records(const VhcaSa *sa, const SaPortRecord *kind,
+                                uint64_t mask, const uint8_t *want,
+                                VhcaSaTable *t)
+{
+    uint8_t rec[NODE_RECORD_SIZE], *out;    /* the largest of the two */
+    uint32_t i;
+
+    t->rec_size = kind->size;
+    for (i = 0; i < sa->num_ports; i++) {
+        memset(rec, 0, sizeof(rec));
+        kind->make(&sa->ports[i], rec);
+        if (vhca_sa_match(kind->fields, kind->nfields, mask, want, rec) &&
+            (out = vhca_sa_table_add(t))) {
+            memcpy(out, rec, kind->size);
+        }
+    }
+    return 0;
+}
+
+/*
+ * IBA 15.2.5.16: the path from src to dst through the one switch: the
+ * port's link (MTU 4096, 40 Gb/s), SL 0, the default partition.
+ */
+static void sa_path(const VhcaSaPort *src, const VhcaSaPort *dst,
+                    const uint8_t *want, uint8_t *rec)
+{
+    memset(rec, 0, PATH_RECORD_SIZE);
+    memcpy(rec, want, 8);                       /* ServiceID: echoed */
+    sa_port_gid(dst, rec + 8);
+    sa_port_gid(src, rec + 24);
+    stw_be_p(rec + 40, sa_port_lid(dst));
+    stw_be_p(rec + 42, sa_port_lid(src));
+    rec[49] = 0x80 | 1;                         /* Reversible, NumbPath */
+    stw_be_p(rec + 50, VHCA_DEFAULT_PKEY);
+    rec[54] = 2 << 6 | VHCA_SA_MTU_4096;        /* selector: exactly */
+    rec[55] = 2 << 6 | VHCA_SA_RATE_40G;
+    rec[56] = 2 << 6 | VHCA_SA_PACKET_LIFE;
+}
+
+static uint16_t sa_path_records(const VhcaSa *sa, uint64_t mask,
+                                const uint8_t *want, VhcaSaTable *t)
+{
+    uint8_t rec[PATH_RECORD_SIZE], *out;
+    uint32_t i, j;
+
+    t->rec_size = PATH_RECORD_SIZE;
+    if ((mask & (1ull << PATH_NUMB_PATH_BIT)) && (want[49] & 0x7f) == 0) {
+        return 0;                               /* no path per pair asked */
+    }
+    for (i = 0; i < sa->num_ports; i++) {
+        for (j = 0; j < sa->num_ports; j++) {
+            sa_path(&sa->ports[i], &sa->ports[j], want, rec);
+            if (vhca_sa_match(path_record_fields,
+                              ARRAY_SIZE(path_record_fields), mask, want,
+                              rec) && (out = vhca_sa_table_add(t))) {
+                memcpy(out, rec, sizeof(rec));
+            }
+        }
+    }
+    return 0;
+}
+
+/* The records of attr that the request selects, or a MAD status. */
+static uint16_t sa_attr(VhcaSa *sa, uint8_t method, uint16_t attr,
+                        uint64_t mask, const uint8_t *want, VhcaSaTable *t)
+{
+    bool read = method == VHCA_SA_METHOD_GET ||
+                method == VHCA_SA_METHOD_GET_TABLE;
+
+    switch (attr) {
+    case VHCA_SA_ATTR_CLASS_PORT_INFO:
+        if (method != VHCA_SA_METHOD_GET) {
+            return VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;
+        }
+        return sa_class_port_info(t);
+    case VHCA_SA_ATTR_NODE_RECORD:
+        return read ? sa_port_records(sa, &sa_node_rec, mask, want, t)
+                    : VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;
+    case VHCA_SA_ATTR_PORT_INFO_RECORD:
+        return read ? sa_port_records(sa, &sa_portinfo_rec, mask, want, t)
+                    : VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;
+    case VHCA_SA_ATTR_PATH_RECORD:
+        return read ? sa_path_records(sa, mask, want, t)
+                    : VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;
+    case VHCA_SA_ATTR_MCMEMBER_RECORD:
+        return vhca_sa_mcast(sa, method, mask, want, t);
+    default:
+        return VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;
+    }
+}
+
+/* ---- requests --------------------------------------------------------- */
+
+void vhca_sa_init(VhcaSa *sa)
+{
+    memset(sa, 0, sizeof(*sa));
+    vhca_sa_mcast_init(sa);
+}
+
+static uint8_t sa_resp_method(uint8_t method)
+{
+    switch (method) {
+    case VHCA_SA_METHOD_GET_TABLE:
+        return VHCA_SA_METHOD_GET_TABLE_RESP;
+    case VHCA_SA_METHOD_DELETE:
+        return VHCA_SA_METHOD_DELETE_RESP;
+    default:
+        return VHCA_SA_METHOD_GET_RESP;     /* Get, Set, and the unknown */
+    }
+}
+
+static bool sa_method_known(uint8_t method)
+{
+    return method == VHCA_SA_METHOD_GET || method == VHCA_SA_METHOD_SET ||
+           method == VHCA_SA_METHOD_GET_TABLE ||
+           method == VHCA_SA_METHOD_DELETE;
+}
+
+/* An RMPP request that is not a single segment: this SA takes none. */
+static bool sa_multi_segment(const uint8_t *req)
+{
+    uint8_t flags = req[RMPP_FLAGS] & 7;
+
+    return (flags & RMPP_FLAG_ACTIVE) &&
+           ((flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
+            (RMPP_FLAG_FIRST | RMPP_FLAG_LAST) ||
+            ldl_be_p(req + RMPP_SEG_NUM) != 1);
+}
+
+VhcaSaResult vhca_sa_process(VhcaSa *sa, const uint8_t *req, uint64_t len,
+                             uint16_t slid, VhcaSaEmit *emit, void *opaque,
+                             uint16_t *status)
+{
+    VhcaSaTable *t = &sa->table;
+    uint8_t resp[VHCA_MAD_SIZE];
+    uint8_t method;
+    uint16_t st;
+
+    *status = 0;
+    if (len != VHCA_MAD_SIZE || req[MAD_BASE_VERSION] != 1 ||
+        req[MAD_MGMT_CLASS] != VHCA_MGMT_CLASS_SUBN_ADM) {
+        return VHCA_SA_DROPPED;
+    }
+    if (sa->num_ports > VHCA_SA_MAX_PORTS) {
+        sa->num_ports = VHCA_SA_MAX_PORTS;
+    }
+    vhca_sa_mcast_prune(sa);
+    method = req[MAD_METHOD];
+    if ((req[RMPP_FLAGS] & RMPP_FLAG_ACTIVE) &&
+        req[RMPP_TYPE] != RMPP_TYPE_DATA) {
+        return vhca_sa_rmpp_recv(sa, slid, req, emit, opaque);
+    }
+    if (method & VHCA_MGMT_METHOD_RESP) {
+        return VHCA_SA_DROPPED;         /* a response: the SA asked nothing */
+    }
+
+    memset(resp, 0, sizeof(resp));
+    memcpy(resp, req, MAD_HDR_SIZE);
+    resp[MAD_METHOD] = sa_resp_method(method);
+    memcpy(resp + SA_COMP_MASK, req + SA_COMP_MASK, 8);
+    memset(t, 0, offsetof(VhcaSaTable, data));
+    if (req[MAD_CLASS_VERSION] != VHCA_SA_CLASS_VERSION) {
+        st = VHCA_MAD_STATUS_BAD_VERSION;
+    } else if (!sa_method_known(method)) {
+        st = VHCA_MAD_STATUS_UNSUP_METHOD;
+    } else if (sa_multi_segment(req)) {
+        st = VHCA_SA_ERR_REQ_INVALID;
+    } else {
+        st = sa_attr(sa, method, lduw_be_p(req + MAD_ATTR_ID),
+                     ldq_be_p(req + SA_COMP_MASK), req + VHCA_SA_HDR_SIZE, t);
+    }
+    if (st == 0 && t->overflow) {
+        st = VHCA_SA_ERR_NO_RESOURCES;
+    }
+    if (st == 0 && method != VHCA_SA_METHOD_GET_TABLE) {
+        st = t->n == 0 ? VHCA_SA_ERR_NO_RECORDS :
+             t->n > 1 ? VHCA_SA_ERR_TOO_MANY_RECORDS : 0;
+    }
+    *status = st;
+    stw_be_p(resp + MAD_STATUS, st);
+    if (st == 0 && t->rec_size) {
+        stw_be_p(resp + SA_ATTR_OFFSET, t->rec_size / 8);
+    }
+    if (st == 0 && method == VHCA_SA_METHOD_GET_TABLE) {
+        vhca_sa_rmpp_send(sa, slid, resp, t, emit, opaque);
+        return VHCA_SA_REPLIED;
+    }
+    if (st == 0) {
+        memcpy(resp + VHCA_SA_HDR_SIZE, t->data, MIN(t->rec_size,
+                                                     VHCA_SA_DATA_SIZE));
+    }
+    emit(opaque, resp);
+    return VHCA_SA_REPLIED;
+}

@@ -1,0 +1,110 @@
+"""infiniband-diags against the fabric's embedded SM and the ports' SMAs.
+
+saquery talks to the SA (QP1 of SM LID 1: ClassPortInfo Get, NodeRecord,
+PortInfoRecord and PathRecord GetTable answered with RMPP), smpquery to a
+port's own SMA (QP0), ibstat reads the ports through umad.  The tests share
+the session VM, with vhca.ko's verbs (the default) and ib_umad loaded.
+"""
+import re
+
+import pytest
+
+from conftest import DEVICES
+
+PORTS = sum(d["ports"] for d in DEVICES.values())
+
+
+@pytest.fixture(scope="module")
+def lids(vm, module_path):
+    """{(device, port): LID} once every port is ACTIVE."""
+    rc, out = vm.run("cat /sys/module/vhca/parameters/verbs", timeout=30)
+    if rc != 0 or out.strip() != "Y":
+        vm.run("rmmod vhca 2>/dev/null; insmod %s verbs=1" % module_path,
+               timeout=120, check=True)
+    cmd = ("for p in /sys/class/infiniband/*/ports/*; do d=${p%/ports/*}; "
+           "echo ${d##*/} ${p##*/} $(cat $p/lid) $(cat $p/state); done")
+    out = vm.wait_until(cmd, lambda t: t.count("ACTIVE") == PORTS, timeout=60)
+    result = {}
+    for line in out.splitlines():
+        dev, port, lid = line.split()[:3]
+        result[(dev, int(port))] = int(lid, 16)
+    return result
+
+
+def records(text, kind):
+    """saquery's dumps of one kind, each a {field: value} dict."""
+    out = []
+    for block in text.split("%s dump:" % kind)[1:]:
+        fields = {}
+        for line in block.splitlines():
+            m = re.match(r"\s+(\S+?)\.{2,}(.*)$", line)
+            if m:
+                fields[m.group(1)] = m.group(2).strip()
+        out.append(fields)
+    return out
+
+
+def test_saquery_class_port_info(vm, lids):
+    rc, out = vm.run("saquery -c", timeout=60, check=True)
+    assert re.search(r"Base version\.+1\b", out), out
+    assert re.search(r"Class version\.+2\b", out), out
+    assert re.search(r"Capability mask\.+0x0200", out), out
+
+
+def test_saquery_node_records_one_per_port(vm, lids):
+    rc, out = vm.run("saquery", timeout=60, check=True)
+    nodes = records(out, "NodeRecord")
+    assert sorted(int(n["lid"]) for n in nodes) == sorted(lids.values()), out
+    guids = {n["node_guid"] for n in nodes}
+    assert guids == {"0x%016x" % d["node_guid"] for d in DEVICES.values()}, out
+    assert all(n["node_type"] == "Channel Adapter" for n in nodes), out
+    # Selected by LID (the NodeRecord's component 0).
+    lid = lids[("vhca1", 1)]
+    rc, out = vm.run("saquery %d" % lid, timeout=60, check=True)
+    nodes = records(out, "NodeRecord")
+    assert [int(n["lid"]) for n in nodes] == [lid], out
+
+
+def test_saquery_portinfo_records(vm, lids):
+    rc, out = vm.run("saquery PIR", timeout=60, check=True)
+    ports = records(out, "PortInfoRecord")
+    endport_lids = [int(v) for p in ports for k, v in p.items()
+                    if k.lower() == "endportlid"]
+    assert sorted(endport_lids) == sorted(lids.values()), out
+
+
+def test_saquery_path_records_every_pair_multi_segment(vm, lids):
+    # 3 x 3 paths of 64 bytes: 576 bytes, a three-segment RMPP answer.
+    rc, out = vm.run("saquery -p", timeout=60, check=True)
+    paths = records(out, "PathRecord")
+    pairs = {(int(p["slid"]), int(p["dlid"])) for p in paths}
+    assert len(paths) == PORTS * PORTS, out
+    assert pairs == {(s, d) for s in lids.values() for d in lids.values()}, out
+    assert all(p["pkey"] == "0xFFFF" and p["mtu"] == "0x85" and
+               p["rate"] == "0x87" for p in paths), out
+
+
+def test_saquery_path_record_between_two_ports(vm, lids):
+    src, dst = lids[("vhca0", 1)], lids[("vhca1", 1)]
+    rc, out = vm.run("saquery -p --src-to-dst %d:%d" % (src, dst), timeout=60,
+                     check=True)
+    paths = records(out, "PathRecord")
+    assert len(paths) == 1, out
+    assert (int(paths[0]["slid"]), int(paths[0]["dlid"])) == (src, dst)
+    assert paths[0]["sgid"] == "fe80::2:c903:0:101", out
+    assert paths[0]["dgid"] == "fe80::2:c903:0:201", out
+
+
+def test_smpquery_nodeinfo_of_own_port(vm, lids):
+    lid = lids[("vhca1", 1)]
+    rc, out = vm.run("smpquery -C vhca1 -P 1 nodeinfo %d" % lid, timeout=60,
+                     check=True)
+    assert re.search(r"\bGuid:\.*0x0002c90300000200", out), out
+    assert re.search(r"NodeType:\.*Channel Adapter", out), out
+
+
+def test_ibstat_ports_active_with_sm_lid_1(vm, lids):
+    rc, out = vm.run("ibstat", timeout=60, check=True)
+    assert out.count("State: Active") == PORTS, out
+    assert out.count("SM lid: 1") == PORTS, out
+    assert out.count("Link layer: InfiniBand") == PORTS, out
