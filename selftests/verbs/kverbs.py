@@ -44,10 +44,8 @@ for byte:
 - ib_drain_qp with SENDs waiting for RNR retries and receives posted.
 
 It prints one PASS/FAIL line per case and a summary.  CASES lists every
-case, and every one must PASS.  With verbs=1
-ib_mad (in ib_core) attaches to both devices and creates QP0/QP1 per
-port; then ib_ipoib is loaded too.  Neither may oops; what they print is
-logged.
+case, and every one must PASS.  IPoIB, ib_mad
+and the SA are covered by selftests/test_ipoib.py and test_diags.py.
 """
 import os
 import re
@@ -146,20 +144,6 @@ def test_kernel_verbs(vm):
         "failed %s, missing %s, not in CASES %s:\n%s" % (
             sorted(failed), missing, unlisted, out)
     vm.run("rmmod vhca_verbs_test", check=True)
-
-
-def test_mad_and_ipoib(vm):
-    """ib_mad is attached (QP0/QP1 on every port); ib_ipoib attaches too.
-    The device's SMA/SA may not answer yet: only a clean log is required."""
-    rc, _ = vm.run("modprobe ib_ipoib", timeout=120)
-    vm.run("for i in /sys/class/net/ib*; do ip link set ${i##*/} up; done; sleep 10",
-           timeout=120)
-    _, links = vm.run("ip -br link 2>&1; ls /sys/class/net")
-    log("net links", links)
-    _, out = vm.run("dmesg --color=never | grep -iE 'mad|ipoib|ib[0-9]|vhca|infiniband|rdma' | grep -v ACPI | tail -60")
-    log("ib_mad / ipoib / vhca log", out)
-    if rc == 0:
-        vm.run("rmmod ib_ipoib", timeout=120)
 
 
 def test_unload_and_clean_log(vm):
