@@ -20,8 +20,8 @@ VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100 \
               --device vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200
 GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO)
 
-.PHONY: all deps qemu module initramfs kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs test run clean
+.PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs test run clean
 
 all: qemu module initramfs
 
@@ -39,6 +39,10 @@ kernel-debug: deps
 
 initramfs: deps
 	scripts/build-initramfs.sh
+
+# The libibverbs provider (provider/README.md): build/provider/.
+provider: deps
+	scripts/build-provider.sh
 
 check-unit: deps
 	scripts/run-unit.sh
@@ -70,6 +74,12 @@ check-kunit: deps qemu initramfs
 check-verbs: deps qemu module initramfs
 	@test "$(KERNEL)" = default || { echo "check-verbs: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs.sh
+
+# User verbs in a guest (NOT in `make test` yet): the provider with
+# ibverbs-utils' pingpong programs, vhca.ko verbs=1 (selftests/verbs/uverbs.py).
+check-uverbs: deps qemu module initramfs provider
+	@test "$(KERNEL)" = default || { echo "check-uverbs: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-uverbs.sh
 
 test: deps
 	scripts/run-tests.sh

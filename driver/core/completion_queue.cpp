@@ -73,6 +73,50 @@ Result<OwnedPtr<CompletionQueue>> CompletionQueue::Create(Device& device,
   return cq;
 }
 
+Result<OwnedPtr<CompletionQueue>> CompletionQueue::CreateUser(
+    Device& device, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
+    uint32_t dbrec_offset, uint32_t comp_vector, uint32_t db_page,
+    void* context) {
+  if (!buffer || log_size < VHCA_MIN_LOG_CQ || log_size > VHCA_MAX_LOG_CQ ||
+      comp_vector >= device.num_comp_vectors() || db_page == 0)
+    return Error{-VHCA_EINVAL};
+  OwnedPtr<CompletionQueue> cq(new CompletionQueue(device, context));
+  if (!cq) return Error{-VHCA_ENOMEM};
+  cq->user_buffer_ = Move(buffer);
+  const Status status = cq->InitUser(log_size, dbrec_offset, comp_vector, db_page);
+  if (!status.ok()) return device.FailCreate(cq, status.error());
+  device.objects().Add(cq.get());
+  return cq;
+}
+
+Status CompletionQueue::InitUser(uint32_t log_size, uint32_t dbrec_offset,
+                                 uint32_t comp_vector, uint32_t db_page) {
+  log_size_ = log_size;
+  eqn_ = device_.comp_eqn(comp_vector);
+  const uint64_t ring_bytes = uint64_t{sizeof(vhca_cqe)} << log_size;
+  // The record must not overlap the ring the device writes.
+  if (dbrec_offset < ring_bytes) return Error{-VHCA_EINVAL};
+  auto buf = user_buffer_->RingDescriptor(ring_bytes);
+  VHCA_TRY(buf);
+  auto dbrec = user_buffer_->AddressOf(dbrec_offset, sizeof(vhca_cq_dbrec),
+                                       sizeof(vhca_cq_dbrec));
+  VHCA_TRY(dbrec);
+  auto lock = SpinLock::Create();
+  VHCA_TRY(lock);
+  lock_ = lock.Take();
+  vhca_cmd_create_cq in{};
+  in.buf = buf.value();
+  in.dbrec_addr = ToLe64(dbrec.value());
+  in.eqn = ToLe32(eqn_);
+  in.db_page = ToLe32(db_page);
+  in.log_size = static_cast<uint8_t>(log_size);
+  auto cqn = device_.commands().CreateCq(in);
+  VHCA_TRY(cqn);
+  cqn_ = cqn.value();
+  live_ = true;
+  return Ok();
+}
+
 Result<DmaBuffer> CompletionQueue::AllocateRing(uint32_t log_size,
                                                vhca_cmd_create_cq* in) {
   // Zeroed: owner 0 everywhere, so the first pass (owner 1) sees nothing.
@@ -111,6 +155,7 @@ Status CompletionQueue::Init(uint32_t entries, uint32_t comp_vector) {
 Status CompletionQueue::Resize(uint32_t entries) {
   const uint32_t log_size = LogSizeFor(entries);
   if (entries == 0 || log_size == 0) return Error{-VHCA_EINVAL};
+  if (user()) return Error{-VHCA_EOPNOTSUPP};
   if (has_qps()) return Error{-VHCA_EBUSY};
   vhca_cmd_create_cq in;
   auto ring = AllocateRing(log_size, &in);
@@ -139,6 +184,7 @@ bool CompletionQueue::Valid(uint32_t index) const {
 }
 
 int CompletionQueue::Poll(int max, vhca_core_wc* wc) {
+  if (user()) return 0;  // the provider's
   int polled = 0;
   LockGuard guard(lock_);
   const uint32_t start = consumer_index_;
@@ -218,6 +264,7 @@ bool CompletionQueue::Decode(const vhca_cqe& cqe, vhca_core_wc* wc) {
 int CompletionQueue::Arm(uint32_t flags) {
   const bool solicited = (flags & (VHCA_CORE_CQ_SOLICITED | VHCA_CORE_CQ_NEXT_COMP)) ==
                          VHCA_CORE_CQ_SOLICITED;
+  if (user()) return 0;  // the provider's
   LockGuard guard(lock_);
   device_.registers().RingData(
       VHCA_DB_CQ, cqn_,
@@ -249,6 +296,7 @@ void CompletionQueue::Clean(uint32_t qpn) {
 }
 
 void CompletionQueue::CleanLocked(uint32_t qpn) {
+  if (user()) return;  // the ring is the provider's to read
   // Written entries stay ours until the consumer index passes them, so
   // rewriting their qpn is safe; Poll then skips them.
   for (uint32_t index = consumer_index_;

@@ -17,6 +17,7 @@
 #include "owned_ptr.h"
 #include "result.h"
 #include "sync.h"
+#include "user_buffer.h"
 #include "vhca_core_verbs.h"
 #include "vhca_hw.h"
 
@@ -41,6 +42,14 @@ class CompletionQueue : public DeviceResource {
                                                   uint32_t entries,
                                                   uint32_t comp_vector,
                                                   void* context);
+  // A CQ of a user context (uverbs): 2^log_size CQEs at the start of
+  // `buffer` and the doorbell record at byte dbrec_offset of it, rung
+  // through doorbell page db_page.  The provider polls and arms it; the
+  // kernel never does (Poll and Arm do nothing, Resize is -EOPNOTSUPP).
+  static Result<OwnedPtr<CompletionQueue>> CreateUser(
+      Device& device, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
+      uint32_t dbrec_offset, uint32_t comp_vector, uint32_t db_page,
+      void* context);
   // CQE count for a request of `entries` (power of two, > entries so a
   // ring is never ambiguous); 0 when too big.
   static uint32_t LogSizeFor(uint32_t entries);
@@ -51,6 +60,7 @@ class CompletionQueue : public DeviceResource {
   uint32_t capacity() const { return (1u << log_size_) - 1; }
   uint32_t consumer_index() const { return consumer_index_; }
   void* context() const { return context_; }
+  bool user() const { return user_buffer_.get() != nullptr; }
   const vhca_cqe* ring() const { return static_cast<const vhca_cqe*>(ring_.cpu()); }
 
   // Up to `max` completions into wc; returns how many.
@@ -80,6 +90,8 @@ class CompletionQueue : public DeviceResource {
       : DeviceResource(&DeleteAs<CompletionQueue>), device_(device),
         context_(context) {}
   Status Init(uint32_t entries, uint32_t comp_vector);
+  Status InitUser(uint32_t log_size, uint32_t dbrec_offset,
+                  uint32_t comp_vector, uint32_t db_page);
   // A zeroed ring of 2^log_size CQEs plus the doorbell record, and its
   // CREATE_CQ/RESIZE_CQ input.
   Result<DmaBuffer> AllocateRing(uint32_t log_size, vhca_cmd_create_cq* in);
@@ -100,6 +112,7 @@ class CompletionQueue : public DeviceResource {
   bool live_ = false;
   uint32_t eqn_ = 0;
   DmaBuffer ring_;        // the CQEs, then the doorbell record
+  OwnedPtr<UserBuffer> user_buffer_;  // user CQs: the ring instead of ring_
   // A new ring whose RESIZE_CQ failed without a device answer: the device
   // may use it, so it lives as long as the CQ.
   DmaBuffer orphan_ring_;

@@ -78,6 +78,7 @@ Status Device::Init() {
     return Error{-VHCA_ENODEV};
   }
   ports_.set_num_ports(caps_.num_ports);
+  db_pages_.Init(regs_.ReadDoorbellPages());
   VHCA_TRY(objects_.Init());
 
   auto cmdq = CommandQueue::Create(

@@ -10,6 +10,7 @@
 #include "device_resource.h"
 #include "object_registry.h"
 #include "device_commands.h"
+#include "doorbell_pages.h"
 #include "event_queue.h"
 #include "heap.h"
 #include "owned_ptr.h"
@@ -48,6 +49,7 @@ class Device : public HeapObject {
   Ports& ports() { return ports_; }
   ProtectionDomains& protection_domains() { return pds_; }
   ObjectRegistry& objects() { return objects_; }
+  DoorbellPages& doorbell_pages() { return db_pages_; }
   Registers& registers() { return regs_; }
   vhca_kapi_device* kdev() const { return regs_.kdev(); }
   const EventQueue& eq0() const { return *eq0_; }
@@ -98,6 +100,7 @@ class Device : public HeapObject {
   Ports ports_;
   ProtectionDomains pds_;
   ObjectRegistry objects_;
+  DoorbellPages db_pages_;
   vhca_device_attr attr_{};
   // comp_eqs_[i] serves MSI-X vector i + 1.  Written before the EQ is
   // armed, so the interrupt handler sees it filled in.

@@ -8,6 +8,8 @@
 #include "memory_region.h"
 #include "queue_pair.h"
 #include "shared_receive_queue.h"
+#include "user_buffer.h"
+#include "vhca_core_user.h"
 #include "vhca_core_verbs.h"
 #include "vhca_errno.h"
 
@@ -33,6 +35,13 @@ vhca::MemoryRegion* AsMr(vhca_core_mr* mr) {
 }
 const vhca::MemoryRegion* AsMr(const vhca_core_mr* mr) {
   return reinterpret_cast<const vhca::MemoryRegion*>(mr);
+}
+vhca::UserBuffer* AsUbuf(vhca_core_ubuf* buf) {
+  return reinterpret_cast<vhca::UserBuffer*>(buf);
+}
+// Takes a buffer over from C (nullptr stays nullptr).
+vhca::OwnedPtr<vhca::UserBuffer> TakeUbuf(vhca_core_ubuf* buf) {
+  return vhca::OwnedPtr<vhca::UserBuffer>(AsUbuf(buf));
 }
 
 // Hands a created object to C: *out gets it, 0; or the error.
@@ -219,6 +228,84 @@ unsigned int vhca_core_mr_key(const vhca_core_mr* mr) { return AsMr(mr)->key(); 
 int vhca_core_destroy_mr(vhca_core_mr* mr) {
   vhca::MemoryRegion* object = AsMr(mr);
   return Destroy(object->device(), object);
+}
+
+// ---- user verbs (vhca_core_user.h) ----
+
+int vhca_core_alloc_db_page(vhca_core_device* dev, unsigned int* page) {
+  auto result = AsDevice(dev)->doorbell_pages().Alloc();
+  if (!result.ok()) return result.error();
+  *page = result.value();
+  return 0;
+}
+
+void vhca_core_free_db_page(vhca_core_device* dev, unsigned int page) {
+  AsDevice(dev)->doorbell_pages().Free(page);
+}
+
+int vhca_core_ubuf_create(vhca_core_device* dev, unsigned int npages,
+                          vhca_core_ubuf** out) {
+  auto buf = vhca::UserBuffer::Create(AsDevice(dev)->kdev(), npages);
+  return Publish(buf, out);
+}
+
+void vhca_core_ubuf_set_page(vhca_core_ubuf* buf, unsigned int index,
+                             unsigned long long dma_addr) {
+  AsUbuf(buf)->SetPage(index, dma_addr);
+}
+
+void vhca_core_ubuf_destroy(vhca_core_ubuf* buf) { TakeUbuf(buf).Reset(); }
+
+int vhca_core_create_user_cq(vhca_core_device* dev, vhca_core_ubuf* buf,
+                             unsigned int log_size, unsigned int dbrec_offset,
+                             unsigned int comp_vector, unsigned int db_page,
+                             void* cq_context, vhca_core_cq** out,
+                             unsigned int* cqn) {
+  auto cq = vhca::CompletionQueue::CreateUser(*AsDevice(dev), TakeUbuf(buf),
+                                              log_size, dbrec_offset,
+                                              comp_vector, db_page, cq_context);
+  if (cq.ok()) *cqn = cq.value()->cqn();
+  return Publish(cq, out);
+}
+
+int vhca_core_create_user_qp(vhca_core_device* dev, vhca_core_qp_init* init,
+                             vhca_core_user_qp_rings* rings, vhca_core_qp** out) {
+  vhca::UserQpRings user;
+  user.sq = TakeUbuf(rings->sq);
+  user.rq = TakeUbuf(rings->rq);
+  user.sq_log_size = rings->sq_log_size;
+  user.sq_wqe_shift = rings->sq_wqe_shift;
+  user.rq_log_size = rings->rq_log_size;
+  user.rq_wqe_shift = rings->rq_wqe_shift;
+  user.db_page = rings->db_page;
+  auto qp = vhca::QueuePair::CreateUser(*AsDevice(dev), init, &user);
+  return Publish(qp, out);
+}
+
+unsigned int vhca_core_qp_max_inline(const vhca_core_qp* qp) {
+  return AsQp(qp)->send_layout().max_inline;
+}
+
+int vhca_core_create_user_srq(vhca_core_device* dev, unsigned int pdn,
+                              unsigned int max_wr, unsigned int max_sge,
+                              unsigned int limit, vhca_core_ubuf* buf,
+                              unsigned int log_size, unsigned int wqe_shift,
+                              unsigned int db_page, void* srq_context,
+                              vhca_core_srq** out, unsigned int* srqn,
+                              unsigned int* actual_wr, unsigned int* actual_sge) {
+  auto srq = vhca::SharedReceiveQueue::CreateUser(
+      *AsDevice(dev), pdn, max_wr, max_sge, limit, TakeUbuf(buf), log_size,
+      wqe_shift, db_page, srq_context);
+  if (srq.ok()) {
+    *srqn = srq.value()->srqn();
+    *actual_wr = srq.value()->max_wr();
+    *actual_sge = srq.value()->max_sge();
+  }
+  return Publish(srq, out);
+}
+
+void vhca_core_make_av(const vhca_core_ah_attr* ah, vhca_av* av) {
+  *av = vhca::MakeAv(*ah);
 }
 
 }  // extern "C"

@@ -13,14 +13,31 @@ Result<OwnedPtr<QueuePair>> QueuePair::Create(Device& device,
   if (!init->send_cq || !init->recv_cq) return Error{-VHCA_EINVAL};
   OwnedPtr<QueuePair> qp(new QueuePair(device, init->qp_context));
   if (!qp) return Error{-VHCA_ENOMEM};
-  const Status status = qp->Init(init);
+  const Status status = qp->Init(init, nullptr);
   if (!status.ok()) return device.FailCreate(qp, status.error());
   qp->Attach();
   device.objects().Add(qp.get());
   return qp;
 }
 
-Status QueuePair::Init(vhca_core_qp_init* init) {
+Result<OwnedPtr<QueuePair>> QueuePair::CreateUser(Device& device,
+                                                  vhca_core_qp_init* init,
+                                                  UserQpRings* rings) {
+  if (!init->send_cq || !init->recv_cq || !rings || rings->db_page == 0 ||
+      (init->type != VHCA_QPT_RC && init->type != VHCA_QPT_UC &&
+       init->type != VHCA_QPT_UD))
+    return Error{-VHCA_EINVAL};
+  OwnedPtr<QueuePair> qp(new QueuePair(device, init->qp_context));
+  if (!qp) return Error{-VHCA_ENOMEM};
+  qp->user_ = true;
+  const Status status = qp->Init(init, rings);
+  if (!status.ok()) return device.FailCreate(qp, status.error());
+  qp->Attach();
+  device.objects().Add(qp.get());
+  return qp;
+}
+
+Status QueuePair::Init(vhca_core_qp_init* init, UserQpRings* rings) {
   const bool datagram_special = init->type == VHCA_QPT_SMI || init->type == VHCA_QPT_GSI;
   if (init->type < VHCA_QPT_RC || init->type > VHCA_QPT_GSI ||
       (datagram_special && !device_.ports().valid(init->port)))
@@ -33,6 +50,10 @@ Status QueuePair::Init(vhca_core_qp_init* init) {
   send_cq_ = reinterpret_cast<CompletionQueue*>(init->send_cq);
   recv_cq_ = reinterpret_cast<CompletionQueue*>(init->recv_cq);
   srq_ = reinterpret_cast<SharedReceiveQueue*>(init->srq);
+  // Kernel QPs complete to kernel CQs, user QPs to their context's.
+  if (send_cq_->user() != user_ || recv_cq_->user() != user_ ||
+      (srq_ && srq_->user() != user_))
+    return Error{-VHCA_EINVAL};
   send_layout_.qp_type = static_cast<uint8_t>(init->type);
   send_layout_.stride = 1u << l.sq_wqe_shift;
   send_layout_.max_sge = l.granted.max_send_sge;
@@ -47,9 +68,6 @@ Status QueuePair::Init(vhca_core_qp_init* init) {
   auto rq_lock = SpinLock::Create();
   VHCA_TRY(rq_lock);
   rq_lock_ = rq_lock.Take();
-  auto sq = WorkQueue::Create(device_.kdev(), l.sq_log_size, l.sq_wqe_shift);
-  VHCA_TRY(sq);
-  sq_ = sq.Take();
 
   vhca_cmd_create_qp in{};
   in.type = static_cast<uint8_t>(init->type);
@@ -62,21 +80,13 @@ Status QueuePair::Init(vhca_core_qp_init* init) {
   in.send_cqn = ToLe32(send_cq_->cqn());
   in.recv_cqn = ToLe32(recv_cq_->cqn());
   in.max_inline = ToLe32(l.granted.max_inline_data);
-  auto sq_buf = sq_.Descriptor();
-  VHCA_TRY(sq_buf);
-  in.sq_buf = sq_buf.value();
   if (srq_) {
     in.flags |= VHCA_QP_F_HAS_SRQ;
     in.srqn = ToLe32(srq_->srqn());
   } else {
-    auto rq = WorkQueue::Create(device_.kdev(), l.rq_log_size, l.rq_wqe_shift);
-    VHCA_TRY(rq);
-    rq_ = rq.Take();
     in.rq_log_size = static_cast<uint8_t>(l.rq_log_size);
-    auto rq_buf = rq_.Descriptor();
-    VHCA_TRY(rq_buf);
-    in.rq_buf = rq_buf.value();
   }
+  VHCA_TRY(SetupRings(l, rings, &in));
   auto qpn = device_.commands().CreateQp(in);  // the handle
   VHCA_TRY(qpn);
   handle_ = qpn.value();
@@ -86,9 +96,47 @@ Status QueuePair::Init(vhca_core_qp_init* init) {
   return Ok();
 }
 
+Status QueuePair::SetupRings(const QpLayout& l, UserQpRings* rings,
+                             vhca_cmd_create_qp* in) {
+  if (!rings) {
+    auto sq = WorkQueue::Create(device_.kdev(), l.sq_log_size, l.sq_wqe_shift);
+    VHCA_TRY(sq);
+    sq_ = sq.Take();
+    auto sq_buf = sq_.Descriptor();
+    VHCA_TRY(sq_buf);
+    in->sq_buf = sq_buf.value();
+    if (srq_) return Ok();
+    auto rq = WorkQueue::Create(device_.kdev(), l.rq_log_size, l.rq_wqe_shift);
+    VHCA_TRY(rq);
+    rq_ = rq.Take();
+    auto rq_buf = rq_.Descriptor();
+    VHCA_TRY(rq_buf);
+    in->rq_buf = rq_buf.value();
+    return Ok();
+  }
+  // The provider computed the same geometry (uapi/vhca-abi.h).
+  if (rings->sq_log_size != l.sq_log_size || rings->sq_wqe_shift != l.sq_wqe_shift ||
+      !rings->sq || (!srq_ && (!rings->rq || rings->rq_log_size != l.rq_log_size ||
+                               rings->rq_wqe_shift != l.rq_wqe_shift)))
+    return Error{-VHCA_EINVAL};
+  user_sq_ = Move(rings->sq);
+  auto sq_buf = user_sq_->RingDescriptor(uint64_t{1} << (l.sq_log_size + l.sq_wqe_shift));
+  VHCA_TRY(sq_buf);
+  in->sq_buf = sq_buf.value();
+  in->db_page = ToLe32(rings->db_page);
+  if (srq_) return Ok();
+  user_rq_ = Move(rings->rq);
+  auto rq_buf = user_rq_->RingDescriptor(uint64_t{1} << (l.rq_log_size + l.rq_wqe_shift));
+  VHCA_TRY(rq_buf);
+  in->rq_buf = rq_buf.value();
+  return Ok();
+}
+
 void QueuePair::Attach() {
   send_attachment_.qp = this;
   recv_attachment_.qp = this;
+  // Attached to its CQs, also a user QP (which nobody polls here): a CQ
+  // refuses destruction while QPs use it (Guide 6.8.3).
   send_cq_->Attach(&send_attachment_);
   if (recv_cq_ != send_cq_) recv_cq_->Attach(&recv_attachment_);
   if (srq_) srq_->AddUser();
@@ -104,6 +152,7 @@ void QueuePair::Detach() {
 }
 
 Status QueuePair::PostSend(const vhca_core_send_wr& wr) {
+  if (user_) return Error{-VHCA_EINVAL};  // the provider posts
   LockGuard guard(sq_lock_);
   if (sq_.full()) return Error{-VHCA_ENOMEM};
   VHCA_TRY(BuildSendWqe(send_layout_, wr, sq_.NextWqe()));
@@ -112,7 +161,7 @@ Status QueuePair::PostSend(const vhca_core_send_wr& wr) {
 }
 
 Status QueuePair::PostRecv(const vhca_core_recv_wr& wr) {
-  if (srq_) return Error{-VHCA_EINVAL};  // receives go to the SRQ
+  if (srq_ || user_) return Error{-VHCA_EINVAL};  // the SRQ's, the provider's
   LockGuard guard(rq_lock_);
   if (rq_.full()) return Error{-VHCA_ENOMEM};
   VHCA_TRY(BuildRecvWqe(recv_layout_, wr, rq_.NextWqe()));
@@ -122,12 +171,13 @@ Status QueuePair::PostRecv(const vhca_core_recv_wr& wr) {
 
 // The doorbell write (writeq) orders the WQEs before it (vhca_kapi.h).
 void QueuePair::RingSq() {
+  if (user_) return;
   LockGuard guard(sq_lock_);
   device_.registers().RingData(VHCA_DB_SQ, handle_, 0, sq_.producer());
 }
 
 void QueuePair::RingRq() {
-  if (srq_) return;
+  if (srq_ || user_) return;
   LockGuard guard(rq_lock_);
   device_.registers().RingData(VHCA_DB_RQ, handle_, 0, rq_.producer());
 }

@@ -28,12 +28,29 @@ namespace vhca {
 class Device;
 class SharedReceiveQueue;
 
+// The rings of a user QP (uverbs): buffers the provider allocated with the
+// geometry ComputeQpLayout gives for the QP's capabilities (checked).
+struct UserQpRings {
+  OwnedPtr<UserBuffer> sq;
+  OwnedPtr<UserBuffer> rq;  // none with an SRQ
+  uint32_t sq_log_size = 0;
+  uint32_t sq_wqe_shift = 0;
+  uint32_t rq_log_size = 0;
+  uint32_t rq_wqe_shift = 0;
+  uint32_t db_page = 0;     // the context's doorbell page (>= 1)
+};
+
 class QueuePair : public DeviceResource {
  public:
   // Creates the QP on the device and attaches it to its CQs; init->cap
   // is updated with what was granted.
   static Result<OwnedPtr<QueuePair>> Create(Device& device,
                                             vhca_core_qp_init* init);
+  // A QP of a user context (RC, UC, UD) on user CQs (and SRQ): the
+  // provider posts and rings; PostSend/PostRecv refuse, Ring* do nothing.
+  static Result<OwnedPtr<QueuePair>> CreateUser(Device& device,
+                                                vhca_core_qp_init* init,
+                                                UserQpRings* rings);
 
   // The device's handle: the QPN, except for SMI/GSI QPs, whose handle
   // names the port too (VHCA_SPECIAL_QP_HANDLE); CQEs carry the handle.
@@ -41,6 +58,7 @@ class QueuePair : public DeviceResource {
   // The QPN of IBA (ib_qp.qp_num, ib_wc.qp_num): 0 and 1 for SMI and GSI.
   uint32_t qp_num() const { return qp_num_; }
   void* context() const { return context_; }
+  bool user() const { return user_; }
   const SendQueueLayout& send_layout() const { return send_layout_; }
   const WorkQueue& sq() const { return sq_; }
   const WorkQueue& rq() const { return rq_; }
@@ -67,7 +85,10 @@ class QueuePair : public DeviceResource {
   QueuePair(Device& device, void* context)
       : DeviceResource(&DeleteAs<QueuePair>), device_(device),
         context_(context) {}
-  Status Init(vhca_core_qp_init* init);
+  Status Init(vhca_core_qp_init* init, UserQpRings* rings);
+  // The rings' descriptors into `in`: kernel WorkQueues, or the user's.
+  Status SetupRings(const QpLayout& layout, UserQpRings* rings,
+                    vhca_cmd_create_qp* in);
   void Attach();
   void Detach();
 
@@ -76,6 +97,7 @@ class QueuePair : public DeviceResource {
   uint32_t handle_ = 0;
   uint32_t qp_num_ = 0;
   bool live_ = false;
+  bool user_ = false;
   CompletionQueue* send_cq_ = nullptr;
   CompletionQueue* recv_cq_ = nullptr;
   SharedReceiveQueue* srq_ = nullptr;
@@ -88,6 +110,8 @@ class QueuePair : public DeviceResource {
   SpinLock rq_lock_;
   WorkQueue sq_;
   WorkQueue rq_;  // empty with an SRQ
+  OwnedPtr<UserBuffer> user_sq_;  // user QPs: the rings instead of sq_/rq_
+  OwnedPtr<UserBuffer> user_rq_;
 };
 
 }  // namespace vhca

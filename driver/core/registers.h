@@ -50,6 +50,7 @@ class Registers {
             static_cast<uint8_t>(VHCA_STATUS_FATAL_CODE(raw))};
   }
   uint32_t ReadCmdqConsumerIndex() const { return Read(VHCA_REG_CMDQ_CI); }
+  uint32_t ReadDoorbellPages() const { return Read(VHCA_REG_DB_PAGES); }
 
   // CONTROL=RESET is synchronous: when the write returns, the device has
   // stopped all DMA and forgotten its queues.

@@ -12,14 +12,31 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::Create(
     uint32_t limit, void* context) {
   OwnedPtr<SharedReceiveQueue> srq(new SharedReceiveQueue(device, context));
   if (!srq) return Error{-VHCA_ENOMEM};
-  const Status status = srq->Init(pdn, max_wr, max_sge, limit);
+  const Status status = srq->Init(pdn, max_wr, max_sge, limit, 0, 0, 0);
+  if (!status.ok()) return device.FailCreate(srq, status.error());
+  device.objects().Add(srq.get());
+  return srq;
+}
+
+Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
+    Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
+    uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
+    uint32_t wqe_shift, uint32_t db_page, void* context) {
+  if (!buffer || db_page == 0) return Error{-VHCA_EINVAL};
+  OwnedPtr<SharedReceiveQueue> srq(new SharedReceiveQueue(device, context));
+  if (!srq) return Error{-VHCA_ENOMEM};
+  srq->user_buffer_ = Move(buffer);
+  const Status status =
+      srq->Init(pdn, max_wr, max_sge, limit, log_size, wqe_shift, db_page);
   if (!status.ok()) return device.FailCreate(srq, status.error());
   device.objects().Add(srq.get());
   return srq;
 }
 
 Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
-                                uint32_t max_sge, uint32_t limit) {
+                                uint32_t max_sge, uint32_t limit,
+                                uint32_t user_log_size, uint32_t user_wqe_shift,
+                                uint32_t db_page) {
   const vhca_device_attr& attr = device_.attr();
   // The receive side of a QP layout with this SRQ's capabilities.
   vhca_core_qp_cap cap{};
@@ -36,19 +53,30 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
   auto lock = SpinLock::Create();
   VHCA_TRY(lock);
   lock_ = lock.Take();
-  auto rq = WorkQueue::Create(device_.kdev(), layout.value().rq_log_size,
-                              layout.value().rq_wqe_shift);
-  VHCA_TRY(rq);
-  rq_ = rq.Take();
-  auto buf = rq_.Descriptor();
-  VHCA_TRY(buf);
+  const uint32_t log_size = layout.value().rq_log_size;
+  const uint32_t wqe_shift = layout.value().rq_wqe_shift;
+  log_size_ = log_size;
   vhca_cmd_create_srq in{};
-  in.buf = buf.value();
+  if (user()) {
+    // The provider computed the same geometry (uapi/vhca-abi.h).
+    if (user_log_size != log_size || user_wqe_shift != wqe_shift)
+      return Error{-VHCA_EINVAL};
+    auto buf = user_buffer_->RingDescriptor(uint64_t{1} << (log_size + wqe_shift));
+    VHCA_TRY(buf);
+    in.buf = buf.value();
+  } else {
+    auto rq = WorkQueue::Create(device_.kdev(), log_size, wqe_shift);
+    VHCA_TRY(rq);
+    rq_ = rq.Take();
+    auto buf = rq_.Descriptor();
+    VHCA_TRY(buf);
+    in.buf = buf.value();
+  }
   in.pdn = ToLe32(pdn);
-  in.db_page = ToLe32(0);
+  in.db_page = ToLe32(db_page);
   in.limit = ToLe32(limit);
-  in.log_size = static_cast<uint8_t>(rq_.log_size());
-  in.wqe_shift = static_cast<uint8_t>(rq_.wqe_shift());
+  in.log_size = static_cast<uint8_t>(log_size);
+  in.wqe_shift = static_cast<uint8_t>(wqe_shift);
   auto srqn = device_.commands().CreateSrq(in);
   VHCA_TRY(srqn);
   srqn_ = srqn.value();
@@ -57,6 +85,7 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
 }
 
 Status SharedReceiveQueue::PostRecv(const vhca_core_recv_wr& wr) {
+  if (user()) return Error{-VHCA_EINVAL};  // the provider posts
   LockGuard guard(lock_);
   if (rq_.full()) return Error{-VHCA_ENOMEM};
   VHCA_TRY(BuildRecvWqe(layout_, wr, rq_.NextWqe()));
@@ -65,12 +94,13 @@ Status SharedReceiveQueue::PostRecv(const vhca_core_recv_wr& wr) {
 }
 
 void SharedReceiveQueue::Ring() {
+  if (user()) return;
   LockGuard guard(lock_);
   device_.registers().RingData(VHCA_DB_SRQ, srqn_, 0, rq_.producer());
 }
 
 Status SharedReceiveQueue::SetLimit(uint32_t limit) {
-  if (limit > rq_.size()) return Error{-VHCA_EINVAL};
+  if (limit > max_wr()) return Error{-VHCA_EINVAL};
   return device_.commands().ModifySrq(srqn_, limit);
 }
 

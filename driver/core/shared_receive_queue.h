@@ -13,6 +13,7 @@
 #include "qp_attributes.h"
 #include "result.h"
 #include "sync.h"
+#include "user_buffer.h"
 #include "vhca_core_verbs.h"
 #include "work_queue.h"
 #include "wqe_builder.h"
@@ -29,10 +30,19 @@ class SharedReceiveQueue : public DeviceResource {
                                                      uint32_t max_sge,
                                                      uint32_t limit,
                                                      void* context);
+  // An SRQ of a user context: its ring (2^log_size WQEs of 2^wqe_shift
+  // bytes, the geometry ComputeQpLayout gives for max_wr/max_sge) at the
+  // start of `buffer`, rung through doorbell page db_page.  The provider
+  // posts; PostRecv refuses, Ring does nothing.
+  static Result<OwnedPtr<SharedReceiveQueue>> CreateUser(
+      Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
+      uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
+      uint32_t wqe_shift, uint32_t db_page, void* context);
 
   uint32_t srqn() const { return srqn_; }
   void* context() const { return context_; }
-  uint32_t max_wr() const { return rq_.size(); }
+  uint32_t max_wr() const { return 1u << log_size_; }
+  bool user() const { return user_buffer_.get() != nullptr; }
   uint32_t max_sge() const { return layout_.max_sge; }
   const WorkQueue& rq() const { return rq_; }
 
@@ -53,7 +63,9 @@ class SharedReceiveQueue : public DeviceResource {
   SharedReceiveQueue(Device& device, void* context)
       : DeviceResource(&DeleteAs<SharedReceiveQueue>), device_(device),
         context_(context) {}
-  Status Init(uint32_t pdn, uint32_t max_wr, uint32_t max_sge, uint32_t limit);
+  Status Init(uint32_t pdn, uint32_t max_wr, uint32_t max_sge, uint32_t limit,
+              uint32_t user_log_size, uint32_t user_wqe_shift,
+              uint32_t db_page);
 
   Device& device_;
   void* context_;
@@ -63,6 +75,8 @@ class SharedReceiveQueue : public DeviceResource {
   RecvQueueLayout layout_;
   SpinLock lock_;
   WorkQueue rq_;
+  uint32_t log_size_ = 0;
+  OwnedPtr<UserBuffer> user_buffer_;  // user SRQs: the ring instead of rq_
 };
 
 }  // namespace vhca

@@ -13,6 +13,7 @@
 #include "data_path_commands.cpp"
 #include "device.cpp"
 #include "device_commands.cpp"
+#include "doorbell_pages.cpp"
 #include "entry.cpp"
 #include "entry_verbs.cpp"
 #include "event_queue.cpp"
@@ -24,4 +25,5 @@
 #include "qp_attributes.cpp"
 #include "queue_pair.cpp"
 #include "shared_receive_queue.cpp"
+#include "user_buffer.cpp"
 #include "wqe_builder.cpp"

@@ -18,6 +18,7 @@
 #define VHCA_EBUSY		16
 #define VHCA_ENODEV		19
 #define VHCA_EINVAL		22
+#define VHCA_ENOSPC		28
 #define VHCA_EPROTO		71
 #define VHCA_EOPNOTSUPP		95
 #define VHCA_ETIMEDOUT		110

@@ -298,6 +298,7 @@ int vhca_ib_register(struct vhca_kapi_device *kdev)
 	/* verbs=1: the data path (verbs*.c) makes it a kernel-verbs provider. */
 	if (vhca_verbs) {
 		ib_set_device_ops(ibdev, &vhca_verbs_ops);
+		ib_set_device_ops(ibdev, &vhca_uverbs_ops);	/* user verbs */
 		vhca_verbs_register(kdev);
 	}
 

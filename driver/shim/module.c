@@ -19,6 +19,7 @@ static_assert(VHCA_EFAULT == EFAULT);
 static_assert(VHCA_EBUSY == EBUSY);
 static_assert(VHCA_ENODEV == ENODEV);
 static_assert(VHCA_EINVAL == EINVAL);
+static_assert(VHCA_ENOSPC == ENOSPC);
 static_assert(VHCA_EPROTO == EPROTO);
 static_assert(VHCA_EOPNOTSUPP == EOPNOTSUPP);
 static_assert(VHCA_ETIMEDOUT == ETIMEDOUT);

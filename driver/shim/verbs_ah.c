@@ -13,12 +13,11 @@ int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 {
 	struct rdma_ah_attr *attr = init->ah_attr;
 
-	if (udata)
-		return -EOPNOTSUPP;
 	if (attr->type != RDMA_AH_ATTR_TYPE_IB)
 		return -EINVAL;
 	vhca_verbs_ah_attr(attr, &to_vah(ibah)->av);
-	return 0;
+	/* User AHs: the provider builds UD WQEs with the AV itself. */
+	return udata ? vhca_uverbs_create_ah(to_vah(ibah), udata) : 0;
 }
 
 int vhca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr)

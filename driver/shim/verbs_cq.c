@@ -13,10 +13,10 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	unsigned int actual;
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;	/* user contexts: a later version */
 	if (attr->flags || attr->cqe <= 0)
 		return -EINVAL;
+	if (udata)
+		return vhca_uverbs_create_cq(cq, attr, udata);
 	err = vhca_core_create_cq(to_kdev(ibcq->device)->core, attr->cqe,
 				  attr->comp_vector, ibcq, &cq->core, &actual);
 	if (err)
@@ -27,7 +27,13 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
-	return vhca_core_destroy_cq(to_vcq(ibcq)->core);
+	struct vhca_cq *cq = to_vcq(ibcq);
+	int err;
+
+	err = vhca_core_destroy_cq(cq->core);
+	if (!err)
+		vhca_uring_release(&cq->uring);	/* user CQs */
+	return err;
 }
 
 int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)

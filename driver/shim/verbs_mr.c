@@ -3,12 +3,14 @@
  * verbs_mr.c - memory regions: fast registration (alloc_mr, map_mr_sg,
  * IB_WR_REG_MR), dereg_mr.
  *
- * get_dma_mr and reg_user_mr are in the table only because
- * ib_device_check_mandatory() requires them of a kernel-verbs provider;
- * both fail with -EOPNOTSUPP (Documentation/driver.md "Data path API").
+ * get_dma_mr is in the table only because ib_device_check_mandatory()
+ * requires it of a kernel-verbs provider; it fails with -EOPNOTSUPP
+ * (Documentation/driver.md "Data path API").  reg_user_mr is in
+ * uverbs_mr.c.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
 #include "vhca_shim.h"
@@ -17,14 +19,6 @@ struct ib_mr *vhca_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	/* The device cannot describe "all memory"; ULPs use local_dma_lkey
 	 * (IBK_LOCAL_DMA_LKEY, so ib_alloc_pd never calls this). */
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access,
-			       struct ib_udata *udata)
-{
-	/* User memory comes with user contexts, in a later version. */
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
@@ -87,6 +81,7 @@ int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	err = vhca_core_destroy_mr(mr->core);
 	if (err)
 		return err;
+	ib_umem_release(mr->umem);	/* reg_user_mr's, after DESTROY_MR */
 	kfree(mr);
 	return 0;
 }

@@ -49,8 +49,6 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct vhca_core_qp_init ci = {};
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;	/* user contexts: a later version */
 	if (init->create_flags)
 		return -EOPNOTSUPP;
 	err = vhca_qp_type(init->qp_type, &ci.type);
@@ -70,7 +68,11 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ci.cap.max_inline_data = init->cap.max_inline_data;
 	ci.qp_context = ibqp;
 
-	err = vhca_core_create_qp(to_kdev(ibqp->device)->core, &ci, &qp->core);
+	if (udata)
+		err = vhca_uverbs_create_qp(qp, &ci, udata);
+	else
+		err = vhca_core_create_qp(to_kdev(ibqp->device)->core, &ci,
+					  &qp->core);
 	if (err)
 		return err;
 	qp->state = IB_QPS_RESET;
@@ -189,7 +191,15 @@ int vhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
-	return vhca_core_destroy_qp(to_vqp(ibqp)->core);
+	struct vhca_qp *qp = to_vqp(ibqp);
+	int err;
+
+	err = vhca_core_destroy_qp(qp->core);
+	if (!err) {	/* user QPs: the rings, after DESTROY_QP */
+		vhca_uring_release(&qp->sq_uring);
+		vhca_uring_release(&qp->rq_uring);
+	}
+	return err;
 }
 
 /* ib_send_wr (and its container) -> vhca_core_send_wr. */

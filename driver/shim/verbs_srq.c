@@ -13,10 +13,10 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	unsigned int wr, sge;
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
+	if (udata)
+		return vhca_uverbs_create_srq(srq, init, udata);
 	err = vhca_core_create_srq(to_kdev(ibsrq->device)->core,
 				   to_vpd(ibsrq->pd)->pdn, init->attr.max_wr,
 				   init->attr.max_sge, init->attr.srq_limit,
@@ -57,7 +57,13 @@ int vhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
-	return vhca_core_destroy_srq(to_vsrq(ibsrq)->core);
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	int err;
+
+	err = vhca_core_destroy_srq(srq->core);
+	if (!err)
+		vhca_uring_release(&srq->uring);	/* user SRQs */
+	return err;
 }
 
 int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,

@@ -14,7 +14,9 @@
 #include <linux/pci.h>
 #include <rdma/ib_verbs.h>
 
+#include "vhca-abi.h"
 #include "vhca_core.h"
+#include "vhca_core_user.h"
 #include "vhca_core_verbs.h"
 
 #define VHCA_DRV_NAME "vhca"
@@ -42,10 +44,24 @@ struct vhca_pd {
 	u32 pdn;
 };
 
+/* A user context (uverbs.c): its doorbell page and the mmap entry of it. */
+struct vhca_ucontext {
+	struct ib_ucontext ibuc;
+	unsigned int db_page;
+	struct rdma_user_mmap_entry *db_entry;
+};
+
+/* A ring in pinned user memory (uverbs_queues.c); umem NULL for kernel
+ * objects. */
+struct vhca_uring {
+	struct ib_umem *umem;
+};
+
 /* The data path objects (verbs_*.c): the ib object first, then the core's. */
 struct vhca_cq {
 	struct ib_cq ibcq;
 	struct vhca_core_cq *core;
+	struct vhca_uring uring;	/* user CQs: CQEs and doorbell record */
 };
 
 struct vhca_qp {
@@ -54,6 +70,8 @@ struct vhca_qp {
 	enum ib_qp_state state;		/* for ib_modify_qp_is_ok */
 	struct vhca_core_qp_cap cap;	/* granted */
 	bool sq_sig_all;
+	struct vhca_uring sq_uring;	/* user QPs */
+	struct vhca_uring rq_uring;
 };
 
 struct vhca_srq {
@@ -61,6 +79,7 @@ struct vhca_srq {
 	struct vhca_core_srq *core;
 	unsigned int max_wr;		/* granted */
 	unsigned int max_sge;
+	struct vhca_uring uring;	/* user SRQs */
 };
 
 struct vhca_mr {
@@ -68,6 +87,7 @@ struct vhca_mr {
 	struct vhca_core_mr *core;
 	unsigned int npages;		/* map_mr_sg: pages set so far */
 	unsigned int max_pages;
+	struct ib_umem *umem;		/* reg_user_mr */
 };
 
 struct vhca_ah {
@@ -81,6 +101,7 @@ struct vhca_ah {
 #define to_vmr(x) container_of(x, struct vhca_mr, ibmr)
 #define to_vah(x) container_of(x, struct vhca_ah, ibah)
 #define to_vpd(x) container_of(x, struct vhca_pd, ibpd)
+#define to_vuc(x) container_of(x, struct vhca_ucontext, ibuc)
 
 static inline struct vhca_kapi_device *to_kdev(struct ib_device *ibdev)
 {
@@ -170,6 +191,26 @@ int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		   struct ib_udata *udata);
 int vhca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 int vhca_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* uverbs.c: user contexts, udata and user rings (verbs=1) */
+extern const struct ib_device_ops vhca_uverbs_ops;
+/* The request of this ABI version: -EINVAL when shorter, -EOPNOTSUPP for
+ * unknown trailing bytes or comp_mask bits. */
+int vhca_udata_request(struct ib_udata *udata, void *req, size_t size);
+int vhca_udata_response(struct ib_udata *udata, void *resp, size_t size);
+/* Pins [addr, addr + len) (page aligned) and lists its pages in *buf. */
+int vhca_uring_pin(struct ib_device *ibdev, u64 addr, u64 len,
+		   struct vhca_uring *ring, struct vhca_core_ubuf **buf);
+void vhca_uring_release(struct vhca_uring *ring);
+
+/* uverbs_queues.c: the udata halves of create_cq/qp/srq/ah */
+int vhca_uverbs_create_cq(struct vhca_cq *cq, const struct ib_cq_init_attr *attr,
+			  struct ib_udata *udata);
+int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
+			  struct ib_udata *udata);
+int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
+			   struct ib_udata *udata);
+int vhca_uverbs_create_ah(struct vhca_ah *ah, struct ib_udata *udata);
 
 /* ib.c */
 int vhca_ib_register(struct vhca_kapi_device *kdev);

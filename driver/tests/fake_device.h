@@ -107,6 +107,9 @@ class FakeDevice {
   // Decodes a data path buffer descriptor into page addresses (CONTIG: the
   // start address only).
   std::vector<uint64_t> ReadPages(const vhca_buf_desc& desc);
+  // A ring of `bytes` described by desc lies in live DMA memory (CONTIG,
+  // or DIRECT/INDIRECT pages as user rings come).
+  bool RingReachable(const vhca_buf_desc& desc, uint64_t bytes);
 
   // ---- observations ----
   bool enabled = false;

@@ -43,6 +43,18 @@ void FakeDevice::WriteDoorbell64(uint32_t offset, uint64_t value) {
   }
 }
 
+bool FakeDevice::RingReachable(const vhca_buf_desc& desc, uint64_t bytes) {
+  if (desc.mode == VHCA_BUF_CONTIG) return Dma(desc.addr, bytes) != nullptr;
+  const uint64_t page_size = uint64_t{1} << desc.page_shift;
+  if (uint64_t{desc.npages} * page_size < bytes) return false;
+  for (uint64_t page : ReadPages(desc)) {
+    const uint64_t len = bytes < page_size ? bytes : page_size;
+    if (!Dma(page, static_cast<uint32_t>(len))) return false;
+    bytes -= len;
+  }
+  return bytes == 0;
+}
+
 std::vector<uint64_t> FakeDevice::ReadPages(const vhca_buf_desc& desc) {
   std::vector<uint64_t> pages;
   if (desc.mode == VHCA_BUF_CONTIG) {
@@ -103,9 +115,9 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
       if (!ReadIn(cmd, &in)) return VHCA_CMD_BAD_SIZE;
       if (in.log_size < VHCA_MIN_LOG_CQ || in.log_size > VHCA_MAX_LOG_CQ ||
           in.eqn == 0 || in.eqn >= VHCA_MAX_EQS || !eqs[in.eqn].live ||
-          in.buf.mode != VHCA_BUF_CONTIG || in.dbrec_addr % 8)
+          in.buf.mode > VHCA_BUF_INDIRECT || in.dbrec_addr % 8)
         return VHCA_CMD_BAD_PARAM;
-      if (!Dma(in.buf.addr, sizeof(vhca_cqe) << in.log_size) ||
+      if (!RingReachable(in.buf, sizeof(vhca_cqe) << in.log_size) ||
           !Dma(in.dbrec_addr, sizeof(vhca_cq_dbrec)))
         return VHCA_CMD_BAD_ADDR;
       if (cmd.opcode == VHCA_CMD_RESIZE_CQ) {
@@ -140,8 +152,9 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
           (has_srq && (!srqs.count(in.srqn) || in.rq_log_size != 0)) ||
           in.max_inline > 512)  // the device's VHCA_MAX_INLINE
         return VHCA_CMD_BAD_PARAM;
-      if (!Dma(in.sq_buf.addr, size_t{1} << (in.sq_log_size + in.sq_wqe_shift)) ||
-          (!has_srq && !Dma(in.rq_buf.addr, size_t{1} << (in.rq_log_size + in.rq_wqe_shift))))
+      if (!RingReachable(in.sq_buf, size_t{1} << (in.sq_log_size + in.sq_wqe_shift)) ||
+          (!has_srq &&
+           !RingReachable(in.rq_buf, size_t{1} << (in.rq_log_size + in.rq_wqe_shift))))
         return VHCA_CMD_BAD_ADDR;
       if (qps.size() >= max_qp) return VHCA_CMD_NO_RESOURCES;
       uint32_t qpn;
@@ -191,7 +204,7 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
       if (!pds.count(in.pdn) || in.log_size > VHCA_MAX_LOG_WQ ||
           in.wqe_shift < VHCA_MIN_RQ_WQE_SHIFT || in.wqe_shift > VHCA_MAX_WQE_SHIFT)
         return VHCA_CMD_BAD_PARAM;
-      if (!Dma(in.buf.addr, size_t{1} << (in.log_size + in.wqe_shift)))
+      if (!RingReachable(in.buf, size_t{1} << (in.log_size + in.wqe_shift)))
         return VHCA_CMD_BAD_ADDR;
       if (srqs.size() >= max_srq) return VHCA_CMD_NO_RESOURCES;
       const uint32_t srqn = next_srqn_++;

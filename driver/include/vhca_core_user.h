@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * vhca_core_user.h - the driver core's part of user verbs (uverbs): the
+ * doorbell pages of user contexts and CQs, QPs and SRQs whose rings are
+ * in pinned user memory.  driver/shim/uverbs*.c pin the memory (ib_umem),
+ * hand its DMA page addresses to the core in a vhca_core_ubuf and call
+ * these; the objects they create are vhca_core_verbs.h objects, destroyed,
+ * modified and queried with the same functions as kernel ones.  The
+ * provider (provider/) posts, rings and polls them; the core's
+ * post/poll/arm functions do nothing for them (Documentation/driver.md
+ * "User verbs").
+ *
+ * Same rules as vhca_core_verbs.h.  Create functions may sleep.
+ */
+#ifndef VHCA_CORE_USER_H
+#define VHCA_CORE_USER_H
+
+#include "vhca_core_verbs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- doorbell pages (BAR 4 pages 1..VHCA_REG_DB_PAGES-1) ---- */
+/* -ENOSPC when every page has a context. */
+int vhca_core_alloc_db_page(struct vhca_core_device *dev, unsigned int *page);
+void vhca_core_free_db_page(struct vhca_core_device *dev, unsigned int page);
+
+/* ---- pinned user buffers: DMA addresses of 4 KiB pages ---- */
+struct vhca_core_ubuf;
+int vhca_core_ubuf_create(struct vhca_core_device *dev, unsigned int npages,
+			  struct vhca_core_ubuf **out);
+void vhca_core_ubuf_set_page(struct vhca_core_ubuf *buf, unsigned int index,
+			     unsigned long long dma_addr);
+/* Only for a buffer not handed to a create function below. */
+void vhca_core_ubuf_destroy(struct vhca_core_ubuf *buf);
+
+/* Each create function takes its buffers over, on success and failure. */
+
+/* 2^log_size CQEs at the start of buf, the doorbell record at byte
+ * dbrec_offset; *cqn for the CQ doorbell; ib_cq.cqe = 2^log_size - 1. */
+int vhca_core_create_user_cq(struct vhca_core_device *dev,
+			     struct vhca_core_ubuf *buf, unsigned int log_size,
+			     unsigned int dbrec_offset,
+			     unsigned int comp_vector, unsigned int db_page,
+			     void *cq_context, struct vhca_core_cq **out,
+			     unsigned int *cqn);
+
+struct vhca_core_user_qp_rings {
+	struct vhca_core_ubuf *sq;
+	struct vhca_core_ubuf *rq;	/* NULL with an SRQ */
+	unsigned int sq_log_size;
+	unsigned int sq_wqe_shift;
+	unsigned int rq_log_size;
+	unsigned int rq_wqe_shift;
+	unsigned int db_page;
+};
+/* RC, UC, UD on user CQs (and SRQ).  The geometry must be the one the
+ * core computes for init->cap (-EINVAL otherwise); init->cap gets what
+ * was granted.  vhca_core_qp_num() is the QPN, also the doorbell handle. */
+int vhca_core_create_user_qp(struct vhca_core_device *dev,
+			     struct vhca_core_qp_init *init,
+			     struct vhca_core_user_qp_rings *rings,
+			     struct vhca_core_qp **out);
+/* The granted max_inline_data of a QP. */
+unsigned int vhca_core_qp_max_inline(const struct vhca_core_qp *qp);
+
+int vhca_core_create_user_srq(struct vhca_core_device *dev, unsigned int pdn,
+			      unsigned int max_wr, unsigned int max_sge,
+			      unsigned int limit, struct vhca_core_ubuf *buf,
+			      unsigned int log_size, unsigned int wqe_shift,
+			      unsigned int db_page, void *srq_context,
+			      struct vhca_core_srq **out, unsigned int *srqn,
+			      unsigned int *actual_wr, unsigned int *actual_sge);
+
+/* ---- address vectors: UD WQEs carry them, user AHs hand them out ---- */
+struct vhca_av;
+void vhca_core_make_av(const struct vhca_core_ah_attr *ah, struct vhca_av *av);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VHCA_CORE_USER_H */

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * uverbs.c - user contexts (verbs=1 only): alloc/dealloc_ucontext with one
+ * doorbell page of BAR 4 per context, mapped into the process with
+ * rdma_user_mmap entries (uncached); the udata helpers and the pinning of
+ * user rings shared by uverbs_queues.c.  The ABI is uapi/vhca-abi.h;
+ * Documentation/driver.md "User verbs".
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "vhca_shim.h"
+
+/* One kernel page per doorbell page, and user rings in kernel pages. */
+static_assert(PAGE_SIZE == VHCA_DB_PAGE_SIZE);
+static_assert(PAGE_SIZE == VHCA_UVERBS_PAGE_SIZE);
+
+struct vhca_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	phys_addr_t address;		/* the doorbell page in BAR 4 */
+};
+
+int vhca_udata_request(struct ib_udata *udata, void *req, size_t size)
+{
+	u64 comp_mask;
+
+	/* Older providers are not a thing yet: the request is this size. */
+	if (udata->inlen < size)
+		return -EINVAL;
+	if (udata->inlen > size &&
+	    !ib_is_udata_cleared(udata, size, udata->inlen - size))
+		return -EOPNOTSUPP;
+	if (ib_copy_from_udata(req, udata, size))
+		return -EFAULT;
+	/* Every request starts with its comp_mask; none is known yet. */
+	memcpy(&comp_mask, req, sizeof(comp_mask));
+	return comp_mask ? -EOPNOTSUPP : 0;
+}
+
+int vhca_udata_response(struct ib_udata *udata, void *resp, size_t size)
+{
+	return ib_copy_to_udata(udata, resp, min(udata->outlen, size));
+}
+
+void vhca_uring_release(struct vhca_uring *ring)
+{
+	ib_umem_release(ring->umem);
+	ring->umem = NULL;
+}
+
+int vhca_uring_pin(struct ib_device *ibdev, u64 addr, u64 len,
+		   struct vhca_uring *ring, struct vhca_core_ubuf **buf)
+{
+	struct vhca_kapi_device *kdev = to_kdev(ibdev);
+	struct ib_block_iter biter;
+	unsigned int npages, i = 0;
+	int err;
+
+	/* Rings start at a page boundary (their first CQE/WQE is byte 0). */
+	if (!len || (addr & ~PAGE_MASK) || len > U32_MAX)
+		return -EINVAL;
+	ring->umem = ib_umem_get(ibdev, addr, len, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(ring->umem)) {
+		err = PTR_ERR(ring->umem);
+		ring->umem = NULL;
+		return err;
+	}
+	npages = ib_umem_num_dma_blocks(ring->umem, PAGE_SIZE);
+	err = vhca_core_ubuf_create(kdev->core, npages, buf);
+	if (err) {
+		vhca_uring_release(ring);
+		return err;
+	}
+	rdma_umem_for_each_dma_block(ring->umem, &biter, PAGE_SIZE)
+		vhca_core_ubuf_set_page(*buf, i++,
+					rdma_block_iter_dma_address(&biter));
+	return 0;
+}
+
+static int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct vhca_ucontext *uc = to_vuc(ibuc);
+	struct vhca_kapi_device *kdev = to_kdev(ibuc->device);
+	const struct vhca_device_attr *attr = vhca_core_device_attr(kdev->core);
+	struct vhca_alloc_ucontext_resp resp = {};
+	struct vhca_alloc_ucontext_req req;
+	struct vhca_mmap_entry *entry;
+	int err;
+
+	err = vhca_udata_request(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	err = vhca_core_alloc_db_page(kdev->core, &uc->db_page);
+	if (err)
+		return err == -ENOSPC ? -ENOMEM : err;
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		err = -ENOMEM;
+		goto free_page;
+	}
+	entry->address = pci_resource_start(kdev->pdev, VHCA_DB_BAR) +
+			 (phys_addr_t)uc->db_page * VHCA_DB_PAGE_SIZE;
+	err = rdma_user_mmap_entry_insert(ibuc, &entry->rdma_entry, PAGE_SIZE);
+	if (err) {
+		kfree(entry);
+		goto free_page;
+	}
+	uc->db_entry = &entry->rdma_entry;
+
+	resp.db_mmap_offset = rdma_user_mmap_get_offset(uc->db_entry);
+	resp.db_page = uc->db_page;
+	resp.db_page_size = VHCA_DB_PAGE_SIZE;
+	resp.max_log_cq = VHCA_MAX_LOG_CQ;
+	resp.max_log_wq = VHCA_MAX_LOG_WQ;
+	resp.max_sge = le32_to_cpu(attr->max_sge);
+	resp.max_qp_wr = le32_to_cpu(attr->max_qp_wr);
+	resp.max_srq_wr = le32_to_cpu(attr->max_srq_wr);
+	err = vhca_udata_response(udata, &resp, sizeof(resp));
+	if (err)
+		goto remove_entry;
+	return 0;
+
+remove_entry:
+	rdma_user_mmap_entry_remove(uc->db_entry);
+free_page:
+	vhca_core_free_db_page(kdev->core, uc->db_page);
+	return err;
+}
+
+static void vhca_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct vhca_ucontext *uc = to_vuc(ibuc);
+
+	/* Every object of the context is gone, and so is every mapping of
+	 * its page (a VMA holds the uverbs file, and disassociation zaps
+	 * them), so the page may go to the next context. */
+	rdma_user_mmap_entry_remove(uc->db_entry);
+	vhca_core_free_db_page(to_kdev(ibuc->device)->core, uc->db_page);
+}
+
+static int vhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct vhca_mmap_entry *entry;
+	int err;
+
+	/* Doorbells are written, never read or executed. */
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	rdma_entry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	entry = container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry);
+	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->address), PAGE_SIZE,
+				pgprot_noncached(vma->vm_page_prot),
+				rdma_entry);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
+}
+
+static void vhca_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	kfree(container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry));
+}
+
+/* Added to the verbs=1 table by vhca_ib_register (ib.c). */
+const struct ib_device_ops vhca_uverbs_ops = {
+	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
+	.alloc_ucontext = vhca_alloc_ucontext,
+	/* verbs_ah.c's create_ah: with udata it answers with the AV. */
+	.create_user_ah = vhca_create_ah,
+	.dealloc_ucontext = vhca_dealloc_ucontext,
+	.mmap = vhca_mmap,
+	.mmap_free = vhca_mmap_free,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, vhca_ucontext, ibuc),
+};

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * uverbs_queues.c - the user (udata) halves of create_cq, create_qp,
+ * create_srq and create_ah: the request of uapi/vhca-abi.h, the pinned
+ * rings handed to the core (vhca_core_user.h), the response.  The
+ * verbs_*.c ops call these when udata is set; destroy releases the rings
+ * there, after the device let go of them.
+ */
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "vhca_shim.h"
+
+static struct vhca_ucontext *vhca_udata_context(struct ib_udata *udata)
+{
+	return rdma_udata_to_drv_context(udata, struct vhca_ucontext, ibuc);
+}
+
+int vhca_uverbs_create_cq(struct vhca_cq *cq, const struct ib_cq_init_attr *attr,
+			  struct ib_udata *udata)
+{
+	struct ib_cq *ibcq = &cq->ibcq;
+	struct vhca_kapi_device *kdev = to_kdev(ibcq->device);
+	struct vhca_create_cq_resp resp = {};
+	struct vhca_create_cq_req req;
+	struct vhca_core_ubuf *buf;
+	unsigned int cqn;
+	int err;
+
+	err = vhca_udata_request(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	/* The provider sized the ring for attr->cqe (vhca-abi.h). */
+	if (req.log_size < VHCA_MIN_LOG_CQ || req.log_size > VHCA_MAX_LOG_CQ ||
+	    (1u << req.log_size) - 1 < attr->cqe)
+		return -EINVAL;
+	err = vhca_uring_pin(ibcq->device, req.buf_addr, req.buf_len,
+			     &cq->uring, &buf);
+	if (err)
+		return err;
+	err = vhca_core_create_user_cq(kdev->core, buf, req.log_size,
+				       req.dbrec_offset, attr->comp_vector,
+				       vhca_udata_context(udata)->db_page, ibcq,
+				       &cq->core, &cqn);
+	if (err)
+		goto release;
+	ibcq->cqe = (1u << req.log_size) - 1;
+	resp.cqn = cqn;
+	err = vhca_udata_response(udata, &resp, sizeof(resp));
+	if (err)
+		goto destroy;
+	return 0;
+
+destroy:
+	if (vhca_core_destroy_cq(cq->core))
+		return err;	/* the device may still use the ring: keep it */
+release:
+	vhca_uring_release(&cq->uring);
+	return err;
+}
+
+int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
+			  struct ib_udata *udata)
+{
+	struct ib_qp *ibqp = &qp->ibqp;
+	struct vhca_kapi_device *kdev = to_kdev(ibqp->device);
+	struct vhca_core_user_qp_rings rings = {};
+	struct vhca_create_qp_resp resp = {};
+	struct vhca_create_qp_req req;
+	int err;
+
+	err = vhca_udata_request(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (init->type != VHCA_QPT_RC && init->type != VHCA_QPT_UC &&
+	    init->type != VHCA_QPT_UD)
+		return -EOPNOTSUPP;
+	err = vhca_uring_pin(ibqp->device, req.sq_buf_addr, req.sq_buf_len,
+			     &qp->sq_uring, &rings.sq);
+	if (err)
+		return err;
+	if (!init->srq) {
+		err = vhca_uring_pin(ibqp->device, req.rq_buf_addr,
+				     req.rq_buf_len, &qp->rq_uring, &rings.rq);
+		if (err) {
+			vhca_core_ubuf_destroy(rings.sq);
+			goto release;
+		}
+	}
+	rings.sq_log_size = req.sq_log_size;
+	rings.sq_wqe_shift = req.sq_wqe_shift;
+	rings.rq_log_size = req.rq_log_size;
+	rings.rq_wqe_shift = req.rq_wqe_shift;
+	rings.db_page = vhca_udata_context(udata)->db_page;
+	err = vhca_core_create_user_qp(kdev->core, init, &rings, &qp->core);
+	if (err)
+		goto release;
+	resp.qpn = vhca_core_qp_num(qp->core);
+	resp.max_inline = vhca_core_qp_max_inline(qp->core);
+	err = vhca_udata_response(udata, &resp, sizeof(resp));
+	if (err)
+		goto destroy;
+	return 0;
+
+destroy:
+	if (vhca_core_destroy_qp(qp->core))
+		return err;
+release:
+	vhca_uring_release(&qp->sq_uring);
+	vhca_uring_release(&qp->rq_uring);
+	return err;
+}
+
+int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct ib_srq *ibsrq = &srq->ibsrq;
+	struct vhca_kapi_device *kdev = to_kdev(ibsrq->device);
+	struct vhca_create_srq_resp resp = {};
+	struct vhca_create_srq_req req;
+	struct vhca_core_ubuf *buf;
+	unsigned int srqn, wr, sge;
+	int err;
+
+	err = vhca_udata_request(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	err = vhca_uring_pin(ibsrq->device, req.buf_addr, req.buf_len,
+			     &srq->uring, &buf);
+	if (err)
+		return err;
+	err = vhca_core_create_user_srq(kdev->core, to_vpd(ibsrq->pd)->pdn,
+					init->attr.max_wr, init->attr.max_sge,
+					init->attr.srq_limit, buf, req.log_size,
+					req.wqe_shift,
+					vhca_udata_context(udata)->db_page,
+					ibsrq, &srq->core, &srqn, &wr, &sge);
+	if (err)
+		goto release;
+	srq->max_wr = wr;
+	srq->max_sge = sge;
+	init->attr.max_wr = wr;
+	init->attr.max_sge = sge;
+	resp.srqn = srqn;
+	err = vhca_udata_response(udata, &resp, sizeof(resp));
+	if (err)
+		goto destroy;
+	return 0;
+
+destroy:
+	if (vhca_core_destroy_srq(srq->core))
+		return err;
+release:
+	vhca_uring_release(&srq->uring);
+	return err;
+}
+
+int vhca_uverbs_create_ah(struct vhca_ah *ah, struct ib_udata *udata)
+{
+	struct vhca_create_ah_resp resp = {};
+
+	/* create_ah carries no driver request: nothing to read. */
+	vhca_core_make_av(&ah->av, &resp.av);
+	return vhca_udata_response(udata, &resp, sizeof(resp));
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// User verbs (vhca_core_user.h): doorbell pages, CQs/QPs/SRQs whose rings
+// are pinned user pages (DIRECT page lists, the CQ doorbell record inside
+// the buffer, the context's db_page), the geometry check against
+// ComputeQpLayout, and the kernel-only entry points refusing user objects.
+#include <vector>
+
+#include "doorbell_pages.h"
+#include "vhca_core_user.h"
+#include "verbs_test.h"
+
+namespace {
+
+class UserVerbsTest : public VerbsTest {
+ protected:
+  void TearDown() override {
+    // The "user" pages go first (the leak check is in VerbsTest's
+    // TearDown); destroying the objects does not touch them.
+    for (auto& page : pages_) vhca_kapi_dma_free(&kdev_, &page);
+    VerbsTest::TearDown();
+  }
+
+  // npages "user" pages (DMA pages of the fake kernel) in a ubuf.
+  vhca_core_ubuf* Ubuf(unsigned npages) {
+    vhca_core_ubuf* buf = nullptr;
+    EXPECT_EQ(vhca_core_ubuf_create(core_, npages, &buf), 0);
+    for (unsigned i = 0; i < npages; i++) {
+      vhca_kapi_dma_buf page{};
+      EXPECT_EQ(vhca_kapi_dma_alloc(&kdev_, 4096, &page), 0);
+      pages_.push_back(page);
+      vhca_core_ubuf_set_page(buf, i, page.dma);
+    }
+    return buf;
+  }
+  uint64_t PageDma(size_t from_end) const { return pages_[pages_.size() - from_end].dma; }
+
+  // A user CQ of 2^6 CQEs (one page) with its doorbell record on page 2.
+  vhca_core_cq* UserCq(unsigned db_page = 3) {
+    vhca_core_cq* cq = nullptr;
+    unsigned cqn = 0;
+    EXPECT_EQ(vhca_core_create_user_cq(core_, Ubuf(2), 6, 4096, 0, db_page,
+                                       &cq_context_, &cq, &cqn), 0);
+    if (cq) {
+      cqs_.push_back(cq);
+      EXPECT_EQ(cqn, Cq(cq).cqn());
+    }
+    return cq;
+  }
+
+  // The rings ComputeQpLayout gives QpInit's capabilities (16 WRs, 2 SGEs):
+  // SQ 16 x 128 bytes, RQ 16 x 64 bytes.
+  vhca_core_user_qp_rings Rings(bool with_rq = true) {
+    vhca_core_user_qp_rings rings{};
+    rings.sq = Ubuf(1);
+    rings.rq = with_rq ? Ubuf(1) : nullptr;
+    rings.sq_log_size = 4;
+    rings.sq_wqe_shift = 7;
+    rings.rq_log_size = with_rq ? 4 : 0;
+    rings.rq_wqe_shift = 6;
+    rings.db_page = 3;
+    return rings;
+  }
+
+  std::vector<vhca_kapi_dma_buf> pages_;
+};
+
+TEST(DoorbellPagesTest, AllocatesUserPagesOnly) {
+  vhca::DoorbellPages pages;
+  pages.Init(4);
+  EXPECT_EQ(pages.Alloc().value(), 1u);
+  EXPECT_EQ(pages.Alloc().value(), 2u);
+  EXPECT_EQ(pages.Alloc().value(), 3u);
+  EXPECT_EQ(pages.Alloc().error(), -VHCA_ENOSPC);
+  EXPECT_EQ(pages.in_use(), 3u);
+  pages.Free(2);
+  pages.Free(0);   // the kernel's page: ignored
+  pages.Free(99);  // not a page: ignored
+  EXPECT_EQ(pages.Alloc().value(), 2u);
+  pages.Init(vhca::DoorbellPages::kMaxPages + 100);
+  EXPECT_EQ(pages.count(), vhca::DoorbellPages::kMaxPages);
+}
+
+TEST_F(UserVerbsTest, DoorbellPagesOfTheDevice) {
+  unsigned page = 0;
+  std::vector<unsigned> got;
+  while (vhca_core_alloc_db_page(core_, &page) == 0) got.push_back(page);
+  EXPECT_EQ(got.size(), 15u);  // the fake device has 16 pages
+  EXPECT_EQ(got.front(), 1u);
+  for (unsigned p : got) vhca_core_free_db_page(core_, p);
+  EXPECT_EQ(vhca_core_alloc_db_page(core_, &page), 0);
+  EXPECT_EQ(page, 1u);
+}
+
+TEST_F(UserVerbsTest, UserCqCommand) {
+  vhca_core_cq* cq = UserCq(5);
+  ASSERT_NE(cq, nullptr);
+  const vhca_cmd_create_cq& in = device_.cqs[Cq(cq).cqn()].in;
+  EXPECT_EQ(in.buf.mode, VHCA_BUF_DIRECT);
+  EXPECT_EQ(in.buf.npages, 1u);
+  EXPECT_EQ(in.buf.page_shift, 12);
+  EXPECT_EQ(device_.ReadPages(in.buf), std::vector<uint64_t>{PageDma(2)});
+  EXPECT_EQ(in.dbrec_addr, PageDma(1));  // byte 4096: page 2
+  EXPECT_EQ(in.db_page, 5u);
+  EXPECT_EQ(in.log_size, 6);
+  EXPECT_TRUE(Cq(cq).user());
+  // The provider polls and arms it.
+  EXPECT_TRUE(Poll(cq).empty());
+  const size_t doorbells = device_.data_doorbells.size();
+  EXPECT_EQ(vhca_core_arm_cq(cq, VHCA_CORE_CQ_NEXT_COMP), 0);
+  EXPECT_EQ(device_.data_doorbells.size(), doorbells);
+  unsigned actual = 0;
+  EXPECT_EQ(vhca_core_resize_cq(cq, 100, &actual), -VHCA_EOPNOTSUPP);
+}
+
+TEST_F(UserVerbsTest, UserCqRefusals) {
+  vhca_core_cq* cq = nullptr;
+  unsigned cqn = 0;
+  // The record inside the ring, outside the buffer, misaligned; no page.
+  EXPECT_EQ(vhca_core_create_user_cq(core_, Ubuf(2), 6, 64, 0, 1, nullptr, &cq, &cqn),
+            -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_create_user_cq(core_, Ubuf(2), 6, 8192, 0, 1, nullptr, &cq, &cqn),
+            -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_create_user_cq(core_, Ubuf(2), 6, 4100, 0, 1, nullptr, &cq, &cqn),
+            -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_create_user_cq(core_, Ubuf(2), 6, 4096, 0, 0, nullptr, &cq, &cqn),
+            -VHCA_EINVAL);
+  // A ring longer than the buffer; a bad size; a bad vector.
+  EXPECT_EQ(vhca_core_create_user_cq(core_, Ubuf(2), 7, 8184, 0, 1, nullptr, &cq, &cqn),
+            -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_create_user_cq(core_, Ubuf(2), 0, 4096, 0, 1, nullptr, &cq, &cqn),
+            -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_create_user_cq(core_, Ubuf(2), 6, 4096, 9, 1, nullptr, &cq, &cqn),
+            -VHCA_EINVAL);
+  EXPECT_EQ(CountExecuted(VHCA_CMD_CREATE_CQ), 0u);  // all refused before
+}
+
+TEST_F(UserVerbsTest, UserQpCommandAndGeometry) {
+  vhca_core_cq* cq = UserCq();
+  vhca_core_qp_init init = QpInit(cq);
+  vhca_core_user_qp_rings rings = Rings();
+  vhca_core_qp* qp = nullptr;
+  ASSERT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), 0);
+  qps_.push_back(qp);
+  const vhca_cmd_create_qp& in = device_.qps[vhca_core_qp_num(qp)].in;
+  EXPECT_EQ(in.db_page, 3u);
+  EXPECT_EQ(in.sq_buf.mode, VHCA_BUF_DIRECT);
+  EXPECT_EQ(in.rq_buf.mode, VHCA_BUF_DIRECT);
+  EXPECT_EQ(in.sq_log_size, 4);
+  EXPECT_EQ(in.sq_wqe_shift, 7);
+  EXPECT_EQ(in.rq_log_size, 4);
+  EXPECT_EQ(in.rq_wqe_shift, 6);
+  EXPECT_EQ(device_.ReadPages(in.rq_buf), std::vector<uint64_t>{PageDma(1)});
+  EXPECT_EQ(init.cap.max_send_wr, 16u);
+  EXPECT_EQ(vhca_core_qp_max_inline(qp), 128u - 80u);
+  // The provider posts and rings; the kernel entry points refuse.
+  vhca_core_send_wr wr = SendWr(1);
+  EXPECT_EQ(vhca_core_post_send(qp, &wr), -VHCA_EINVAL);
+  const vhca_core_sge sge{0x9000, 16, 1};
+  vhca_core_recv_wr rwr{2, 1, &sge};
+  EXPECT_EQ(vhca_core_post_recv(qp, &rwr), -VHCA_EINVAL);
+  const size_t doorbells = device_.data_doorbells.size();
+  vhca_core_ring_sq(qp);
+  vhca_core_ring_rq(qp);
+  EXPECT_EQ(device_.data_doorbells.size(), doorbells);
+  // RESET and destroy leave the provider's CQ ring alone.
+  vhca_core_qp_attr attr{};
+  attr.qp_state = VHCA_QPS_RESET;
+  EXPECT_EQ(vhca_core_modify_qp(qp, &attr, VHCA_QP_ATTR_STATE), 0);
+  // A CQ in use is not destroyed.
+  EXPECT_EQ(vhca_core_destroy_cq(cq), -VHCA_EBUSY);
+}
+
+TEST_F(UserVerbsTest, UserQpRefusals) {
+  vhca_core_cq* ucq = UserCq();
+  vhca_core_cq* kcq = CreateCq();
+  vhca_core_qp* qp = nullptr;
+  // Another geometry than the core's for these capabilities.
+  vhca_core_qp_init init = QpInit(ucq);
+  vhca_core_user_qp_rings rings = Rings();
+  rings.sq_wqe_shift = 8;
+  EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EINVAL);
+  // A ring bigger than its buffer (64 x 128 bytes in one page).
+  init = QpInit(ucq);
+  init.cap.max_send_wr = 64;
+  rings = Rings();
+  rings.sq_log_size = 6;
+  EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EINVAL);
+  // Kernel CQs for a user QP, and a user CQ for a kernel QP.
+  init = QpInit(kcq);
+  rings = Rings();
+  EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EINVAL);
+  init = QpInit(ucq);
+  EXPECT_EQ(vhca_core_create_qp(core_, &init, &qp), -VHCA_EINVAL);
+  // No receive ring without an SRQ; no GSI from user space; no page.
+  init = QpInit(ucq);
+  rings = Rings(false);
+  EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EINVAL);
+  init = QpInit(ucq, VHCA_QPT_GSI);
+  init.port = 1;
+  rings = Rings();
+  EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EINVAL);
+  init = QpInit(ucq);
+  rings = Rings();
+  rings.db_page = 0;
+  EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EINVAL);
+  EXPECT_EQ(CountExecuted(VHCA_CMD_CREATE_QP), 0u);
+}
+
+TEST_F(UserVerbsTest, UserSrq) {
+  vhca_core_srq* srq = nullptr;
+  unsigned srqn = 0, wr = 0, sge = 0;
+  // 100 WRs of 3 SGEs: 128 x 64 bytes, two pages.
+  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 5, 4,
+                                      nullptr, &srq, &srqn, &wr, &sge),
+            -VHCA_EINVAL);  // wrong stride
+  ASSERT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 4,
+                                      nullptr, &srq, &srqn, &wr, &sge), 0);
+  srqs_.push_back(srq);
+  EXPECT_EQ(wr, 128u);
+  EXPECT_EQ(sge, 3u);
+  const vhca_cmd_create_srq& in = device_.srqs[srqn].in;
+  EXPECT_EQ(in.buf.mode, VHCA_BUF_DIRECT);
+  EXPECT_EQ(in.buf.npages, 2u);
+  EXPECT_EQ(in.db_page, 4u);
+  EXPECT_EQ(in.limit, 10u);
+  const vhca_core_sge one{0x9000, 16, 1};
+  vhca_core_recv_wr rwr{2, 1, &one};
+  EXPECT_EQ(vhca_core_post_srq_recv(srq, &rwr), -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_modify_srq(srq, 20), 0);
+
+  // A user QP on it; a kernel QP may not use it.
+  vhca_core_cq* cq = UserCq();
+  vhca_core_qp_init init = QpInit(cq);
+  init.srq = srq;
+  init.cap.max_recv_wr = 0;
+  vhca_core_user_qp_rings rings = Rings(false);
+  vhca_core_qp* qp = nullptr;
+  ASSERT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), 0);
+  qps_.push_back(qp);
+  EXPECT_EQ(device_.qps[vhca_core_qp_num(qp)].in.srqn, srqn);
+  vhca_core_cq* kcq = CreateCq();
+  init = QpInit(kcq);
+  init.srq = srq;
+  EXPECT_EQ(vhca_core_create_qp(core_, &init, &qp), -VHCA_EINVAL);
+}
+
+TEST_F(UserVerbsTest, AddressVector) {
+  vhca_core_ah_attr ah{};
+  ah.dlid = 0x1234;
+  ah.sl = 3;
+  ah.port_num = 2;
+  ah.has_grh = 1;
+  ah.sgid_index = 1;
+  ah.flow_label = 0xfffff;
+  ah.dgid[15] = 7;
+  vhca_av av{};
+  vhca_core_make_av(&ah, &av);
+  EXPECT_EQ(av.dlid, 0x1234);
+  EXPECT_EQ(av.sl, 3);
+  EXPECT_EQ(av.port, 2);
+  EXPECT_EQ(av.flags, VHCA_AV_F_GRH);
+  EXPECT_EQ(av.flow_label, 0xfffffu);
+  EXPECT_EQ(av.dgid[15], 7);
+}
+
+}  // namespace

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * datapath.c - the kernel-bypass data path: WQEs in the device format
+ * (uapi/vhca_hw_verbs.h "Send WQEs", "Receive WQEs") written into our
+ * rings, one 64-bit doorbell per post call on the context's doorbell
+ * page, CQEs read with the owner-bit rule and the consumer index stored
+ * into the CQ's doorbell record, CQs armed through the CQ doorbell.  The
+ * same encoding as the kernel's driver/core/wqe_builder.cpp and
+ * completion_queue.cpp.  x86-64 only (little-endian, TSO): the fences are
+ * compiler barriers there.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "vhca.h"
+
+#define VHCA_STALE_QPN 0xffffffffu
+
+static inline void *ring_entry(const struct vhca_ring *ring, uint32_t index)
+{
+	return (char *)ring->buf +
+	       ((size_t)(index & ((1u << ring->log_size) - 1)) << ring->shift);
+}
+
+static inline bool ring_full(const struct vhca_ring *ring)
+{
+	return ring->pi - __atomic_load_n(&ring->ci, __ATOMIC_ACQUIRE) >=
+	       (1u << ring->log_size);
+}
+
+/* ---- send ---- */
+
+/* ibv_wr_opcode -> vhca_wqe_opcode: the same numbers for what we carry. */
+static int wqe_opcode(const struct vhca_qp *qp, enum ibv_wr_opcode opcode,
+		      uint32_t *segment)
+{
+	const bool ud = qp->type == VHCA_QPT_UD;
+
+	switch (opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		*segment = ud ? sizeof(struct vhca_wqe_ud) : 0;
+		return 0;
+	case IBV_WR_SEND_WITH_INV:
+		*segment = 0;
+		return ud ? EINVAL : 0;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*segment = sizeof(struct vhca_wqe_raddr);
+		return ud ? EINVAL : 0;
+	case IBV_WR_RDMA_READ:
+		*segment = sizeof(struct vhca_wqe_raddr);
+		return qp->type == VHCA_QPT_RC ? 0 : EINVAL;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		*segment = sizeof(struct vhca_wqe_atomic);
+		return qp->type == VHCA_QPT_RC ? 0 : EINVAL;
+	default:
+		return EINVAL;	/* LOCAL_INV, BIND_MW, TSO: not from user space */
+	}
+}
+
+static uint8_t wqe_flags(unsigned int send_flags)
+{
+	uint8_t flags = 0;
+
+	if (send_flags & IBV_SEND_SIGNALED)
+		flags |= VHCA_WQE_F_SIGNALED;
+	if (send_flags & IBV_SEND_SOLICITED)
+		flags |= VHCA_WQE_F_SOLICITED;
+	if (send_flags & IBV_SEND_FENCE)
+		flags |= VHCA_WQE_F_FENCE;
+	return flags;
+}
+
+static void write_segment(const struct ibv_send_wr *wr, char *at)
+{
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ: {
+		struct vhca_wqe_raddr *seg = (void *)at;
+
+		seg->remote_addr = htole64(wr->wr.rdma.remote_addr);
+		seg->rkey = htole32(wr->wr.rdma.rkey);
+		break;
+	}
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD: {
+		struct vhca_wqe_atomic *seg = (void *)at;
+
+		seg->remote_addr = htole64(wr->wr.atomic.remote_addr);
+		seg->rkey = htole32(wr->wr.atomic.rkey);
+		seg->compare_add = htole64(wr->wr.atomic.compare_add);
+		if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP)
+			seg->swap = htole64(wr->wr.atomic.swap);
+		break;
+	}
+	default: {	/* SEND* on UD */
+		struct vhca_wqe_ud *seg = (void *)at;
+
+		seg->av = to_vah(wr->wr.ud.ah)->av;
+		seg->remote_qpn = htole32(wr->wr.ud.remote_qpn & VHCA_DB_OBJ_MASK);
+		seg->remote_qkey = htole32(wr->wr.ud.remote_qkey);
+		break;
+	}
+	}
+}
+
+static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
+			  char *wqe)
+{
+	const uint32_t stride = 1u << qp->sq.shift;
+	struct vhca_wqe_ctrl *ctrl = (void *)wqe;
+	uint32_t segment, offset, i;
+	int err;
+
+	err = wqe_opcode(qp, wr->opcode, &segment);
+	if (err)
+		return err;
+	if (qp->type == VHCA_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (wr->send_flags & ~(IBV_SEND_FENCE | IBV_SEND_SIGNALED |
+			       IBV_SEND_SOLICITED | IBV_SEND_INLINE))
+		return EINVAL;
+	offset = sizeof(*ctrl) + segment;
+	memset(wqe, 0, stride);
+	ctrl->wr_id = htole64(wr->wr_id);
+	ctrl->opcode = wr->opcode;
+	ctrl->flags = wqe_flags(wr->send_flags);
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		ctrl->imm_inv = wr->imm_data;	/* wire order, as given */
+	else if (wr->opcode == IBV_WR_SEND_WITH_INV)
+		ctrl->imm_inv = htole32(wr->invalidate_rkey);
+	if (segment)
+		write_segment(wr, wqe + sizeof(*ctrl));
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		uint64_t total = 0;
+		char *data = wqe + offset;
+
+		if (wr->opcode == IBV_WR_RDMA_READ ||
+		    wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		    wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
+			return EINVAL;
+		for (i = 0; i < (uint32_t)wr->num_sge; i++)
+			total += wr->sg_list[i].length;
+		if (total > qp->max_inline || offset + total > stride)
+			return EINVAL;
+		for (i = 0; i < (uint32_t)wr->num_sge; i++) {
+			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			data += wr->sg_list[i].length;
+		}
+		ctrl->flags |= VHCA_WQE_F_INLINE;
+		ctrl->inline_len = htole32((uint32_t)total);
+		return 0;
+	}
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge ||
+	    offset + wr->num_sge * sizeof(struct vhca_sge) > stride)
+		return EINVAL;
+	for (i = 0; i < (uint32_t)wr->num_sge; i++) {
+		struct vhca_sge *sge = (void *)(wqe + offset + i * sizeof(*sge));
+
+		sge->addr = htole64(wr->sg_list[i].addr);
+		sge->length = htole32(wr->sg_list[i].length);
+		sge->lkey = htole32(wr->sg_list[i].lkey);
+	}
+	ctrl->num_sge = wr->num_sge;
+	return 0;
+}
+
+int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+	uint32_t start;
+	int err = 0;
+
+	pthread_spin_lock(&qp->sq_lock);
+	start = qp->sq.pi;
+	for (; wr; wr = wr->next) {
+		if (ring_full(&qp->sq))
+			err = ENOMEM;
+		else
+			err = build_send_wqe(qp, wr, ring_entry(&qp->sq, qp->sq.pi));
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		qp->sq.pi++;
+	}
+	if (qp->sq.pi != start)
+		vhca_ring_doorbell(to_vctx(ibqp->context), VHCA_DB_SQ,
+				   vhca_db_data_value(qp->qpn, 0, qp->sq.pi));
+	pthread_spin_unlock(&qp->sq_lock);
+	return err;
+}
+
+/* ---- receive (QP receive queues and SRQs) ---- */
+
+static int build_recv_wqe(const struct vhca_ring *ring, uint32_t max_sge,
+			  const struct ibv_recv_wr *wr, char *wqe)
+{
+	const uint32_t stride = 1u << ring->shift;
+	struct vhca_rwqe_hdr *hdr = (void *)wqe;
+	uint32_t i;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge ||
+	    sizeof(*hdr) + wr->num_sge * sizeof(struct vhca_sge) > stride)
+		return EINVAL;
+	memset(wqe, 0, stride);
+	hdr->wr_id = htole64(wr->wr_id);
+	hdr->num_sge = wr->num_sge;
+	for (i = 0; i < (uint32_t)wr->num_sge; i++) {
+		struct vhca_sge *sge = (void *)(wqe + sizeof(*hdr) + i * sizeof(*sge));
+
+		sge->addr = htole64(wr->sg_list[i].addr);
+		sge->length = htole32(wr->sg_list[i].length);
+		sge->lkey = htole32(wr->sg_list[i].lkey);
+	}
+	return 0;
+}
+
+/* Posts a chain into ring under lock, then one doorbell. */
+static int post_recv_ring(struct vhca_context *ctx, struct vhca_ring *ring,
+			  pthread_spinlock_t *lock, uint32_t max_sge,
+			  uint32_t db_offset, uint32_t obj,
+			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	uint32_t start;
+	int err = 0;
+
+	pthread_spin_lock(lock);
+	start = ring->pi;
+	for (; wr; wr = wr->next) {
+		if (ring_full(ring))
+			err = ENOMEM;
+		else
+			err = build_recv_wqe(ring, max_sge, wr,
+					     ring_entry(ring, ring->pi));
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		ring->pi++;
+	}
+	if (ring->pi != start)
+		vhca_ring_doorbell(ctx, db_offset,
+				   vhca_db_data_value(obj, 0, ring->pi));
+	pthread_spin_unlock(lock);
+	return err;
+}
+
+int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+
+	if (qp->srq) {
+		*bad_wr = wr;
+		return EINVAL;	/* receives go to the SRQ */
+	}
+	return post_recv_ring(to_vctx(ibqp->context), &qp->rq, &qp->rq_lock,
+			      qp->max_recv_sge, VHCA_DB_RQ, qp->qpn, wr, bad_wr);
+}
+
+int vhca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+
+	return post_recv_ring(to_vctx(ibsrq->context), &srq->ring, &srq->lock,
+			      srq->max_sge, VHCA_DB_SRQ, srq->srqn, wr, bad_wr);
+}
+
+/* ---- completions ---- */
+
+static inline bool cqe_valid(const struct vhca_cq *cq, uint32_t index)
+{
+	const struct vhca_cqe *cqe = ring_entry(&cq->ring, index);
+	uint8_t owner = __atomic_load_n(&cqe->owner, __ATOMIC_ACQUIRE);
+
+	return (owner & VHCA_EQE_OWNER_BIT) ==
+	       vhca_eqe_owner(index, cq->ring.log_size);
+}
+
+/* A CQE for the WQE whose index has these low 16 bits: it and every
+ * earlier one are done (unsignaled sends complete silently before it). */
+static void ring_completed_through(struct vhca_ring *ring, uint16_t wqe_index)
+{
+	uint32_t done = ring->ci + (uint16_t)(wqe_index - (uint16_t)ring->ci);
+
+	if (done - ring->ci < ring->pi - ring->ci)
+		__atomic_store_n(&ring->ci, done + 1, __ATOMIC_RELEASE);
+}
+
+static void free_wqes(struct vhca_qp *qp, const struct vhca_cqe *cqe)
+{
+	const uint16_t wqe_index = le16toh(cqe->wqe_index);
+
+	if (!(cqe->opcode & VHCA_CQE_RECV))
+		ring_completed_through(&qp->sq, wqe_index);
+	else if (qp->srq)	/* the device takes SRQ WQEs in ring order */
+		__atomic_add_fetch(&qp->srq->ring.ci, 1, __ATOMIC_RELEASE);
+	else
+		ring_completed_through(&qp->rq, wqe_index);
+}
+
+static void decode_cqe(const struct vhca_cqe *cqe, struct ibv_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64toh(cqe->wr_id);
+	wc->status = cqe->status;	/* enum vhca_wc_status == ibv_wc_status */
+	wc->vendor_err = cqe->vendor_err;
+	wc->qp_num = le32toh(cqe->qpn);
+	wc->opcode = cqe->opcode;	/* enum vhca_cqe_opcode == ibv_wc_opcode */
+	if (cqe->status != VHCA_WC_SUCCESS)
+		return;
+	wc->byte_len = le32toh(cqe->byte_len);
+	wc->src_qp = le32toh(cqe->src_qp);
+	wc->slid = le16toh(cqe->slid);
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+	wc->pkey_index = le16toh(cqe->pkey_index);
+	if (cqe->flags & VHCA_CQE_F_GRH)
+		wc->wc_flags |= IBV_WC_GRH;
+	if (cqe->flags & VHCA_CQE_F_IMM) {
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = cqe->imm_inv;	/* wire order */
+	} else if (cqe->flags & VHCA_CQE_F_INV) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = le32toh(cqe->imm_inv);
+	}
+}
+
+int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct vhca_cq *cq = to_vcq(ibcq);
+	struct vhca_context *ctx = to_vctx(ibcq->context);
+	uint32_t start;
+	int polled = 0;
+
+	pthread_spin_lock(&cq->lock);
+	start = cq->ring.ci;
+	while (polled < num_entries && cqe_valid(cq, cq->ring.ci)) {
+		const struct vhca_cqe *cqe = ring_entry(&cq->ring, cq->ring.ci);
+		uint32_t qpn = le32toh(cqe->qpn);
+		struct vhca_qp *qp;
+
+		cq->ring.ci++;
+		if (qpn == VHCA_STALE_QPN)
+			continue;
+		qp = vhca_find_qp(ctx, qpn);
+		if (qp)
+			free_wqes(qp, cqe);
+		decode_cqe(cqe, &wc[polled++]);
+	}
+	if (cq->ring.ci != start)
+		/* Our reads of the CQEs before the store that frees them. */
+		__atomic_store_n(&cq->dbrec->consumer_index,
+				 htole32(cq->ring.ci), __ATOMIC_RELEASE);
+	pthread_spin_unlock(&cq->lock);
+	return polled;
+}
+
+int vhca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct vhca_cq *cq = to_vcq(ibcq);
+
+	pthread_spin_lock(&cq->lock);
+	vhca_ring_doorbell(to_vctx(ibcq->context), VHCA_DB_CQ,
+			   vhca_db_data_value(cq->cqn,
+					      solicited_only ? VHCA_DB_CQ_ARM_SOLICITED
+							     : VHCA_DB_CQ_ARM_NEXT,
+					      cq->ring.ci));
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
+void vhca_cq_clean(struct vhca_cq *cq, uint32_t qpn)
+{
+	uint32_t index;
+
+	pthread_spin_lock(&cq->lock);
+	for (index = cq->ring.ci;
+	     index - cq->ring.ci < (1u << cq->ring.log_size) && cqe_valid(cq, index);
+	     index++) {
+		struct vhca_cqe *cqe = ring_entry(&cq->ring, index);
+
+		if (le32toh(cqe->qpn) == qpn)
+			cqe->qpn = htole32(VHCA_STALE_QPN);
+	}
+	pthread_spin_unlock(&cq->lock);
+}

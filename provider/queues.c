@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * queues.c - CQs, QPs and SRQs whose rings live in this process: page
+ * aligned, zeroed buffers that the kernel pins and describes to the
+ * device (uapi/vhca-abi.h).  The ring geometry follows the driver core's
+ * rules (driver/core/qp_attributes.cpp ComputeQpLayout, completion_queue.cpp
+ * LogSizeFor); the kernel refuses any other.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vhca.h"
+
+/* ComputeQpLayout's constants: control segment + largest opcode segment. */
+#define VHCA_SEND_HEAD (sizeof(struct vhca_wqe_ctrl) + sizeof(struct vhca_wqe_reg_mr))
+#define VHCA_MAX_SGE_PER_WQE 255u
+
+static uint32_t ceil_log2(uint32_t value)
+{
+	uint32_t log = 0;
+
+	while ((1ull << log) < value)
+		log++;
+	return log;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
+static size_t page_round(size_t bytes)
+{
+	return (bytes + VHCA_UVERBS_PAGE_SIZE - 1) & ~(size_t)(VHCA_UVERBS_PAGE_SIZE - 1);
+}
+
+/* A zeroed, page-aligned buffer for a ring of `bytes` (plus `extra`). */
+static int ring_alloc(struct vhca_ring *ring, uint32_t log_size,
+		      uint32_t shift, size_t extra)
+{
+	ring->log_size = log_size;
+	ring->shift = shift;
+	ring->pi = ring->ci = 0;
+	ring->buf_len = page_round(((size_t)1 << (log_size + shift)) + extra);
+	if (posix_memalign(&ring->buf, VHCA_UVERBS_PAGE_SIZE, ring->buf_len))
+		return ENOMEM;
+	memset(ring->buf, 0, ring->buf_len);
+	return 0;
+}
+
+static void ring_free(struct vhca_ring *ring)
+{
+	free(ring->buf);
+	ring->buf = NULL;
+}
+
+/* ---- completion queues ---- */
+
+struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct {
+		struct ibv_create_cq ibv_cmd;
+		struct vhca_create_cq_req drv;
+	} cmd = {};
+	struct {
+		struct ib_uverbs_create_cq_resp ibv_resp;
+		struct vhca_create_cq_resp drv;
+	} resp = {};
+	struct vhca_cq *cq;
+	uint32_t log_size = VHCA_MIN_LOG_CQ;
+	size_t ring_bytes;
+	int err;
+
+	/* CompletionQueue::LogSizeFor: one more than asked, a power of 2. */
+	if (cqe <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	while (log_size <= VHCA_MAX_LOG_CQ && (1u << log_size) - 1 < (uint32_t)cqe)
+		log_size++;
+	if (log_size > VHCA_MAX_LOG_CQ) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	ring_bytes = sizeof(struct vhca_cqe) << log_size;
+	err = ring_alloc(&cq->ring, log_size, 6, sizeof(struct vhca_cq_dbrec));
+	if (err)
+		goto free_cq;
+	cq->dbrec = (struct vhca_cq_dbrec *)((char *)cq->ring.buf + ring_bytes);
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+
+	cmd.drv.buf_addr = (uintptr_t)cq->ring.buf;
+	cmd.drv.buf_len = cq->ring.buf_len;
+	cmd.drv.dbrec_offset = ring_bytes;
+	cmd.drv.log_size = log_size;
+	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->vcq.cq,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err)
+		goto free_ring;
+	cq->cqn = resp.drv.cqn;
+	return &cq->vcq.cq;
+
+free_ring:
+	ring_free(&cq->ring);
+free_cq:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+int vhca_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct vhca_cq *cq = to_vcq(ibcq);
+	int err = ibv_cmd_destroy_cq(ibcq);
+
+	if (err)
+		return err;
+	ring_free(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+/* ---- the QPN table: CQEs name their QP by QPN ---- */
+
+static void qp_table_add(struct vhca_context *ctx, struct vhca_qp *qp)
+{
+	struct vhca_qp **head = &ctx->qp_table[qp->qpn % VHCA_QP_TABLE_SIZE];
+
+	pthread_mutex_lock(&ctx->qp_table_lock);
+	qp->next = *head;
+	*head = qp;
+	pthread_mutex_unlock(&ctx->qp_table_lock);
+}
+
+static void qp_table_remove(struct vhca_context *ctx, struct vhca_qp *qp)
+{
+	struct vhca_qp **link = &ctx->qp_table[qp->qpn % VHCA_QP_TABLE_SIZE];
+
+	pthread_mutex_lock(&ctx->qp_table_lock);
+	while (*link && *link != qp)
+		link = &(*link)->next;
+	if (*link)
+		*link = qp->next;
+	pthread_mutex_unlock(&ctx->qp_table_lock);
+}
+
+/* From poll_cq; the application does not destroy a QP while polling its
+ * CQs (rdma-core's usual rule), so no lock. */
+struct vhca_qp *vhca_find_qp(struct vhca_context *ctx, uint32_t qpn)
+{
+	struct vhca_qp *qp = ctx->qp_table[qpn % VHCA_QP_TABLE_SIZE];
+
+	while (qp && qp->qpn != qpn)
+		qp = qp->next;
+	return qp;
+}
+
+/* ---- queue pairs ---- */
+
+static int qp_type(enum ibv_qp_type type, uint8_t *out)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		*out = VHCA_QPT_RC;
+		return 0;
+	case IBV_QPT_UC:
+		*out = VHCA_QPT_UC;
+		return 0;
+	case IBV_QPT_UD:
+		*out = VHCA_QPT_UD;
+		return 0;
+	default:
+		return EOPNOTSUPP;
+	}
+}
+
+/* ComputeQpLayout (driver/core/qp_attributes.cpp), send and receive. */
+static int qp_layout(struct vhca_context *ctx, const struct ibv_qp_cap *cap,
+		     bool has_srq, struct vhca_create_qp_req *req)
+{
+	const uint32_t max_wr = min_u32(ctx->max_qp_wr, 1u << VHCA_MAX_LOG_WQ);
+	const uint32_t max_sge = min_u32(ctx->max_sge, VHCA_MAX_SGE_PER_WQE);
+	uint32_t send_data;
+
+	if (cap->max_send_wr > max_wr || cap->max_send_sge > max_sge ||
+	    cap->max_recv_sge > max_sge || (!has_srq && cap->max_recv_wr > max_wr))
+		return EINVAL;
+	send_data = max_u32(cap->max_send_sge * sizeof(struct vhca_sge),
+			    cap->max_inline_data);
+	req->sq_wqe_shift = max_u32(ceil_log2(VHCA_SEND_HEAD + send_data),
+				    VHCA_MIN_SQ_WQE_SHIFT);
+	req->sq_log_size = ceil_log2(max_u32(cap->max_send_wr, 1));
+	req->rq_wqe_shift = max_u32(ceil_log2(sizeof(struct vhca_rwqe_hdr) +
+					      cap->max_recv_sge * sizeof(struct vhca_sge)),
+				    VHCA_MIN_RQ_WQE_SHIFT);
+	req->rq_log_size = has_srq ? 0 : ceil_log2(max_u32(cap->max_recv_wr, 1));
+	if (req->sq_wqe_shift > VHCA_MAX_WQE_SHIFT ||
+	    req->rq_wqe_shift > VHCA_MAX_WQE_SHIFT)
+		return EINVAL;
+	return 0;
+}
+
+struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct vhca_context *ctx = to_vctx(pd->context);
+	struct {
+		struct ibv_create_qp ibv_cmd;
+		struct vhca_create_qp_req drv;
+	} cmd = {};
+	struct {
+		struct ib_uverbs_create_qp_resp ibv_resp;
+		struct vhca_create_qp_resp drv;
+	} resp = {};
+	struct vhca_qp *qp;
+	int err;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	err = qp_type(attr->qp_type, &qp->type);
+	if (!err)
+		err = qp_layout(ctx, &attr->cap, attr->srq != NULL, &cmd.drv);
+	if (err)
+		goto free_qp;
+	err = ring_alloc(&qp->sq, cmd.drv.sq_log_size, cmd.drv.sq_wqe_shift, 0);
+	if (err)
+		goto free_qp;
+	if (!attr->srq) {
+		err = ring_alloc(&qp->rq, cmd.drv.rq_log_size,
+				 cmd.drv.rq_wqe_shift, 0);
+		if (err)
+			goto free_sq;
+		cmd.drv.rq_buf_addr = (uintptr_t)qp->rq.buf;
+		cmd.drv.rq_buf_len = qp->rq.buf_len;
+	} else {
+		qp->srq = to_vsrq(attr->srq);
+	}
+	cmd.drv.sq_buf_addr = (uintptr_t)qp->sq.buf;
+	cmd.drv.sq_buf_len = qp->sq.buf_len;
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+
+	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto free_rq;
+	/* The library put the granted caps into attr->cap (with the ioctl
+	 * interface resp.ibv_resp stays empty; the driver data is filled
+	 * either way). */
+	qp->qpn = resp.drv.qpn;
+	qp->max_inline = resp.drv.max_inline;
+	qp->max_send_sge = attr->cap.max_send_sge;
+	qp->max_recv_sge = attr->cap.max_recv_sge;
+	qp_table_add(ctx, qp);
+	return &qp->vqp.qp;
+
+free_rq:
+	ring_free(&qp->rq);
+free_sq:
+	ring_free(&qp->sq);
+free_qp:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+/* Completions of qp still in its CQs are dropped (RESET, destroy). */
+static void qp_clean_cqs(struct vhca_qp *qp)
+{
+	struct vhca_cq *send_cq = to_vcq(qp->vqp.qp.send_cq);
+	struct vhca_cq *recv_cq = to_vcq(qp->vqp.qp.recv_cq);
+
+	vhca_cq_clean(send_cq, qp->qpn);
+	if (recv_cq != send_cq)
+		vhca_cq_clean(recv_cq, qp->qpn);
+}
+
+int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+	struct ibv_modify_qp cmd;
+	int err;
+
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		/* The device starts the rings again at index 0 (IBA 10.3.1). */
+		qp_clean_cqs(qp);
+		pthread_spin_lock(&qp->sq_lock);
+		qp->sq.pi = qp->sq.ci = 0;
+		pthread_spin_unlock(&qp->sq_lock);
+		pthread_spin_lock(&qp->rq_lock);
+		qp->rq.pi = qp->rq.ci = 0;
+		pthread_spin_unlock(&qp->rq_lock);
+	}
+	return 0;
+}
+
+int vhca_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err)
+		return err;
+	qp_clean_cqs(qp);
+	qp_table_remove(to_vctx(ibqp->context), qp);
+	ring_free(&qp->sq);
+	ring_free(&qp->rq);
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_spin_destroy(&qp->rq_lock);
+	free(qp);
+	return 0;
+}
+
+/* ---- shared receive queues ---- */
+
+struct ibv_srq *vhca_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	struct vhca_context *ctx = to_vctx(pd->context);
+	struct {
+		struct ibv_create_srq ibv_cmd;
+		struct vhca_create_srq_req drv;
+	} cmd = {};
+	struct {
+		struct ib_uverbs_create_srq_resp ibv_resp;
+		struct vhca_create_srq_resp drv;
+	} resp = {};
+	struct vhca_create_qp_req layout = {};
+	struct ibv_qp_cap cap = {
+		.max_recv_wr = attr->attr.max_wr,
+		.max_recv_sge = attr->attr.max_sge,
+	};
+	struct vhca_srq *srq;
+	int err;
+
+	/* The receive half of a QP layout, against the SRQ limits. */
+	if (!attr->attr.max_wr || attr->attr.max_wr > ctx->max_srq_wr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	err = qp_layout(ctx, &cap, false, &layout);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	err = ring_alloc(&srq->ring, layout.rq_log_size, layout.rq_wqe_shift, 0);
+	if (err)
+		goto free_srq;
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	cmd.drv.buf_addr = (uintptr_t)srq->ring.buf;
+	cmd.drv.buf_len = srq->ring.buf_len;
+	cmd.drv.log_size = layout.rq_log_size;
+	cmd.drv.wqe_shift = layout.rq_wqe_shift;
+	err = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto free_ring;
+	srq->srqn = resp.drv.srqn;
+	srq->max_sge = attr->attr.max_sge;	/* granted, set by the library */
+	return &srq->vsrq.srq;
+
+free_ring:
+	ring_free(&srq->ring);
+free_srq:
+	free(srq);
+	errno = err;
+	return NULL;
+}
+
+int vhca_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	int err = ibv_cmd_destroy_srq(ibsrq);
+
+	if (err)
+		return err;
+	ring_free(&srq->ring);
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+	return 0;
+}

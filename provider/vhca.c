@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * vhca.c - the vhca libibverbs provider: device matching (PCI ID of
+ * uapi/vhca_hw.h), the context (ibv_open_device: the kernel's
+ * alloc_ucontext, then mmap of the context's doorbell page), and the
+ * verbs that only the kernel can do (PD, MR, AH, queries, modify) through
+ * ibv_cmd_*.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "vhca.h"
+
+static const struct verbs_match_ent vhca_match_table[] = {
+	VERBS_PCI_MATCH(VHCA_PCI_VENDOR_ID, VHCA_PCI_DEVICE_ID, NULL),
+	{},
+};
+
+static int vhca_query_device_ex(struct ibv_context *context,
+				const struct ibv_query_device_ex_input *input,
+				struct ibv_device_attr_ex *attr,
+				size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int err;
+
+	err = ibv_cmd_query_device_any(context, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (err)
+		return err;
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int vhca_query_port(struct ibv_context *context, uint8_t port,
+			   struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *vhca_alloc_pd(struct ibv_context *context)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	err = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	return pd;
+}
+
+static int vhca_dealloc_pd(struct ibv_pd *pd)
+{
+	int err = ibv_cmd_dealloc_pd(pd);
+
+	if (!err)
+		free(pd);
+	return err;
+}
+
+static struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+				  uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int vhca_dereg_mr(struct verbs_mr *vmr)
+{
+	int err = ibv_cmd_dereg_mr(vmr);
+
+	if (!err)
+		free(vmr);
+	return err;
+}
+
+static struct ibv_ah *vhca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct {
+		struct ib_uverbs_create_ah_resp ibv_resp;
+		struct vhca_create_ah_resp drv;
+	} resp = {};
+	struct vhca_ah *ah;
+	int err;
+
+	_Static_assert(offsetof(__typeof__(resp), drv) ==
+		       sizeof(struct ib_uverbs_create_ah_resp),
+		       "the driver data follows the 4-byte response");
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	err = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		free(ah);
+		errno = err;
+		return NULL;
+	}
+	ah->av = resp.drv.av;
+	return &ah->ibv_ah;
+}
+
+static int vhca_destroy_ah(struct ibv_ah *ah)
+{
+	int err = ibv_cmd_destroy_ah(ah);
+
+	if (!err)
+		free(to_vah(ah));
+	return err;
+}
+
+static int vhca_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd;
+
+	return ibv_cmd_query_qp(qp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+static int vhca_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			   int attr_mask)
+{
+	struct ibv_modify_srq cmd;
+
+	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int vhca_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd;
+
+	return ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd));
+}
+
+static void vhca_free_context(struct ibv_context *ibctx)
+{
+	struct vhca_context *ctx = to_vctx(ibctx);
+
+	if (ctx->db)
+		munmap((void *)ctx->db, VHCA_DB_PAGE_SIZE);
+	free(ctx->qp_table);
+	pthread_mutex_destroy(&ctx->qp_table_lock);
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops vhca_ctx_ops = {
+	.alloc_pd = vhca_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.create_ah = vhca_create_ah,
+	.create_cq = vhca_create_cq,
+	.create_qp = vhca_create_qp,
+	.create_srq = vhca_create_srq,
+	.dealloc_pd = vhca_dealloc_pd,
+	.dereg_mr = vhca_dereg_mr,
+	.destroy_ah = vhca_destroy_ah,
+	.destroy_cq = vhca_destroy_cq,
+	.destroy_qp = vhca_destroy_qp,
+	.destroy_srq = vhca_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
+	.free_context = vhca_free_context,
+	.modify_qp = vhca_modify_qp,
+	.modify_srq = vhca_modify_srq,
+	.poll_cq = vhca_poll_cq,
+	.post_recv = vhca_post_recv,
+	.post_send = vhca_post_send,
+	.post_srq_recv = vhca_post_srq_recv,
+	.query_device_ex = vhca_query_device_ex,
+	.query_port = vhca_query_port,
+	.query_qp = vhca_query_qp,
+	.query_srq = vhca_query_srq,
+	.reg_mr = vhca_reg_mr,
+	.req_notify_cq = vhca_req_notify_cq,
+};
+
+static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
+						int cmd_fd, void *private_data)
+{
+	struct {
+		struct ibv_get_context ibv_cmd;
+		struct vhca_alloc_ucontext_req drv;
+	} cmd = {};
+	struct {
+		struct ib_uverbs_get_context_resp ibv_resp;
+		struct vhca_alloc_ucontext_resp drv;
+	} resp = {};
+	struct vhca_context *ctx;
+	void *db;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp)))
+		goto uninit;
+	if (resp.drv.db_page_size != VHCA_DB_PAGE_SIZE) {
+		errno = EPROTO;
+		goto uninit;
+	}
+	db = mmap(NULL, VHCA_DB_PAGE_SIZE, PROT_WRITE, MAP_SHARED, cmd_fd,
+		  resp.drv.db_mmap_offset);
+	if (db == MAP_FAILED)
+		goto uninit;
+	ctx->db = db;
+	ctx->db_page = resp.drv.db_page;
+	ctx->max_sge = resp.drv.max_sge;
+	ctx->max_qp_wr = resp.drv.max_qp_wr;
+	ctx->max_srq_wr = resp.drv.max_srq_wr;
+	ctx->qp_table = calloc(VHCA_QP_TABLE_SIZE, sizeof(*ctx->qp_table));
+	if (!ctx->qp_table)
+		goto unmap;
+	pthread_mutex_init(&ctx->qp_table_lock, NULL);
+	verbs_set_ops(&ctx->ibv_ctx, &vhca_ctx_ops);
+	return &ctx->ibv_ctx;
+
+unmap:
+	munmap(db, VHCA_DB_PAGE_SIZE);
+uninit:
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	return NULL;
+}
+
+static struct verbs_device *vhca_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	return calloc(1, sizeof(struct verbs_device));
+}
+
+static void vhca_uninit_device(struct verbs_device *vdev)
+{
+	free(vdev);
+}
+
+static const struct verbs_device_ops vhca_dev_ops = {
+	.name = "vhca",
+	.match_min_abi_version = VHCA_UVERBS_ABI_VERSION,
+	.match_max_abi_version = VHCA_UVERBS_ABI_VERSION,
+	.match_table = vhca_match_table,
+	.alloc_device = vhca_alloc_device,
+	.uninit_device = vhca_uninit_device,
+	.alloc_context = vhca_alloc_context,
+};
+PROVIDER_DRIVER(vhca, vhca_dev_ops);

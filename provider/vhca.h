@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * vhca.h - the vhca libibverbs provider's objects.  vhca.c: device,
+ * context and the verbs that go through the kernel (ibv_cmd_*); queues.c:
+ * CQ/QP/SRQ creation with rings in our memory; datapath.c: post_send,
+ * post_recv, post_srq_recv, poll_cq and req_notify_cq on the rings and the
+ * doorbell page, without a system call.
+ */
+#ifndef VHCA_PROVIDER_H
+#define VHCA_PROVIDER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "verbs_private_34.h"
+#include "vhca-abi.h"
+
+struct vhca_context {
+	struct verbs_context ibv_ctx;
+	volatile void *db;		/* the mmap'd doorbell page */
+	uint32_t db_page;
+	uint32_t max_sge;
+	uint32_t max_qp_wr;
+	uint32_t max_srq_wr;
+	pthread_mutex_t qp_table_lock;
+	struct vhca_qp **qp_table;	/* by qpn & (kQpTableSize - 1), chained */
+};
+
+/* A ring in our memory: 2^log_size entries of 2^shift bytes. */
+struct vhca_ring {
+	void *buf;
+	size_t buf_len;
+	uint32_t log_size;
+	uint32_t shift;
+	uint32_t pi;			/* free running, the poster's */
+	uint32_t ci;			/* free running, advanced by poll_cq */
+};
+
+struct vhca_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;
+	struct vhca_ring ring;		/* the CQEs; shift 6 */
+	struct vhca_cq_dbrec *dbrec;	/* in ring.buf after the CQEs */
+	uint32_t cqn;
+};
+
+struct vhca_srq {
+	struct verbs_srq vsrq;
+	pthread_spinlock_t lock;
+	struct vhca_ring ring;
+	uint32_t srqn;
+	uint32_t max_sge;
+};
+
+struct vhca_qp {
+	struct verbs_qp vqp;
+	struct vhca_qp *next;		/* qp_table chain */
+	pthread_spinlock_t sq_lock;
+	pthread_spinlock_t rq_lock;
+	struct vhca_ring sq;
+	struct vhca_ring rq;		/* unused with an SRQ */
+	struct vhca_srq *srq;
+	uint32_t qpn;
+	uint8_t type;			/* enum vhca_qp_type */
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline;
+};
+
+struct vhca_ah {
+	struct ibv_ah ibv_ah;
+	struct vhca_av av;		/* from the kernel, into UD WQEs */
+};
+
+#define VHCA_QP_TABLE_SIZE 256
+
+static inline struct vhca_context *to_vctx(struct ibv_context *ctx)
+{
+	return container_of(ctx, struct vhca_context, ibv_ctx.context);
+}
+static inline struct vhca_cq *to_vcq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct vhca_cq, vcq.cq);
+}
+static inline struct vhca_qp *to_vqp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct vhca_qp, vqp.qp);
+}
+static inline struct vhca_srq *to_vsrq(struct ibv_srq *srq)
+{
+	return container_of(srq, struct vhca_srq, vsrq.srq);
+}
+static inline struct vhca_ah *to_vah(struct ibv_ah *ah)
+{
+	return container_of(ah, struct vhca_ah, ibv_ah);
+}
+
+/* One 64-bit doorbell write (vhca_hw_verbs.h "Data doorbells"); the
+ * release fence orders the ring writes before it. */
+static inline void vhca_ring_doorbell(struct vhca_context *ctx,
+				      uint32_t offset, uint64_t value)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*(volatile uint64_t *)((volatile char *)ctx->db + offset) = value;
+}
+
+/* queues.c */
+struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector);
+int vhca_destroy_cq(struct ibv_cq *cq);
+struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int vhca_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+int vhca_destroy_qp(struct ibv_qp *qp);
+struct ibv_srq *vhca_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr);
+int vhca_destroy_srq(struct ibv_srq *srq);
+struct vhca_qp *vhca_find_qp(struct vhca_context *ctx, uint32_t qpn);
+
+/* datapath.c */
+int vhca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int vhca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+int vhca_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+int vhca_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int vhca_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+/* Marks the unpolled CQEs of qpn stale (the QP is being destroyed). */
+void vhca_cq_clean(struct vhca_cq *cq, uint32_t qpn);
+
+#endif /* VHCA_PROVIDER_H */

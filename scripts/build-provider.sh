@@ -1,0 +1,69 @@
+#!/bin/bash
+# Build the vhca libibverbs provider (`make provider`): provider/*.c into
+# build/provider/libvhca-rdmav34.so plus build/provider/vhca.driver (the
+# /etc/libibverbs.d entry).  provider/README.md explains why it is built
+# against Debian's libibverbs-dev headers plus provider/verbs_private_34.h
+# instead of inside the rdma-core 44.0 source tree.
+#
+# Cached like the QEMU build: $VHCA_CACHE (default ~/.cache/vhca) holds
+# the extracted libibverbs-dev package and one build per hash of the
+# inputs (provider/, uapi/, this script).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+cache=${VHCA_CACHE:-$HOME/.cache/vhca}
+libdir=/usr/lib/x86_64-linux-gnu
+libibverbs=$libdir/libibverbs.so.1
+want_version=44.0-2
+out=build/provider
+mkdir -p "$cache" "$out"
+
+# 1. The library we plug into must be rdma-core 44.0 (IBVERBS_PRIVATE_34).
+have_version=$(dpkg-query -W -f '${Version}' libibverbs1 2>/dev/null || true)
+if [ "$have_version" != "$want_version" ]; then
+	echo "build-provider.sh: libibverbs1 $have_version installed, need $want_version" >&2
+	exit 1
+fi
+# verbs_set_ops() copies every member of struct verbs_context_ops: the
+# highest offset it reads is the struct's size (verbs_private_34.h).
+disasm=$(objdump -d --no-show-raw-insn "$libibverbs")
+ops=$(echo "$disasm" |
+	awk '/<verbs_set_ops@@IBVERBS_PRIVATE_34>:/{f=1;next} f&&/^$/{f=0} f' |
+	grep -oE '(0x[0-9a-f]+)?\(%rax\),%r' | sed -e 's/(%rax),%r//' -e 's/^$/0x0/' |
+	sort -u | while read -r off; do echo $((off / 8)); done | sort -n | tail -n 1)
+if [ "$((ops + 1))" != 76 ]; then
+	echo "build-provider.sh: verbs_set_ops reads $((ops + 1)) ops, verbs_private_34.h has 76" >&2
+	exit 1
+fi
+
+# 2. The public headers of the same version (not installed on the host).
+dev=$cache/libibverbs-dev-$want_version
+if [ ! -f "$dev/usr/include/infiniband/verbs.h" ]; then
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download "libibverbs-dev=$want_version" >/dev/null)
+	mkdir -p "$dev.tmp"
+	dpkg-deb -x "$tmp"/libibverbs-dev_*.deb "$dev.tmp"
+	rm -rf "$tmp" "$dev"
+	mv "$dev.tmp" "$dev"
+fi
+
+# 3. Build, cached by the inputs.
+hash=$(cat provider/*.c provider/*.h uapi/*.h scripts/build-provider.sh |
+	sha256sum | cut -c1-16)
+built=$cache/provider-$hash
+if [ ! -f "$built/libvhca-rdmav34.so" ]; then
+	mkdir -p "$built.tmp"
+	# shellcheck disable=SC2046
+	gcc -std=gnu11 -O2 -g -fPIC -shared -Wall -Wextra -Werror \
+		-Wno-unused-parameter -Wno-missing-field-initializers \
+		-fvisibility=hidden -D_GNU_SOURCE \
+		-I"$dev/usr/include" -Iuapi -Iprovider \
+		-o "$built.tmp/libvhca-rdmav34.so" provider/*.c \
+		"$libibverbs" -lpthread -Wl,-z,defs -Wl,--as-needed
+	echo "driver vhca" >"$built.tmp/vhca.driver"
+	rm -rf "$built"
+	mv "$built.tmp" "$built"
+fi
+cp "$built/libvhca-rdmav34.so" "$built/vhca.driver" "$out/"
+echo "build-provider.sh: $out/libvhca-rdmav34.so OK (cache $built)"

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * vhca-abi.h - the user/kernel ABI of vhca: the driver-private data of the
+ * uverbs commands (ib_udata in the kernel, the driver part of the
+ * ibv_cmd_* buffers in the provider).
+ *
+ * Shared unchanged by the kernel shim (driver/shim/uverbs*.c) and the
+ * libibverbs provider (provider/).  Rules:
+ *  - fixed-width fields, every struct a multiple of 8 bytes with a size
+ *    check, explicit reserved fields written as 0;
+ *  - each request and response starts with comp_mask: a bit per optional
+ *    field appended later.  The kernel refuses (-EINVAL) a request with a
+ *    comp_mask bit it does not know and one shorter than the struct of
+ *    this version; it answers with at most the length the provider gave
+ *    (ib_copy_to_udata of min(outlen, sizeof)), so an older provider keeps
+ *    working with a newer kernel.
+ *  - VHCA_UVERBS_ABI_VERSION is ib_device_ops.uverbs_abi_ver and the
+ *    provider's match_{min,max}_abi_version: bump it on any incompatible
+ *    change.
+ *
+ * The data path itself is the device's (vhca_hw_verbs.h): the provider
+ * writes WQEs in the device format into rings in its own memory, rings the
+ * 64-bit data doorbells of its context's doorbell page, and polls CQEs
+ * with the owner bit.  Ring geometry: the provider computes it with the
+ * same rules as the driver core (Documentation/driver.md "User verbs")
+ * and the kernel refuses a request whose geometry differs.
+ */
+#ifndef VHCA_ABI_H
+#define VHCA_ABI_H
+
+#include "vhca_hw.h"
+
+#define VHCA_UVERBS_ABI_VERSION		1
+
+/* Every user ring and the CQ doorbell record live in page-aligned user
+ * memory, described to the device in pages of this size. */
+#define VHCA_UVERBS_PAGE_SIZE		4096u
+
+/* ---- ucontext (ibv_open_device -> alloc_ucontext) ---- */
+struct vhca_alloc_ucontext_req {
+	uint64_t	comp_mask;	/* 0 */
+};
+VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_req, 8);
+
+struct vhca_alloc_ucontext_resp {
+	uint64_t	comp_mask;	/* 0 */
+	uint64_t	db_mmap_offset;	/* mmap() offset of the doorbell page */
+	uint32_t	db_page;	/* the context's page in BAR 4 (>= 1) */
+	uint32_t	db_page_size;	/* VHCA_DB_PAGE_SIZE */
+	uint32_t	max_log_cq;	/* VHCA_MAX_LOG_CQ */
+	uint32_t	max_log_wq;	/* VHCA_MAX_LOG_WQ */
+	uint32_t	max_sge;	/* device limit (vhca_device_attr.max_sge) */
+	uint32_t	max_qp_wr;	/* device limit (max_qp_wr) */
+	uint32_t	max_srq_wr;	/* device limit (max_srq_wr) */
+	uint32_t	rsvd;
+};
+VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_resp, 48);
+
+/* ---- completion queues ----
+ * One page-aligned buffer of buf_len bytes: 2^log_size struct vhca_cqe
+ * (zeroed: owner 0, so the first pass with owner 1 sees nothing), then the
+ * struct vhca_cq_dbrec at dbrec_offset (8-byte aligned, inside the buffer;
+ * the provider stores its consumer index there after polling). */
+struct vhca_create_cq_req {
+	uint64_t	comp_mask;	/* 0 */
+	uint64_t	buf_addr;	/* user virtual address, page aligned */
+	uint64_t	buf_len;
+	uint32_t	dbrec_offset;
+	uint8_t		log_size;	/* smallest with 2^log_size - 1 >= cqe */
+	uint8_t		rsvd[3];
+};
+VHCA_SIZE_CHECK(struct vhca_create_cq_req, 32);
+
+struct vhca_create_cq_resp {
+	uint64_t	comp_mask;	/* 0 */
+	uint32_t	cqn;		/* for the CQ doorbell */
+	uint32_t	rsvd;
+};
+VHCA_SIZE_CHECK(struct vhca_create_cq_resp, 16);
+
+/* ---- queue pairs (RC, UC, UD) ----
+ * The send ring (2^sq_log_size WQEs of 2^sq_wqe_shift bytes) and the
+ * receive ring (none with an SRQ) are two page-aligned buffers. */
+struct vhca_create_qp_req {
+	uint64_t	comp_mask;	/* 0 */
+	uint64_t	sq_buf_addr;
+	uint64_t	sq_buf_len;
+	uint64_t	rq_buf_addr;	/* 0 with an SRQ */
+	uint64_t	rq_buf_len;
+	uint8_t		sq_log_size;
+	uint8_t		sq_wqe_shift;
+	uint8_t		rq_log_size;
+	uint8_t		rq_wqe_shift;
+	uint32_t	rsvd;
+};
+VHCA_SIZE_CHECK(struct vhca_create_qp_req, 48);
+
+struct vhca_create_qp_resp {
+	uint64_t	comp_mask;	/* 0 */
+	uint32_t	qpn;		/* the handle for the SQ/RQ doorbells */
+	uint32_t	max_inline;	/* granted inline bytes per send WQE */
+};
+VHCA_SIZE_CHECK(struct vhca_create_qp_resp, 16);
+
+/* ---- shared receive queues ---- */
+struct vhca_create_srq_req {
+	uint64_t	comp_mask;	/* 0 */
+	uint64_t	buf_addr;
+	uint64_t	buf_len;
+	uint8_t		log_size;
+	uint8_t		wqe_shift;
+	uint8_t		rsvd[6];
+};
+VHCA_SIZE_CHECK(struct vhca_create_srq_req, 32);
+
+struct vhca_create_srq_resp {
+	uint64_t	comp_mask;	/* 0 */
+	uint32_t	srqn;		/* for the SRQ doorbell */
+	uint32_t	rsvd;
+};
+VHCA_SIZE_CHECK(struct vhca_create_srq_resp, 16);
+
+/* ---- address handles ----
+ * The device has no AH objects: UD send WQEs carry the address vector.
+ * create_ah answers with it, ready to copy into struct vhca_wqe_ud.
+ * The one exception to 8-byte alignment: this follows the 4-byte
+ * struct ib_uverbs_create_ah_resp, so it has only 32-bit fields. */
+struct vhca_create_ah_resp {
+	uint32_t	comp_mask;	/* 0 */
+	uint32_t	rsvd;
+	struct vhca_av	av;
+};
+VHCA_SIZE_CHECK(struct vhca_create_ah_resp, 40);
+
+#endif /* VHCA_ABI_H */
