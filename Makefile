@@ -1,5 +1,6 @@
 # vhca top-level Makefile.  `make test` runs every test tier; `make run`
-# boots a guest with two vhca devices and shows their ports.  Each target
+# boots a guest with two vhca devices and shows their ports; `make bench`
+# compares perftest on vhca and rdma_rxe (not part of `make test`).  Each target
 # first runs scripts/deps.sh (a few milliseconds when nothing is missing).
 # Documentation/testing.md describes the tiers and the VM harness.
 
@@ -21,7 +22,7 @@ VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100 \
 GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO)
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs test run clean
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs test bench run clean
 
 all: qemu module initramfs
 
@@ -83,6 +84,13 @@ check-uverbs: deps qemu module initramfs provider
 
 test: deps
 	scripts/run-tests.sh
+
+# perftest on vhca and on rdma_rxe over veth in one TCG guest, plus the
+# guest's memcpy ceiling: prints a table, writes build/bench/results.json.
+# Not part of `make test`.  Documentation/performance.md.
+bench: deps qemu module initramfs
+	@test "$(KERNEL)" = default || { echo "bench: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/bench.sh
 
 ifeq ($(INTERACTIVE),1)
 run: deps qemu module initramfs
