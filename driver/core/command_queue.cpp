@@ -53,7 +53,7 @@ Status CommandQueue::Init(uint32_t log_size) {
     free_slots_.PushBack(&slots_[i]);
   }
 
-  auto lock = SpinLock::Create();
+  auto lock = SpinLock::Create(VHCA_LOCK_COMMAND_QUEUE);
   VHCA_TRY(lock);
   lock_ = lock.Take();
   auto free_count = Semaphore::Create(num_slots());

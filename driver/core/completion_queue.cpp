@@ -101,7 +101,7 @@ Status CompletionQueue::InitUser(uint32_t log_size, uint32_t dbrec_offset,
   auto dbrec = user_buffer_->AddressOf(dbrec_offset, sizeof(vhca_cq_dbrec),
                                        sizeof(vhca_cq_dbrec));
   VHCA_TRY(dbrec);
-  auto lock = SpinLock::Create();
+  auto lock = SpinLock::Create(VHCA_LOCK_COMPLETION_QUEUE);
   VHCA_TRY(lock);
   lock_ = lock.Take();
   vhca_cmd_create_cq in{};
@@ -137,7 +137,7 @@ Result<DmaBuffer> CompletionQueue::AllocateRing(uint32_t log_size,
 Status CompletionQueue::Init(uint32_t entries, uint32_t comp_vector) {
   log_size_ = LogSizeFor(entries);
   eqn_ = device_.comp_eqn(comp_vector);
-  auto lock = SpinLock::Create();
+  auto lock = SpinLock::Create(VHCA_LOCK_COMPLETION_QUEUE);
   VHCA_TRY(lock);
   lock_ = lock.Take();
   vhca_cmd_create_cq in;

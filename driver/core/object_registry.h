@@ -30,6 +30,8 @@ class ObjectRegistry {
   Status Init();
   void set_ops(const vhca_core_event_ops& ops);
 
+  // Remove() unlinks the object and then waits (sleeping: process
+  // context only) until no handler that may have found it still runs.
   void Add(CompletionQueue* cq);
   void Remove(CompletionQueue* cq);
   void Add(QueuePair* qp);
@@ -45,7 +47,16 @@ class ObjectRegistry {
   uint32_t dropped() const { return dropped_; }
 
  private:
+  // Handlers run without lock_ held (like mlx4's qp_event): a ULP handler
+  // takes its own locks (ipoib's priv->lock) which, elsewhere, are held
+  // while posting to our queues.  dispatching_ counts the handlers that
+  // run; Remove() waits for it to drain so no handler sees a freed object.
+  void* BeginDispatch(void* context);
+  void EndDispatch();
+  void WaitForDispatches();
+
   SpinLock lock_;
+  uint32_t dispatching_ = 0;  // under lock_
   vhca_core_event_ops ops_{};
   IntrusiveList<CompletionQueue> cqs_;
   IntrusiveList<QueuePair> qps_;

@@ -62,10 +62,10 @@ Status QueuePair::Init(vhca_core_qp_init* init, UserQpRings* rings) {
   recv_layout_.stride = 1u << l.rq_wqe_shift;
   recv_layout_.max_sge = l.granted.max_recv_sge;
 
-  auto sq_lock = SpinLock::Create();
+  auto sq_lock = SpinLock::Create(VHCA_LOCK_SEND_QUEUE);
   VHCA_TRY(sq_lock);
   sq_lock_ = sq_lock.Take();
-  auto rq_lock = SpinLock::Create();
+  auto rq_lock = SpinLock::Create(VHCA_LOCK_RECEIVE_QUEUE);
   VHCA_TRY(rq_lock);
   rq_lock_ = rq_lock.Take();
 

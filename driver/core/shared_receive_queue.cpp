@@ -50,7 +50,7 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
   layout_.stride = 1u << layout.value().rq_wqe_shift;
   layout_.max_sge = layout.value().granted.max_recv_sge;
 
-  auto lock = SpinLock::Create();
+  auto lock = SpinLock::Create(VHCA_LOCK_SHARED_RECEIVE_QUEUE);
   VHCA_TRY(lock);
   lock_ = lock.Take();
   const uint32_t log_size = layout.value().rq_log_size;

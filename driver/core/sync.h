@@ -40,8 +40,9 @@ class KernelHandle {
 
 class SpinLock {
  public:
-  static Result<SpinLock> Create() {
-    vhca_kapi_lock* lock = vhca_kapi_lock_create();
+  // cls: the lockdep class (vhca_kapi.h): one per kind of lock.
+  static Result<SpinLock> Create(vhca_kapi_lock_class cls) {
+    vhca_kapi_lock* lock = vhca_kapi_lock_create(cls);
     if (!lock) return Error{-VHCA_ENOMEM};
     return SpinLock(lock);
   }

@@ -71,7 +71,20 @@ void vhca_kapi_dma_mb(void);
 
 /* ---- spinlocks (IRQ-safe) ---- */
 struct vhca_kapi_lock;
-struct vhca_kapi_lock *vhca_kapi_lock_create(void);
+/* One lockdep class per kind of lock: with a single class (one
+ * spin_lock_init() site), lockdep would join the chains of unrelated locks,
+ * e.g. a QP's send lock taken under a ULP lock and the object registry,
+ * and report cycles that cannot happen. */
+enum vhca_kapi_lock_class {
+	VHCA_LOCK_COMMAND_QUEUE,
+	VHCA_LOCK_OBJECT_REGISTRY,
+	VHCA_LOCK_COMPLETION_QUEUE,
+	VHCA_LOCK_SEND_QUEUE,
+	VHCA_LOCK_RECEIVE_QUEUE,
+	VHCA_LOCK_SHARED_RECEIVE_QUEUE,
+	VHCA_LOCK_CLASSES
+};
+struct vhca_kapi_lock *vhca_kapi_lock_create(enum vhca_kapi_lock_class cls);
 void vhca_kapi_lock_destroy(struct vhca_kapi_lock *lock);
 unsigned long vhca_kapi_lock_irqsave(struct vhca_kapi_lock *lock);
 void vhca_kapi_unlock_irqrestore(struct vhca_kapi_lock *lock,

@@ -27,12 +27,28 @@ struct vhca_kapi_completion {
 	struct completion done;
 };
 
-struct vhca_kapi_lock *vhca_kapi_lock_create(void)
-{
-	struct vhca_kapi_lock *lock = vhca_kapi_zalloc(sizeof(*lock));
+static struct lock_class_key vhca_lock_keys[VHCA_LOCK_CLASSES];
+static const char *const vhca_lock_names[VHCA_LOCK_CLASSES] = {
+	[VHCA_LOCK_COMMAND_QUEUE] = "vhca_command_queue",
+	[VHCA_LOCK_OBJECT_REGISTRY] = "vhca_object_registry",
+	[VHCA_LOCK_COMPLETION_QUEUE] = "vhca_completion_queue",
+	[VHCA_LOCK_SEND_QUEUE] = "vhca_send_queue",
+	[VHCA_LOCK_RECEIVE_QUEUE] = "vhca_receive_queue",
+	[VHCA_LOCK_SHARED_RECEIVE_QUEUE] = "vhca_shared_receive_queue",
+};
 
-	if (lock)
+struct vhca_kapi_lock *vhca_kapi_lock_create(enum vhca_kapi_lock_class cls)
+{
+	struct vhca_kapi_lock *lock;
+
+	if (WARN_ON_ONCE(cls >= VHCA_LOCK_CLASSES))
+		return NULL;
+	lock = vhca_kapi_zalloc(sizeof(*lock));
+	if (lock) {
 		spin_lock_init(&lock->lock);
+		lockdep_set_class_and_name(&lock->lock, &vhca_lock_keys[cls],
+					   vhca_lock_names[cls]);
+	}
 	return lock;
 }
 

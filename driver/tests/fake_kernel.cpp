@@ -118,7 +118,8 @@ struct vhca_kapi_lock {
   bool held;
 };
 
-vhca_kapi_lock* vhca_kapi_lock_create(void) {
+vhca_kapi_lock* vhca_kapi_lock_create(vhca_kapi_lock_class cls) {
+  EXPECT_LT(cls, VHCA_LOCK_CLASSES);
   FakeKernel& k = FakeKernel::Current();
   if (k.NextAllocationFails()) return nullptr;
   k.Allocated();
