@@ -15,6 +15,7 @@ uint32_t FirstByteOffset(uint64_t iova, uint32_t page_shift) {
 }  // namespace
 
 Result<uint32_t> MemoryRegion::DeviceAccess(uint32_t ib_access) {
+  if (ib_access & kMwBindAccess) return Error{-VHCA_EOPNOTSUPP};
   if (ib_access & ~(kAccessMask | kOptionalAccess)) return Error{-VHCA_EINVAL};
   return ib_access & kAccessMask;
 }

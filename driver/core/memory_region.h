@@ -28,12 +28,14 @@ class MemoryRegion : public DeviceResource {
   enum class Kind : uint8_t { kDma, kPaged, kFastReg };
 
   // IB_ACCESS_* bits the device implements; the optional hints
-  // (IB_ACCESS_OPTIONAL, bits 20..29) are ignored, anything else is
-  // -EINVAL.
+  // (IB_ACCESS_OPTIONAL, bits 20..29) are ignored; MW_BIND (bit 4: memory
+  // windows, Documentation/verbs.md "Not supported") is -EOPNOTSUPP;
+  // anything else is -EINVAL.
   static constexpr uint32_t kAccessMask = VHCA_ACCESS_LOCAL_WRITE |
       VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_READ |
       VHCA_ACCESS_REMOTE_ATOMIC;
   static constexpr uint32_t kOptionalAccess = 0x3ffu << 20;
+  static constexpr uint32_t kMwBindAccess = 1u << 4;
   static Result<uint32_t> DeviceAccess(uint32_t ib_access);
 
   // A physical region over DMA addresses [dma_addr, dma_addr + length).

@@ -42,7 +42,7 @@ TEST_F(MrTest, KeyVariantsDifferAndAccessIsChecked) {
   EXPECT_NE(VHCA_KEY_VARIANT(vhca_core_mr_key(a)), VHCA_KEY_VARIANT(vhca_core_mr_key(b)));
   EXPECT_EQ(device_.mrs[VHCA_KEY_INDEX(vhca_core_mr_key(b))].in.access, 0u);
   vhca_core_mr* bad = nullptr;
-  EXPECT_EQ(vhca_core_create_dma_mr(core_, pdn_, 1u << 4, 0x1000, 0x1000, &bad), -VHCA_EINVAL);  // MW_BIND
+  EXPECT_EQ(vhca_core_create_dma_mr(core_, pdn_, 1u << 4, 0x1000, 0x1000, &bad), -VHCA_EOPNOTSUPP);  // MW_BIND
   EXPECT_EQ(vhca_core_create_dma_mr(core_, pdn_, 1u << 5, 0x1000, 0x1000, &bad), -VHCA_EINVAL);  // ZERO_BASED
   // The range: not empty, not wrapping, at most max_mr_size (2^40 here).
   EXPECT_EQ(vhca_core_create_dma_mr(core_, pdn_, 0, 0x1000, 0, &bad), -VHCA_EINVAL);
