@@ -137,8 +137,63 @@ uint8_t vhca_cmd_create_cq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
 }
 
 /*
- * RESIZE_CQ of a CQ no QP uses (BUSY otherwise): the driver has drained
- * the old ring; the new one starts empty (producer index 0, owner 1).
+ * The CQEs the driver has not consumed (from the consumer index in the old
+ * doorbell record to the producer index) move, in order, to the start of
+ * the new ring, each with the owner bit of its new slot (Guide 8.2.6: a
+ * resize keeps the outstanding completions).
+ */
+static uint8_t vhca_cq_migrate(VhcaState *s, uint32_t cqn, VhcaCq *old,
+                               VhcaCq *next)
+{
+    uint32_t old_mask = (1u << old->log_size) - 1;
+    struct vhca_cq_dbrec rec;
+    struct vhca_cqe cqe;
+    uint32_t ci = old->ci, pending, i;
+    uint64_t from, to;
+
+    if (vhca_dma_read(s, old->dbrec, &rec, sizeof(rec)) == MEMTX_OK &&
+        old->pi - le32_to_cpu(rec.consumer_index) <= old_mask + 1) {
+        ci = le32_to_cpu(rec.consumer_index);
+    }
+    pending = old->pi - ci;
+    if (next->db_page != old->db_page) {
+        return vhca_cq_reject(VHCA_CMD_BAD_PARAM, "resize to another "
+                              "doorbell page", next->db_page);
+    }
+    if (pending > (1u << next->log_size)) {
+        return vhca_cq_reject(VHCA_CMD_BAD_PARAM, "new ring smaller than the "
+                              "CQEs not yet consumed", cqn);
+    }
+    for (i = 0; i < pending; i++) {
+        from = vhca_buf_addr(&old->buf, (uint64_t)((ci + i) & old_mask) *
+                             sizeof(cqe));
+        to = vhca_buf_addr(&next->buf, (uint64_t)i * sizeof(cqe));
+        if (vhca_dma_read(s, from, &cqe, sizeof(cqe)) != MEMTX_OK) {
+            return vhca_cq_reject(VHCA_CMD_BAD_ADDR, "old ring unreadable",
+                                  cqn);
+        }
+        cqe.owner = vhca_eqe_owner(i, next->log_size);
+        if (vhca_dma_write(s, to, &cqe, VHCA_CQE_OWNER_OFFSET) != MEMTX_OK ||
+            vhca_dma_write(s, to + VHCA_CQE_OWNER_OFFSET, &cqe.owner, 1)
+                != MEMTX_OK) {
+            return vhca_cq_reject(VHCA_CMD_BAD_ADDR, "new ring unwritable",
+                                  cqn);
+        }
+    }
+    next->pi = pending;
+    next->ci = 0;
+    next->last_solicited = (int32_t)(old->last_solicited - ci) > 0
+                           ? old->last_solicited - ci : 0;
+    next->arm = old->arm;
+    next->users = old->users;
+    next->error = old->error;
+    return VHCA_CMD_OK;
+}
+
+/*
+ * RESIZE_CQ: a new ring (and doorbell record, EQ) for a CQ, in use or not.
+ * The driver stops polling the old ring before the command and starts at
+ * index 0 of the new one after it (Documentation/device.md).
  */
 uint8_t vhca_cmd_resize_cq(VhcaState *s, uint32_t cqn, uint64_t in_addr)
 {
@@ -149,11 +204,12 @@ uint8_t vhca_cmd_resize_cq(VhcaState *s, uint32_t cqn, uint64_t in_addr)
     if (!cq) {
         return vhca_cq_reject(VHCA_CMD_BAD_HANDLE, "no such CQ", cqn);
     }
-    if (cq->users) {
-        return vhca_cq_reject(VHCA_CMD_BUSY, "CQ in use by a QP", cqn);
-    }
     status = vhca_cq_load(s, in_addr, &next);
+    if (status == VHCA_CMD_OK) {
+        status = vhca_cq_migrate(s, cqn, cq, &next);
+    }
     if (status != VHCA_CMD_OK) {
+        vhca_buf_free(&next.buf);
         return status;
     }
     vhca_buf_free(&cq->buf);

@@ -156,26 +156,50 @@ Status CompletionQueue::Resize(uint32_t entries) {
   const uint32_t log_size = LogSizeFor(entries);
   if (entries == 0 || log_size == 0) return Error{-VHCA_EINVAL};
   if (user()) return Error{-VHCA_EOPNOTSUPP};
-  if (has_qps()) return Error{-VHCA_EBUSY};
   vhca_cmd_create_cq in;
   auto ring = AllocateRing(log_size, &in);
   VHCA_TRY(ring);
+  // QPs may keep completing into the CQ: the device moves what we have
+  // not consumed (up to the doorbell record's index) to the new ring.
+  SetResizing(true);
   const Status resized = device_.commands().ResizeCq(cqn_, in);
   if (!resized.ok()) {
     if (DeviceMayStillUse(resized.error())) orphan_ring_ = ring.Take();
+    RingDeferredArm(SetResizing(false));
     return resized;
   }
   // The device left the old ring; it is freed after the lock is dropped
   // (dma_free_coherent must not run with interrupts off).
   DmaBuffer old_ring = ring.Take();
-  LockGuard guard(lock_);
-  DmaBuffer new_ring = Move(old_ring);
-  old_ring = Move(ring_);
-  ring_ = Move(new_ring);
-  log_size_ = log_size;
-  dbrec_ = DbrecOf(ring_, log_size_);
-  consumer_index_ = 0;
+  uint32_t arm;
+  {
+    LockGuard guard(lock_);
+    DmaBuffer new_ring = Move(old_ring);
+    old_ring = Move(ring_);
+    ring_ = Move(new_ring);
+    log_size_ = log_size;
+    dbrec_ = DbrecOf(ring_, log_size_);
+    consumer_index_ = 0;
+    resizing_ = false;
+    arm = arm_deferred_;
+    arm_deferred_ = 0;
+  }
+  RingDeferredArm(arm);
   return Ok();
+}
+
+uint32_t CompletionQueue::SetResizing(bool resizing) {
+  LockGuard guard(lock_);
+  resizing_ = resizing;
+  const uint32_t arm = arm_deferred_;
+  arm_deferred_ = 0;
+  return arm;
+}
+
+// An arm asked for during the resize, rung now on the ring the device
+// uses (it raises the event at once if a CQE waits there).
+void CompletionQueue::RingDeferredArm(uint32_t flags) {
+  if (flags) Arm(flags & ~VHCA_CORE_CQ_REPORT_MISSED);
 }
 
 bool CompletionQueue::Valid(uint32_t index) const {
@@ -187,6 +211,7 @@ int CompletionQueue::Poll(int max, vhca_core_wc* wc) {
   if (user()) return 0;  // the provider's
   int polled = 0;
   LockGuard guard(lock_);
+  if (resizing_) return 0;  // the device is moving the CQEs
   const uint32_t start = consumer_index_;
   while (polled < max && Valid(consumer_index_)) {
     // The device writes the owner byte last: read the rest after it.
@@ -266,6 +291,10 @@ int CompletionQueue::Arm(uint32_t flags) {
                          VHCA_CORE_CQ_SOLICITED;
   if (user()) return 0;  // the provider's
   LockGuard guard(lock_);
+  if (resizing_) {
+    arm_deferred_ |= flags;
+    return 0;  // the deferred arm fires if a CQE waits on the new ring
+  }
   device_.registers().RingData(
       VHCA_DB_CQ, cqn_,
       solicited ? VHCA_DB_CQ_ARM_SOLICITED : VHCA_DB_CQ_ARM_NEXT,

@@ -76,10 +76,10 @@ class CompletionQueue : public DeviceResource {
   void Clean(uint32_t qpn);
   bool has_qps() const { return attached_count_ != 0; }
 
-  // RESIZE_CQ (Guide 6.8.2): only while no QP uses the CQ (-EBUSY
-  // otherwise; the device's rule), so nothing is left to copy: the new
-  // ring starts empty at index 0 and unpolled entries of the old one are
-  // dropped.
+  // RESIZE_CQ (Guide 6.8.2), in use or not: polling pauses while the
+  // command runs; the device moves the CQEs not yet consumed to the start
+  // of the new ring, where polling resumes at index 0.  A new size smaller
+  // than what waits is the device's BAD_PARAM (-EINVAL), the CQ unchanged.
   Status Resize(uint32_t entries);
 
   Status DestroyOnDevice();
@@ -100,6 +100,9 @@ class CompletionQueue : public DeviceResource {
     return static_cast<vhca_cqe*>(ring_.cpu()) + (index & (num_entries() - 1));
   }
   bool Valid(uint32_t index) const;
+  // Resize: sets resizing_; returns (and clears) the deferred arm flags.
+  uint32_t SetResizing(bool resizing);
+  void RingDeferredArm(uint32_t flags);
   // Under lock_: decodes one CQE; false when it is skipped (stale).
   bool Decode(const vhca_cqe& cqe, vhca_core_wc* wc);
   QueuePair* FindQp(uint32_t qpn);
@@ -119,6 +122,11 @@ class CompletionQueue : public DeviceResource {
   vhca_cq_dbrec* dbrec_ = nullptr;
   SpinLock lock_;         // consumer_index_, the attachments
   uint32_t consumer_index_ = 0;
+  // A RESIZE_CQ is running: the device moves the unconsumed CQEs to the
+  // new ring, so Poll must not consume from the old one, and an arm waits
+  // (arm_deferred_) to be rung on the new ring.
+  bool resizing_ = false;
+  uint32_t arm_deferred_ = 0;  // VHCA_CORE_CQ_* flags
   IntrusiveList<CqAttachment> attached_;
   uint32_t attached_count_ = 0;
   QueuePair* last_qp_ = nullptr;  // lookup cache

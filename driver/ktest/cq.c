@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * cq.c - completion queues: ib_resize_cq (grow and shrink; the device
- * resizes only a CQ no QP uses, vhca_hw_verbs.h RESIZE_CQ, so a CQ with
- * a QP, and so with completions pending, answers -EBUSY and keeps its
- * completions), a CQ on completion vector 1, and
+ * cq.c - completion queues: ib_resize_cq (grow and shrink, also while a
+ * QP uses the CQ with completions pending: they move to the new ring in
+ * order; a size below what waits is -EINVAL and loses nothing), a CQ on
+ * completion vector 1, and
  * IB_CQ_REPORT_MISSED_EVENTS (Guide 8.3: arming returns > 0 while a
  * completion waits).
  */
@@ -87,13 +87,20 @@ static void test_resize(void)
 	/* 40 completions > the old ring: the grown one holds them. */
 	err = writes(name, &p, mr, 40, false);
 	if (!err) {
-		/* In use (and completions pending): refused, nothing lost. */
-		err = ib_resize_cq(cq, 200);
-		if (err != -EBUSY) {
-			fail(name, "resize of a CQ in use: %d, expected -EBUSY", err);
+		/* In use, 40 completions pending: smaller is refused... */
+		err = ib_resize_cq(cq, 20);
+		if (err != -EINVAL) {
+			fail(name, "resize below the 40 pending: %d, expected -EINVAL",
+			     err);
 			err = -EIO;
 		} else {
-			err = 0;
+			/* ... larger moves them, in order, to the new ring. */
+			err = ib_resize_cq(cq, 200);
+			if (err || cq->cqe < 200) {
+				fail(name, "resize of a CQ in use: %d, cqe %d",
+				     err, cq->cqe);
+				err = -EIO;
+			}
 		}
 	}
 	if (!err) {

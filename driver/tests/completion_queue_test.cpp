@@ -258,17 +258,16 @@ TEST_F(CqTest, DeviceErrorsBecomeErrnos) {
   EXPECT_EQ(kernel_.outstanding(), before);
 }
 
-TEST_F(CqTest, ResizeStartsAnEmptyRing) {
-  vhca_core_cq* cq = CreateCq(3);
+TEST_F(CqTest, ResizeKeepsUnpolledCompletions) {
+  vhca_core_cq* cq = CreateCq(7);
   const uint32_t cqn = Cq(cq).cqn();
   vhca_core_qp_init init = QpInit(cq);
   vhca_core_qp* qp = CreateQp(&init);
   const uint32_t qpn = vhca_core_qp_num(qp);
   unsigned actual = 0;
-  EXPECT_EQ(vhca_core_resize_cq(cq, 100, &actual), -VHCA_EBUSY);  // a QP uses it
-  for (int i = 0; i < 3; i++) device_.PostCqe(cqn, Cqe(qpn, VHCA_CQE_SEND, i));
-  EXPECT_EQ(Poll(cq).size(), 3u);
-  DestroyQp(qp);
+  // A QP uses the CQ: 5 completions, 2 of them polled, 3 waiting.
+  for (int i = 0; i < 5; i++) device_.PostCqe(cqn, Cqe(qpn, VHCA_CQE_SEND, i));
+  EXPECT_EQ(Poll(cq, 2).size(), 2u);
   const int64_t before = kernel_.outstanding();
   ASSERT_EQ(vhca_core_resize_cq(cq, 100, &actual), 0);
   EXPECT_EQ(actual, 127u);
@@ -282,22 +281,26 @@ TEST_F(CqTest, ResizeStartsAnEmptyRing) {
   EXPECT_EQ(in.dbrec_addr, in.buf.addr + 128 * 64);
   EXPECT_EQ(in.eqn, device().comp_eqn(0));
   EXPECT_EQ(Cq(cq).consumer_index(), 0u);
-  // The device starts the new ring at index 0 (owner 1).
-  device_.cqs[cqn].producer = 0;
-  init = QpInit(cq);
-  qp = CreateQp(&init);
-  device_.PostCqe(cqn, Cqe(vhca_core_qp_num(qp), VHCA_CQE_SEND, 42));
+  // The 3 waiting ones moved to the new ring, then new ones follow.
+  device_.PostCqe(cqn, Cqe(qpn, VHCA_CQE_SEND, 42));
   auto wc = Poll(cq);
-  ASSERT_EQ(wc.size(), 1u);
-  EXPECT_EQ(wc[0].wr_id, 42u);
+  ASSERT_EQ(wc.size(), 4u);
+  EXPECT_EQ(wc[0].wr_id, 2u);
+  EXPECT_EQ(wc[2].wr_id, 4u);
+  EXPECT_EQ(wc[3].wr_id, 42u);
+  // Shrinking below what waits is the device's BAD_PARAM.
+  for (int i = 0; i < 10; i++) device_.PostCqe(cqn, Cqe(qpn, VHCA_CQE_SEND, i));
+  EXPECT_EQ(vhca_core_resize_cq(cq, 4, &actual), -VHCA_EINVAL);
+  EXPECT_EQ(Poll(cq).size(), 10u);  // polling resumes on the old ring
   DestroyQp(qp);
+  const int64_t without_qp = kernel_.outstanding();
   // Refused sizes and device errors leave the CQ as it was.
   EXPECT_EQ(vhca_core_resize_cq(cq, 0, &actual), -VHCA_EINVAL);
   EXPECT_EQ(vhca_core_resize_cq(cq, 1u << 16, &actual), -VHCA_EINVAL);
   device_.forced_status[VHCA_CMD_RESIZE_CQ] = VHCA_CMD_BAD_PARAM;
   EXPECT_EQ(vhca_core_resize_cq(cq, 8, &actual), -VHCA_EINVAL);
   EXPECT_EQ(Cq(cq).log_size(), 7u);
-  EXPECT_EQ(kernel_.outstanding(), before);
+  EXPECT_EQ(kernel_.outstanding(), without_qp);
 }
 
 TEST_F(CqTest, TimedOutCreateKeepsTheRingUntilReset) {

@@ -140,6 +140,7 @@ class FakeDevice {
   void ExecuteOne(const vhca_cmd& cmd);
   uint8_t Execute(const vhca_cmd& cmd, uint32_t result[2]);
   uint8_t ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]);
+  uint8_t MigrateCq(Cq* cq, const vhca_cmd_create_cq& in);
   template <typename T>
   bool ReadIn(const vhca_cmd& cmd, T* in);
   void* Dma(uint64_t addr, uint32_t len);

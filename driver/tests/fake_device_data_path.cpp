@@ -106,6 +106,27 @@ void FakeDevice::PostCqe(uint32_t cqn, const vhca_cqe& cqe) {
   }
 }
 
+// RESIZE_CQ as the device does it: the CQEs past the old doorbell
+// record's consumer index move to the start of the new ring.
+uint8_t FakeDevice::MigrateCq(Cq* cq, const vhca_cmd_create_cq& in) {
+  const uint32_t old_size = 1u << cq->in.log_size;
+  const uint32_t new_size = 1u << in.log_size;
+  auto* dbrec = static_cast<vhca_cq_dbrec*>(Dma(cq->in.dbrec_addr, sizeof(vhca_cq_dbrec)));
+  auto* from = static_cast<vhca_cqe*>(Dma(cq->in.buf.addr, sizeof(vhca_cqe) * old_size));
+  auto* to = static_cast<vhca_cqe*>(Dma(in.buf.addr, sizeof(vhca_cqe) * new_size));
+  if (!dbrec || !from || !to) return VHCA_CMD_BAD_ADDR;
+  const uint32_t ci = dbrec->consumer_index;
+  const uint32_t pending = cq->producer - ci;
+  if (pending > old_size || pending > new_size) return VHCA_CMD_BAD_PARAM;
+  for (uint32_t i = 0; i < pending; i++) {
+    memcpy(&to[i], &from[(ci + i) & (old_size - 1)], offsetof(vhca_cqe, owner));
+    to[i].owner = vhca_eqe_owner(i, in.log_size);
+  }
+  cq->in = in;
+  cq->producer = pending;
+  return VHCA_CMD_OK;
+}
+
 uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
   const uint32_t handle = cmd.in.handle.handle;
   switch (cmd.opcode) {
@@ -123,8 +144,7 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
       if (cmd.opcode == VHCA_CMD_RESIZE_CQ) {
         auto it = cqs.find(handle);
         if (it == cqs.end()) return VHCA_CMD_BAD_HANDLE;
-        it->second.in = in;
-        return VHCA_CMD_OK;
+        return MigrateCq(&it->second, in);
       }
       if (cqs.size() >= max_cq) return VHCA_CMD_NO_RESOURCES;
       const uint32_t cqn = next_cqn_++;
