@@ -228,6 +228,11 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
         g->mgid[3] = 0x1b;
         memcpy(g->mgid + 4, want + 40, 2);      /* P_Key */
         stw_be_p(g->mgid + 14, g->mlid);
+        /* A requester may have named this very MGID for another group:
+         * of VHCA_SA_MAX_GROUPS + 1 variants one is free. */
+        for (i = 0; i <= VHCA_SA_MAX_GROUPS && mcr_group(sa, g->mgid); i++) {
+            stw_be_p(g->mgid + 12, i + 1);
+        }
     } else {
         memcpy(g->mgid, want, 16);
     }
