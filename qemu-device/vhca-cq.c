@@ -137,6 +137,24 @@ uint8_t vhca_cmd_create_cq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
 }
 
 /*
+ * Take the consumer index of the doorbell record when it is possible with
+ * the producer index (a driver's store; a bad one is ignored).
+ */
+static void vhca_cq_read_dbrec(VhcaState *s, VhcaCq *cq)
+{
+    struct vhca_cq_dbrec rec;
+    uint32_t ci;
+
+    if (vhca_dma_read(s, cq->dbrec, &rec, sizeof(rec)) != MEMTX_OK) {
+        return;
+    }
+    ci = le32_to_cpu(rec.consumer_index);
+    if (cq->pi - ci <= (1u << cq->log_size)) {
+        cq->ci = ci;
+    }
+}
+
+/*
  * The CQEs the driver has not consumed (from the consumer index in the old
  * doorbell record to the producer index) move, in order, to the start of
  * the new ring, each with the owner bit of its new slot (Guide 8.2.6: a
@@ -146,15 +164,12 @@ static uint8_t vhca_cq_migrate(VhcaState *s, uint32_t cqn, VhcaCq *old,
                                VhcaCq *next)
 {
     uint32_t old_mask = (1u << old->log_size) - 1;
-    struct vhca_cq_dbrec rec;
     struct vhca_cqe cqe;
-    uint32_t ci = old->ci, pending, i;
+    uint32_t ci, pending, i;
     uint64_t from, to;
 
-    if (vhca_dma_read(s, old->dbrec, &rec, sizeof(rec)) == MEMTX_OK &&
-        old->pi - le32_to_cpu(rec.consumer_index) <= old_mask + 1) {
-        ci = le32_to_cpu(rec.consumer_index);
-    }
+    vhca_cq_read_dbrec(s, old);
+    ci = old->ci;
     pending = old->pi - ci;
     if (next->db_page != old->db_page) {
         return vhca_cq_reject(VHCA_CMD_BAD_PARAM, "resize to another "
@@ -269,19 +284,11 @@ static void vhca_cq_fail(VhcaState *s, uint32_t cqn, const char *why)
 static bool vhca_cq_full(VhcaState *s, VhcaCq *cq)
 {
     uint32_t size = 1u << cq->log_size;
-    struct vhca_cq_dbrec rec;
-    uint32_t ci;
 
     if (cq->pi - cq->ci < size) {
         return false;
     }
-    if (vhca_dma_read(s, cq->dbrec, &rec, sizeof(rec)) != MEMTX_OK) {
-        return true;
-    }
-    ci = le32_to_cpu(rec.consumer_index);
-    if (cq->pi - ci <= size) {
-        cq->ci = ci;
-    }
+    vhca_cq_read_dbrec(s, cq);
     return cq->pi - cq->ci >= size;
 }
 
