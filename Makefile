@@ -56,8 +56,12 @@ check-qtest: deps qemu
 check-fuzz: deps
 	scripts/run-fuzz.sh
 
+# pytest's JUnit report: build/results/vm.xml (vm-debug.xml with KERNEL=debug).
+VM_TIER := $(if $(filter debug,$(KERNEL)),vm-debug,vm)
 check-vm: deps qemu module initramfs
-	$(PYTHON) -m pytest -v selftests
+	rm -f build/results/$(VM_TIER).xml
+	$(PYTHON) -m pytest -v --junitxml=build/results/$(VM_TIER).xml selftests; \
+	$(PYTHON) scripts/junit.py finish $(VM_TIER) $$?
 
 # The same selftests on the debug kernel; fails on any KASAN, lockdep,
 # kmemleak, WARNING or BUG report (selftests/conftest.py).

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # run-qtest.sh - run the vhca qtest (build/qemu/vhca-test) against
-# build/qemu/qemu-system-x86_64, count its TAP results and write
-# build/results/qtest.txt as "passed=N failed=M".  Exits non-zero when a
-# test failed, the run crashed, or nothing ran.  Built by scripts/build-qemu.sh.
+# build/qemu/qemu-system-x86_64, convert its TAP to build/results/qtest.xml
+# (scripts/junit.py: a test the plan announced that never reported is a
+# failure) and write build/results/qtest.txt as "passed=N failed=M".
+# Exits non-zero when a test failed, the run crashed, or nothing ran.
+# Built by scripts/build-qemu.sh.
 #
 # Environment: QTEST_LOG=1 shows QEMU's own log; VHCA_QTEST_ARGS adds
 # arguments (e.g. "-p /vhca/cmd/pd" to run one test).
@@ -18,15 +20,12 @@ LOG=$RESULTS/qtest.log
 
 mkdir -p "$RESULTS"
 
-write_result() {
-    echo "passed=$1 failed=$2" > "$RESULTS/qtest.txt"
-    echo "qtest: passed=$1 failed=$2 (log: $LOG)"
-}
+rm -f "$RESULTS/qtest.xml" "$RESULTS/qtest.txt"
+finish() { exec /usr/bin/python3 "$REPO/scripts/junit.py" finish qtest "$1"; }
 
 if [ ! -x "$QEMU" ] || [ ! -x "$TEST" ]; then
     echo "qtest: $QEMU or $TEST missing: run scripts/build-qemu.sh" >&2
-    write_result 0 1
-    exit 1
+    finish 1
 fi
 
 # QEMU resolves its firmware directory from its real location (the cached
@@ -37,25 +36,11 @@ export QTEST_QEMU_BINARY=$QEMU
 timeout 600 "$TEST" --tap -k ${VHCA_QTEST_ARGS:-} > "$LOG" 2>&1
 rc=$?
 
-passed=$(grep -c '^ok ' "$LOG")
-failed=$(grep -c '^not ok ' "$LOG")
-planned=$(grep -m1 -oE '^1\.\.[0-9]+' "$LOG" | cut -d. -f3)
+/usr/bin/python3 "$REPO/scripts/junit.py" from-tap qtest "$RESULTS/qtest.xml" < "$LOG"
 grep -E '^(ok|not ok) ' "$LOG" | sed 's/^/  /'
-# A failed g_assert aborts the binary: the tests it did not reach count as
-# failed too.
-if [ -n "$planned" ] && [ $((passed + failed)) -lt "$planned" ]; then
-    echo "qtest: $((planned - passed - failed)) of $planned tests did not run" >&2
-    failed=$((planned - passed))
-fi
-if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
-    # A crash or timeout that TAP did not record as a failed test.
-    echo "qtest: vhca-test exited with status $rc" >&2
+if [ "$rc" -ne 0 ]; then
+    # A crash or timeout: finish counts it when TAP recorded no failure.
+    echo "qtest: vhca-test exited with status $rc (log: $LOG)" >&2
     tail -n 20 "$LOG" >&2
-    failed=1
 fi
-if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then
-    echo "qtest: no test ran" >&2
-    failed=1
-fi
-write_result "$passed" "$failed"
-[ "$failed" -eq 0 ]
+finish "$rc"
