@@ -17,12 +17,15 @@ $(error KERNEL=$(KERNEL): expected default or debug)
 endif
 export VHCA_KERNEL := $(KERNEL)
 # The same two devices as selftests/conftest.py DEVICES.
-VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100 \
-              --device vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200
-GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO)
+VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x5254000000000100 \
+              --device vhca,id=vhca1,ports=1,node-guid=0x5254000000000200
+# The driver, and the provider for user verbs (rping, perftest, ibv_*).
+GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) && \
+	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs test bench run clean
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-install install test \
+	bench run clean
 
 all: qemu module initramfs
 
@@ -96,12 +99,16 @@ bench: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "bench: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/bench.sh
 
+PORT_AND_STACK_REPORT := sh $(CURDIR)/scripts/guest/port-report.sh 60 3 && \
+	sh $(CURDIR)/scripts/guest/stack-report.sh $(CURDIR)
+# The port table (port-report.sh), then an IPoIB ping, an rping exchange
+# and an ib_write_bw between the two adapters (stack-report.sh).
 ifeq ($(INTERACTIVE),1)
-run: deps qemu module initramfs
+run: deps qemu module initramfs provider
 	scripts/vm-run $(VM_DEVICES) --shell -- '$(GUEST_SETUP)'
 else
-run: deps qemu module initramfs
-	scripts/vm-run $(VM_DEVICES) -- '$(GUEST_SETUP) && sh $(CURDIR)/scripts/guest/port-report.sh 60 3'
+run: deps qemu module initramfs provider
+	scripts/vm-run $(VM_DEVICES) -- '$(GUEST_SETUP) && $(PORT_AND_STACK_REPORT)'
 endif
 
 # Kbuild leaves its products next to the sources (M=$(CURDIR)): let it

@@ -31,8 +31,8 @@ OUT_DIR = os.path.join(vmlib.BUILD, "bench")
 MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
 MEMCPY = os.path.join(OUT_DIR, "memcpy-bw")
 DEVICES = [
-    "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100",
-    "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200",
+    "vhca,id=vhca0,ports=2,node-guid=0x5254000000000100",
+    "vhca,id=vhca1,ports=1,node-guid=0x5254000000000200",
 ]
 RUNS = int(os.environ.get("BENCH_RUNS") or 3)
 # Seconds one perftest pair may take (times VHCA_TIMEOUT_SCALE); an rxe

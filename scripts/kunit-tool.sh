@@ -16,5 +16,6 @@ if [ ! -f "$tool" ]; then
 	tar -xJf "$tarball" -C "$tmp" --strip-components=1 linux-source-6.1/tools/testing/kunit
 	# Another clone may have finished first: either copy is the same.
 	mv -T "$tmp" "$out" 2>/dev/null || rm -rf "$tmp"
+	[ -f "$tool" ] || { echo "kunit-tool: $tool missing (remove $out)" >&2; exit 1; }
 fi
 echo "$tool"

@@ -21,8 +21,8 @@ MODULE = os.environ.get("VHCA_MODULE") or (
 
 # Two devices on one fabric: vhca0 with two ports, vhca1 with one.
 DEVICES = {
-    "vhca0": {"ports": 2, "node_guid": 0x0002c90300000100},
-    "vhca1": {"ports": 1, "node_guid": 0x0002c90300000200},
+    "vhca0": {"ports": 2, "node_guid": 0x5254000000000100},
+    "vhca1": {"ports": 1, "node_guid": 0x5254000000000200},
 }
 
 

@@ -99,7 +99,7 @@ def test_smpquery_nodeinfo_of_own_port(vm, lids):
     lid = lids[("vhca1", 1)]
     rc, out = vm.run("smpquery -C vhca1 -P 1 nodeinfo %d" % lid, timeout=60,
                      check=True)
-    assert re.search(r"\bGuid:\.*0x0002c90300000200", out), out
+    assert re.search(r"\bGuid:\.*0x5254000000000200", out), out
     assert re.search(r"NodeType:\.*Channel Adapter", out), out
 
 

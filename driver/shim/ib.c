@@ -190,6 +190,36 @@ static void vhca_get_dev_fw_str(struct ib_device *ibdev, char *str)
 		 (u32)(fw & 0xffff));
 }
 
+/*
+ * hca_type and hw_rev: ib_core leaves these sysfs files to the driver;
+ * libibumad reads them for ibstat's "CA type" and "Hardware version".
+ */
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "vhca\n");
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t hw_rev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct ib_device *ibdev = rdma_device_to_ibdev(device);
+
+	return sysfs_emit(buf, "%#x\n", ibdev->attrs.hw_ver);
+}
+static DEVICE_ATTR_RO(hw_rev);
+
+static struct attribute *vhca_device_attrs[] = {
+	&dev_attr_hca_type.attr,
+	&dev_attr_hw_rev.attr,
+	NULL,
+};
+
+static const struct attribute_group vhca_device_attr_group = {
+	.attrs = vhca_device_attrs,
+};
+
 static int vhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vhca_pd *pd = container_of(ibpd, struct vhca_pd, ibpd);
@@ -223,6 +253,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 
 	.alloc_pd = vhca_alloc_pd,
 	.dealloc_pd = vhca_dealloc_pd,
+	.device_group = &vhca_device_attr_group,
 	.get_dev_fw_str = vhca_get_dev_fw_str,
 	.get_link_layer = vhca_get_link_layer,
 	.get_port_immutable = vhca_get_port_immutable,

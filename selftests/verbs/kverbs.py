@@ -59,8 +59,8 @@ import vmlib  # noqa: E402
 MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
 KTEST = os.environ.get("VHCA_KTEST") or os.path.join(vmlib.BUILD, "vhca_verbs_test.ko")
 DEVICES = [
-    "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100",
-    "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200",
+    "vhca,id=vhca0,ports=2,node-guid=0x5254000000000100",
+    "vhca,id=vhca1,ports=1,node-guid=0x5254000000000200",
 ]
 CASES = [
     # main.c, query.c, basic.c, rdma.c: the main RC pair

@@ -44,8 +44,8 @@ PROVIDER = os.path.join(vmlib.BUILD, "provider")
 # doorbell-pages: one per user context; rdma-core's tests keep many
 # contexts open (the default of 16 allows 15).
 DEVICES = [
-    "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100,doorbell-pages=256",
-    "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200,doorbell-pages=256",
+    "vhca,id=vhca0,ports=2,node-guid=0x5254000000000100,doorbell-pages=256",
+    "vhca,id=vhca1,ports=1,node-guid=0x5254000000000200,doorbell-pages=256",
 ]
 
 
