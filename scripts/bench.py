@@ -266,9 +266,9 @@ class Bench:
 
     def setup_vhca(self):
         """(server, client) perftest device options, or a reason string."""
-        rc, out = self.run("insmod %s verbs=1" % MODULE, timeout=120, check=False)
+        rc, out = self.run("insmod %s" % MODULE, timeout=120, check=False)
         if rc != 0:
-            return "insmod vhca.ko verbs=1 failed: %s" % out.strip().splitlines()[-1:]
+            return "insmod vhca.ko failed: %s" % out.strip().splitlines()[-1:]
         if not self.ports_active("/sys/class/infiniband/vhca*/ports/*/state"):
             return "vhca ports did not become ACTIVE"
         rc, _ = self.run("grep -lx vhca0 /sys/class/infiniband_verbs/uverbs*/ibdev",

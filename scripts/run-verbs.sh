@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make check-verbs`: build the kernel verbs test module (driver/ktest),
-# run selftests/verbs in a guest with vhca.ko verbs=1, and write
+# run selftests/verbs/kverbs.py in a guest with vhca.ko, and write
 # build/results/verbs.xml and verbs.txt (scripts/run-verbs-pytest.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -15,12 +15,8 @@ PORTS = sum(d["ports"] for d in DEVICES.values())
 
 
 @pytest.fixture(scope="module")
-def lids(vm, module_path):
+def lids(vm):
     """{(device, port): LID} once every port is ACTIVE."""
-    rc, out = vm.run("cat /sys/module/vhca/parameters/verbs", timeout=30)
-    if rc != 0 or out.strip() != "Y":
-        vm.run("rmmod vhca 2>/dev/null; insmod %s verbs=1" % module_path,
-               timeout=120, check=True)
     cmd = ("for p in /sys/class/infiniband/*/ports/*; do d=${p%/ports/*}; "
            "echo ${d##*/} ${p##*/} $(cat $p/lid) $(cat $p/state); done")
     out = vm.wait_until(cmd, lambda t: t.count("ACTIVE") == PORTS, timeout=60)

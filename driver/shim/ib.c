@@ -4,12 +4,11 @@
  * events.  Each op converts between ib_verbs types and the vhca_hw.h
  * structs and calls the core.
  *
- * By default the table has no data path verbs.  Without create_qp,
- * create_cq, ... ib_register_device() marks the device as not a
- * kernel-verbs provider (ib_device_check_mandatory), so ib_core's kverbs
- * clients (MAD, CM, IPoIB) leave it alone; it still registers, with
- * sysfs, ports and events.  The module parameter verbs=1 adds the data
- * path ops of verbs.c (vhca_verbs_ops) with a second ib_set_device_ops.
+ * vhca_dev_ops has the device-level verbs; the data path ops of verbs.c
+ * (vhca_verbs_ops) and the user contexts of uverbs.c (vhca_uverbs_ops)
+ * are added by two more ib_set_device_ops calls at registration.  With
+ * every op ib_device_check_mandatory asks for, the device is a
+ * kernel-verbs provider: ib_mad, ib_cm, IPoIB and user verbs attach.
  */
 #include <linux/module.h>
 #include <rdma/ib_mad.h>
@@ -57,8 +56,7 @@ static int vhca_query_device(struct ib_device *ibdev,
 	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->atomic_cap = IB_ATOMIC_NONE;
 	props->max_pkeys = VHCA_PKEY_TABLE_LEN;
-	if (vhca_verbs)
-		vhca_verbs_query_device(to_kdev(ibdev), props);
+	vhca_verbs_query_device(to_kdev(ibdev), props);
 	return 0;
 }
 
@@ -326,12 +324,10 @@ int vhca_ib_register(struct vhca_kapi_device *kdev)
 	ibdev->num_comp_vectors = max(comp_vectors, 1u);
 	ibdev->dev.parent = &kdev->pdev->dev;
 	ib_set_device_ops(ibdev, &vhca_dev_ops);
-	/* verbs=1: the data path (verbs*.c) makes it a kernel-verbs provider. */
-	if (vhca_verbs) {
-		ib_set_device_ops(ibdev, &vhca_verbs_ops);
-		ib_set_device_ops(ibdev, &vhca_uverbs_ops);	/* user verbs */
-		vhca_verbs_register(kdev);
-	}
+	/* The data path (verbs*.c) makes it a kernel-verbs provider. */
+	ib_set_device_ops(ibdev, &vhca_verbs_ops);
+	ib_set_device_ops(ibdev, &vhca_uverbs_ops);	/* user verbs */
+	vhca_verbs_register(kdev);
 
 	err = ib_register_device(ibdev, "vhca%d", &kdev->pdev->dev);
 	if (err) {

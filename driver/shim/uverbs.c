@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * uverbs.c - user contexts (verbs=1 only): alloc/dealloc_ucontext with one
+ * uverbs.c - user contexts: alloc/dealloc_ucontext with one
  * doorbell page of BAR 4 per context, mapped into the process with
  * rdma_user_mmap entries (uncached); the udata helpers and the pinning of
  * user rings shared by uverbs_queues.c.  The ABI is uapi/vhca-abi.h;
@@ -167,7 +167,7 @@ static void vhca_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	kfree(container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry));
 }
 
-/* Added to the verbs=1 table by vhca_ib_register (ib.c). */
+/* Added to the ops table by vhca_ib_register (ib.c). */
 const struct ib_device_ops vhca_uverbs_ops = {
 	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
 	.alloc_ucontext = vhca_alloc_ucontext,

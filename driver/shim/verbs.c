@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * verbs.c - the data path ops table (module parameter verbs=1 only), the
+ * verbs.c - the data path ops table, the
  * device attributes it adds, the completion and asynchronous event
  * callbacks, and the address vector conversion shared by QPs and AHs.
  *
@@ -224,7 +224,7 @@ void vhca_verbs_register(struct vhca_kapi_device *kdev)
 	kdev->ibdev.local_dma_lkey = VHCA_LOCAL_DMA_LKEY;
 }
 
-/* What query_device adds with verbs=1 (ib.c fills the rest). */
+/* What query_device adds for the data path (ib.c fills the rest). */
 void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 			     struct ib_device_attr *props)
 {
@@ -242,7 +242,7 @@ void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
 }
 
-/* Added to vhca_dev_ops by ib_set_device_ops when verbs=1. */
+/* Added to vhca_dev_ops by ib_set_device_ops in vhca_ib_register. */
 const struct ib_device_ops vhca_verbs_ops = {
 	.attach_mcast = vhca_attach_mcast,
 	.create_ah = vhca_create_ah,

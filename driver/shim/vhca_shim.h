@@ -132,10 +132,7 @@ void vhca_pci_unregister(void);
 int vhca_irq_setup(struct vhca_kapi_device *kdev);
 void vhca_irq_teardown(struct vhca_kapi_device *kdev);
 
-/* module.c: the `verbs` module parameter (experimental data path). */
-extern bool vhca_verbs;
-
-/* verbs.c: the data path ops, device attributes and events (verbs=1). */
+/* verbs.c: the data path ops, device attributes and events. */
 extern const struct ib_device_ops vhca_verbs_ops;
 void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 			     struct ib_device_attr *props);
@@ -192,7 +189,7 @@ int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 int vhca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 int vhca_destroy_ah(struct ib_ah *ibah, u32 flags);
 
-/* uverbs.c: user contexts, udata and user rings (verbs=1) */
+/* uverbs.c: user contexts, udata and user rings */
 extern const struct ib_device_ops vhca_uverbs_ops;
 /* The request of this ABI version: -EINVAL when shorter, -EOPNOTSUPP for
  * unknown trailing bytes or comp_mask bits. */
