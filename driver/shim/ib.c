@@ -16,9 +16,9 @@
 
 #include "vhca_shim.h"
 
-static int vhca_query_device(struct ib_device *ibdev,
-			     struct ib_device_attr *props,
-			     struct ib_udata *udata)
+static int vhca_ib_query_device(struct ib_device *ibdev,
+				struct ib_device_attr *props,
+				struct ib_udata *udata)
 {
 	const struct vhca_device_attr *attr =
 		vhca_core_device_attr(to_kdev(ibdev)->core);
@@ -60,8 +60,8 @@ static int vhca_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
-static int vhca_query_port(struct ib_device *ibdev, u32 port,
-			   struct ib_port_attr *props)
+static int vhca_ib_query_port(struct ib_device *ibdev, u32 port,
+			      struct ib_port_attr *props)
 {
 	struct vhca_port_attr attr;
 	int err;
@@ -95,8 +95,8 @@ static int vhca_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static int vhca_query_gid(struct ib_device *ibdev, u32 port, int index,
-			  union ib_gid *gid)
+static int vhca_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
+			     union ib_gid *gid)
 {
 	struct vhca_gid raw;
 	int err;
@@ -111,8 +111,8 @@ static int vhca_query_gid(struct ib_device *ibdev, u32 port, int index,
 	return 0;
 }
 
-static int vhca_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
-			   u16 *pkey)
+static int vhca_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			      u16 *pkey)
 {
 	unsigned short value;
 	int err;
@@ -124,8 +124,8 @@ static int vhca_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
-static int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
-				   struct ib_port_immutable *immutable)
+static int vhca_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
+				      struct ib_port_immutable *immutable)
 {
 	struct ib_port_attr attr;
 	int err;
@@ -140,14 +140,14 @@ static int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static enum rdma_link_layer vhca_get_link_layer(struct ib_device *ibdev,
-						u32 port)
+static enum rdma_link_layer vhca_ib_get_link_layer(struct ib_device *ibdev,
+						   u32 port)
 {
 	return IB_LINK_LAYER_INFINIBAND;
 }
 
-static int vhca_modify_device(struct ib_device *ibdev, int mask,
-			      struct ib_device_modify *props)
+static int vhca_ib_modify_device(struct ib_device *ibdev, int mask,
+				 struct ib_device_modify *props)
 {
 	struct vhca_node_desc desc = {};
 	int err;
@@ -171,15 +171,15 @@ static int vhca_modify_device(struct ib_device *ibdev, int mask,
  * fixed CapabilityMask that already has CM_SUP (IBA 14.2.5.6), so there is
  * nothing to change; shutting a port down is not supported.
  */
-static int vhca_modify_port(struct ib_device *ibdev, u32 port, int mask,
-			    struct ib_port_modify *props)
+static int vhca_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
+			       struct ib_port_modify *props)
 {
 	if (mask & IB_PORT_SHUTDOWN)
 		return -EOPNOTSUPP;
 	return 0;
 }
 
-static void vhca_get_dev_fw_str(struct ib_device *ibdev, char *str)
+static void vhca_ib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	u64 fw = ibdev->attrs.fw_ver;
 
@@ -218,7 +218,7 @@ static const struct attribute_group vhca_device_attr_group = {
 	.attrs = vhca_device_attrs,
 };
 
-static int vhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+static int vhca_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vhca_pd *pd = container_of(ibpd, struct vhca_pd, ibpd);
 	unsigned int pdn;
@@ -231,7 +231,7 @@ static int vhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-static int vhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+static int vhca_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vhca_pd *pd = container_of(ibpd, struct vhca_pd, ibpd);
 	int err;
@@ -249,18 +249,18 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
-	.alloc_pd = vhca_alloc_pd,
-	.dealloc_pd = vhca_dealloc_pd,
+	.alloc_pd = vhca_ib_alloc_pd,
+	.dealloc_pd = vhca_ib_dealloc_pd,
 	.device_group = &vhca_device_attr_group,
-	.get_dev_fw_str = vhca_get_dev_fw_str,
-	.get_link_layer = vhca_get_link_layer,
-	.get_port_immutable = vhca_get_port_immutable,
-	.modify_device = vhca_modify_device,
-	.modify_port = vhca_modify_port,
-	.query_device = vhca_query_device,
-	.query_gid = vhca_query_gid,
-	.query_pkey = vhca_query_pkey,
-	.query_port = vhca_query_port,
+	.get_dev_fw_str = vhca_ib_get_dev_fw_str,
+	.get_link_layer = vhca_ib_get_link_layer,
+	.get_port_immutable = vhca_ib_get_port_immutable,
+	.modify_device = vhca_ib_modify_device,
+	.modify_port = vhca_ib_modify_port,
+	.query_device = vhca_ib_query_device,
+	.query_gid = vhca_ib_query_gid,
+	.query_pkey = vhca_ib_query_pkey,
+	.query_port = vhca_ib_query_port,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, vhca_pd, ibpd),
 };
