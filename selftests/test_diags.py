@@ -87,8 +87,8 @@ def test_saquery_path_record_between_two_ports(vm, lids):
     paths = records(out, "PathRecord")
     assert len(paths) == 1, out
     assert (int(paths[0]["slid"]), int(paths[0]["dlid"])) == (src, dst)
-    assert paths[0]["sgid"] == "fe80::2:c903:0:101", out
-    assert paths[0]["dgid"] == "fe80::2:c903:0:201", out
+    assert paths[0]["sgid"] == "fe80::5254:0:0:101", out
+    assert paths[0]["dgid"] == "fe80::5254:0:0:201", out
 
 
 def test_smpquery_nodeinfo_of_own_port(vm, lids):
