@@ -36,12 +36,22 @@ netns_up() {
 	return 1
 }
 
-# Runs "$1" in the background and "$2" in the foreground (60 s each);
-# leaves their outputs in /tmp/stack-server.log and /tmp/stack-client.log.
+# Until something listens on TCP port $1 (at most 30 s).
+tcp_listening() {
+	for i in $(seq 1 150); do
+		ss -Hltn "sport = :$1" | grep -q . && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# Runs "$1" in the background and, once "$3" returns (the server is
+# ready), "$2" in the foreground (60 s each); leaves their outputs in
+# /tmp/stack-server.log and /tmp/stack-client.log.
 run_pair() {
 	timeout 60 sh -c "$1" >/tmp/stack-server.log 2>&1 &
 	pid=$!
-	sleep 1.5
+	eval "$3"
 	timeout 60 sh -c "$2" >/tmp/stack-client.log 2>&1
 	client=$?
 	wait $pid
@@ -69,23 +79,27 @@ else
 	fail "IPoIB ping $A -> $B"
 fi
 
+# rdma_cm listens on no TCP port: give the server a few seconds.
 if run_pair "ip netns exec vhca-a rping -s -a $A -C 10" \
-	"ip netns exec vhca-b rping -c -a $A -C 10 -V -v"; then
+	"ip netns exec vhca-b rping -c -a $A -C 10 -V -v" "sleep 3"; then
 	echo "rping: $B (vhca1) -> $A (vhca0): $(grep -c 'rdma-ping-' /tmp/stack-client.log) of 10 pings verified"
 else
 	fail "rping $B -> $A"
 fi
 
 # perftest measures its clock against gettimeofday; under TCG on a busy
-# host that fit can fail ("Can't produce a report"): try up to three times.
+# host that fit can fail ("Can't produce a report"), and the client can
+# miss a server that was slow to listen: try up to three times.
 result=
 for attempt in 1 2 3; do
-	if run_pair "ib_write_bw -d vhca0 -i 1 -n 500" "ib_write_bw -d vhca1 -i 1 -n 500 localhost"; then
+	# perftest's out-of-band exchange: TCP port 18515 (its default).
+	if run_pair "ib_write_bw -d vhca0 -i 1 -n 500" "ib_write_bw -d vhca1 -i 1 -n 500 localhost" \
+		"tcp_listening 18515"; then
 		# The result line: "#bytes #iterations BW-peak BW-average MsgRate".
 		result=$(awk '$1 ~ /^[0-9]+$/ && NF >= 5 { print }' /tmp/stack-client.log | tail -n 1)
 		break
 	fi
-	grep -q "Can't produce a report" /tmp/stack-server.log /tmp/stack-client.log || break
+	grep -q "Can't produce a report\|Couldn't connect" /tmp/stack-server.log /tmp/stack-client.log || break
 done
 if [ -n "$result" ]; then
 	echo "$result" | awk '{ printf "ib_write_bw: vhca1 -> vhca0: %d iterations of %d bytes, %s MB/s average\n", $2, $1, $4 }'
