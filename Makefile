@@ -91,7 +91,7 @@ check-uverbs: deps qemu module initramfs provider
 	PYTHON=$(PYTHON) scripts/run-uverbs.sh
 
 # `make install` in a guest (NOT in `make test`: DKMS compiles the module
-# under TCG, several minutes): selftests/install/install.py.
+# under TCG, about half an hour): selftests/install/install.py.
 check-install: deps qemu initramfs provider
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh install selftests/install/install.py
 

@@ -8,7 +8,7 @@ scripts/build-module.sh and checks as `make module`), and installs the
 provider into libibverbs' provider directory.  Then the installed module
 loads by name (modprobe, from DKMS's updates/dkms directory), its ports
 go ACTIVE, and ibv_devinfo reaches the device through the installed
-provider.  The DKMS build runs under TCG: several minutes.  Not collected
+provider.  The DKMS build runs under TCG: about half an hour.  Not collected
 by `make check-vm` (the name does not match test_*.py).
 """
 import os
