@@ -1,10 +1,12 @@
 #!/bin/bash
-# run-verbs-pytest.sh TIER FILE: run one pytest file of selftests/verbs in
-# its own root (so selftests/conftest.py, which writes vm.txt, stays out of
-# it) and write build/results/TIER.txt ("passed=N failed=M") from pytest's
-# JUnit report.  A pytest failure that the report does not show (a crash,
-# a collection error) counts as one failure.  Used by run-verbs.sh
-# (`make check-verbs`) and run-uverbs.sh (`make check-uverbs`).
+# run-verbs-pytest.sh TIER FILE: run one pytest file of selftests/verbs (or
+# selftests/install) with its directory as root (so selftests/conftest.py
+# and its guest stay out of it), leaving pytest's JUnit report in
+# build/results/TIER.xml and build/results/TIER.txt ("passed=N failed=M";
+# scripts/junit.py finish: a pytest failure that the report does not show,
+# a crash or a collection error, counts as one failure).  Used by run-verbs.sh
+# (`make check-verbs`), run-uverbs.sh (`make check-uverbs`) and
+# `make check-install`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tier=$1
@@ -13,13 +15,6 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 mkdir -p build/results
 rm -f "build/results/$tier.txt" "build/results/$tier.xml"
 
-"$PYTHON" -m pytest -v -p no:cacheprovider --rootdir selftests/verbs \
-	--confcutdir selftests/verbs --junitxml="build/results/$tier.xml" "$file"
-rc=$?
-
-counts=$("$PYTHON" scripts/junit-counts.py "build/results/$tier.xml")
-read -r passed failed <<< "$counts"
-[ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-echo "passed=$passed failed=$failed" > "build/results/$tier.txt"
-echo "$tier: passed=$passed failed=$failed"
-[ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]
+"$PYTHON" -m pytest -v -p no:cacheprovider --rootdir "$(dirname "$file")" \
+	--confcutdir "$(dirname "$file")" --junitxml="build/results/$tier.xml" "$file"
+exec "$PYTHON" scripts/junit.py finish "$tier" $?
