@@ -22,7 +22,7 @@ VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100 \
 GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO)
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs test bench run clean
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-fabric switch test bench run clean
 
 all: qemu module initramfs
 
@@ -40,6 +40,10 @@ kernel-debug: deps
 
 initramfs: deps
 	scripts/build-initramfs.sh
+
+# The standalone switch for ports cabled out of QEMU (Documentation/fabric.md).
+switch: deps
+	scripts/build-switch.sh
 
 # The libibverbs provider (provider/README.md): build/provider/.
 provider: deps
@@ -81,6 +85,13 @@ check-verbs: deps qemu module initramfs
 check-uverbs: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-uverbs: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-uverbs.sh
+
+# Two VMs through the standalone switch (NOT in `make test` yet):
+# IPoIB, RC pingpong, perftest, rping, a VM killed mid-transfer.
+# Documentation/fabric.md.
+check-fabric: deps qemu module initramfs provider switch
+	@test "$(KERNEL)" = default || { echo "check-fabric: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-fabric.sh
 
 test: deps
 	scripts/run-tests.sh

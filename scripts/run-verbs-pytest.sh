@@ -1,10 +1,11 @@
 #!/bin/bash
-# run-verbs-pytest.sh TIER FILE: run one pytest file of selftests/verbs in
-# its own root (so selftests/conftest.py, which writes vm.txt, stays out of
+# run-verbs-pytest.sh TIER FILE: run one pytest file of selftests/verbs (or
+# selftests/fabric) in its own root (so selftests/conftest.py, which writes vm.txt, stays out of
 # it) and write build/results/TIER.txt ("passed=N failed=M") from pytest's
 # JUnit report.  A pytest failure that the report does not show (a crash,
 # a collection error) counts as one failure.  Used by run-verbs.sh
-# (`make check-verbs`) and run-uverbs.sh (`make check-uverbs`).
+# (`make check-verbs`), run-uverbs.sh (`make check-uverbs`) and run-fabric.sh
+# (`make check-fabric`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tier=$1
@@ -13,8 +14,9 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 mkdir -p build/results
 rm -f "build/results/$tier.txt" "build/results/$tier.xml"
 
-"$PYTHON" -m pytest -v -p no:cacheprovider --rootdir selftests/verbs \
-	--confcutdir selftests/verbs --junitxml="build/results/$tier.xml" "$file"
+root=$(dirname "$file")
+"$PYTHON" -m pytest -v -p no:cacheprovider --rootdir "$root" \
+	--confcutdir "$root" --junitxml="build/results/$tier.xml" "$file"
 rc=$?
 
 counts=$("$PYTHON" scripts/junit-counts.py "build/results/$tier.xml")
