@@ -31,6 +31,7 @@
 #include "qemu/bswap.h"
 #include "vhca-sa.h"
 #include "vhca-wire.h"
+#include "vhca-switch.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -43,22 +44,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define SW_MAX_PORTS        32          /* = VHCA_SA_MAX_PORTS */
 #define SW_FIRST_LID        2
 #define SW_GUID             0x0002c9ffff000001ull
 #define SW_FRAME_MAX        (4 + VHCA_WIRE_MAX_FRAME)
 
-typedef struct SwPort {
-    int num;                    /* 1..nports */
-    int listen_fd;
-    int fd;                     /* -1: no cable */
-    uint32_t rx_len;            /* bytes in rx */
-    uint8_t *rx;
-    bool hello;                 /* a HELLO was seen on this connection */
-    VhcaWireHello node;
-    uint16_t lid;               /* 0 until the SM assigned one */
-    uint64_t rx_frames, tx_frames, drops;
-} SwPort;
 
 typedef struct SwLidEntry {
     uint64_t guid;
@@ -95,6 +84,8 @@ static void sw_disconnect(SwPort *p, const char *why)
     p->rx_len = 0;
     p->hello = false;
     p->lid = 0;
+    free(p->held);              /* a frame held back dies with the link */
+    p->held = NULL;
 }
 
 static bool sw_write_all(int fd, const uint8_t *buf, size_t len)
@@ -115,7 +106,7 @@ static bool sw_write_all(int fd, const uint8_t *buf, size_t len)
 }
 
 /* Send one frame (without its length) out of port p. */
-static void sw_send(SwPort *p, const uint8_t *frame, uint32_t len)
+void sw_send(SwPort *p, const uint8_t *frame, uint32_t len)
 {
     uint8_t be[4];
 
@@ -340,7 +331,7 @@ static void sw_multicast(SwPort *in, const VhcaWireFrame *f,
 
         if (p != in && p->fd >= 0 && p->lid &&
             sw_group_has(g, p->node.port_guid)) {
-            sw_send(p, frame, len);
+            sw_egress(p, frame, len);
         }
     }
 }
@@ -385,7 +376,7 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
         sw_log("port %d: no route to DLID %u\n", p->num, f.dlid);
         return;
     }
-    sw_send(out, frame, len);
+    sw_egress(out, frame, len);
 }
 
 /* Read what the socket has and take every complete frame. */
@@ -479,34 +470,51 @@ static int sw_listen_inet(int tcp_port)
 static void sw_usage(void)
 {
     fprintf(stderr, "usage: vhca-switch --ports N (--dir DIR | --tcp BASE) "
-            "[--verbose]\n"
-            "  --dir DIR   unix sockets DIR/port1 .. DIR/portN\n"
-            "  --tcp BASE  127.0.0.1 TCP ports BASE+1 .. BASE+N\n");
+            "[--control PATH] [--seed S] [--verbose]\n"
+            "  --dir DIR       unix sockets DIR/port1 .. DIR/portN, and the\n"
+            "                  control socket DIR/control\n"
+            "  --tcp BASE      127.0.0.1 TCP ports BASE+1 .. BASE+N\n"
+            "  --control PATH  the control socket (link faults, counters)\n"
+            "  --seed S        seed of the fault generator\n");
     exit(2);
 }
 
-static void sw_parse_args(int argc, char **argv, const char **dir,
-                          int *tcp_base)
+typedef struct SwArgs {
+    const char *dir;
+    const char *control;
+    int tcp_base;
+    uint64_t seed;
+} SwArgs;
+
+static void sw_parse_args(int argc, char **argv, SwArgs *a)
 {
     static const struct option opts[] = {
         { "ports", required_argument, NULL, 'n' },
         { "dir", required_argument, NULL, 'd' },
         { "tcp", required_argument, NULL, 't' },
+        { "control", required_argument, NULL, 'c' },
+        { "seed", required_argument, NULL, 's' },
         { "verbose", no_argument, NULL, 'v' },
         { NULL, 0, NULL, 0 },
     };
     int c;
 
-    while ((c = getopt_long(argc, argv, "n:d:t:v", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:d:t:c:s:v", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             sw_nports = atoi(optarg);
             break;
         case 'd':
-            *dir = optarg;
+            a->dir = optarg;
             break;
         case 't':
-            *tcp_base = atoi(optarg);
+            a->tcp_base = atoi(optarg);
+            break;
+        case 'c':
+            a->control = optarg;
+            break;
+        case 's':
+            a->seed = strtoull(optarg, NULL, 0);
             break;
         case 'v':
             sw_verbose = 1;
@@ -515,27 +523,36 @@ static void sw_parse_args(int argc, char **argv, const char **dir,
             sw_usage();
         }
     }
-    if (sw_nports < 1 || sw_nports > SW_MAX_PORTS || (!*dir) == !*tcp_base ||
-        (*tcp_base && (*tcp_base < 1 || *tcp_base + sw_nports > 65535))) {
+    if (sw_nports < 1 || sw_nports > SW_MAX_PORTS || !a->dir == !a->tcp_base ||
+        (a->tcp_base && (a->tcp_base < 1 || a->tcp_base + sw_nports > 65535))) {
         sw_usage();
     }
 }
 
 int main(int argc, char **argv)
 {
-    struct pollfd pfd[2 * SW_MAX_PORTS];
-    const char *dir = NULL;
-    int tcp_base = 0, i, n;
+    struct pollfd pfd[2 * SW_MAX_PORTS + 1];
+    SwArgs args = { 0 };
+    char control[108];
+    int control_fd = -1, i, n, nfds;
 
-    sw_parse_args(argc, argv, &dir, &tcp_base);
+    sw_parse_args(argc, argv, &args);
     signal(SIGPIPE, SIG_IGN);
+    sw_faults_seed(args.seed);
     vhca_sa_init(&sw_sa);
     for (i = 0; i < sw_nports; i++) {
         sw_ports[i].num = i + 1;
         sw_ports[i].fd = -1;
         sw_ports[i].rx = malloc(SW_FRAME_MAX);
-        sw_ports[i].listen_fd = dir ? sw_listen_unix(dir, i + 1)
-                                    : sw_listen_inet(tcp_base + i + 1);
+        sw_ports[i].listen_fd = args.dir ? sw_listen_unix(args.dir, i + 1)
+                                         : sw_listen_inet(args.tcp_base + i + 1);
+    }
+    if (!args.control && args.dir) {
+        snprintf(control, sizeof(control), "%s/control", args.dir);
+        args.control = control;
+    }
+    if (args.control) {
+        control_fd = sw_control_listen(args.control);
     }
     fprintf(stderr, "vhca-switch: %d ports, SM LID %u, ready\n", sw_nports,
             VHCA_WIRE_SM_LID);
@@ -544,7 +561,9 @@ int main(int argc, char **argv)
             pfd[2 * i] = (struct pollfd){ sw_ports[i].listen_fd, POLLIN, 0 };
             pfd[2 * i + 1] = (struct pollfd){ sw_ports[i].fd, POLLIN, 0 };
         }
-        n = poll(pfd, 2 * sw_nports, -1);
+        nfds = 2 * sw_nports;
+        pfd[nfds++] = (struct pollfd){ control_fd, POLLIN, 0 };
+        n = poll(pfd, nfds, -1);
         if (n < 0 && errno != EINTR) {
             perror("vhca-switch: poll");
             return 1;
@@ -556,6 +575,9 @@ int main(int argc, char **argv)
             if (pfd[2 * i + 1].revents && sw_ports[i].fd >= 0) {
                 sw_read(&sw_ports[i]);
             }
+        }
+        if (n > 0 && (pfd[nfds - 1].revents & POLLIN)) {
+            sw_control_accept(control_fd, sw_ports, sw_nports);
         }
     }
 }

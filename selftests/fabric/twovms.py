@@ -87,7 +87,7 @@ def fabric():
             time.sleep(0.1)
         vms["a"] = boot("a", sockdir, 1)
         vms["b"] = boot("b", sockdir, 2)
-        yield {"vms": vms, "switch": switch, "log": swlog_path}
+        yield {"vms": vms, "switch": switch, "log": swlog_path, "sockdir": sockdir}
     finally:
         for vm in vms.values():
             vm.shutdown()
@@ -178,7 +178,7 @@ def lone_switch():
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(os.path.join(sockdir, "port%d" % i))
             socks.append(s)
-        yield proc, socks
+        yield proc, socks, sockdir
     finally:
         for s in socks:
             s.close()
@@ -187,7 +187,7 @@ def lone_switch():
 
 
 def test_switch_assigns_lids_and_forwards_by_dlid(lone_switch):
-    proc, (p1, p2) = lone_switch
+    proc, (p1, p2), _ = lone_switch
     lid1, lid2 = hello(p1, 0x0002c90300000a01), hello(p2, 0x0002c90300000b01)
     assert lid1 != lid2 and 0 < lid1 < 0xc000 and 0 < lid2 < 0xc000
     # A UD datagram from port 1's LID to port 2's arrives unchanged.
@@ -206,7 +206,7 @@ def test_switch_assigns_lids_and_forwards_by_dlid(lone_switch):
 
 
 def test_switch_sa_answers_class_port_info(lone_switch):
-    proc, (p1, p2) = lone_switch
+    proc, (p1, p2), _ = lone_switch
     lid1 = hello(p1, 0x0002c90300000a01)
     mad = bytearray(256)
     mad[0:4] = bytes([1, 3, 2, 1])          # base version, SubnAdm, v2, Get
@@ -219,6 +219,49 @@ def test_switch_sa_answers_class_port_info(lone_switch):
     body = answer[HDR.size:]
     assert h[5] == 1 and h[6] == lid1 and h[7] == 1 and h[8] == 1, h
     assert body[3] == 0x81 and body[8:16] == mad[8:16], body[:24].hex()
+
+
+def control(sockdir, line):
+    """One command to the switch's control socket; its answer."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(os.path.join(sockdir, "control"))
+    s.sendall(line.encode() + b"\n")
+    out = b""
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        out += chunk
+    s.close()
+    return out.decode()
+
+
+def stats(sockdir):
+    """port number -> its counters, from the control socket."""
+    ports = {}
+    for line in control(sockdir, "stats").splitlines():
+        words = line.split()
+        ports[int(words[1])] = {words[i]: int(words[i + 1])
+                                for i in range(2, len(words) - 1, 2)}
+    return ports
+
+
+def test_switch_faults_from_the_control_socket(lone_switch):
+    proc, (p1, p2), sockdir = lone_switch
+    lid1, lid2 = hello(p1, 0x0002c90300000a01), hello(p2, 0x0002c90300000b01)
+    ud = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, payload=b"z" * 32)
+    assert control(sockdir, "faults 100 0 0 0") == "ok\n"
+    send(p1, ud)
+    assert control(sockdir, "faults 0 100 0 0") == "ok\n"
+    send(p1, ud)
+    assert recv(p2) == ud and recv(p2) == ud      # lost once, then doubled
+    assert control(sockdir, "faults 0 0 0 100") == "ok\n"
+    send(p1, ud)
+    assert control(sockdir, "faults 0 0 0 0") == "ok\n"
+    assert control(sockdir, "faults 101 0 0 0").startswith("error")
+    counters = stats(sockdir)[2]
+    assert (counters["lost"], counters["dup"], counters["icrc"]) == (1, 1, 1), counters
+    assert proc.poll() is None
 
 
 # ---- two VMs ------------------------------------------------------------------
@@ -284,6 +327,31 @@ def test_rping_verified(fabric):
         fabric, "rping -s -a %s -C 200 -V" % ADDR["b"],
         "rping -c -a %s -C 200 -V" % ADDR["b"], "rping")
     assert (src, crc) == (0, 0), sout + cout
+
+
+def test_rc_recovers_from_a_lossy_reordering_link(fabric):
+    """5% loss, 5% reordering, 2% duplication and 1% corruption on every
+    link of the switch: RC retransmits until every byte is delivered once
+    (ibv_rc_pingpong -c validates the data, rping -V verifies it)."""
+    sockdir = fabric["sockdir"]
+    before = stats(sockdir)
+    assert control(sockdir, "faults 5 2 5 1") == "ok\n"
+    try:
+        src, crc, sout, cout = pair(
+            fabric, "ibv_rc_pingpong -d vhca0 -g 0 -c -n 300",
+            "ibv_rc_pingpong -d vhca0 -g 0 -c -n 300 %s" % ADDR["b"], "lossy-pp")
+        assert (src, crc) == (0, 0), sout + cout
+        src, crc, sout, cout = pair(
+            fabric, "rping -s -a %s -C 100 -V" % ADDR["b"],
+            "rping -c -a %s -C 100 -V" % ADDR["b"], "lossy-rping")
+        assert (src, crc) == (0, 0), sout + cout
+    finally:
+        assert control(sockdir, "faults 0 0 0 0") == "ok\n"
+    after = stats(sockdir)
+    log("switch counters", "%s\n%s" % (before, after))
+    lost = sum(after[p]["lost"] - before[p]["lost"] for p in after)
+    reordered = sum(after[p]["reordered"] - before[p]["reordered"] for p in after)
+    assert lost > 0 and reordered > 0, after
 
 
 def test_peer_killed_mid_transfer(fabric):
