@@ -235,6 +235,23 @@ void vhca_port_set_link(VhcaPort *port, bool up)
     }
 }
 
+/*
+ * A cabled port's cable (vhca-link.c): the netdev lost or regained its
+ * connection to the switch.  Down: DOWN with a PORT_DOWN event; up again:
+ * INIT, and the switch's SM makes it ACTIVE.  portN-link still rules.
+ */
+void vhca_port_carrier(VhcaPort *port, bool up)
+{
+    if (!vhca_port_exists(port) || !vhca_is_enabled(port->dev)) {
+        return;
+    }
+    if (!up) {
+        vhca_port_go_down(port, true);
+    } else if (port->link_up && port->state == VHCA_PORT_DOWN) {
+        vhca_port_go_init(port);
+    }
+}
+
 /* The device went live: ports with a link start link training. */
 void vhca_ports_enable(VhcaState *s)
 {

@@ -61,6 +61,7 @@ struct VhcaLink {
     VhcaPort *port;
     NICState *nic;
     QEMUTimer *hello_timer;
+    QEMUTimer *watch_timer;     /* is the netdev still connected? */
     GHashTable *answers;        /* QP handle -> VhcaLinkAnswer */
     VhcaLinkSource src;
 };
@@ -128,6 +129,29 @@ static void vhca_link_hello(void *opaque)
 void vhca_link_port_init(VhcaPort *port)
 {
     vhca_link_hello(port);
+}
+
+/*
+ * QEMU 7.2's stream netdev tells its peer nothing when its connection goes
+ * or comes back (it only sets its own link_down), so the port looks: a lost
+ * connection takes it DOWN, a new one (a netdev with server=on that the
+ * switch connects to again) brings it back through INIT.
+ */
+static void vhca_link_watch(void *opaque)
+{
+    VhcaPort *port = opaque;
+    NetClientState *peer = qemu_get_queue(port->link->nic)->peer;
+    bool up = peer && !peer->link_down;
+
+    if (!up && port->state != VHCA_PORT_DOWN) {
+        trace_vhca_link_carrier(port->num, false);
+        vhca_port_carrier(port, false);
+    } else if (up && port->state == VHCA_PORT_DOWN) {
+        trace_vhca_link_carrier(port->num, true);
+        vhca_port_carrier(port, true);
+    }
+    timer_mod(port->link->watch_timer,
+              qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + VHCA_LINK_HELLO_MS);
 }
 
 static void vhca_link_frame_from_qp(VhcaQp *qp, VhcaPacket *pkt,
@@ -590,11 +614,15 @@ void vhca_link_attach(VhcaPort *port, NICConf *conf)
                                           NULL, g_free);
     link->hello_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_link_hello,
                                      port);
+    link->watch_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_link_watch,
+                                     port);
     qemu_macaddr_default_if_unset(&conf->macaddr);
     link->nic = qemu_new_nic(&vhca_link_info, conf,
                              object_get_typename(OBJECT(s)), dev->id,
                              &dev->mem_reentrancy_guard, link);
     port->link = link;
+    timer_mod(link->watch_timer,
+              qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + VHCA_LINK_HELLO_MS);
 }
 
 void vhca_link_detach(VhcaPort *port)
@@ -606,6 +634,7 @@ void vhca_link_detach(VhcaPort *port)
     }
     qemu_del_nic(link->nic);
     timer_free(link->hello_timer);
+    timer_free(link->watch_timer);
     g_hash_table_destroy(link->answers);
     g_free(link);
     port->link = NULL;

@@ -177,6 +177,7 @@ bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp);
 void vhca_fabric_detach(VhcaPort *port);
 void vhca_port_set_link(VhcaPort *port, bool up);
 void vhca_port_configure(VhcaPort *port, uint16_t lid, uint16_t sm_lid);
+void vhca_port_carrier(VhcaPort *port, bool up);
 void vhca_ports_enable(VhcaState *s);
 void vhca_ports_disable(VhcaState *s);
 void vhca_port_attr(const VhcaPort *port, struct vhca_port_attr *attr);

@@ -47,6 +47,7 @@
 #define SW_FIRST_LID        2
 #define SW_GUID             0x0002c9ffff000001ull
 #define SW_FRAME_MAX        (4 + VHCA_WIRE_MAX_FRAME)
+#define SW_DIAL_MS          200         /* --connect ports: dial again */
 
 
 typedef struct SwLidEntry {
@@ -140,8 +141,27 @@ static void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
 
 /* ---- the SM: LIDs ------------------------------------------------------- */
 
-static uint16_t sw_lid_of(uint64_t guid)
+static bool sw_lid_taken(uint16_t lid)
 {
+    uint32_t i;
+
+    for (i = 0; i < sw_nlids; i++) {
+        if (sw_lids[i].lid == lid) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The LID of a port GUID: the one it had before in this switch's life, or
+ * else the LID of the switch port it is cabled to (port N: LID 1 + N, so a
+ * fixed cabling gets the same LIDs from a restarted switch), or else the
+ * first free LID above those.
+ */
+static uint16_t sw_lid_of(uint64_t guid, int port_num)
+{
+    uint16_t lid = (uint16_t)(SW_FIRST_LID - 1 + port_num);
     uint32_t i;
 
     for (i = 0; i < sw_nlids; i++) {
@@ -149,12 +169,19 @@ static uint16_t sw_lid_of(uint64_t guid)
             return sw_lids[i].lid;
         }
     }
-    if (sw_nlids >= ARRAY_SIZE(sw_lids) - SW_FIRST_LID) {
+    if (sw_nlids >= ARRAY_SIZE(sw_lids) - SW_FIRST_LID - SW_MAX_PORTS) {
         return 0;
     }
+    if (sw_lid_taken(lid)) {
+        lid = SW_FIRST_LID + SW_MAX_PORTS;
+        while (sw_lid_taken(lid)) {
+            lid++;
+        }
+    }
     sw_lids[sw_nlids].guid = guid;
-    sw_lids[sw_nlids].lid = (uint16_t)(SW_FIRST_LID + sw_nlids);
-    return sw_lids[sw_nlids++].lid;
+    sw_lids[sw_nlids].lid = lid;
+    sw_nlids++;
+    return lid;
 }
 
 static SwPort *sw_port_by_lid(uint16_t lid)
@@ -192,7 +219,7 @@ static void sw_hello(SwPort *p, const VhcaWireFrame *f)
             return;
         }
     }
-    lid = sw_lid_of(h.port_guid);
+    lid = sw_lid_of(h.port_guid, p->num);
     if (!lid) {
         p->drops++;
         return;
@@ -412,6 +439,30 @@ static void sw_read(SwPort *p)
     p->rx_len -= off;
 }
 
+/* --connect: the port's cable is a QEMU netdev with server=on; dial it. */
+static void sw_dial(SwPort *p)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    int fd;
+
+    if (strlen(p->connect_path) >= sizeof(a.sun_path)) {
+        return;
+    }
+    strcpy(a.sun_path, p->connect_path);
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return;
+    }
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+        close(fd);
+        return;
+    }
+    p->fd = fd;
+    p->rx_len = 0;
+    fprintf(stderr, "vhca-switch: port %d: link up (%s)\n", p->num,
+            p->connect_path);
+}
+
 static void sw_accept(SwPort *p)
 {
     int fd = accept(p->listen_fd, NULL, NULL);
@@ -470,16 +521,19 @@ static int sw_listen_inet(int tcp_port)
 static void sw_usage(void)
 {
     fprintf(stderr, "usage: vhca-switch --ports N (--dir DIR | --tcp BASE) "
-            "[--control PATH] [--seed S] [--verbose]\n"
+            "[--connect N=PATH]... [--control PATH] [--seed S] [--verbose]\n"
             "  --dir DIR       unix sockets DIR/port1 .. DIR/portN, and the\n"
             "                  control socket DIR/control\n"
             "  --tcp BASE      127.0.0.1 TCP ports BASE+1 .. BASE+N\n"
+            "  --connect N=PATH  port N dials the unix socket of a QEMU\n"
+            "                  netdev with server=on (and dials again)\n"
             "  --control PATH  the control socket (link faults, counters)\n"
             "  --seed S        seed of the fault generator\n");
     exit(2);
 }
 
 typedef struct SwArgs {
+    const char *connect[SW_MAX_PORTS];
     const char *dir;
     const char *control;
     int tcp_base;
@@ -493,13 +547,14 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
         { "dir", required_argument, NULL, 'd' },
         { "tcp", required_argument, NULL, 't' },
         { "control", required_argument, NULL, 'c' },
+        { "connect", required_argument, NULL, 'C' },
         { "seed", required_argument, NULL, 's' },
         { "verbose", no_argument, NULL, 'v' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
+    int c, n, i;
 
-    while ((c = getopt_long(argc, argv, "n:d:t:c:s:v", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:v", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             sw_nports = atoi(optarg);
@@ -513,6 +568,13 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
         case 'c':
             a->control = optarg;
             break;
+        case 'C':
+            n = atoi(optarg);
+            if (n < 1 || n > SW_MAX_PORTS || !strchr(optarg, '=')) {
+                sw_usage();
+            }
+            a->connect[n - 1] = strchr(optarg, '=') + 1;
+            break;
         case 's':
             a->seed = strtoull(optarg, NULL, 0);
             break;
@@ -523,7 +585,12 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
             sw_usage();
         }
     }
-    if (sw_nports < 1 || sw_nports > SW_MAX_PORTS || !a->dir == !a->tcp_base ||
+    for (i = 0; i < sw_nports && i < SW_MAX_PORTS; i++) {
+        if (!a->connect[i] && !a->dir && !a->tcp_base) {
+            sw_usage();         /* a port with neither a socket nor a dial */
+        }
+    }
+    if (sw_nports < 1 || sw_nports > SW_MAX_PORTS || (a->dir && a->tcp_base) ||
         (a->tcp_base && (a->tcp_base < 1 || a->tcp_base + sw_nports > 65535))) {
         sw_usage();
     }
@@ -535,6 +602,7 @@ int main(int argc, char **argv)
     SwArgs args = { 0 };
     char control[108];
     int control_fd = -1, i, n, nfds;
+    bool dialing;
 
     sw_parse_args(argc, argv, &args);
     signal(SIGPIPE, SIG_IGN);
@@ -544,8 +612,10 @@ int main(int argc, char **argv)
         sw_ports[i].num = i + 1;
         sw_ports[i].fd = -1;
         sw_ports[i].rx = malloc(SW_FRAME_MAX);
-        sw_ports[i].listen_fd = args.dir ? sw_listen_unix(args.dir, i + 1)
-                                         : sw_listen_inet(args.tcp_base + i + 1);
+        sw_ports[i].connect_path = args.connect[i];
+        sw_ports[i].listen_fd = args.connect[i] ? -1
+                                : args.dir ? sw_listen_unix(args.dir, i + 1)
+                                : sw_listen_inet(args.tcp_base + i + 1);
     }
     if (!args.control && args.dir) {
         snprintf(control, sizeof(control), "%s/control", args.dir);
@@ -557,13 +627,20 @@ int main(int argc, char **argv)
     fprintf(stderr, "vhca-switch: %d ports, SM LID %u, ready\n", sw_nports,
             VHCA_WIRE_SM_LID);
     for (;;) {
+        dialing = false;
+        for (i = 0; i < sw_nports; i++) {
+            if (sw_ports[i].connect_path && sw_ports[i].fd < 0) {
+                sw_dial(&sw_ports[i]);
+                dialing |= sw_ports[i].fd < 0;
+            }
+        }
         for (i = 0; i < sw_nports; i++) {
             pfd[2 * i] = (struct pollfd){ sw_ports[i].listen_fd, POLLIN, 0 };
             pfd[2 * i + 1] = (struct pollfd){ sw_ports[i].fd, POLLIN, 0 };
         }
         nfds = 2 * sw_nports;
         pfd[nfds++] = (struct pollfd){ control_fd, POLLIN, 0 };
-        n = poll(pfd, nfds, -1);
+        n = poll(pfd, nfds, dialing ? SW_DIAL_MS : -1);
         if (n < 0 && errno != EINTR) {
             perror("vhca-switch: poll");
             return 1;

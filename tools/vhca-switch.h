@@ -14,7 +14,8 @@
 
 typedef struct SwPort {
     int num;                    /* 1..nports */
-    int listen_fd;
+    int listen_fd;              /* -1 with connect_path */
+    const char *connect_path;   /* --connect: dial this netdev's socket */
     int fd;                     /* -1: no cable */
     uint32_t rx_len;            /* bytes in rx */
     uint8_t *rx;

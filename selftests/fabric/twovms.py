@@ -44,12 +44,14 @@ def log(title, text):
     print("==== %s ====\n%s" % (title, text))
 
 
-def boot(name, sockdir, switch_port):
+def boot(name, sockdir):
+    # server=on: QEMU listens on vm-<name>.sock and the switch dials it
+    # (--connect), so a restarted switch reconnects.
     vm = vmlib.VM(
         devices=["vhca,id=vhca0,ports=1,node-guid=0x%016x,doorbell-pages=64,"
                  "port1-netdev=wire0" % NODES[name]],
-        extra_args=["-netdev", "stream,id=wire0,server=off,addr.type=unix,"
-                    "addr.path=%s/port%d" % (sockdir, switch_port)],
+        extra_args=["-netdev", "stream,id=wire0,server=on,addr.type=unix,"
+                    "addr.path=%s/vm-%s.sock" % (sockdir, name)],
         name="fabric-" + name, smp=1)
     vm.start()
     vm.run("modprobe -a ib_core ib_uverbs ib_umad ib_ipoib rdma_ucm",
@@ -68,6 +70,15 @@ def boot(name, sockdir, switch_port):
     return vm
 
 
+def start_switch(sockdir, log_file):
+    """The switch of the two VMs: port 1 dials VM a, port 2 VM b."""
+    return subprocess.Popen(
+        [SWITCH, "--ports", "2", "--control", os.path.join(sockdir, "control"),
+         "--connect", "1=%s/vm-a.sock" % sockdir,
+         "--connect", "2=%s/vm-b.sock" % sockdir],
+        stdout=log_file, stderr=subprocess.STDOUT)
+
+
 @pytest.fixture(scope="module")
 def fabric():
     for path in (MODULE, SWITCH, os.path.join(PROVIDER, "libvhca-rdmav34.so")):
@@ -77,22 +88,17 @@ def fabric():
     os.makedirs(os.path.join(vmlib.BUILD, "vm-logs"), exist_ok=True)
     swlog_path = os.path.join(vmlib.BUILD, "vm-logs", "fabric-switch.log")
     swlog = open(swlog_path, "wb")
-    switch = subprocess.Popen([SWITCH, "--ports", "2", "--dir", sockdir],
-                              stdout=swlog, stderr=subprocess.STDOUT)
-    vms = {}
+    state = {"vms": {}, "switch": start_switch(sockdir, swlog),
+             "log": swlog_path, "logfile": swlog, "sockdir": sockdir}
     try:
-        deadline = time.monotonic() + 10
-        while not os.path.exists(os.path.join(sockdir, "port2")):
-            assert time.monotonic() < deadline, "switch did not start"
-            time.sleep(0.1)
-        vms["a"] = boot("a", sockdir, 1)
-        vms["b"] = boot("b", sockdir, 2)
-        yield {"vms": vms, "switch": switch, "log": swlog_path, "sockdir": sockdir}
+        state["vms"]["a"] = boot("a", sockdir)
+        state["vms"]["b"] = boot("b", sockdir)
+        yield state
     finally:
-        for vm in vms.values():
+        for vm in state["vms"].values():
             vm.shutdown()
-        switch.terminate()
-        switch.wait(timeout=10)
+        state["switch"].terminate()
+        state["switch"].wait(timeout=10)
         swlog.close()
 
 
@@ -354,6 +360,36 @@ def test_rc_recovers_from_a_lossy_reordering_link(fabric):
     assert lost > 0 and reordered > 0, after
 
 
+def port_state(vm):
+    _, out = vm.run("cat /sys/class/infiniband/vhca0/ports/1/state "
+                    "/sys/class/infiniband/vhca0/ports/1/lid", timeout=30, check=True)
+    return out.split()[1], int(out.split()[2], 16)
+
+
+def test_switch_restart_ports_go_down_and_come_back(fabric):
+    """The switch dies: both ports go DOWN.  A new switch dials the VMs
+    again: both come back ACTIVE with their LIDs, and RC traffic runs."""
+    vms = fabric["vms"]
+    lids = {name: port_state(vm)[1] for name, vm in vms.items()}
+    fabric["switch"].kill()
+    fabric["switch"].wait(timeout=10)
+    for vm in vms.values():
+        vm.wait_until("cat /sys/class/infiniband/vhca0/ports/1/state",
+                      lambda t: "DOWN" in t, timeout=60)
+    fabric["switch"] = start_switch(fabric["sockdir"], fabric["logfile"])
+    for name, vm in vms.items():
+        vm.wait_until("cat /sys/class/infiniband/vhca0/ports/1/state",
+                      lambda t: "ACTIVE" in t, timeout=60)
+        assert port_state(vm) == ("ACTIVE", lids[name])
+    # IPoIB's neighbours and the SA's groups start again from nothing.
+    rc, out = vms["a"].run("%s ping %s 3 20" % (TOOL, ADDR["b"]), timeout=120)
+    assert rc == 0 and "3 received" in out, out
+    src, crc, sout, cout = pair(
+        fabric, "ibv_rc_pingpong -d vhca0 -g 0 -c -n 100",
+        "ibv_rc_pingpong -d vhca0 -g 0 -c -n 100 %s" % ADDR["b"], "after-restart")
+    assert (src, crc) == (0, 0), sout + cout
+
+
 def test_peer_killed_mid_transfer(fabric):
     """Last: kill b's QEMU while a streams RDMA WRITEs to it (ib_write_bw);
     a's QP must end with a retry-exceeded completion (status 12), the
@@ -372,4 +408,4 @@ def test_peer_killed_mid_transfer(fabric):
     assert re.search(r"Failed status 12\b|retry counter exceeded", out, re.I), out
     assert fabric["switch"].poll() is None, "switch died"
     with open(fabric["log"]) as f:
-        assert "port 2: link down" in f.read()
+        assert f.read().rstrip().splitlines()[-1].startswith("vhca-switch: port 2: link down")
