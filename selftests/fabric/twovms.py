@@ -15,6 +15,7 @@ names this file (scripts/run-fabric.sh).
 """
 import os
 import re
+import shutil
 import socket
 import struct
 import subprocess
@@ -100,6 +101,7 @@ def fabric():
         state["switch"].terminate()
         state["switch"].wait(timeout=10)
         swlog.close()
+        shutil.rmtree(sockdir, ignore_errors=True)
 
 
 def background(vm, cmd, tag, timeout=120):
@@ -190,6 +192,7 @@ def lone_switch():
             s.close()
         proc.terminate()
         proc.wait(timeout=10)
+        shutil.rmtree(sockdir, ignore_errors=True)
 
 
 def test_switch_assigns_lids_and_forwards_by_dlid(lone_switch):
@@ -290,7 +293,8 @@ def test_ipoib_ping_across_vms(fabric):
     assert rc == 0 and "3 received" in out, out
 
 
-def test_ipoib_tcp_stream_checksum(fabric):
+def tcp_transfer(fabric):
+    """A TCP stream a -> b; the same byte count and SHA-256 at both ends."""
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
     b.run("rm -f /tmp/srv.out; %s serve 5001 %d > /tmp/srv.out 2>&1 &" %
           (TOOL, TCP_BYTES), timeout=30, check=True)
@@ -302,6 +306,31 @@ def test_ipoib_tcp_stream_checksum(fabric):
     recv_line = [l for l in received.splitlines() if "sha256=" in l][0]
     assert sent_line.startswith("bytes=%d " % TCP_BYTES), sent_line
     assert recv_line == sent_line
+
+
+def test_ipoib_tcp_stream_checksum(fabric):
+    tcp_transfer(fabric)
+
+
+def set_ipoib_mode(vm, mode, mtu):
+    vm.run("echo %s > /sys/class/net/%s/mode && ip link set %s mtu %d" %
+           (mode, vm.ifname, vm.ifname, mtu), timeout=60, check=True)
+
+
+def test_ipoib_connected_mode_tcp_stream_checksum(fabric):
+    """IPoIB connected mode: RC QPs set up through ib_cm across the VMs,
+    64 KiB MTU (each message one frame on the wire)."""
+    vms = fabric["vms"].values()
+    try:
+        for vm in vms:
+            set_ipoib_mode(vm, "connected", 65520)
+        rc, out = fabric["vms"]["a"].run("%s ping %s 3 20" % (TOOL, ADDR["b"]),
+                                         timeout=120)
+        assert rc == 0 and "3 received" in out, out
+        tcp_transfer(fabric)
+    finally:
+        for vm in vms:
+            set_ipoib_mode(vm, "datagram", 2044)
 
 
 def test_rc_pingpong_validated(fabric):
