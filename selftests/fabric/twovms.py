@@ -230,6 +230,32 @@ def test_switch_sa_answers_class_port_info(lone_switch):
     assert body[3] == 0x81 and body[8:16] == mad[8:16], body[:24].hex()
 
 
+def test_switch_on_loopback_tcp():
+    """--tcp BASE: port 1 listens on 127.0.0.1:BASE+1 (several hosts)."""
+    if not os.path.exists(SWITCH):
+        raise FileNotFoundError("%s missing: run `make switch`" % SWITCH)
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    probe.bind(("127.0.0.1", 0))
+    tcp_port = probe.getsockname()[1]
+    probe.close()
+    proc = subprocess.Popen([SWITCH, "--ports", "1", "--tcp", str(tcp_port - 1)],
+                            stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                s = socket.create_connection(("127.0.0.1", tcp_port), timeout=5)
+                break
+            except ConnectionRefusedError:
+                assert time.monotonic() < deadline, "switch did not listen"
+                time.sleep(0.05)
+        assert hello(s, 0x0002c90300000c01) == 2
+        s.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def control(sockdir, line):
     """One command to the switch's control socket; its answer."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
