@@ -406,7 +406,8 @@ def test_rc_recovers_from_a_lossy_reordering_link(fabric):
     than the client sends and is stopped afterwards: a server that exits
     after its last message may leave the client's last SEND unACKed (its
     ACK lost), and the client's resends then end in retry-exceeded, as on
-    any lossy IB link."""
+    any lossy IB link; the same can happen to the server's last pong once
+    the client has its 300 validated messages and exits."""
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
     sockdir = fabric["sockdir"]
     before = stats(sockdir)
@@ -420,7 +421,11 @@ def test_rc_recovers_from_a_lossy_reordering_link(fabric):
         src, sout = finish(b, "lossy-pp")
         log("lossy-pp", "server:\n%s\nclient:\n%s" % (sout, cout))
         assert crc == 0 and "300 iters in" in cout, cout
-        assert src == 143 and "Failed" not in sout, sout    # SIGTERM, no error
+        # Stopped by SIGTERM (143), or its last pong's ACK was lost after
+        # the client had exited: retry-exceeded on that one SEND only.
+        assert src == 143 or (src == 1 and sout.count("Failed") == 1 and re.fullmatch(
+            r"(?s).*?Failed status transport retry counter exceeded \(12\) for "
+            r"wr_id 2\s+parse WC failed 2\s+.*", sout)), sout
         src, crc, sout, cout = pair(fabric, "ib_read_bw -d vhca0 -n 50 -s 65536",
                                     "ib_read_bw -d vhca0 -n 50 -s 65536 %s" % ADDR["b"],
                                     "lossy-read")
