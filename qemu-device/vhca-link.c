@@ -582,13 +582,17 @@ static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
         vhca_link_rx_link(link, &f);
         break;
     case VHCA_WIRE_REQUEST:
+        vhca_sq_nest_enter();
         vhca_link_rx_request(link, &f);
+        vhca_sq_nest_leave();
         break;
     case VHCA_WIRE_RESPONSE:
         vhca_link_rx_response(link, &f);
         break;
     case VHCA_WIRE_DATAGRAM:
+        vhca_sq_nest_enter();
         vhca_link_rx_datagram(link, &f);
+        vhca_sq_nest_leave();
         break;
     default:
         vhca_link_drop(port, "a switch's frame kind");

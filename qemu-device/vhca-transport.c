@@ -423,6 +423,21 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
  */
 static unsigned vhca_sq_depth;
 
+/*
+ * Responder work that runs outside any send queue (a request or datagram
+ * from another process, vhca-link.c) nests the same way: a doorbell rung by
+ * its DMA defers to the bottom half.
+ */
+void vhca_sq_nest_enter(void)
+{
+    vhca_sq_depth++;
+}
+
+void vhca_sq_nest_leave(void)
+{
+    vhca_sq_depth--;
+}
+
 /* Run the send queue: at most budget WQEs, then the bottom half goes on. */
 void vhca_sq_process(VhcaState *s, VhcaQp *qp, uint32_t budget)
 {

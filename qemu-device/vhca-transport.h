@@ -84,7 +84,9 @@ VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
 VhcaAck vhca_rc_transmit(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 void vhca_rc_wait_ack(VhcaQp *qp);
 
-/* vhca-transport.c: routing of requests. */
+/* vhca-transport.c: routing of requests; responder work outside a SQ. */
+void vhca_sq_nest_enter(void);
+void vhca_sq_nest_leave(void);
 bool vhca_qp_receives(const VhcaQp *qp);
 VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);
 
