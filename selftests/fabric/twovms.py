@@ -383,12 +383,24 @@ PERFTESTS = [
 ]
 
 
-@pytest.mark.parametrize("tool,args", PERFTESTS, ids=[t for t, _ in PERFTESTS])
-def test_perftest_across_vms(fabric, tool, args):
-    src, crc, sout, cout = pair(fabric, "%s -d vhca0 %s" % (tool, args),
-                                "%s -d vhca0 %s %s" % (tool, args, ADDR["b"]), tool)
+def perftest(fabric, tool, args, tag):
+    """A perftest pair.  perftest converts cycles with a CPU frequency it
+    fits against gettimeofday; under TCG on a busy host the fit can fail
+    ("Correlation coefficient r^2 < 0.9": a report of inf, or "Can't
+    produce a report").  Not the device: run again, up to three times (as
+    selftests/verbs/uverbs.py does)."""
+    for _ in range(3):
+        src, crc, sout, cout = pair(fabric, "%s -d vhca0 %s" % (tool, args),
+                                    "%s -d vhca0 %s %s" % (tool, args, ADDR["b"]), tag)
+        if not re.search(r"Correlation coefficient|Can't produce a report", sout + cout):
+            break
     assert (src, crc) == (0, 0), sout + cout
     assert PERF_RESULT.search(cout), cout
+
+
+@pytest.mark.parametrize("tool,args", PERFTESTS, ids=[t for t, _ in PERFTESTS])
+def test_perftest_across_vms(fabric, tool, args):
+    perftest(fabric, tool, args, tool)
 
 
 def test_rping_verified(fabric):
@@ -426,11 +438,7 @@ def test_rc_recovers_from_a_lossy_reordering_link(fabric):
         assert src == 143 or (src == 1 and sout.count("Failed") == 1 and re.fullmatch(
             r"(?s).*?Failed status transport retry counter exceeded \(12\) for "
             r"wr_id 2\s+parse WC failed 2\s+.*", sout)), sout
-        src, crc, sout, cout = pair(fabric, "ib_read_bw -d vhca0 -n 50 -s 65536",
-                                    "ib_read_bw -d vhca0 -n 50 -s 65536 %s" % ADDR["b"],
-                                    "lossy-read")
-        assert (src, crc) == (0, 0), sout + cout
-        assert PERF_RESULT.search(cout), cout
+        perftest(fabric, "ib_read_bw", "-n 50 -s 65536", "lossy-read")
     finally:
         assert control(sockdir, "faults 0 0 0 0") == "ok\n"
     after = stats(sockdir)
