@@ -1,12 +1,12 @@
 #!/bin/bash
 # run-verbs-pytest.sh TIER FILE: run one pytest file of selftests/verbs (or
-# selftests/install) with its directory as root (so selftests/conftest.py
+# selftests/install, selftests/fabric) with its directory as root (so selftests/conftest.py
 # and its guest stay out of it), leaving pytest's JUnit report in
 # build/results/TIER.xml and build/results/TIER.txt ("passed=N failed=M";
 # scripts/junit.py finish: a pytest failure that the report does not show,
 # a crash or a collection error, counts as one failure).  Used by run-verbs.sh
 # (`make check-verbs`), run-uverbs.sh (`make check-uverbs`) and
-# `make check-install`.
+# `make check-install` and run-fabric.sh (`make check-fabric`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tier=$1
