@@ -31,34 +31,40 @@ static inline bool ring_full(const struct vhca_ring *ring)
 
 /* ---- send ---- */
 
-/* ibv_wr_opcode -> vhca_wqe_opcode: the same numbers for what we carry. */
+/*
+ * ibv_wr_opcode -> vhca_wqe_opcode: the same numbers for what we carry.
+ * Whether the QP type may post it and the segment that follows the control
+ * segment are the device's rules (uapi/vhca_hw_wqe_rules.h).
+ */
 static int wqe_opcode(const struct vhca_qp *qp, enum ibv_wr_opcode opcode,
 		      uint32_t *segment)
 {
-	const bool ud = qp->type == VHCA_QPT_UD;
-
+	_Static_assert((int)IBV_WR_RDMA_WRITE == (int)VHCA_WQE_RDMA_WRITE &&
+		       (int)IBV_WR_RDMA_WRITE_WITH_IMM == (int)VHCA_WQE_RDMA_WRITE_WITH_IMM &&
+		       (int)IBV_WR_SEND == (int)VHCA_WQE_SEND &&
+		       (int)IBV_WR_SEND_WITH_IMM == (int)VHCA_WQE_SEND_WITH_IMM &&
+		       (int)IBV_WR_RDMA_READ == (int)VHCA_WQE_RDMA_READ &&
+		       (int)IBV_WR_ATOMIC_CMP_AND_SWP == (int)VHCA_WQE_ATOMIC_CMP_AND_SWP &&
+		       (int)IBV_WR_ATOMIC_FETCH_AND_ADD == (int)VHCA_WQE_ATOMIC_FETCH_AND_ADD &&
+		       (int)IBV_WR_SEND_WITH_INV == (int)VHCA_WQE_SEND_WITH_INV,
+		       "ibv_wr_opcode and vhca_wqe_opcode differ");
 	switch (opcode) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
-		*segment = ud ? sizeof(struct vhca_wqe_ud) : 0;
-		return 0;
 	case IBV_WR_SEND_WITH_INV:
-		*segment = 0;
-		return ud ? EINVAL : 0;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		*segment = sizeof(struct vhca_wqe_raddr);
-		return ud ? EINVAL : 0;
 	case IBV_WR_RDMA_READ:
-		*segment = sizeof(struct vhca_wqe_raddr);
-		return qp->type == VHCA_QPT_RC ? 0 : EINVAL;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		*segment = sizeof(struct vhca_wqe_atomic);
-		return qp->type == VHCA_QPT_RC ? 0 : EINVAL;
+		break;
 	default:
 		return EINVAL;	/* LOCAL_INV, BIND_MW, TSO: not from user space */
 	}
+	if (!vhca_wqe_opcode_allowed(opcode, qp->type))
+		return EINVAL;
+	*segment = vhca_wqe_segment_size(opcode, qp->type);
+	return 0;
 }
 
 static uint8_t wqe_flags(unsigned int send_flags)
@@ -141,9 +147,7 @@ static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr
 		uint64_t total = 0;
 		char *data = wqe + offset;
 
-		if (wr->opcode == IBV_WR_RDMA_READ ||
-		    wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-		    wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
+		if (!vhca_wqe_may_inline(wr->opcode))
 			return EINVAL;
 		for (i = 0; i < (uint32_t)wr->num_sge; i++)
 			total += wr->sg_list[i].length;
@@ -336,16 +340,15 @@ static void decode_cqe(const struct vhca_cqe *cqe, struct ibv_wc *wc)
 	}
 }
 
-int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+/* The next completion for the application, its send or receive WQEs
+ * freed, or NULL; the caller holds cq->lock.  Skips the CQEs of destroyed
+ * QPs.  The CQE stays ours until vhca_cq_release() stores the consumer
+ * index. */
+const struct vhca_cqe *vhca_cq_next(struct vhca_cq *cq)
 {
-	struct vhca_cq *cq = to_vcq(ibcq);
-	struct vhca_context *ctx = to_vctx(ibcq->context);
-	uint32_t start;
-	int polled = 0;
+	struct vhca_context *ctx = to_vctx(cq->vcq.cq.context);
 
-	pthread_spin_lock(&cq->lock);
-	start = cq->ring.ci;
-	while (polled < num_entries && cqe_valid(cq, cq->ring.ci)) {
+	while (cqe_valid(cq, cq->ring.ci)) {
 		const struct vhca_cqe *cqe = ring_entry(&cq->ring, cq->ring.ci);
 		uint32_t qpn = le32toh(cqe->qpn);
 		struct vhca_qp *qp;
@@ -356,12 +359,32 @@ int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		qp = vhca_find_qp(ctx, qpn);
 		if (qp)
 			free_wqes(qp, cqe);
-		decode_cqe(cqe, &wc[polled++]);
+		return cqe;
 	}
+	return NULL;
+}
+
+/* Gives the CQEs consumed since `start` back to the device. */
+void vhca_cq_release(struct vhca_cq *cq, uint32_t start)
+{
 	if (cq->ring.ci != start)
 		/* Our reads of the CQEs before the store that frees them. */
 		__atomic_store_n(&cq->dbrec->consumer_index,
 				 htole32(cq->ring.ci), __ATOMIC_RELEASE);
+}
+
+int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct vhca_cq *cq = to_vcq(ibcq);
+	const struct vhca_cqe *cqe;
+	uint32_t start;
+	int polled = 0;
+
+	pthread_spin_lock(&cq->lock);
+	start = cq->ring.ci;
+	while (polled < num_entries && (cqe = vhca_cq_next(cq)))
+		decode_cqe(cqe, &wc[polled++]);
+	vhca_cq_release(cq, start);
 	pthread_spin_unlock(&cq->lock);
 	return polled;
 }
