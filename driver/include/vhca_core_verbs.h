@@ -110,6 +110,11 @@ struct vhca_core_send_wr {
 			struct vhca_core_mr *mr;
 			unsigned int key;
 			unsigned int access;	/* IB_ACCESS_* (VHCA_ACCESS_*) */
+			/* The ib_mr's iova and length when the WR is posted:
+			 * ULPs may rewrite iova after map_mr_sg (the NFS
+			 * client puts its XID in the top bits). */
+			unsigned long long iova;
+			unsigned long long length;
 		} reg;
 	};
 };

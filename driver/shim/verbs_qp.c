@@ -258,6 +258,8 @@ static int vhca_send_wr(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		out->reg.mr = to_vmr(reg_wr(wr)->mr)->core;
 		out->reg.key = reg_wr(wr)->key;
 		out->reg.access = reg_wr(wr)->access;
+		out->reg.iova = reg_wr(wr)->mr->iova;
+		out->reg.length = reg_wr(wr)->mr->length;
 		return 0;
 	case IB_WR_LSO:
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
