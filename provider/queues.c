@@ -55,28 +55,67 @@ static void ring_free(struct vhca_ring *ring)
 
 /* ---- completion queues ---- */
 
-struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
-			      struct ibv_comp_channel *channel, int comp_vector)
+/* The kernel's CREATE_CQ, the driver's data right after the command. */
+static int cq_cmd(struct ibv_context *context, const struct ibv_cq_init_attr_ex *attr,
+		  struct vhca_cq *cq, const struct vhca_create_cq_req *req)
 {
 	struct {
 		struct ibv_create_cq ibv_cmd;
 		struct vhca_create_cq_req drv;
-	} cmd = {};
+	} cmd = { .drv = *req };
 	struct {
 		struct ib_uverbs_create_cq_resp ibv_resp;
 		struct vhca_create_cq_resp drv;
 	} resp = {};
+	int err;
+
+	err = ibv_cmd_create_cq(context, attr->cqe, attr->channel, attr->comp_vector,
+				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	cq->cqn = resp.drv.cqn;
+	return err;
+}
+
+/* The same through the extended command, for ibv_create_cq_ex. */
+static int cq_cmd_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
+		     struct vhca_cq *cq, const struct vhca_create_cq_req *req)
+{
+	struct {
+		struct ibv_create_cq_ex ibv_cmd;
+		struct vhca_create_cq_req drv;
+	} cmd = { .drv = *req };
+	struct {
+		struct ib_uverbs_ex_create_cq_resp ibv_resp;
+		struct vhca_create_cq_resp drv;
+	} resp = {};
+	int err;
+
+	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd.ibv_cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp), 0);
+	cq->cqn = resp.drv.cqn;
+	return err;
+}
+
+/*
+ * A CQ of at least attr->cqe entries, its ring in our memory; through the
+ * extended command (ibv_cmd_create_cq_ex) for ibv_create_cq_ex, whose
+ * caller checked the extended attributes (cq_ex.c).
+ */
+static struct vhca_cq *cq_create(struct ibv_context *context,
+				 struct ibv_cq_init_attr_ex *attr, bool ex)
+{
+	struct vhca_create_cq_req req = {};
 	struct vhca_cq *cq;
 	uint32_t log_size = VHCA_MIN_LOG_CQ;
 	size_t ring_bytes;
 	int err;
 
 	/* CompletionQueue::LogSizeFor: one more than asked, a power of 2. */
-	if (cqe <= 0) {
+	if (attr->cqe == 0 || attr->cqe > INT32_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
-	while (log_size <= VHCA_MAX_LOG_CQ && (1u << log_size) - 1 < (uint32_t)cqe)
+	while (log_size <= VHCA_MAX_LOG_CQ && (1u << log_size) - 1 < attr->cqe)
 		log_size++;
 	if (log_size > VHCA_MAX_LOG_CQ) {
 		errno = EINVAL;
@@ -92,17 +131,14 @@ struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
 	cq->dbrec = (struct vhca_cq_dbrec *)((char *)cq->ring.buf + ring_bytes);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
-	cmd.drv.buf_addr = (uintptr_t)cq->ring.buf;
-	cmd.drv.buf_len = cq->ring.buf_len;
-	cmd.drv.dbrec_offset = ring_bytes;
-	cmd.drv.log_size = log_size;
-	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->vcq.cq,
-				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp));
+	req.buf_addr = (uintptr_t)cq->ring.buf;
+	req.buf_len = cq->ring.buf_len;
+	req.dbrec_offset = ring_bytes;
+	req.log_size = log_size;
+	err = ex ? cq_cmd_ex(context, attr, cq, &req) : cq_cmd(context, attr, cq, &req);
 	if (err)
 		goto free_ring;
-	cq->cqn = resp.drv.cqn;
-	return &cq->vcq.cq;
+	return cq;
 
 free_ring:
 	ring_free(&cq->ring);
@@ -110,6 +146,25 @@ free_cq:
 	free(cq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe > 0 ? (uint32_t)cqe : 0,
+		.channel = channel,
+		.comp_vector = (uint32_t)comp_vector,
+	};
+	struct vhca_cq *cq = cq_create(context, &attr, false);
+
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+struct vhca_cq *vhca_cq_create(struct ibv_context *context,
+			       struct ibv_cq_init_attr_ex *attr)
+{
+	return cq_create(context, attr, true);
 }
 
 int vhca_destroy_cq(struct ibv_cq *ibcq)

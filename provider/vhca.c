@@ -183,6 +183,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = vhca_create_ah,
 	.create_cq = vhca_create_cq,
+	.create_cq_ex = vhca_create_cq_ex,
 	.create_qp = vhca_create_qp,
 	.create_srq = vhca_create_srq,
 	.dealloc_pd = vhca_dealloc_pd,

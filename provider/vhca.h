@@ -42,6 +42,9 @@ struct vhca_cq {
 	struct vhca_ring ring;		/* the CQEs; shift 6 */
 	struct vhca_cq_dbrec *dbrec;	/* in ring.buf after the CQEs */
 	uint32_t cqn;
+	/* extended CQs (cq_ex.c): the CQE being read, ring.ci at start_poll */
+	const struct vhca_cqe *current;
+	uint32_t poll_start;
 };
 
 struct vhca_srq {
@@ -108,6 +111,9 @@ static inline void vhca_ring_doorbell(struct vhca_context *ctx,
 struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel, int comp_vector);
 int vhca_destroy_cq(struct ibv_cq *cq);
+/* An extended CQ whose attributes cq_ex.c checked (the extended command). */
+struct vhca_cq *vhca_cq_create(struct ibv_context *context,
+			       struct ibv_cq_init_attr_ex *attr);
 struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 int vhca_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int vhca_destroy_qp(struct ibv_qp *qp);
@@ -125,6 +131,12 @@ int vhca_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 int vhca_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int vhca_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+const struct vhca_cqe *vhca_cq_next(struct vhca_cq *cq);
+void vhca_cq_release(struct vhca_cq *cq, uint32_t start);
+
+/* cq_ex.c */
+struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 /* Marks the unpolled CQEs of qpn stale (the QP is being destroyed). */
 void vhca_cq_clean(struct vhca_cq *cq, uint32_t qpn);
 
