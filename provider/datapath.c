@@ -80,6 +80,7 @@ static uint8_t wqe_flags(unsigned int send_flags)
 	return flags;
 }
 
+/* The RDMA or atomic segment (after the control segment). */
 static void write_segment(const struct ibv_send_wr *wr, char *at)
 {
 	switch (wr->opcode) {
@@ -103,35 +104,38 @@ static void write_segment(const struct ibv_send_wr *wr, char *at)
 			seg->swap = htole64(wr->wr.atomic.swap);
 		break;
 	}
-	default: {	/* SEND* on UD */
-		struct vhca_wqe_ud *seg = (void *)at;
-
-		seg->av = to_vah(wr->wr.ud.ah)->av;
-		seg->remote_qpn = htole32(wr->wr.ud.remote_qpn & VHCA_DB_OBJ_MASK);
-		seg->remote_qkey = htole32(wr->wr.ud.remote_qkey);
+	default:	/* SENDs: the UD segment comes from vhca_wqe_set_ud */
 		break;
-	}
 	}
 }
 
-static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
-			  char *wqe)
+void vhca_wqe_set_ud(struct vhca_send_wqe *w, struct ibv_ah *ah,
+		     uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	const uint32_t stride = 1u << qp->sq.shift;
+	struct vhca_wqe_ud *seg = (void *)(w->wqe + sizeof(struct vhca_wqe_ctrl));
+
+	seg->av = to_vah(ah)->av;
+	seg->remote_qpn = htole32(remote_qpn & VHCA_DB_OBJ_MASK);
+	seg->remote_qkey = htole32(remote_qkey);
+}
+
+int vhca_wqe_begin(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
+		   char *wqe, struct vhca_send_wqe *w)
+{
 	struct vhca_wqe_ctrl *ctrl = (void *)wqe;
-	uint32_t segment, offset, i;
+	uint32_t segment;
 	int err;
 
 	err = wqe_opcode(qp, wr->opcode, &segment);
 	if (err)
 		return err;
-	if (qp->type == VHCA_QPT_UD && !wr->wr.ud.ah)
-		return EINVAL;
 	if (wr->send_flags & ~(IBV_SEND_FENCE | IBV_SEND_SIGNALED |
 			       IBV_SEND_SOLICITED | IBV_SEND_INLINE))
 		return EINVAL;
-	offset = sizeof(*ctrl) + segment;
-	memset(wqe, 0, stride);
+	w->wqe = wqe;
+	w->offset = sizeof(*ctrl) + segment;
+	w->data_len = 0;
+	memset(wqe, 0, 1u << qp->sq.shift);
 	ctrl->wr_id = htole64(wr->wr_id);
 	ctrl->opcode = wr->opcode;
 	ctrl->flags = wqe_flags(wr->send_flags);
@@ -142,38 +146,67 @@ static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr
 		ctrl->imm_inv = htole32(wr->invalidate_rkey);
 	if (segment)
 		write_segment(wr, wqe + sizeof(*ctrl));
-
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		uint64_t total = 0;
-		char *data = wqe + offset;
-
-		if (!vhca_wqe_may_inline(wr->opcode))
-			return EINVAL;
-		for (i = 0; i < (uint32_t)wr->num_sge; i++)
-			total += wr->sg_list[i].length;
-		if (total > qp->max_inline || offset + total > stride)
-			return EINVAL;
-		for (i = 0; i < (uint32_t)wr->num_sge; i++) {
-			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			data += wr->sg_list[i].length;
-		}
-		ctrl->flags |= VHCA_WQE_F_INLINE;
-		ctrl->inline_len = htole32((uint32_t)total);
-		return 0;
-	}
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge ||
-	    offset + wr->num_sge * sizeof(struct vhca_sge) > stride)
-		return EINVAL;
-	for (i = 0; i < (uint32_t)wr->num_sge; i++) {
-		struct vhca_sge *sge = (void *)(wqe + offset + i * sizeof(*sge));
-
-		sge->addr = htole64(wr->sg_list[i].addr);
-		sge->length = htole32(wr->sg_list[i].length);
-		sge->lkey = htole32(wr->sg_list[i].lkey);
-	}
-	ctrl->num_sge = wr->num_sge;
 	return 0;
+}
+
+int vhca_wqe_add_inline(const struct vhca_qp *qp, struct vhca_send_wqe *w,
+			const void *addr, size_t length)
+{
+	struct vhca_wqe_ctrl *ctrl = (void *)w->wqe;
+
+	if (!vhca_wqe_may_inline(ctrl->opcode) || ctrl->num_sge ||
+	    length > qp->max_inline - w->data_len ||
+	    w->offset + w->data_len + length > (1u << qp->sq.shift))
+		return EINVAL;
+	memcpy(w->wqe + w->offset + w->data_len, addr, length);
+	w->data_len += length;
+	ctrl->flags |= VHCA_WQE_F_INLINE;
+	ctrl->inline_len = htole32(w->data_len);
+	return 0;
+}
+
+int vhca_wqe_set_sges(const struct vhca_qp *qp, struct vhca_send_wqe *w,
+		      const struct ibv_sge *sg_list, size_t num_sge)
+{
+	struct vhca_wqe_ctrl *ctrl = (void *)w->wqe;
+	size_t i;
+
+	if (num_sge > qp->max_send_sge || (ctrl->flags & VHCA_WQE_F_INLINE) ||
+	    w->offset + num_sge * sizeof(struct vhca_sge) > (1u << qp->sq.shift))
+		return EINVAL;
+	for (i = 0; i < num_sge; i++) {
+		struct vhca_sge *sge = (void *)(w->wqe + w->offset + i * sizeof(*sge));
+
+		sge->addr = htole64(sg_list[i].addr);
+		sge->length = htole32(sg_list[i].length);
+		sge->lkey = htole32(sg_list[i].lkey);
+	}
+	ctrl->num_sge = (uint8_t)num_sge;
+	return 0;
+}
+
+static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
+			  char *wqe)
+{
+	struct vhca_send_wqe w;
+	int err, i;
+
+	if (qp->type == VHCA_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (wr->num_sge < 0)
+		return EINVAL;
+	err = vhca_wqe_begin(qp, wr, wqe, &w);
+	if (err)
+		return err;
+	if (qp->type == VHCA_QPT_UD)
+		vhca_wqe_set_ud(&w, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				wr->wr.ud.remote_qkey);
+	if (!(wr->send_flags & IBV_SEND_INLINE))
+		return vhca_wqe_set_sges(qp, &w, wr->sg_list, (size_t)wr->num_sge);
+	for (i = 0; i < wr->num_sge && !err; i++)
+		err = vhca_wqe_add_inline(qp, &w, (void *)(uintptr_t)wr->sg_list[i].addr,
+					  wr->sg_list[i].length);
+	return err;
 }
 
 int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

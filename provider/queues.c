@@ -260,17 +260,48 @@ static int qp_layout(struct vhca_context *ctx, const struct ibv_qp_cap *cap,
 	return 0;
 }
 
-struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+/* The kernel's CREATE_QP with the ring addresses; the library puts the
+ * granted caps into attr->cap. */
+static int qp_cmd(struct ibv_pd *pd, struct vhca_qp *qp, struct ibv_qp_init_attr_ex *attr,
+		  bool ex, const struct vhca_create_qp_req *req)
 {
-	struct vhca_context *ctx = to_vctx(pd->context);
 	struct {
 		struct ibv_create_qp ibv_cmd;
 		struct vhca_create_qp_req drv;
-	} cmd = {};
+	} cmd = { .drv = *req };
 	struct {
 		struct ib_uverbs_create_qp_resp ibv_resp;
 		struct vhca_create_qp_resp drv;
 	} resp = {};
+	int err;
+
+	if (ex) {
+		/* what the kernel sees; send_ops_flags stay in the provider */
+		struct ibv_qp_init_attr_ex kattr = *attr;
+
+		kattr.comp_mask = IBV_QP_INIT_ATTR_PD;
+		err = ibv_cmd_create_qp_ex(pd->context, &qp->vqp, &kattr, &cmd.ibv_cmd,
+					   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+		attr->cap = kattr.cap;
+	} else {
+		err = ibv_cmd_create_qp(pd, &qp->vqp.qp, (struct ibv_qp_init_attr *)attr,
+					&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+					sizeof(resp));
+	}
+	/* With the ioctl interface resp.ibv_resp stays empty; the driver
+	 * data is filled either way. */
+	qp->qpn = resp.drv.qpn;
+	qp->max_inline = resp.drv.max_inline;
+	return err;
+}
+
+/* A QP with its rings in our memory; `ex`: through ibv_create_qp_ex, whose
+ * attributes vhca_create_qp_ex checked. */
+static struct vhca_qp *qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *attr,
+				 bool ex)
+{
+	struct vhca_context *ctx = to_vctx(pd->context);
+	struct vhca_create_qp_req req = {};
 	struct vhca_qp *qp;
 	int err;
 
@@ -279,40 +310,33 @@ struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		return NULL;
 	err = qp_type(attr->qp_type, &qp->type);
 	if (!err)
-		err = qp_layout(ctx, &attr->cap, attr->srq != NULL, &cmd.drv);
+		err = qp_layout(ctx, &attr->cap, attr->srq != NULL, &req);
 	if (err)
 		goto free_qp;
-	err = ring_alloc(&qp->sq, cmd.drv.sq_log_size, cmd.drv.sq_wqe_shift, 0);
+	err = ring_alloc(&qp->sq, req.sq_log_size, req.sq_wqe_shift, 0);
 	if (err)
 		goto free_qp;
 	if (!attr->srq) {
-		err = ring_alloc(&qp->rq, cmd.drv.rq_log_size,
-				 cmd.drv.rq_wqe_shift, 0);
+		err = ring_alloc(&qp->rq, req.rq_log_size, req.rq_wqe_shift, 0);
 		if (err)
 			goto free_sq;
-		cmd.drv.rq_buf_addr = (uintptr_t)qp->rq.buf;
-		cmd.drv.rq_buf_len = qp->rq.buf_len;
+		req.rq_buf_addr = (uintptr_t)qp->rq.buf;
+		req.rq_buf_len = qp->rq.buf_len;
 	} else {
 		qp->srq = to_vsrq(attr->srq);
 	}
-	cmd.drv.sq_buf_addr = (uintptr_t)qp->sq.buf;
-	cmd.drv.sq_buf_len = qp->sq.buf_len;
+	req.sq_buf_addr = (uintptr_t)qp->sq.buf;
+	req.sq_buf_len = qp->sq.buf_len;
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 
-	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	err = qp_cmd(pd, qp, attr, ex, &req);
 	if (err)
 		goto free_rq;
-	/* The library put the granted caps into attr->cap (with the ioctl
-	 * interface resp.ibv_resp stays empty; the driver data is filled
-	 * either way). */
-	qp->qpn = resp.drv.qpn;
-	qp->max_inline = resp.drv.max_inline;
 	qp->max_send_sge = attr->cap.max_send_sge;
 	qp->max_recv_sge = attr->cap.max_recv_sge;
 	qp_table_add(ctx, qp);
-	return &qp->vqp.qp;
+	return qp;
 
 free_rq:
 	ring_free(&qp->rq);
@@ -322,6 +346,50 @@ free_qp:
 	free(qp);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {};
+	struct vhca_qp *qp;
+
+	memcpy(&attr_ex, attr, sizeof(*attr));
+	qp = qp_create(pd, &attr_ex, false);
+	if (!qp)
+		return NULL;
+	attr->cap = attr_ex.cap;
+	return &qp->vqp.qp;
+}
+
+/* ibv_create_qp_ex: a PD, and send_ops_flags for the ibv_wr_* API
+ * (qp_ex.c); XRC, create flags, TSO and RSS are not offered. */
+struct ibv_qp *vhca_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	const uint32_t supported = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	struct vhca_qp *qp;
+	uint8_t type;
+	int err = 0;
+
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != context)
+		err = EINVAL;
+	else if (attr->comp_mask & ~supported)
+		err = EOPNOTSUPP;
+	else
+		err = qp_type(attr->qp_type, &type);
+	if (!err && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		err = vhca_qp_ex_check_ops(attr->send_ops_flags, type);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	qp = qp_create(attr->pd, attr, true);
+	if (!qp)
+		return NULL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		vhca_qp_ex_set_ops(qp, attr->send_ops_flags);
+	return &qp->vqp.qp;
 }
 
 /* Completions of qp still in its CQs are dropped (RESET, destroy). */

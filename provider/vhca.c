@@ -185,6 +185,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.create_cq = vhca_create_cq,
 	.create_cq_ex = vhca_create_cq_ex,
 	.create_qp = vhca_create_qp,
+	.create_qp_ex = vhca_create_qp_ex,
 	.create_srq = vhca_create_srq,
 	.dealloc_pd = vhca_dealloc_pd,
 	.dereg_mr = vhca_dereg_mr,
