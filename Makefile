@@ -22,7 +22,7 @@ VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100 \
 GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO)
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs test bench run clean
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-middleware test bench run clean
 
 all: qemu module initramfs
 
@@ -81,6 +81,12 @@ check-verbs: deps qemu module initramfs
 check-uverbs: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-uverbs: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-uverbs.sh
+
+# UCX, Open MPI over UCX and libfabric's verbs provider on vhca in a guest
+# (in `make test`): selftests/verbs/middleware.py.
+check-middleware: deps qemu module initramfs provider
+	@test "$(KERNEL)" = default || { echo "check-middleware: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-middleware.sh
 
 test: deps
 	scripts/run-tests.sh

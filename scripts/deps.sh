@@ -16,6 +16,8 @@ packages=(
 	busybox-static cpio gzip kmod linux-image-amd64 linux-headers-amd64
 	iproute2 util-linux pciutils rdma-core ibverbs-utils infiniband-diags perftest
 	rdmacm-utils python3-pyverbs
+	# middleware on vhca (`make check-middleware`): UCX, Open MPI, libfabric
+	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
 	# tests
 	python3-pytest libgtest-dev
 	# fuzzing the device's parsers (scripts/run-fuzz.sh): libFuzzer, sanitizers

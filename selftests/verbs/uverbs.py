@@ -29,6 +29,7 @@ failure or error, and every skip is matched by SKIPS below, each naming
 the Documentation/verbs.md row of the unsupported feature (or the missing
 piece of the test environment: vendor-specific tests, GPUs).
 """
+import contextlib
 import os
 import re
 import sys
@@ -64,18 +65,26 @@ PINGPONGS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def vm():
+@contextlib.contextmanager
+def verbs_vm(name):
+    """A guest with both devices ACTIVE, vhca.ko verbs=1, ib_uverbs and the
+    provider of build/provider installed (also used by middleware.py)."""
     for path in (MODULE, os.path.join(PROVIDER, "libvhca-rdmav34.so")):
         if not os.path.exists(path):
             raise FileNotFoundError("%s missing: run `make module provider`" % path)
-    with vmlib.VM(devices=DEVICES, name="uverbs") as machine:
+    with vmlib.VM(devices=DEVICES, name=name) as machine:
         machine.run("modprobe -a ib_core ib_uverbs ib_umad", timeout=120, check=True)
         machine.run("insmod %s verbs=1" % MODULE, timeout=120, check=True)
         machine.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
                     timeout=60, check=True)
         rc, _ = machine.run(WAIT_ACTIVE, timeout=120)
         assert rc == 0, "ports not ACTIVE"
+        yield machine
+
+
+@pytest.fixture(scope="module")
+def vm():
+    with verbs_vm("uverbs") as machine:
         yield machine
 
 
@@ -96,16 +105,22 @@ def test_devinfo(vm):
     assert "phys_port_cnt:\t\t\t2" in out
 
 
-def run_pair(vm, server, client, timeout=150):
+def run_pair(vm, server, client, timeout=150, listen_port=None):
     """Run the server command in the background and the client in the
-    foreground; both bounded by `timeout` seconds.  Returns
+    foreground; both bounded by `timeout` seconds.  The client starts
+    once the server listens on TCP `listen_port` (up to 60 s; a loaded
+    host can take that long), or after 1.5 s.  Returns
     (server status, client status, server output, client output)."""
+    ready = "sleep 1.5"
+    if listen_port:
+        ready = ("for i in $(seq 1 300); do ss -Hltn 'sport = :%d' | grep -q . && break; "
+                 "sleep 0.2; done" % listen_port)
     script = (
         "timeout %(t)d %(server)s >/tmp/pp-server.log 2>&1 & pid=$!; "
-        "sleep 1.5; timeout %(t)d %(client)s >/tmp/pp-client.log 2>&1; crc=$?; "
+        "%(ready)s; timeout %(t)d %(client)s >/tmp/pp-client.log 2>&1; crc=$?; "
         "wait $pid; src=$?; echo \"server=$src client=$crc\"; "
         "cat /tmp/pp-server.log; echo @@CLIENT@@; cat /tmp/pp-client.log"
-    ) % {"t": timeout, "server": server, "client": client}
+    ) % {"t": timeout, "server": server, "client": client, "ready": ready}
     _, out = vm.run(script, timeout=2 * timeout + 60)
     m = re.search(r"server=(\d+) client=(\d+)\n", out)
     assert m, out
@@ -127,6 +142,16 @@ def test_pingpong(vm, tool, args, pair):
     assert (src, crc) == (0, 0), out
     iters = re.findall(r"(\d+) iters in", out)
     assert len(iters) == 2, out
+
+
+def test_post_send_opcode_rules(vm):
+    """The provider refuses what the QP type cannot post, as the driver and
+    device do (uapi/vhca_hw_wqe_rules.h): programs/opcode_rules.py."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",
+                          "opcode_rules.py")
+    rc, out = vm.run("python3 %s vhca0" % script, timeout=60)
+    log("opcode_rules.py", out)
+    assert rc == 0 and "opcode_rules: ok" in out, out
 
 
 # perftest between port 1 and port 2 of vhca0: (tool, extra arguments).
