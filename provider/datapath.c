@@ -216,6 +216,10 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t start;
 	int err = 0;
 
+	if (!vhca_qp_may_send(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&qp->sq_lock);
 	start = qp->sq.pi;
 	for (; wr; wr = wr->next) {
@@ -296,9 +300,10 @@ int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 {
 	struct vhca_qp *qp = to_vqp(ibqp);
 
-	if (qp->srq) {
+	/* receives go to the SRQ; a QP in Reset takes none (IBA 11.4.1.2) */
+	if (qp->srq || ibqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
-		return EINVAL;	/* receives go to the SRQ */
+		return EINVAL;
 	}
 	return post_recv_ring(to_vctx(ibqp->context), &qp->rq, &qp->rq_lock,
 			      qp->max_recv_sge, VHCA_DB_RQ, qp->qpn, wr, bad_wr);

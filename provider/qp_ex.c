@@ -11,7 +11,8 @@
  * once); the setters fill the open WQE in any order.  ibv_wr_complete rings
  * one doorbell for all of them and drops the lock; the first error of the
  * batch (a full ring, an opcode not in send_ops_flags, too many SGEs, too
- * much inline data, a UD WQE without ibv_wr_set_ud_addr) makes it post
+ * much inline data, a UD WQE without ibv_wr_set_ud_addr, a QP before RTS)
+ * makes it post
  * nothing and return that error, as ibv_wr_abort does (ibv_wr_post(3)).
  *
  * Not offered: LOCAL_INV, BIND_MW (no memory windows), TSO, ATOMIC_WRITE:
@@ -237,7 +238,7 @@ static void wr_start(struct ibv_qp_ex *qp_ex)
 
 	pthread_spin_lock(&qp->sq_lock);
 	qp->wr_start_pi = qp->sq.pi;
-	qp->wr_err = 0;
+	qp->wr_err = vhca_qp_may_send(&qp_ex->qp_base) ? 0 : EINVAL;
 	qp->wr_open = false;
 }
 

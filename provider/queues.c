@@ -362,11 +362,13 @@ struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 }
 
 /* ibv_create_qp_ex: a PD, and send_ops_flags for the ibv_wr_* API
- * (qp_ex.c); XRC, create flags, TSO and RSS are not offered. */
+ * (qp_ex.c); XRC, create flags (the mask with flags 0 is fine), TSO and RSS
+ * are not offered. */
 struct ibv_qp *vhca_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr)
 {
-	const uint32_t supported = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	const uint32_t supported = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+				   IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	struct vhca_qp *qp;
 	uint8_t type;
 	int err = 0;
@@ -374,8 +376,9 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *context,
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != context)
 		err = EINVAL;
-	else if (attr->comp_mask & ~supported)
-		err = EOPNOTSUPP;
+	else if ((attr->comp_mask & ~supported) ||
+		 ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags))
+		err = EOPNOTSUPP;	/* no create flag is offered */
 	else
 		err = qp_type(attr->qp_type, &type);
 	if (!err && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))

@@ -163,6 +163,15 @@ int vhca_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 const struct vhca_cqe *vhca_cq_next(struct vhca_cq *cq);
 void vhca_cq_release(struct vhca_cq *cq, uint32_t start);
 
+/* A send queue takes work requests from RTS on (IBA 11.4.1.1: Reset,
+ * Init and RTR answer with an immediate error).  ibv_qp.state is the
+ * state libibverbs' ibv_modify_qp last set. */
+static inline bool vhca_qp_may_send(const struct ibv_qp *qp)
+{
+	return qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT &&
+	       qp->state != IBV_QPS_RTR;
+}
+
 /* qp_ex.c */
 int vhca_qp_ex_check_ops(uint64_t send_ops_flags, uint8_t qp_type);
 void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags);
