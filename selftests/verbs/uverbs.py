@@ -116,12 +116,12 @@ def run_pair(vm, server, client, timeout=150, listen_port=None):
         ready = ("for i in $(seq 1 300); do ss -Hltn 'sport = :%d' | grep -q . && break; "
                  "sleep 0.2; done" % listen_port)
     script = (
-        "timeout %(t)d %(server)s >/tmp/pp-server.log 2>&1 & pid=$!; "
-        "%(ready)s; timeout %(t)d %(client)s >/tmp/pp-client.log 2>&1; crc=$?; "
+        "timeout -k 5 %(t)d %(server)s >/tmp/pp-server.log 2>&1 & pid=$!; "
+        "%(ready)s; timeout -k 5 %(t)d %(client)s >/tmp/pp-client.log 2>&1; crc=$?; "
         "wait $pid; src=$?; echo \"server=$src client=$crc\"; "
         "cat /tmp/pp-server.log; echo @@CLIENT@@; cat /tmp/pp-client.log"
     ) % {"t": timeout, "server": server, "client": client, "ready": ready}
-    _, out = vm.run(script, timeout=2 * timeout + 60)
+    _, out = vm.run(script, timeout=2 * timeout + (120 if listen_port else 60))
     m = re.search(r"server=(\d+) client=(\d+)\n", out)
     assert m, out
     server_out, _, client_out = out[m.end():].partition("@@CLIENT@@")
