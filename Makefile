@@ -88,8 +88,8 @@ check-middleware: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-middleware: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-middleware.sh
 
-# libfabric's fi_pingpong (NOT in `make test`: it does not complete on vhca
-# yet; Documentation/testing.md "check-fabric").
+# libfabric's fi_pingpong over an rdm endpoint (NOT in `make test`: ofi_rxm
+# cannot open its verbs CQ on vhca yet; Documentation/testing.md "check-fabric").
 check-fabric: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-fabric: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-fabric.sh

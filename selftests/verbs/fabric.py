@@ -1,11 +1,14 @@
-"""libfabric's fi_pingpong on vhca (`make check-fabric`, NOT in `make test`).
+"""libfabric's fi_pingpong on vhca.
 
-fi_pingpong -c (data checked) over a msg endpoint (`-p verbs`, rdma_cm over
-IPoIB) and an rdm endpoint (`-p "verbs;ofi_rxm"`), server on ib0 (vhca0
-port 1, initial namespace), client on ib1 (port 2, the namespace of
-uverbs.ipoib).  Unfinished: on vhca the pair does not complete (the server
-is not listening on its control port after 60 s; see Documentation/
-testing.md "check-fabric"), so this stays out of `make test` until found.
+fi_pingpong -c (data checked) between ib0 (vhca0 port 1, initial namespace,
+the server) and ib1 (port 2, the namespace of uverbs.ipoib, the client).
+
+- msg endpoint (`-p verbs`, rdma_cm over IPoIB): run by check-middleware
+  (middleware.py imports fi_pingpong below);
+- rdm endpoint (`-p "verbs;ofi_rxm"`): this file's test, `make check-fabric`,
+  NOT in `make test`: ofi_rxm cannot open its verbs CQ on vhca ("Unable to
+  create verbs CQ", fi_enable EINVAL; Documentation/testing.md
+  "check-fabric").
 """
 import os
 import re
@@ -25,19 +28,23 @@ FI_ENDPOINTS = {
 }
 
 
+def fi_pingpong(vm, endpoint):
+    """100 checked 1 KiB ping-pongs; both sides exit 0, the client reports."""
+    args = "%s -c -I 100 -S 1024" % FI_ENDPOINTS[endpoint]
+    src, crc, sout, cout = run_pair(
+        vm, "env FI_LOG_LEVEL=warn fi_pingpong %s" % args,
+        "ip netns exec %s env FI_LOG_LEVEL=warn fi_pingpong %s %s"
+        % (CM_NS, args, CM_SERVER_IP), timeout=60, listen_port=FI_PORT)
+    log("fi_pingpong %s" % endpoint, sout + "\n--- client ---\n" + cout)
+    assert (src, crc) == (0, 0), sout + cout
+    assert re.search(r"^1k\s+100\s", cout, re.M), cout
+
+
 @pytest.fixture(scope="module")
 def vm():
     with verbs_vm("fabric") as machine:
         yield machine
 
 
-@pytest.mark.parametrize("endpoint", sorted(FI_ENDPOINTS))
-def test_fi_pingpong(vm, ipoib, endpoint):
-    args = "%s -c -I 100 -S 1024" % FI_ENDPOINTS[endpoint]
-    src, crc, sout, cout = run_pair(
-        vm, "env FI_LOG_LEVEL=warn fi_pingpong %s -s %s" % (args, CM_SERVER_IP),
-        "ip netns exec %s env FI_LOG_LEVEL=warn fi_pingpong %s %s"
-        % (CM_NS, args, CM_SERVER_IP), timeout=60, listen_port=FI_PORT)
-    log("fi_pingpong %s" % endpoint, sout + "\n--- client ---\n" + cout)
-    assert (src, crc) == (0, 0), sout + cout
-    assert re.search(r"^1k\s+100\s", cout, re.M), cout
+def test_fi_pingpong_rdm(vm, ipoib):
+    fi_pingpong(vm, "rdm")
