@@ -31,34 +31,40 @@ static inline bool ring_full(const struct vhca_ring *ring)
 
 /* ---- send ---- */
 
-/* ibv_wr_opcode -> vhca_wqe_opcode: the same numbers for what we carry. */
+/*
+ * ibv_wr_opcode -> vhca_wqe_opcode: the same numbers for what we carry.
+ * Whether the QP type may post it and the segment that follows the control
+ * segment are the device's rules (uapi/vhca_hw_wqe_rules.h).
+ */
 static int wqe_opcode(const struct vhca_qp *qp, enum ibv_wr_opcode opcode,
 		      uint32_t *segment)
 {
-	const bool ud = qp->type == VHCA_QPT_UD;
-
+	_Static_assert((int)IBV_WR_RDMA_WRITE == (int)VHCA_WQE_RDMA_WRITE &&
+		       (int)IBV_WR_RDMA_WRITE_WITH_IMM == (int)VHCA_WQE_RDMA_WRITE_WITH_IMM &&
+		       (int)IBV_WR_SEND == (int)VHCA_WQE_SEND &&
+		       (int)IBV_WR_SEND_WITH_IMM == (int)VHCA_WQE_SEND_WITH_IMM &&
+		       (int)IBV_WR_RDMA_READ == (int)VHCA_WQE_RDMA_READ &&
+		       (int)IBV_WR_ATOMIC_CMP_AND_SWP == (int)VHCA_WQE_ATOMIC_CMP_AND_SWP &&
+		       (int)IBV_WR_ATOMIC_FETCH_AND_ADD == (int)VHCA_WQE_ATOMIC_FETCH_AND_ADD &&
+		       (int)IBV_WR_SEND_WITH_INV == (int)VHCA_WQE_SEND_WITH_INV,
+		       "ibv_wr_opcode and vhca_wqe_opcode differ");
 	switch (opcode) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
-		*segment = ud ? sizeof(struct vhca_wqe_ud) : 0;
-		return 0;
 	case IBV_WR_SEND_WITH_INV:
-		*segment = 0;
-		return ud ? EINVAL : 0;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		*segment = sizeof(struct vhca_wqe_raddr);
-		return ud ? EINVAL : 0;
 	case IBV_WR_RDMA_READ:
-		*segment = sizeof(struct vhca_wqe_raddr);
-		return qp->type == VHCA_QPT_RC ? 0 : EINVAL;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		*segment = sizeof(struct vhca_wqe_atomic);
-		return qp->type == VHCA_QPT_RC ? 0 : EINVAL;
+		break;
 	default:
 		return EINVAL;	/* LOCAL_INV, BIND_MW, TSO: not from user space */
 	}
+	if (!vhca_wqe_opcode_allowed(opcode, qp->type))
+		return EINVAL;
+	*segment = vhca_wqe_segment_size(opcode, qp->type);
+	return 0;
 }
 
 static uint8_t wqe_flags(unsigned int send_flags)
@@ -74,6 +80,7 @@ static uint8_t wqe_flags(unsigned int send_flags)
 	return flags;
 }
 
+/* The RDMA or atomic segment (after the control segment). */
 static void write_segment(const struct ibv_send_wr *wr, char *at)
 {
 	switch (wr->opcode) {
@@ -97,35 +104,38 @@ static void write_segment(const struct ibv_send_wr *wr, char *at)
 			seg->swap = htole64(wr->wr.atomic.swap);
 		break;
 	}
-	default: {	/* SEND* on UD */
-		struct vhca_wqe_ud *seg = (void *)at;
-
-		seg->av = to_vah(wr->wr.ud.ah)->av;
-		seg->remote_qpn = htole32(wr->wr.ud.remote_qpn & VHCA_DB_OBJ_MASK);
-		seg->remote_qkey = htole32(wr->wr.ud.remote_qkey);
+	default:	/* SENDs: the UD segment comes from vhca_wqe_set_ud */
 		break;
-	}
 	}
 }
 
-static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
-			  char *wqe)
+void vhca_wqe_set_ud(struct vhca_send_wqe *w, struct ibv_ah *ah,
+		     uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	const uint32_t stride = 1u << qp->sq.shift;
+	struct vhca_wqe_ud *seg = (void *)(w->wqe + sizeof(struct vhca_wqe_ctrl));
+
+	seg->av = to_vah(ah)->av;
+	seg->remote_qpn = htole32(remote_qpn & VHCA_DB_OBJ_MASK);
+	seg->remote_qkey = htole32(remote_qkey);
+}
+
+int vhca_wqe_begin(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
+		   char *wqe, struct vhca_send_wqe *w)
+{
 	struct vhca_wqe_ctrl *ctrl = (void *)wqe;
-	uint32_t segment, offset, i;
+	uint32_t segment;
 	int err;
 
 	err = wqe_opcode(qp, wr->opcode, &segment);
 	if (err)
 		return err;
-	if (qp->type == VHCA_QPT_UD && !wr->wr.ud.ah)
-		return EINVAL;
 	if (wr->send_flags & ~(IBV_SEND_FENCE | IBV_SEND_SIGNALED |
 			       IBV_SEND_SOLICITED | IBV_SEND_INLINE))
 		return EINVAL;
-	offset = sizeof(*ctrl) + segment;
-	memset(wqe, 0, stride);
+	w->wqe = wqe;
+	w->offset = sizeof(*ctrl) + segment;
+	w->data_len = 0;
+	memset(wqe, 0, 1u << qp->sq.shift);
 	ctrl->wr_id = htole64(wr->wr_id);
 	ctrl->opcode = wr->opcode;
 	ctrl->flags = wqe_flags(wr->send_flags);
@@ -136,40 +146,67 @@ static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr
 		ctrl->imm_inv = htole32(wr->invalidate_rkey);
 	if (segment)
 		write_segment(wr, wqe + sizeof(*ctrl));
-
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		uint64_t total = 0;
-		char *data = wqe + offset;
-
-		if (wr->opcode == IBV_WR_RDMA_READ ||
-		    wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-		    wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
-			return EINVAL;
-		for (i = 0; i < (uint32_t)wr->num_sge; i++)
-			total += wr->sg_list[i].length;
-		if (total > qp->max_inline || offset + total > stride)
-			return EINVAL;
-		for (i = 0; i < (uint32_t)wr->num_sge; i++) {
-			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			data += wr->sg_list[i].length;
-		}
-		ctrl->flags |= VHCA_WQE_F_INLINE;
-		ctrl->inline_len = htole32((uint32_t)total);
-		return 0;
-	}
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge ||
-	    offset + wr->num_sge * sizeof(struct vhca_sge) > stride)
-		return EINVAL;
-	for (i = 0; i < (uint32_t)wr->num_sge; i++) {
-		struct vhca_sge *sge = (void *)(wqe + offset + i * sizeof(*sge));
-
-		sge->addr = htole64(wr->sg_list[i].addr);
-		sge->length = htole32(wr->sg_list[i].length);
-		sge->lkey = htole32(wr->sg_list[i].lkey);
-	}
-	ctrl->num_sge = wr->num_sge;
 	return 0;
+}
+
+int vhca_wqe_add_inline(const struct vhca_qp *qp, struct vhca_send_wqe *w,
+			const void *addr, size_t length)
+{
+	struct vhca_wqe_ctrl *ctrl = (void *)w->wqe;
+
+	if (!vhca_wqe_may_inline(ctrl->opcode) || ctrl->num_sge ||
+	    length > qp->max_inline - w->data_len ||
+	    w->offset + w->data_len + length > (1u << qp->sq.shift))
+		return EINVAL;
+	memcpy(w->wqe + w->offset + w->data_len, addr, length);
+	w->data_len += length;
+	ctrl->flags |= VHCA_WQE_F_INLINE;
+	ctrl->inline_len = htole32(w->data_len);
+	return 0;
+}
+
+int vhca_wqe_set_sges(const struct vhca_qp *qp, struct vhca_send_wqe *w,
+		      const struct ibv_sge *sg_list, size_t num_sge)
+{
+	struct vhca_wqe_ctrl *ctrl = (void *)w->wqe;
+	size_t i;
+
+	if (num_sge > qp->max_send_sge || (ctrl->flags & VHCA_WQE_F_INLINE) ||
+	    w->offset + num_sge * sizeof(struct vhca_sge) > (1u << qp->sq.shift))
+		return EINVAL;
+	for (i = 0; i < num_sge; i++) {
+		struct vhca_sge *sge = (void *)(w->wqe + w->offset + i * sizeof(*sge));
+
+		sge->addr = htole64(sg_list[i].addr);
+		sge->length = htole32(sg_list[i].length);
+		sge->lkey = htole32(sg_list[i].lkey);
+	}
+	ctrl->num_sge = (uint8_t)num_sge;
+	return 0;
+}
+
+static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
+			  char *wqe)
+{
+	struct vhca_send_wqe w;
+	int err, i;
+
+	if (qp->type == VHCA_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (wr->num_sge < 0)
+		return EINVAL;
+	err = vhca_wqe_begin(qp, wr, wqe, &w);
+	if (err)
+		return err;
+	if (qp->type == VHCA_QPT_UD)
+		vhca_wqe_set_ud(&w, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				wr->wr.ud.remote_qkey);
+	if (!(wr->send_flags & IBV_SEND_INLINE))
+		return vhca_wqe_set_sges(qp, &w, wr->sg_list, (size_t)wr->num_sge);
+	for (i = 0; i < wr->num_sge && !err; i++)
+		err = vhca_wqe_add_inline(qp, &w, (void *)(uintptr_t)wr->sg_list[i].addr,
+					  wr->sg_list[i].length);
+	return err;
 }
 
 int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -179,6 +216,10 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t start;
 	int err = 0;
 
+	if (!vhca_qp_may_send(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&qp->sq_lock);
 	start = qp->sq.pi;
 	for (; wr; wr = wr->next) {
@@ -259,9 +300,10 @@ int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 {
 	struct vhca_qp *qp = to_vqp(ibqp);
 
-	if (qp->srq) {
+	/* receives go to the SRQ; a QP in Reset takes none (IBA 11.4.1.2) */
+	if (qp->srq || ibqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
-		return EINVAL;	/* receives go to the SRQ */
+		return EINVAL;
 	}
 	return post_recv_ring(to_vctx(ibqp->context), &qp->rq, &qp->rq_lock,
 			      qp->max_recv_sge, VHCA_DB_RQ, qp->qpn, wr, bad_wr);
@@ -336,16 +378,15 @@ static void decode_cqe(const struct vhca_cqe *cqe, struct ibv_wc *wc)
 	}
 }
 
-int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+/* The next completion for the application, its send or receive WQEs
+ * freed, or NULL; the caller holds cq->lock.  Skips the CQEs of destroyed
+ * QPs.  The CQE stays ours until vhca_cq_release() stores the consumer
+ * index. */
+const struct vhca_cqe *vhca_cq_next(struct vhca_cq *cq)
 {
-	struct vhca_cq *cq = to_vcq(ibcq);
-	struct vhca_context *ctx = to_vctx(ibcq->context);
-	uint32_t start;
-	int polled = 0;
+	struct vhca_context *ctx = to_vctx(cq->vcq.cq.context);
 
-	pthread_spin_lock(&cq->lock);
-	start = cq->ring.ci;
-	while (polled < num_entries && cqe_valid(cq, cq->ring.ci)) {
+	while (cqe_valid(cq, cq->ring.ci)) {
 		const struct vhca_cqe *cqe = ring_entry(&cq->ring, cq->ring.ci);
 		uint32_t qpn = le32toh(cqe->qpn);
 		struct vhca_qp *qp;
@@ -356,12 +397,32 @@ int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		qp = vhca_find_qp(ctx, qpn);
 		if (qp)
 			free_wqes(qp, cqe);
-		decode_cqe(cqe, &wc[polled++]);
+		return cqe;
 	}
+	return NULL;
+}
+
+/* Gives the CQEs consumed since `start` back to the device. */
+void vhca_cq_release(struct vhca_cq *cq, uint32_t start)
+{
 	if (cq->ring.ci != start)
 		/* Our reads of the CQEs before the store that frees them. */
 		__atomic_store_n(&cq->dbrec->consumer_index,
 				 htole32(cq->ring.ci), __ATOMIC_RELEASE);
+}
+
+int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct vhca_cq *cq = to_vcq(ibcq);
+	const struct vhca_cqe *cqe;
+	uint32_t start;
+	int polled = 0;
+
+	pthread_spin_lock(&cq->lock);
+	start = cq->ring.ci;
+	while (polled < num_entries && (cqe = vhca_cq_next(cq)))
+		decode_cqe(cqe, &wc[polled++]);
+	vhca_cq_release(cq, start);
 	pthread_spin_unlock(&cq->lock);
 	return polled;
 }

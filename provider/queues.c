@@ -55,28 +55,67 @@ static void ring_free(struct vhca_ring *ring)
 
 /* ---- completion queues ---- */
 
-struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
-			      struct ibv_comp_channel *channel, int comp_vector)
+/* The kernel's CREATE_CQ, the driver's data right after the command. */
+static int cq_cmd(struct ibv_context *context, const struct ibv_cq_init_attr_ex *attr,
+		  struct vhca_cq *cq, const struct vhca_create_cq_req *req)
 {
 	struct {
 		struct ibv_create_cq ibv_cmd;
 		struct vhca_create_cq_req drv;
-	} cmd = {};
+	} cmd = { .drv = *req };
 	struct {
 		struct ib_uverbs_create_cq_resp ibv_resp;
 		struct vhca_create_cq_resp drv;
 	} resp = {};
+	int err;
+
+	err = ibv_cmd_create_cq(context, attr->cqe, attr->channel, attr->comp_vector,
+				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	cq->cqn = resp.drv.cqn;
+	return err;
+}
+
+/* The same through the extended command, for ibv_create_cq_ex. */
+static int cq_cmd_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
+		     struct vhca_cq *cq, const struct vhca_create_cq_req *req)
+{
+	struct {
+		struct ibv_create_cq_ex ibv_cmd;
+		struct vhca_create_cq_req drv;
+	} cmd = { .drv = *req };
+	struct {
+		struct ib_uverbs_ex_create_cq_resp ibv_resp;
+		struct vhca_create_cq_resp drv;
+	} resp = {};
+	int err;
+
+	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd.ibv_cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp), 0);
+	cq->cqn = resp.drv.cqn;
+	return err;
+}
+
+/*
+ * A CQ of at least attr->cqe entries, its ring in our memory; through the
+ * extended command (ibv_cmd_create_cq_ex) for ibv_create_cq_ex, whose
+ * caller checked the extended attributes (cq_ex.c).
+ */
+static struct vhca_cq *cq_create(struct ibv_context *context,
+				 struct ibv_cq_init_attr_ex *attr, bool ex)
+{
+	struct vhca_create_cq_req req = {};
 	struct vhca_cq *cq;
 	uint32_t log_size = VHCA_MIN_LOG_CQ;
 	size_t ring_bytes;
 	int err;
 
 	/* CompletionQueue::LogSizeFor: one more than asked, a power of 2. */
-	if (cqe <= 0) {
+	if (attr->cqe == 0 || attr->cqe > INT32_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
-	while (log_size <= VHCA_MAX_LOG_CQ && (1u << log_size) - 1 < (uint32_t)cqe)
+	while (log_size <= VHCA_MAX_LOG_CQ && (1u << log_size) - 1 < attr->cqe)
 		log_size++;
 	if (log_size > VHCA_MAX_LOG_CQ) {
 		errno = EINVAL;
@@ -92,17 +131,14 @@ struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
 	cq->dbrec = (struct vhca_cq_dbrec *)((char *)cq->ring.buf + ring_bytes);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
-	cmd.drv.buf_addr = (uintptr_t)cq->ring.buf;
-	cmd.drv.buf_len = cq->ring.buf_len;
-	cmd.drv.dbrec_offset = ring_bytes;
-	cmd.drv.log_size = log_size;
-	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->vcq.cq,
-				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp));
+	req.buf_addr = (uintptr_t)cq->ring.buf;
+	req.buf_len = cq->ring.buf_len;
+	req.dbrec_offset = ring_bytes;
+	req.log_size = log_size;
+	err = ex ? cq_cmd_ex(context, attr, cq, &req) : cq_cmd(context, attr, cq, &req);
 	if (err)
 		goto free_ring;
-	cq->cqn = resp.drv.cqn;
-	return &cq->vcq.cq;
+	return cq;
 
 free_ring:
 	ring_free(&cq->ring);
@@ -110,6 +146,25 @@ free_cq:
 	free(cq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe > 0 ? (uint32_t)cqe : 0,
+		.channel = channel,
+		.comp_vector = (uint32_t)comp_vector,
+	};
+	struct vhca_cq *cq = cq_create(context, &attr, false);
+
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+struct vhca_cq *vhca_cq_create(struct ibv_context *context,
+			       struct ibv_cq_init_attr_ex *attr)
+{
+	return cq_create(context, attr, true);
 }
 
 int vhca_destroy_cq(struct ibv_cq *ibcq)
@@ -205,17 +260,48 @@ static int qp_layout(struct vhca_context *ctx, const struct ibv_qp_cap *cap,
 	return 0;
 }
 
-struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+/* The kernel's CREATE_QP with the ring addresses; the library puts the
+ * granted caps into attr->cap. */
+static int qp_cmd(struct ibv_pd *pd, struct vhca_qp *qp, struct ibv_qp_init_attr_ex *attr,
+		  bool ex, const struct vhca_create_qp_req *req)
 {
-	struct vhca_context *ctx = to_vctx(pd->context);
 	struct {
 		struct ibv_create_qp ibv_cmd;
 		struct vhca_create_qp_req drv;
-	} cmd = {};
+	} cmd = { .drv = *req };
 	struct {
 		struct ib_uverbs_create_qp_resp ibv_resp;
 		struct vhca_create_qp_resp drv;
 	} resp = {};
+	int err;
+
+	if (ex) {
+		/* what the kernel sees; send_ops_flags stay in the provider */
+		struct ibv_qp_init_attr_ex kattr = *attr;
+
+		kattr.comp_mask = IBV_QP_INIT_ATTR_PD;
+		err = ibv_cmd_create_qp_ex(pd->context, &qp->vqp, &kattr, &cmd.ibv_cmd,
+					   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+		attr->cap = kattr.cap;
+	} else {
+		err = ibv_cmd_create_qp(pd, &qp->vqp.qp, (struct ibv_qp_init_attr *)attr,
+					&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+					sizeof(resp));
+	}
+	/* With the ioctl interface resp.ibv_resp stays empty; the driver
+	 * data is filled either way. */
+	qp->qpn = resp.drv.qpn;
+	qp->max_inline = resp.drv.max_inline;
+	return err;
+}
+
+/* A QP with its rings in our memory; `ex`: through ibv_create_qp_ex, whose
+ * attributes vhca_create_qp_ex checked. */
+static struct vhca_qp *qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *attr,
+				 bool ex)
+{
+	struct vhca_context *ctx = to_vctx(pd->context);
+	struct vhca_create_qp_req req = {};
 	struct vhca_qp *qp;
 	int err;
 
@@ -224,40 +310,33 @@ struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		return NULL;
 	err = qp_type(attr->qp_type, &qp->type);
 	if (!err)
-		err = qp_layout(ctx, &attr->cap, attr->srq != NULL, &cmd.drv);
+		err = qp_layout(ctx, &attr->cap, attr->srq != NULL, &req);
 	if (err)
 		goto free_qp;
-	err = ring_alloc(&qp->sq, cmd.drv.sq_log_size, cmd.drv.sq_wqe_shift, 0);
+	err = ring_alloc(&qp->sq, req.sq_log_size, req.sq_wqe_shift, 0);
 	if (err)
 		goto free_qp;
 	if (!attr->srq) {
-		err = ring_alloc(&qp->rq, cmd.drv.rq_log_size,
-				 cmd.drv.rq_wqe_shift, 0);
+		err = ring_alloc(&qp->rq, req.rq_log_size, req.rq_wqe_shift, 0);
 		if (err)
 			goto free_sq;
-		cmd.drv.rq_buf_addr = (uintptr_t)qp->rq.buf;
-		cmd.drv.rq_buf_len = qp->rq.buf_len;
+		req.rq_buf_addr = (uintptr_t)qp->rq.buf;
+		req.rq_buf_len = qp->rq.buf_len;
 	} else {
 		qp->srq = to_vsrq(attr->srq);
 	}
-	cmd.drv.sq_buf_addr = (uintptr_t)qp->sq.buf;
-	cmd.drv.sq_buf_len = qp->sq.buf_len;
+	req.sq_buf_addr = (uintptr_t)qp->sq.buf;
+	req.sq_buf_len = qp->sq.buf_len;
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 
-	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	err = qp_cmd(pd, qp, attr, ex, &req);
 	if (err)
 		goto free_rq;
-	/* The library put the granted caps into attr->cap (with the ioctl
-	 * interface resp.ibv_resp stays empty; the driver data is filled
-	 * either way). */
-	qp->qpn = resp.drv.qpn;
-	qp->max_inline = resp.drv.max_inline;
 	qp->max_send_sge = attr->cap.max_send_sge;
 	qp->max_recv_sge = attr->cap.max_recv_sge;
 	qp_table_add(ctx, qp);
-	return &qp->vqp.qp;
+	return qp;
 
 free_rq:
 	ring_free(&qp->rq);
@@ -267,6 +346,53 @@ free_qp:
 	free(qp);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {};
+	struct vhca_qp *qp;
+
+	memcpy(&attr_ex, attr, sizeof(*attr));
+	qp = qp_create(pd, &attr_ex, false);
+	if (!qp)
+		return NULL;
+	attr->cap = attr_ex.cap;
+	return &qp->vqp.qp;
+}
+
+/* ibv_create_qp_ex: a PD, and send_ops_flags for the ibv_wr_* API
+ * (qp_ex.c); XRC, create flags (the mask with flags 0 is fine), TSO and RSS
+ * are not offered. */
+struct ibv_qp *vhca_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	const uint32_t supported = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+				   IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	struct vhca_qp *qp;
+	uint8_t type;
+	int err = 0;
+
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != context)
+		err = EINVAL;
+	else if ((attr->comp_mask & ~supported) ||
+		 ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags))
+		err = EOPNOTSUPP;	/* no create flag is offered */
+	else
+		err = qp_type(attr->qp_type, &type);
+	if (!err && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		err = vhca_qp_ex_check_ops(attr->send_ops_flags, type);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	qp = qp_create(attr->pd, attr, true);
+	if (!qp)
+		return NULL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		vhca_qp_ex_set_ops(qp, attr->send_ops_flags);
+	return &qp->vqp.qp;
 }
 
 /* Completions of qp still in its CQs are dropped (RESET, destroy). */

@@ -10,6 +10,7 @@
 #define VHCA_PROVIDER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "verbs_private_34.h"
@@ -42,6 +43,9 @@ struct vhca_cq {
 	struct vhca_ring ring;		/* the CQEs; shift 6 */
 	struct vhca_cq_dbrec *dbrec;	/* in ring.buf after the CQEs */
 	uint32_t cqn;
+	/* extended CQs (cq_ex.c): the CQE being read, ring.ci at start_poll */
+	const struct vhca_cqe *current;
+	uint32_t poll_start;
 };
 
 struct vhca_srq {
@@ -50,6 +54,14 @@ struct vhca_srq {
 	struct vhca_ring ring;
 	uint32_t srqn;
 	uint32_t max_sge;
+};
+
+/* A send WQE being written into the ring (post_send and the ibv_wr_* API):
+ * its data (SGEs or inline bytes) starts at `offset`. */
+struct vhca_send_wqe {
+	char *wqe;
+	uint32_t offset;
+	uint32_t data_len;	/* inline bytes so far */
 };
 
 struct vhca_qp {
@@ -65,6 +77,14 @@ struct vhca_qp {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline;
+	/* the ibv_wr_* API (qp_ex.c), under sq_lock from wr_start to
+	 * wr_complete/wr_abort */
+	uint64_t send_ops;		/* IBV_QP_EX_WITH_*; 0: no ibv_wr_* */
+	struct vhca_send_wqe wr_wqe;	/* the open WQE */
+	uint32_t wr_start_pi;
+	int wr_err;			/* first error of the batch */
+	bool wr_open;
+	bool wr_need_ud;		/* UD WQE still without its address */
 };
 
 struct vhca_ah {
@@ -108,7 +128,12 @@ static inline void vhca_ring_doorbell(struct vhca_context *ctx,
 struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel, int comp_vector);
 int vhca_destroy_cq(struct ibv_cq *cq);
+/* An extended CQ whose attributes cq_ex.c checked (the extended command). */
+struct vhca_cq *vhca_cq_create(struct ibv_context *context,
+			       struct ibv_cq_init_attr_ex *attr);
 struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *vhca_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
 int vhca_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int vhca_destroy_qp(struct ibv_qp *qp);
 struct ibv_srq *vhca_create_srq(struct ibv_pd *pd,
@@ -117,6 +142,16 @@ int vhca_destroy_srq(struct ibv_srq *srq);
 struct vhca_qp *vhca_find_qp(struct vhca_context *ctx, uint32_t qpn);
 
 /* datapath.c */
+/* The control segment and the RDMA/atomic segment, after the opcode rules
+ * (uapi/vhca_hw_wqe_rules.h); then the UD segment, SGEs or inline data. */
+int vhca_wqe_begin(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
+		   char *wqe, struct vhca_send_wqe *w);
+void vhca_wqe_set_ud(struct vhca_send_wqe *w, struct ibv_ah *ah,
+		     uint32_t remote_qpn, uint32_t remote_qkey);
+int vhca_wqe_set_sges(const struct vhca_qp *qp, struct vhca_send_wqe *w,
+		      const struct ibv_sge *sg_list, size_t num_sge);
+int vhca_wqe_add_inline(const struct vhca_qp *qp, struct vhca_send_wqe *w,
+			const void *addr, size_t length);
 int vhca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int vhca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -125,6 +160,31 @@ int vhca_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 int vhca_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int vhca_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+const struct vhca_cqe *vhca_cq_next(struct vhca_cq *cq);
+void vhca_cq_release(struct vhca_cq *cq, uint32_t start);
+
+/* A send queue takes work requests from RTS on (IBA 11.4.1.1: Reset,
+ * Init and RTR answer with an immediate error).  ibv_qp.state is the
+ * state libibverbs' ibv_modify_qp last set. */
+static inline bool vhca_qp_may_send(const struct ibv_qp *qp)
+{
+	return qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT &&
+	       qp->state != IBV_QPS_RTR;
+}
+
+/* qp_ex.c */
+int vhca_qp_ex_check_ops(uint64_t send_ops_flags, uint8_t qp_type);
+void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags);
+
+static inline void *vhca_sq_entry(const struct vhca_qp *qp, uint32_t index)
+{
+	return (char *)qp->sq.buf +
+	       ((size_t)(index & ((1u << qp->sq.log_size) - 1)) << qp->sq.shift);
+}
+
+/* cq_ex.c */
+struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 /* Marks the unpolled CQEs of qpn stale (the QP is being destroyed). */
 void vhca_cq_clean(struct vhca_cq *cq, uint32_t qpn);
 

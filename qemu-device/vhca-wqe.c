@@ -38,63 +38,10 @@ uint8_t vhca_wqe_cqe_opcode(uint8_t wqe_opcode)
     }
 }
 
-/* Whether a QP of this type may post this opcode. */
-static bool vhca_wqe_opcode_allowed(uint8_t opcode, uint8_t qp_type)
-{
-    bool datagram = qp_type == VHCA_QPT_UD || qp_type == VHCA_QPT_SMI ||
-                    qp_type == VHCA_QPT_GSI;
-
-    switch (opcode) {
-    case VHCA_WQE_SEND:
-    case VHCA_WQE_SEND_WITH_IMM:
-    case VHCA_WQE_LOCAL_INV:
-    case VHCA_WQE_REG_MR:
-        return true;
-    case VHCA_WQE_RDMA_WRITE:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-        return !datagram;
-    case VHCA_WQE_SEND_WITH_INV:
-    case VHCA_WQE_RDMA_READ:
-    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
-    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
-        return qp_type == VHCA_QPT_RC;
-    default:
-        return false;
-    }
-}
-
-static bool vhca_wqe_carries_data(uint8_t opcode)
-{
-    return opcode != VHCA_WQE_LOCAL_INV && opcode != VHCA_WQE_REG_MR;
-}
-
-static bool vhca_wqe_may_inline(uint8_t opcode)
-{
-    return opcode == VHCA_WQE_SEND || opcode == VHCA_WQE_SEND_WITH_IMM ||
-           opcode == VHCA_WQE_SEND_WITH_INV || opcode == VHCA_WQE_RDMA_WRITE ||
-           opcode == VHCA_WQE_RDMA_WRITE_WITH_IMM;
-}
-
-/* Size of the segment between the control segment and the data. */
-static uint32_t vhca_wqe_segment_size(uint8_t opcode, uint8_t qp_type)
-{
-    switch (opcode) {
-    case VHCA_WQE_RDMA_WRITE:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-    case VHCA_WQE_RDMA_READ:
-        return sizeof(struct vhca_wqe_raddr);
-    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
-    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
-        return sizeof(struct vhca_wqe_atomic);
-    case VHCA_WQE_REG_MR:
-        return sizeof(struct vhca_wqe_reg_mr);
-    case VHCA_WQE_LOCAL_INV:
-        return 0;
-    default:
-        return qp_type == VHCA_QPT_RC || qp_type == VHCA_QPT_UC ?
-               0 : sizeof(struct vhca_wqe_ud);
-    }
-}
+/*
+ * Which QP type may post which opcode, segment sizes and inline: the
+ * rules of uapi/vhca_hw_wqe_rules.h, shared with the driver and provider.
+ */
 
 static void vhca_wqe_decode_segment(const uint8_t *seg, uint8_t qp_type,
                                     VhcaSendWqe *wqe)

@@ -20,6 +20,8 @@ packages=(
 	rdmacm-utils python3-pyverbs
 	# `make install`: the module through DKMS (dkms.conf)
 	dkms
+	# middleware on vhca (`make check-middleware`): UCX, Open MPI, libfabric
+	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
 	# tests
 	python3-pytest libgtest-dev
 	# fuzzing the device's parsers (scripts/run-fuzz.sh): libFuzzer, sanitizers

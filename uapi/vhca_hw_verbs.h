@@ -519,4 +519,7 @@ enum vhca_srq_event {
 	VHCA_SRQ_EV_ERR			= 0x02,	/* IB_EVENT_SRQ_ERR */
 };
 
+/* Which QP type may post which opcode, segment sizes, inline. */
+#include "vhca_hw_wqe_rules.h"
+
 #endif /* VHCA_HW_VERBS_H */

@@ -9,53 +9,23 @@
 namespace vhca {
 namespace {
 
-bool IsDatagram(uint8_t qp_type) {
-  return qp_type == VHCA_QPT_UD || qp_type == VHCA_QPT_GSI ||
-         qp_type == VHCA_QPT_SMI;
-}
+// The rules themselves are uapi/vhca_hw_wqe_rules.h, shared with the
+// provider and the device; opcodes are 8 bits on the wire.
 
 // What follows the control segment for `opcode` on `qp_type`: the
 // segment's size, or -EINVAL when the QP type cannot carry the opcode.
 Result<uint32_t> OpcodeSegmentSize(uint8_t qp_type, uint32_t opcode) {
-  const bool datagram = IsDatagram(qp_type);
-  switch (opcode) {
-    case VHCA_WQE_SEND:
-    case VHCA_WQE_SEND_WITH_IMM:
-      return datagram ? uint32_t{sizeof(vhca_wqe_ud)} : 0u;
-    case VHCA_WQE_SEND_WITH_INV:
-      // Invalidation needs a reliable connection: IBA 9.2 defines the
-      // SEND with Invalidate opcodes for RC (and XRC), not UC or UD; the
-      // device refuses it elsewhere (vhca-wqe.c).
-      if (qp_type != VHCA_QPT_RC) return Error{-VHCA_EINVAL};
-      return 0u;
-    case VHCA_WQE_RDMA_WRITE:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-      if (datagram) return Error{-VHCA_EINVAL};
-      return uint32_t{sizeof(vhca_wqe_raddr)};
-    case VHCA_WQE_RDMA_READ:
-      if (qp_type != VHCA_QPT_RC) return Error{-VHCA_EINVAL};
-      return uint32_t{sizeof(vhca_wqe_raddr)};
-    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
-    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
-      if (qp_type != VHCA_QPT_RC) return Error{-VHCA_EINVAL};
-      return uint32_t{sizeof(vhca_wqe_atomic)};
-    case VHCA_WQE_LOCAL_INV:
-      return 0u;
-    case VHCA_WQE_REG_MR:
-      return uint32_t{sizeof(vhca_wqe_reg_mr)};
-    default:
-      return Error{-VHCA_EINVAL};
-  }
+  if (opcode > 0xff || !vhca_wqe_opcode_allowed(static_cast<uint8_t>(opcode), qp_type))
+    return Error{-VHCA_EINVAL};
+  return vhca_wqe_segment_size(static_cast<uint8_t>(opcode), qp_type);
 }
 
 bool CarriesData(uint32_t opcode) {
-  return opcode != VHCA_WQE_LOCAL_INV && opcode != VHCA_WQE_REG_MR;
+  return vhca_wqe_carries_data(static_cast<uint8_t>(opcode)) != 0;
 }
 
 bool MayInline(uint32_t opcode) {
-  return opcode == VHCA_WQE_SEND || opcode == VHCA_WQE_SEND_WITH_IMM ||
-         opcode == VHCA_WQE_SEND_WITH_INV || opcode == VHCA_WQE_RDMA_WRITE ||
-         opcode == VHCA_WQE_RDMA_WRITE_WITH_IMM;
+  return vhca_wqe_may_inline(static_cast<uint8_t>(opcode)) != 0;
 }
 
 uint8_t WqeFlags(const SendQueueLayout& layout, const vhca_core_send_wr& wr) {

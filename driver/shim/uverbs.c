@@ -167,6 +167,21 @@ static void vhca_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	kfree(container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry));
 }
 
+/*
+ * Device removal (unbind, rmmod) while processes hold contexts.  With this
+ * op present ib_uverbs does not wait for the processes to exit: it
+ * destroys their objects through our destroy verbs (the device stops
+ * using their rings, which are then unpinned), zaps the doorbell mappings
+ * (rdma_user_mmap_io: a later doorbell write lands in a dummy page, never
+ * in the BAR), raises IB_EVENT_DEVICE_FATAL on their async fds, wakes their
+ * completion channels and fails every later command with EIO.  Nothing else
+ * of a context outlives its objects, so there is nothing more to release
+ * here (mlx5 does the same).
+ */
+static void vhca_ib_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 /* Added to the ops table by vhca_ib_register (ib.c). */
 const struct ib_device_ops vhca_uverbs_ops = {
 	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
@@ -174,6 +189,7 @@ const struct ib_device_ops vhca_uverbs_ops = {
 	/* verbs_ah.c's create_ah: with udata it answers with the AV. */
 	.create_user_ah = vhca_ib_create_ah,
 	.dealloc_ucontext = vhca_ib_dealloc_ucontext,
+	.disassociate_ucontext = vhca_ib_disassociate_ucontext,
 	.mmap = vhca_ib_mmap,
 	.mmap_free = vhca_ib_mmap_free,
 

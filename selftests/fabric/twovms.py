@@ -59,7 +59,7 @@ def boot(name, sockdir):
     vm.start()
     vm.run("modprobe -a ib_core ib_uverbs ib_umad ib_ipoib rdma_ucm",
            timeout=120, check=True)
-    vm.run("insmod %s verbs=1" % MODULE, timeout=120, check=True)
+    vm.run("insmod %s" % MODULE, timeout=120, check=True)
     vm.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
            timeout=60, check=True)
     rc, _ = vm.run(WAIT_ACTIVE, timeout=120)

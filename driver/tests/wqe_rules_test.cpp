@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+// uapi/vhca_hw_wqe_rules.h, the send work-request rules that the driver
+// core, the provider and the device all use: every opcode byte on every
+// QP type against IBA 9.2's OpCode table, written out here independently.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <utility>
+
+#include "vhca_hw.h"
+
+namespace {
+
+const uint8_t kQpTypes[] = {VHCA_QPT_RC, VHCA_QPT_UC, VHCA_QPT_UD, VHCA_QPT_SMI,
+                            VHCA_QPT_GSI};
+
+// (opcode, QP type) pairs that may be posted: IBA 9.2 (RC: everything; UC:
+// SEND and RDMA WRITE with or without immediate; UD, QP0, QP1: SEND with
+// or without immediate) plus the local operations LOCAL_INV and REG_MR on
+// any send queue (IBA 10.6.5, 10.6.3.4).
+std::set<std::pair<int, int>> Allowed() {
+  std::set<std::pair<int, int>> allowed;
+  for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_SEND_WITH_INV,
+                 VHCA_WQE_RDMA_WRITE, VHCA_WQE_RDMA_WRITE_WITH_IMM, VHCA_WQE_RDMA_READ,
+                 VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_WQE_ATOMIC_FETCH_AND_ADD})
+    allowed.insert({op, VHCA_QPT_RC});
+  for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_RDMA_WRITE,
+                 VHCA_WQE_RDMA_WRITE_WITH_IMM})
+    allowed.insert({op, VHCA_QPT_UC});
+  for (int type : {VHCA_QPT_UD, VHCA_QPT_SMI, VHCA_QPT_GSI})
+    for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM}) allowed.insert({op, type});
+  for (uint8_t type : kQpTypes)
+    for (int op : {VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR}) allowed.insert({op, type});
+  return allowed;
+}
+
+TEST(WqeRules, EveryOpcodeOnEveryQpTypeMatchesIba) {
+  const auto allowed = Allowed();
+  for (int op = 0; op < 256; op++) {
+    for (uint8_t type : kQpTypes) {
+      EXPECT_EQ(vhca_wqe_opcode_allowed(static_cast<uint8_t>(op), type) != 0,
+                allowed.count({op, type}) == 1)
+          << "opcode " << op << " QP type " << int(type);
+    }
+    // QP types the device does not have (0, 6..255) never post anything.
+    for (int type : {0, 6, 31, 32, 255})
+      EXPECT_FALSE(vhca_wqe_opcode_allowed(static_cast<uint8_t>(op),
+                                           static_cast<uint8_t>(type)));
+  }
+}
+
+TEST(WqeRules, SegmentAfterTheControlSegment) {
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_SEND, VHCA_QPT_RC), 0u);
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_SEND_WITH_IMM, VHCA_QPT_UC), 0u);
+  for (uint8_t type : {VHCA_QPT_UD, VHCA_QPT_SMI, VHCA_QPT_GSI})
+    EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_SEND, type), sizeof(vhca_wqe_ud));
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_RDMA_WRITE, VHCA_QPT_UC), sizeof(vhca_wqe_raddr));
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_RDMA_READ, VHCA_QPT_RC), sizeof(vhca_wqe_raddr));
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_QPT_RC),
+            sizeof(vhca_wqe_atomic));
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_REG_MR, VHCA_QPT_UD), sizeof(vhca_wqe_reg_mr));
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_LOCAL_INV, VHCA_QPT_UD), 0u);
+}
+
+TEST(WqeRules, DataAndInline) {
+  for (int op : {VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR}) {
+    EXPECT_FALSE(vhca_wqe_carries_data(static_cast<uint8_t>(op)));
+    EXPECT_FALSE(vhca_wqe_may_inline(static_cast<uint8_t>(op)));
+  }
+  // Data that comes back (READ, atomics) cannot be inline (IBA 11.4.1.1).
+  for (int op : {VHCA_WQE_RDMA_READ, VHCA_WQE_ATOMIC_CMP_AND_SWP,
+                 VHCA_WQE_ATOMIC_FETCH_AND_ADD}) {
+    EXPECT_TRUE(vhca_wqe_carries_data(static_cast<uint8_t>(op)));
+    EXPECT_FALSE(vhca_wqe_may_inline(static_cast<uint8_t>(op)));
+  }
+  for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_SEND_WITH_INV,
+                 VHCA_WQE_RDMA_WRITE, VHCA_WQE_RDMA_WRITE_WITH_IMM})
+    EXPECT_TRUE(vhca_wqe_may_inline(static_cast<uint8_t>(op)));
+}
+
+}  // namespace

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * cq_ex.c - extended CQs (ibv_create_cq_ex): the same ring as ibv_create_cq
+ * (queues.c), polled with start_poll/next_poll/end_poll and read field by
+ * field with the ibv_wc_read_* accessors instead of whole ibv_wc structs.
+ *
+ * start_poll takes the CQ's lock and end_poll drops it (libibverbs'
+ * contract: between them the application owns the CQ); start_poll that
+ * finds nothing returns ENOENT with the lock dropped, and the application
+ * does not call end_poll.  The consumer index goes to the device in
+ * end_poll, so the CQE being read stays intact until then.
+ *
+ * The device has no completion clock, so IBV_WC_EX_WITH_COMPLETION_TIMESTAMP
+ * (and the wallclock variant, CVLAN, flow tag, tag matching) are refused
+ * with EOPNOTSUPP, as Documentation/verbs.md says.
+ */
+#include <endian.h>
+#include <errno.h>
+
+#include "vhca.h"
+
+#define VHCA_CQ_EX_WC_FLAGS IBV_WC_STANDARD_FLAGS
+
+static struct vhca_cq *to_vcq_ex(struct ibv_cq_ex *cq_ex)
+{
+	return container_of(cq_ex, struct vhca_cq, vcq.cq_ex);
+}
+
+static const struct vhca_cqe *current_cqe(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->current;
+}
+
+/* The fields every completion has, in the ibv_cq_ex itself. */
+static int take(struct vhca_cq *cq)
+{
+	const struct vhca_cqe *cqe = vhca_cq_next(cq);
+
+	if (!cqe)
+		return ENOENT;
+	cq->current = cqe;
+	cq->vcq.cq_ex.wr_id = le64toh(cqe->wr_id);
+	cq->vcq.cq_ex.status = cqe->status;	/* == enum ibv_wc_status */
+	return 0;
+}
+
+static int cq_ex_start_poll(struct ibv_cq_ex *cq_ex, struct ibv_poll_cq_attr *attr)
+{
+	struct vhca_cq *cq = to_vcq_ex(cq_ex);
+	int err;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	cq->poll_start = cq->ring.ci;
+	err = take(cq);
+	if (err)
+		pthread_spin_unlock(&cq->lock);
+	return err;
+}
+
+static int cq_ex_next_poll(struct ibv_cq_ex *cq_ex)
+{
+	return take(to_vcq_ex(cq_ex));
+}
+
+static void cq_ex_end_poll(struct ibv_cq_ex *cq_ex)
+{
+	struct vhca_cq *cq = to_vcq_ex(cq_ex);
+
+	cq->current = NULL;
+	vhca_cq_release(cq, cq->poll_start);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode cq_ex_read_opcode(struct ibv_cq_ex *cq_ex)
+{
+	return current_cqe(cq_ex)->opcode;	/* == enum ibv_wc_opcode */
+}
+
+static uint32_t cq_ex_read_vendor_err(struct ibv_cq_ex *cq_ex)
+{
+	return current_cqe(cq_ex)->vendor_err;
+}
+
+static uint32_t cq_ex_read_byte_len(struct ibv_cq_ex *cq_ex)
+{
+	return le32toh(current_cqe(cq_ex)->byte_len);
+}
+
+/* Immediate data in wire order; for SEND with Invalidate the rkey in host
+ * order (ibv_wc_read_invalidated_rkey reads it through this accessor). */
+static __be32 cq_ex_read_imm_data(struct ibv_cq_ex *cq_ex)
+{
+	const struct vhca_cqe *cqe = current_cqe(cq_ex);
+
+	if (cqe->flags & VHCA_CQE_F_INV)
+		return (__be32)le32toh(cqe->imm_inv);
+	return (__be32)cqe->imm_inv;
+}
+
+static uint32_t cq_ex_read_qp_num(struct ibv_cq_ex *cq_ex)
+{
+	return le32toh(current_cqe(cq_ex)->qpn);
+}
+
+static uint32_t cq_ex_read_src_qp(struct ibv_cq_ex *cq_ex)
+{
+	return le32toh(current_cqe(cq_ex)->src_qp);
+}
+
+static unsigned int cq_ex_read_wc_flags(struct ibv_cq_ex *cq_ex)
+{
+	const struct vhca_cqe *cqe = current_cqe(cq_ex);
+	unsigned int flags = 0;
+
+	if (cqe->status != VHCA_WC_SUCCESS)
+		return 0;
+	if (cqe->flags & VHCA_CQE_F_GRH)
+		flags |= IBV_WC_GRH;
+	if (cqe->flags & VHCA_CQE_F_IMM)
+		flags |= IBV_WC_WITH_IMM;
+	else if (cqe->flags & VHCA_CQE_F_INV)
+		flags |= IBV_WC_WITH_INV;
+	return flags;
+}
+
+static uint32_t cq_ex_read_slid(struct ibv_cq_ex *cq_ex)
+{
+	return le16toh(current_cqe(cq_ex)->slid);
+}
+
+static uint8_t cq_ex_read_sl(struct ibv_cq_ex *cq_ex)
+{
+	return current_cqe(cq_ex)->sl;
+}
+
+static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *cq_ex)
+{
+	return current_cqe(cq_ex)->dlid_path_bits;
+}
+
+/* Whether vhca can give what the application asks of an extended CQ. */
+static int cq_ex_check(const struct ibv_cq_init_attr_ex *attr)
+{
+	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
+		return EOPNOTSUPP;	/* parent domains */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
+		return EOPNOTSUPP;	/* IGNORE_OVERRUN */
+	if (attr->wc_flags & ~(uint64_t)VHCA_CQ_EX_WC_FLAGS)
+		return EOPNOTSUPP;	/* no completion clock, no Ethernet */
+	return 0;
+}
+
+static void cq_ex_set_ops(struct ibv_cq_ex *cq_ex)
+{
+	cq_ex->start_poll = cq_ex_start_poll;
+	cq_ex->next_poll = cq_ex_next_poll;
+	cq_ex->end_poll = cq_ex_end_poll;
+	cq_ex->read_opcode = cq_ex_read_opcode;
+	cq_ex->read_vendor_err = cq_ex_read_vendor_err;
+	cq_ex->read_byte_len = cq_ex_read_byte_len;
+	cq_ex->read_imm_data = cq_ex_read_imm_data;
+	cq_ex->read_qp_num = cq_ex_read_qp_num;
+	cq_ex->read_src_qp = cq_ex_read_src_qp;
+	cq_ex->read_wc_flags = cq_ex_read_wc_flags;
+	cq_ex->read_slid = cq_ex_read_slid;
+	cq_ex->read_sl = cq_ex_read_sl;
+	cq_ex->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
+}
+
+struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	struct vhca_cq *cq;
+	int err = cq_ex_check(attr);
+
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	cq = vhca_cq_create(context, attr);
+	if (!cq)
+		return NULL;
+	cq_ex_set_ops(&cq->vcq.cq_ex);
+	return &cq->vcq.cq_ex;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * qp_ex.c - extended QPs (ibv_create_qp_ex with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+ * and the ibv_wr_* posting API on them.
+ *
+ * ibv_wr_start takes the send queue's lock; each opcode call (ibv_wr_send,
+ * ibv_wr_rdma_write, ...) opens the next WQE in the ring, written in place
+ * by the same code as post_send (datapath.c: the opcode rules of
+ * uapi/vhca_hw_wqe_rules.h, the control, RDMA/atomic and UD segments, SGEs,
+ * inline data copied at the call, so the caller may reuse its buffer at
+ * once); the setters fill the open WQE in any order.  ibv_wr_complete rings
+ * one doorbell for all of them and drops the lock; the first error of the
+ * batch (a full ring, an opcode not in send_ops_flags, too many SGEs, too
+ * much inline data, a UD WQE without ibv_wr_set_ud_addr, a QP before RTS)
+ * makes it post
+ * nothing and return that error, as ibv_wr_abort does (ibv_wr_post(3)).
+ *
+ * Not offered: LOCAL_INV, BIND_MW (no memory windows), TSO, ATOMIC_WRITE:
+ * send_ops_flags naming them fail ibv_create_qp_ex with EOPNOTSUPP.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "vhca.h"
+
+/* The opcodes we post: IBV_QP_EX_WITH_x is 1 << IBV_WR_x for each. */
+#define VHCA_SEND_OPS                                                          \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |      \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                  \
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |        \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV)
+
+_Static_assert(IBV_QP_EX_WITH_SEND == 1u << IBV_WR_SEND &&
+	       IBV_QP_EX_WITH_SEND_WITH_INV == 1u << IBV_WR_SEND_WITH_INV &&
+	       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD == 1u << IBV_WR_ATOMIC_FETCH_AND_ADD,
+	       "IBV_QP_EX_WITH_x is 1 << IBV_WR_x");
+
+static struct vhca_qp *to_vqp_ex(struct ibv_qp_ex *qp_ex)
+{
+	return container_of(qp_ex, struct vhca_qp, vqp.qp_ex);
+}
+
+/* Whether every opcode of send_ops_flags is one we post and the QP type
+ * may post it (the device's rules). */
+int vhca_qp_ex_check_ops(uint64_t send_ops_flags, uint8_t qp_type)
+{
+	unsigned int opcode;
+
+	if (send_ops_flags & ~(uint64_t)VHCA_SEND_OPS)
+		return EOPNOTSUPP;
+	for (opcode = 0; opcode < 32; opcode++)
+		if ((send_ops_flags & (1ull << opcode)) &&
+		    !vhca_wqe_opcode_allowed(opcode, qp_type))
+			return EOPNOTSUPP;
+	return 0;
+}
+
+static void fail(struct vhca_qp *qp, int err)
+{
+	if (!qp->wr_err)
+		qp->wr_err = err;
+	qp->wr_open = false;
+}
+
+/* A UD WQE needs its address before the next one opens or the batch ends. */
+static void close_wqe(struct vhca_qp *qp)
+{
+	if (qp->wr_open && qp->wr_need_ud)
+		fail(qp, EINVAL);
+	qp->wr_open = false;
+}
+
+/* Opens the next WQE of the batch with `wr`'s opcode and segment. */
+static void open_wqe(struct vhca_qp *qp, struct ibv_send_wr *wr)
+{
+	struct ibv_qp_ex *qp_ex = &qp->vqp.qp_ex;
+	int err;
+
+	close_wqe(qp);
+	if (qp->wr_err)
+		return;
+	if (!(qp->send_ops & (1ull << wr->opcode))) {
+		fail(qp, EINVAL);
+		return;
+	}
+	if (qp->sq.pi - __atomic_load_n(&qp->sq.ci, __ATOMIC_ACQUIRE) >=
+	    (1u << qp->sq.log_size)) {
+		fail(qp, ENOMEM);
+		return;
+	}
+	wr->wr_id = qp_ex->wr_id;
+	wr->send_flags = qp_ex->wr_flags & ~(unsigned int)IBV_SEND_INLINE;
+	err = vhca_wqe_begin(qp, wr, vhca_sq_entry(qp, qp->sq.pi), &qp->wr_wqe);
+	if (err) {
+		fail(qp, err);
+		return;
+	}
+	qp->sq.pi++;
+	qp->wr_open = true;
+	qp->wr_need_ud = qp->type == VHCA_QPT_UD;
+}
+
+static void wr_send(struct ibv_qp_ex *qp_ex)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND };
+
+	open_wqe(to_vqp_ex(qp_ex), &wr);
+}
+
+static void wr_send_imm(struct ibv_qp_ex *qp_ex, __be32 imm_data)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND_WITH_IMM, .imm_data = imm_data };
+
+	open_wqe(to_vqp_ex(qp_ex), &wr);
+}
+
+static void wr_send_inv(struct ibv_qp_ex *qp_ex, uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND_WITH_INV,
+				  .invalidate_rkey = invalidate_rkey };
+
+	open_wqe(to_vqp_ex(qp_ex), &wr);
+}
+
+static void open_rdma(struct ibv_qp_ex *qp_ex, enum ibv_wr_opcode opcode,
+		      uint32_t rkey, uint64_t remote_addr, __be32 imm_data)
+{
+	struct ibv_send_wr wr = { .opcode = opcode, .imm_data = imm_data };
+
+	wr.wr.rdma.rkey = rkey;
+	wr.wr.rdma.remote_addr = remote_addr;
+	open_wqe(to_vqp_ex(qp_ex), &wr);
+}
+
+static void wr_rdma_write(struct ibv_qp_ex *qp_ex, uint32_t rkey, uint64_t remote_addr)
+{
+	open_rdma(qp_ex, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0);
+}
+
+static void wr_rdma_write_imm(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+			      uint64_t remote_addr, __be32 imm_data)
+{
+	open_rdma(qp_ex, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr, imm_data);
+}
+
+static void wr_rdma_read(struct ibv_qp_ex *qp_ex, uint32_t rkey, uint64_t remote_addr)
+{
+	open_rdma(qp_ex, IBV_WR_RDMA_READ, rkey, remote_addr, 0);
+}
+
+static void open_atomic(struct ibv_qp_ex *qp_ex, enum ibv_wr_opcode opcode,
+			uint32_t rkey, uint64_t remote_addr, uint64_t compare_add,
+			uint64_t swap)
+{
+	struct ibv_send_wr wr = { .opcode = opcode };
+
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.remote_addr = remote_addr;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	open_wqe(to_vqp_ex(qp_ex), &wr);
+}
+
+static void wr_atomic_cmp_swp(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+			      uint64_t remote_addr, uint64_t compare, uint64_t swap)
+{
+	open_atomic(qp_ex, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr, compare, swap);
+}
+
+static void wr_atomic_fetch_add(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+				uint64_t remote_addr, uint64_t add)
+{
+	open_atomic(qp_ex, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
+}
+
+static void wr_set_ud_addr(struct ibv_qp_ex *qp_ex, struct ibv_ah *ah,
+			   uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct vhca_qp *qp = to_vqp_ex(qp_ex);
+
+	if (!qp->wr_open)
+		return;
+	if (qp->type != VHCA_QPT_UD || !ah) {
+		fail(qp, EINVAL);
+		return;
+	}
+	vhca_wqe_set_ud(&qp->wr_wqe, ah, remote_qpn, remote_qkey);
+	qp->wr_need_ud = false;
+}
+
+static void wr_set_sge_list(struct ibv_qp_ex *qp_ex, size_t num_sge,
+			    const struct ibv_sge *sg_list)
+{
+	struct vhca_qp *qp = to_vqp_ex(qp_ex);
+	int err;
+
+	if (!qp->wr_open)
+		return;
+	err = vhca_wqe_set_sges(qp, &qp->wr_wqe, sg_list, num_sge);
+	if (err)
+		fail(qp, err);
+}
+
+static void wr_set_sge(struct ibv_qp_ex *qp_ex, uint32_t lkey, uint64_t addr,
+		       uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	wr_set_sge_list(qp_ex, 1, &sge);
+}
+
+static void wr_set_inline_data_list(struct ibv_qp_ex *qp_ex, size_t num_buf,
+				    const struct ibv_data_buf *buf_list)
+{
+	struct vhca_qp *qp = to_vqp_ex(qp_ex);
+	size_t i;
+	int err = 0;
+
+	if (!qp->wr_open)
+		return;
+	for (i = 0; i < num_buf && !err; i++)
+		err = vhca_wqe_add_inline(qp, &qp->wr_wqe, buf_list[i].addr,
+					  buf_list[i].length);
+	if (err)
+		fail(qp, err);
+}
+
+static void wr_set_inline_data(struct ibv_qp_ex *qp_ex, void *addr, size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	wr_set_inline_data_list(qp_ex, 1, &buf);
+}
+
+static void wr_start(struct ibv_qp_ex *qp_ex)
+{
+	struct vhca_qp *qp = to_vqp_ex(qp_ex);
+
+	pthread_spin_lock(&qp->sq_lock);
+	qp->wr_start_pi = qp->sq.pi;
+	qp->wr_err = vhca_qp_may_send(&qp_ex->qp_base) ? 0 : EINVAL;
+	qp->wr_open = false;
+}
+
+static void wr_abort(struct ibv_qp_ex *qp_ex)
+{
+	struct vhca_qp *qp = to_vqp_ex(qp_ex);
+
+	qp->sq.pi = qp->wr_start_pi;
+	qp->wr_open = false;
+	pthread_spin_unlock(&qp->sq_lock);
+}
+
+static int wr_complete(struct ibv_qp_ex *qp_ex)
+{
+	struct vhca_qp *qp = to_vqp_ex(qp_ex);
+	int err;
+
+	close_wqe(qp);
+	err = qp->wr_err;
+	if (err) {
+		wr_abort(qp_ex);
+		return err;
+	}
+	if (qp->sq.pi != qp->wr_start_pi)
+		vhca_ring_doorbell(to_vctx(qp_ex->qp_base.context), VHCA_DB_SQ,
+				   vhca_db_data_value(qp->qpn, 0, qp->sq.pi));
+	pthread_spin_unlock(&qp->sq_lock);
+	return 0;
+}
+
+void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags)
+{
+	struct ibv_qp_ex *qp_ex = &qp->vqp.qp_ex;
+
+	qp->send_ops = send_ops_flags;
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	qp_ex->wr_send = wr_send;
+	qp_ex->wr_send_imm = wr_send_imm;
+	qp_ex->wr_send_inv = wr_send_inv;
+	qp_ex->wr_rdma_write = wr_rdma_write;
+	qp_ex->wr_rdma_write_imm = wr_rdma_write_imm;
+	qp_ex->wr_rdma_read = wr_rdma_read;
+	qp_ex->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
+	qp_ex->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	qp_ex->wr_set_ud_addr = wr_set_ud_addr;
+	qp_ex->wr_set_sge = wr_set_sge;
+	qp_ex->wr_set_sge_list = wr_set_sge_list;
+	qp_ex->wr_set_inline_data = wr_set_inline_data;
+	qp_ex->wr_set_inline_data_list = wr_set_inline_data_list;
+	qp_ex->wr_start = wr_start;
+	qp_ex->wr_complete = wr_complete;
+	qp_ex->wr_abort = wr_abort;
+}

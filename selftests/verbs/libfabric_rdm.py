@@ -1,0 +1,50 @@
+"""libfabric's fi_pingpong on vhca.
+
+fi_pingpong -c (data checked) between ib0 (vhca0 port 1, initial namespace,
+the server) and ib1 (port 2, the namespace of uverbs.ipoib, the client).
+
+- msg endpoint (`-p verbs`, rdma_cm over IPoIB): run by check-middleware
+  (middleware.py imports fi_pingpong below);
+- rdm endpoint (`-p "verbs;ofi_rxm"`): this file's test, `make check-libfabric-rdm`,
+  NOT in `make test`: ofi_rxm cannot open its verbs CQ on vhca ("Unable to
+  create verbs CQ", fi_enable EINVAL; Documentation/testing.md
+  "check-libfabric-rdm").
+"""
+import os
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kverbs import log  # noqa: E402
+from uverbs import CM_NS, CM_SERVER_IP, ipoib, run_pair, verbs_vm  # noqa: E402,F401
+
+FI_PORT = 47592	# fi_pingpong's control port (server side)
+FI_ENDPOINTS = {
+    "msg": '-p verbs -e msg',
+    "rdm": '-p "verbs;ofi_rxm" -e rdm',
+}
+
+
+def fi_pingpong(vm, endpoint):
+    """100 checked 1 KiB ping-pongs; both sides exit 0, the client reports."""
+    args = "%s -c -I 100 -S 1024" % FI_ENDPOINTS[endpoint]
+    src, crc, sout, cout = run_pair(
+        vm, "env FI_LOG_LEVEL=warn fi_pingpong %s" % args,
+        "ip netns exec %s env FI_LOG_LEVEL=warn fi_pingpong %s %s"
+        % (CM_NS, args, CM_SERVER_IP), timeout=60, listen_port=FI_PORT)
+    log("fi_pingpong %s" % endpoint, sout + "\n--- client ---\n" + cout)
+    assert (src, crc) == (0, 0), sout + cout
+    assert re.search(r"^1k\s+100\s", cout, re.M), cout
+
+
+@pytest.fixture(scope="module")
+def vm():
+    with verbs_vm("fabric") as machine:
+        yield machine
+
+
+def test_fi_pingpong_rdm(vm, ipoib):
+    fi_pingpong(vm, "rdm")

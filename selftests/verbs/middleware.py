@@ -1,0 +1,137 @@
+"""Real middleware on vhca's user verbs (`make check-middleware`).
+
+Debian's UCX 1.13, Open MPI 4.1 and libfabric 1.17, unchanged, in one guest
+set up as for uverbs.py (vhca.ko, the provider of build/provider):
+
+- UCX: `ucx_info -d` lists every vhca port with the rc_verbs and ud_verbs
+  transports; ucx_perftest's UCP tests (tag matching, stream, put, get,
+  active messages; latency and bandwidth) over rc_verbs and over ud_verbs
+  alone (UCX_TLS, so neither shared memory nor TCP can carry them), between
+  port 1 and port 2 of vhca0 and between vhca0 and vhca1 (UCX_NET_DEVICES).
+  ucx_perftest does not check data; the MPI program below does.
+- Open MPI over UCX (pml ucx, btl self only): programs/mpi_check.c, two
+  ranks, point-to-point of 1 B to 1 MiB with every byte checked, Bcast,
+  Allreduce and Alltoall checked, with the same UCX_TLS/UCX_NET_DEVICES
+  restrictions per rank.
+- libfabric's verbs provider: `fi_info -p verbs` lists the vhca domains;
+  fi_pingpong -c over a msg endpoint (rdma_cm over IPoIB, fabric.py).  The
+  rdm endpoint (ofi_rxm) fails on vhca: libfabric_rdm.py, `make check-libfabric-rdm`.
+
+The file name does not match test_*.py: only `make check-middleware` runs it.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlib  # noqa: E402
+from kverbs import log  # noqa: E402
+from fabric import fi_pingpong  # noqa: E402
+from uverbs import ipoib, run_pair, verbs_vm  # noqa: E402,F401
+
+PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
+MPI_CHECK = os.path.join(vmlib.BUILD, "middleware", "mpi_check")
+
+# UCX_NET_DEVICES of the server (or rank 0) and the client (rank 1).
+PAIRS = {
+    "ports": ("vhca0:1", "vhca0:2"),
+    "devices": ("vhca0:1", "vhca1:1"),
+}
+# UCX_TLS: "rc_v" is rc_verbs with ud_verbs only for connection
+# establishment (UCX's alias); self for a process to itself.
+TRANSPORTS = {
+    "rc_verbs": "rc_v,self",
+    "ud_verbs": "ud_v,self",
+}
+# ucx_perftest UCP tests: (test, message sizes, iterations).
+PERF_TESTS = [
+    ("tag_lat", "8", 200), ("tag_bw", "65536", 50),
+    ("stream_lat", "8", 200), ("stream_bw", "65536", 50),
+    ("ucp_put_lat", "8", 200), ("ucp_put_bw", "65536", 50),
+    ("ucp_get", "4096", 100),
+    ("ucp_am_lat", "8", 200), ("ucp_am_bw", "65536", 50),
+]
+UCX_PORT = 13337
+
+
+@pytest.fixture(scope="module")
+def vm():
+    with verbs_vm("middleware") as machine:
+        yield machine
+
+
+def ucx_env(tls, device):
+    return "UCX_TLS=%s UCX_NET_DEVICES=%s UCX_WARN_UNUSED_ENV_VARS=n" % (tls, device)
+
+
+def test_ucx_info(vm):
+    _, out = vm.run("ucx_info -d", timeout=120, check=True)
+    log("ucx_info -d", out)
+    for device in ("vhca0:1", "vhca0:2", "vhca1:1"):
+        block = re.findall(r"#\s+Transport: (\w+)\n#\s+Device: %s\n" % device, out)
+        assert "rc_verbs" in block and "ud_verbs" in block, (device, block)
+
+
+# Every test between two ports; between two devices a latency, a bandwidth
+# and an RMA test (the same code paths otherwise; keeps the tier short).
+PERF_CASES = [("ports",) + t for t in PERF_TESTS] + \
+    [("devices",) + t for t in PERF_TESTS if t[0] in ("tag_lat", "tag_bw", "ucp_get")]
+
+
+@pytest.mark.parametrize("pair,test,size,iters", PERF_CASES,
+                         ids=["%s-%s" % (c[0], c[1]) for c in PERF_CASES])
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+def test_ucx_perftest(vm, transport, pair, test, size, iters):
+    """One ucx_perftest server/client pair: both exit 0 and the client
+    prints its final result line (-f) with the iteration count."""
+    server_dev, client_dev = PAIRS[pair]
+    tls = TRANSPORTS[transport]
+    src, crc, sout, cout = run_pair(
+        vm, "env %s ucx_perftest -p %d" % (ucx_env(tls, server_dev), UCX_PORT),
+        "env %s ucx_perftest localhost -p %d -t %s -s %s -n %d -w 10 -f"
+        % (ucx_env(tls, client_dev), UCX_PORT, test, size, iters), timeout=120,
+        listen_port=UCX_PORT)
+    log("ucx_perftest %s %s %s" % (test, transport, pair), sout + "\n--- client ---\n" + cout)
+    assert (src, crc) == (0, 0), sout + cout
+    # -f: only the final line, "iterations" then latency, bandwidth, rate
+    finals = re.findall(r"^\s+(\d+)(?:\s+\d+\.\d+){5}\s+\d+\s+\d+\s*$", cout, re.M)
+    assert finals == [str(iters)], cout
+
+
+def build_mpi_check():
+    os.makedirs(os.path.dirname(MPI_CHECK), exist_ok=True)
+    subprocess.run(["mpicc", "-Wall", "-Wextra", "-Werror", "-O2", "-o", MPI_CHECK,
+                    os.path.join(PROGRAMS, "mpi_check.c")], check=True)
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+def test_mpi(vm, transport, pair):
+    """mpi_check on two ranks, each restricted to its vhca port; pml ucx
+    and btl self only, so nothing but UCX over vhca connects the ranks."""
+    build_mpi_check()
+    tls = TRANSPORTS[transport]
+    ranks = " : ".join("-np 1 env %s %s" % (ucx_env(tls, dev), MPI_CHECK)
+                       for dev in PAIRS[pair])
+    cmd = ("timeout 240 mpirun --allow-run-as-root --oversubscribe "
+           "--mca pml ucx --mca btl self --mca osc ^ucx --mca oob_tcp_if_include lo "
+           "--mca plm_rsh_agent false %s; echo mpi-status=$?" % ranks)
+    _, out = vm.run(cmd, timeout=300)
+    log("mpirun %s %s" % (transport, pair), out)
+    assert "mpi-status=0" in out and "mpi_check: ok" in out, out
+
+
+def test_fi_info(vm):
+    _, out = vm.run("fi_info -p verbs", timeout=120, check=True)
+    log("fi_info -p verbs", out)
+    domains = set(re.findall(r"domain:\s+(\S+)", out))
+    assert {"vhca0", "vhca1"} <= {d.split("-")[0] for d in domains}, out
+    assert re.search(r"type:\s+FI_EP_MSG", out), out
+
+
+def test_fi_pingpong_msg(vm, ipoib):
+    fi_pingpong(vm, "msg")
