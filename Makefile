@@ -22,7 +22,8 @@ VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100 \
 GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO)
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs test bench run clean
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full \
+	test bench run clean
 
 all: qemu module initramfs
 
@@ -81,6 +82,18 @@ check-verbs: deps qemu module initramfs
 check-uverbs: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-uverbs: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-uverbs.sh
+
+# Storage ULPs in a guest (Documentation/ulps.md): NVMe over RDMA, iSER,
+# SRP, NFS over RDMA with fio verification.  check-ulp (in `make test`) is
+# the quick subset, check-ulp-full everything (faults, hot-unplug, FRWR
+# forced with ib_core force_mr=1).
+check-ulp: deps qemu module initramfs
+	@test "$(KERNEL)" = default || { echo "check-ulp: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-ulp.sh
+
+check-ulp-full: deps qemu module initramfs
+	@test "$(KERNEL)" = default || { echo "check-ulp-full: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-ulp.sh full
 
 test: deps
 	scripts/run-tests.sh

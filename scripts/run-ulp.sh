@@ -1,0 +1,64 @@
+#!/bin/bash
+# Storage ULPs in a guest (Documentation/ulps.md): NVMe over RDMA, iSER,
+# SRP and NFS over RDMA on vhca, the tests of selftests/ulp/ulp_*.py.
+#
+#   run-ulp.sh        `make check-ulp` (a `make test` tier): the quick
+#                     subset (tests not marked `full`), one guest boot;
+#                     build/results/ulp.txt
+#   run-ulp.sh full   `make check-ulp-full`: every test, then every test
+#                     but the fault ones (marked `fault`: loss, hot-unplug,
+#                     rmmod) again with ib_core force_mr=1 (every ULP
+#                     registers every transfer: FRWR); build/results/
+#                     ulp-full.txt sums both runs
+#
+# VHCA_ULP_FABRIC=rxe runs the same tests over rdma_rxe on a veth pair
+# (tests that need InfiniBand deselected), to check the harness itself.
+# Extra arguments after the mode go to pytest (-k NAME, -x, ...).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-quick}
+[ $# -gt 0 ] && shift
+# Order matters: one guest runs them all, each file sets up and tears
+# down its own ULP.
+files=()
+for f in nvme iser srp nfs; do
+	[ -e "selftests/ulp/ulp_$f.py" ] && files+=("selftests/ulp/ulp_$f.py")
+done
+# A pytest -m expression: "not full", plus "not ib" on rdma_rxe.
+markers() {
+	local expr="$*"
+	[ "${VHCA_ULP_FABRIC:-vhca}" = rxe ] && expr="${expr:+$expr and }not ib"
+	echo "$expr"
+}
+
+case "$mode" in
+quick)
+	exec scripts/run-verbs-pytest.sh ulp "${files[@]}" -m "$(markers not full)" "$@"
+	;;
+full)
+	scripts/run-verbs-pytest.sh ulp-full-default "${files[@]}" \
+		-m "$(markers)" "$@"
+	rc1=$?
+	VHCA_ULP_FORCE_MR=1 scripts/run-verbs-pytest.sh ulp-full-force-mr "${files[@]}" \
+		-m "$(markers not fault)" "$@"
+	rc2=$?
+	;;
+*)
+	echo "usage: run-ulp.sh [quick|full] [pytest args]" >&2
+	exit 2
+	;;
+esac
+passed=0
+failed=0
+for part in default force-mr; do
+	line=$(cat "build/results/ulp-full-$part.txt" 2>/dev/null)
+	if [[ "$line" =~ ^passed=([0-9]+)\ failed=([0-9]+)$ ]]; then
+		passed=$((passed + BASH_REMATCH[1]))
+		failed=$((failed + BASH_REMATCH[2]))
+	else
+		failed=$((failed + 1))
+	fi
+done
+echo "passed=$passed failed=$failed" > build/results/ulp-full.txt
+echo "ulp-full: passed=$passed failed=$failed"
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -1,0 +1,127 @@
+"""Fixtures of the storage ULP tier (`make check-ulp`, `make
+check-ulp-full`; Documentation/ulps.md).
+
+One guest for the whole session, the devices of the other tiers:
+vhca0 (two ports: the target's) and vhca1 (one port: the host's), vhca.ko
+verbs=1.  The `fabric` fixture puts 10.78.0.1 on vhca0 port 1's IPoIB
+interface and 10.78.0.2 on vhca1's, with policy routes so that traffic
+between them crosses the fabric (scripts/guest/ulp/fabric.sh).  With
+VHCA_ULP_FABRIC=rxe the same addresses go on a veth pair under rdma_rxe
+instead (rxe0 the target's, rxe1 the host's): the same tests, to tell a
+harness problem from a device one (tests marked `ib` need InfiniBand and
+are deselected there by scripts/run-ulp.sh).
+
+The test files are named ulp_*.py, not test_*.py, so that `make
+check-vm` (pytest selftests) never collects them; scripts/run-ulp.sh
+names them.  After every test that passed, the kernel log must have no
+new bad line (vmlib.BAD_DMESG).
+"""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import vmlib  # noqa: E402
+import ulplib  # noqa: E402
+
+FABRIC = os.environ.get("VHCA_ULP_FABRIC") or "vhca"
+if FABRIC not in ("vhca", "rxe"):
+    raise ValueError("VHCA_ULP_FABRIC=%s: expected vhca or rxe" % FABRIC)
+MODULE = os.environ.get("VHCA_MODULE") or (
+    os.path.join(vmlib.BUILD, "debug", "vhca.ko") if vmlib.KERNEL_CHOICE == "debug"
+    else os.path.join(vmlib.BUILD, "vhca.ko"))
+DEVICES = [
+    "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100",
+    "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200",
+]
+# ib_core's parameter that makes isert, srpt, nvmet and svcrdma register
+# every transfer (FRWR) instead of using the local DMA key.
+FORCE_MR = os.environ.get("VHCA_ULP_FORCE_MR") == "1"
+WAIT_ACTIVE = r'''
+for i in $(seq 1 300); do
+	n=0
+	for s in /sys/class/infiniband/vhca*/ports/*/state; do
+		grep -q ACTIVE "$s" || n=$((n+1))
+	done
+	[ $n = 0 ] && exit 0
+	sleep 0.2
+done
+exit 1
+'''
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "full: only in make check-ulp-full")
+    config.addinivalue_line("markers", "fault: loss, hot-unplug, rmmod (not run with force_mr=1)")
+    config.addinivalue_line("markers", "ib: needs an InfiniBand fabric (not rdma_rxe)")
+
+
+class Fabric:
+    """Who is who: the RDMA devices and netdevs of the target and host."""
+
+    def __init__(self, kind, target_dev, host_dev, target_if, host_if):
+        self.kind = kind
+        self.target_dev = target_dev
+        self.host_dev = host_dev
+        self.target_if = target_if
+        self.host_if = host_if
+        self.target_ip = ulplib.TARGET_IP
+        self.host_ip = ulplib.HOST_IP
+
+
+@pytest.fixture(scope="session")
+def module_path():
+    return MODULE
+
+
+@pytest.fixture(scope="session")
+def vm(module_path):
+    if not os.path.exists(module_path):
+        raise FileNotFoundError("%s missing: run `make module`" % module_path)
+    with vmlib.VM(devices=DEVICES, name="ulp", memory="3G") as machine:
+        core = "ib_core force_mr=1" if FORCE_MR else "ib_core"
+        machine.run("modprobe %s && modprobe -a ib_uverbs ib_umad" % core,
+                    timeout=120, check=True)
+        machine.run("insmod %s verbs=1" % module_path, timeout=120, check=True)
+        rc, _ = machine.run(WAIT_ACTIVE, timeout=120)
+        assert rc == 0, "vhca ports not ACTIVE"
+        machine.run("modprobe null_blk nr_devices=%d gb=%d memory_backed=1 irqmode=0"
+                    % (len(ulplib.BACKENDS), ulplib.BACKEND_GB), timeout=60, check=True)
+        yield machine
+
+
+@pytest.fixture(scope="session")
+def fabric(vm):
+    if FABRIC == "rxe":
+        out = ulplib.run_script(vm, "fabric", "rxe")
+        devs = ("rxe0", "rxe1")
+    else:
+        out = ulplib.run_script(vm, "fabric", "vhca", "vhca0", "vhca1", timeout=120)
+        devs = ("vhca0", "vhca1")
+    words = dict(w.split("=") for w in out.split() if "=" in w)
+    return Fabric(FABRIC, devs[0], devs[1], words["target"], words["host"])
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, "rep_" + report.when, report)
+
+
+@pytest.fixture(autouse=True)
+def clean_kernel_log(request, vm):
+    """After a test that passed: no new WARNING/BUG/... in the kernel log.
+    After one that failed: print what the kernel said meanwhile."""
+    mark = len(ulplib.dmesg_lines(vm))
+    yield
+    text = ulplib.new_dmesg(vm, mark)
+    call = getattr(request.node, "rep_call", None)
+    if call is not None and call.failed:
+        ulplib.log("kernel log during the test", text[-12000:])
+        return
+    bad = vmlib.bad_dmesg_lines(text)
+    if bad:
+        ulplib.log("kernel log during the test", text[-12000:])
+    assert not bad, "kernel log:\n" + "\n".join(bad[:60])

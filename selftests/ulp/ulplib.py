@@ -1,0 +1,171 @@
+"""Helpers shared by the storage ULP tests (selftests/ulp/ulp_*.py).
+
+The guest side of each ULP is a shell script in scripts/guest/ulp/ (the
+commands Documentation/ulps.md shows); these helpers run them, run fio
+with data verification, and compare what the host wrote with what the
+target stored.
+"""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import vmlib  # noqa: E402
+
+GUEST_SCRIPTS = os.path.join(vmlib.REPO, "scripts", "guest", "ulp")
+TARGET_IP = "10.78.0.1"
+HOST_IP = "10.78.0.2"
+# Memory-backed null_blk devices (null_blk is in Debian's kernel and in
+# the debug kernel; brd is not in the latter): one backend per block ULP.
+BACKENDS = {"nvme": "/dev/nullb0", "iser": "/dev/nullb1", "srp": "/dev/nullb2"}
+BACKEND_GB = 1
+
+
+def log(title, text):
+    sys.stdout.write("---- %s ----\n%s\n" % (title, text.rstrip()))
+
+
+def script(name, *args):
+    """The guest command line of scripts/guest/ulp/NAME.sh ARGS."""
+    return " ".join(["sh", os.path.join(GUEST_SCRIPTS, name + ".sh")] +
+                    [str(a) for a in args])
+
+
+def run_script(vm, name, *args, timeout=180):
+    """Run a ULP script in the guest; its output, or fail the test with it."""
+    rc, out = vm.run(script(name, *args), timeout=timeout)
+    log("%s.sh %s" % (name, " ".join(str(a) for a in args)), out)
+    assert rc == 0, "%s.sh %s failed (%d):\n%s" % (name, " ".join(map(str, args)), rc, out)
+    return out
+
+
+class Fio:
+    """One fio job set with crc32c verification: a write pass, then fio
+    reads everything back and checks each block's header and checksum
+    (--do_verify=1, --verify_fatal=1: the first bad block ends the run
+    with a non-zero exit).  Each job writes its own region of the target
+    (offset_increment), so jobs never overwrite each other's blocks."""
+
+    def __init__(self, filename, rw="randwrite", bs="4k", iodepth=32,
+                 numjobs=2, size="8M", direct=True, extra=()):
+        self.filename = filename
+        self.rw = rw
+        self.bs = bs
+        self.iodepth = iodepth
+        self.numjobs = numjobs
+        self.size = size
+        self.direct = direct
+        self.extra = list(extra)
+
+    def command(self):
+        args = [
+            "fio", "--name=ulp", "--filename=%s" % self.filename,
+            "--ioengine=libaio", "--direct=%d" % int(self.direct),
+            "--rw=%s" % self.rw, "--bs=%s" % self.bs,
+            "--iodepth=%d" % self.iodepth, "--numjobs=%d" % self.numjobs,
+            "--size=%s" % self.size, "--offset_increment=%s" % self.size,
+            "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
+            "--verify_dump=0", "--exitall_on_error=1", "--group_reporting",
+            "--output-format=json",
+        ]
+        return " ".join(args + self.extra)
+
+    def run(self, vm, timeout=600):
+        """Run it; the parsed JSON report.  Fails the test on a non-zero
+        exit (an I/O or verification error) or a job with errors."""
+        rc, out = vm.run(self.command() + " 2>&1", timeout=timeout)
+        report = parse_fio_json(out)
+        summary = fio_summary(report) if report else out[-4000:]
+        log("fio %s bs=%s qd=%d jobs=%d size=%s on %s" % (
+            self.rw, self.bs, self.iodepth, self.numjobs, self.size, self.filename), summary)
+        assert rc == 0, "fio exited %d:\n%s" % (rc, out[-6000:])
+        assert report, "no fio JSON report:\n" + out[-4000:]
+        errors = [job.get("error", 0) for job in report["jobs"]]
+        assert not any(errors), "fio job errors %s:\n%s" % (errors, out[-4000:])
+        return report
+
+
+def parse_fio_json(text):
+    """fio's JSON report (it follows any warnings fio printed first)."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        return json.loads(text[start:])
+    except ValueError:
+        return None
+
+
+def fio_summary(report):
+    """One line per direction: IOPS, MiB/s, bytes."""
+    lines = []
+    for job in report["jobs"]:
+        for rw in ("read", "write"):
+            d = job[rw]
+            if d["io_bytes"]:
+                lines.append("%s: %.0f IOPS %.1f MiB/s %d bytes" % (
+                    rw, d["iops"], d["bw_bytes"] / 2 ** 20, d["io_bytes"]))
+    return "\n".join(lines)
+
+
+def fio_rate(report, rw, what):
+    """IOPS (what="iops") or MiB/s (what="mibs") of one direction."""
+    d = report["jobs"][0][rw]
+    return d["iops"] if what == "iops" else d["bw_bytes"] / 2 ** 20
+
+
+def sha256_of(vm, path, mib, skip_mib=0):
+    """SHA-256 of MiB [skip, skip+mib) of a block device, read O_DIRECT
+    (so the page cache cannot answer for the device)."""
+    _, out = vm.run("dd if=%s bs=1M skip=%d count=%d iflag=direct status=none | sha256sum"
+                    % (path, skip_mib, mib), timeout=300, check=True)
+    return out.split()[0]
+
+
+def assert_same_bytes(vm, host_dev, target_dev, mib):
+    """What the host reads through the ULP is what the target stored."""
+    host = sha256_of(vm, host_dev, mib)
+    target = sha256_of(vm, target_dev, mib)
+    assert host == target, "%s (host) %s != %s (target) %s" % (host_dev, host, target_dev, target)
+
+
+def connections(vm, dev, comm):
+    """rdma_cm IDs of module `comm` on RDMA device `dev` with a QP."""
+    _, out = vm.run("rdma res show cm_id", timeout=60)
+    return [l for l in out.splitlines()
+            if l.startswith("link %s/" % dev) and "[%s]" % comm in l and "lqpn" in l]
+
+
+def assert_connections(vm, fabric, host_comm, target_comm, count):
+    """At least `count` connections, each with the host's end on the host
+    device and the target's on the target device: the ULP's traffic
+    crosses the fabric (the routes chose the interfaces)."""
+    host = connections(vm, fabric.host_dev, host_comm)
+    target = connections(vm, fabric.target_dev, target_comm)
+    log("rdma res show cm_id", "\n".join(host + target))
+    assert len(host) >= count and len(target) >= count, (host, target)
+    assert all("dst-addr %s:" % fabric.target_ip in l for l in host), host
+    assert all("dst-addr %s:" % fabric.host_ip in l for l in target), target
+
+
+def dmesg_lines(vm):
+    return vm.dmesg().splitlines()
+
+
+def new_dmesg(vm, mark):
+    return "\n".join(dmesg_lines(vm)[mark:])
+
+
+def module_param(vm, module, param):
+    rc, out = vm.run("cat /sys/module/%s/parameters/%s" % (module, param), timeout=30)
+    return out.strip() if rc == 0 else None
+
+
+def wait_gone(vm, path, timeout=60):
+    vm.wait_until("test -e %s && echo present || echo gone" % path,
+                  lambda t: "gone" in t, timeout=timeout)
+
+
+def grep_count(pattern, text):
+    return len(re.findall(pattern, text, re.M))
