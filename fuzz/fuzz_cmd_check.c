@@ -60,6 +60,7 @@ static const struct {
     { VHCA_CMD_QUERY_GID, 0, 16 },
     { VHCA_CMD_QUERY_PKEY, 0, 0 },
     { VHCA_CMD_SET_NODE_DESC, 64, 0 },
+    { VHCA_CMD_SET_PORT_CAP, 0, 0 },
     { VHCA_CMD_CREATE_EQ, 0, 0 },
     { VHCA_CMD_DESTROY_EQ, 0, 0 },
     { VHCA_CMD_ALLOC_PD, 0, 0 },
@@ -149,6 +150,11 @@ static uint8_t model_inline(const uint8_t *raw, uint16_t opcode,
     switch (opcode) {
     case VHCA_CMD_QUERY_PORT:
         return port_ok ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
+    case VHCA_CMD_SET_PORT_CAP:
+        /* IBA 14.2.5.6: only CM, SNMP, DevMgt, vendor class, boot. */
+        return port_ok && ((le_at(in, 4, 4) | le_at(in, 8, 4)) &
+                           ~(uint64_t)0x9b0000) == 0 ? VHCA_CMD_OK
+                                                     : VHCA_CMD_BAD_PARAM;
     case VHCA_CMD_QUERY_GID:
     case VHCA_CMD_QUERY_PKEY:
         return port_ok && le_at(in, 2, 2) < 16 ? VHCA_CMD_OK
@@ -182,6 +188,11 @@ static void check_decode(const uint8_t *raw, const VhcaCmd *cmd)
     switch (op) {
     case VHCA_CMD_QUERY_PORT:
         expect(cmd->in.port.port == in[0], "port decode", op);
+        break;
+    case VHCA_CMD_SET_PORT_CAP:
+        expect(cmd->in.port_cap.port == in[0], "cap port decode", op);
+        expect(cmd->in.port_cap.set == le_at(in, 4, 4), "cap set decode", op);
+        expect(cmd->in.port_cap.clear == le_at(in, 8, 4), "cap clear", op);
         break;
     case VHCA_CMD_QUERY_GID:
     case VHCA_CMD_QUERY_PKEY:

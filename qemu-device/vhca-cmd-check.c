@@ -21,6 +21,7 @@ static const VhcaCmdInfo vhca_cmd_infos[] = {
     { VHCA_CMD_QUERY_PKEY, "QUERY_PKEY", 0, 0 },
     { VHCA_CMD_SET_NODE_DESC, "SET_NODE_DESC",
       sizeof(struct vhca_node_desc), 0 },
+    { VHCA_CMD_SET_PORT_CAP, "SET_PORT_CAP", 0, 0 },
     { VHCA_CMD_CREATE_EQ, "CREATE_EQ", 0, 0 },
     { VHCA_CMD_DESTROY_EQ, "DESTROY_EQ", 0, 0 },
     { VHCA_CMD_ALLOC_PD, "ALLOC_PD", 0, 0 },
@@ -61,6 +62,11 @@ void vhca_cmd_decode(const struct vhca_cmd *raw, VhcaCmd *cmd)
     switch (cmd->opcode) {
     case VHCA_CMD_QUERY_PORT:
         cmd->in.port.port = raw->in.port.port;
+        break;
+    case VHCA_CMD_SET_PORT_CAP:
+        cmd->in.port_cap.port = raw->in.port_cap.port;
+        cmd->in.port_cap.set = le32_to_cpu(raw->in.port_cap.set);
+        cmd->in.port_cap.clear = le32_to_cpu(raw->in.port_cap.clear);
         break;
     case VHCA_CMD_QUERY_GID:
     case VHCA_CMD_QUERY_PKEY:
@@ -172,6 +178,16 @@ static VhcaCmdCheck vhca_cmd_check_input(const VhcaCmd *cmd,
     case VHCA_CMD_QUERY_PORT:
         if (!vhca_port_valid(cmd->in.port.port, limits)) {
             return vhca_bad(VHCA_CMD_BAD_PARAM, "no such port");
+        }
+        return vhca_ok();
+    case VHCA_CMD_SET_PORT_CAP:
+        if (!vhca_port_valid(cmd->in.port_cap.port, limits)) {
+            return vhca_bad(VHCA_CMD_BAD_PARAM, "no such port");
+        }
+        if ((cmd->in.port_cap.set | cmd->in.port_cap.clear) &
+            ~VHCA_PORT_CAP_SETTABLE) {
+            return vhca_bad(VHCA_CMD_BAD_PARAM,
+                            "capability bit not settable by software");
         }
         return vhca_ok();
     case VHCA_CMD_QUERY_GID:

@@ -29,6 +29,11 @@ typedef struct VhcaCmd {
         } port;                         /* QUERY_PORT */
         struct {
             uint8_t port;
+            uint32_t set;
+            uint32_t clear;
+        } port_cap;                     /* SET_PORT_CAP */
+        struct {
+            uint8_t port;
             uint16_t index;
         } table;                        /* QUERY_GID, QUERY_PKEY */
         struct {

@@ -110,6 +110,18 @@ static uint8_t vhca_cmd_set_node_desc(VhcaState *s, const VhcaCmd *cmd,
     return VHCA_CMD_OK;
 }
 
+/* ib_modify_port: the CA's agents announce themselves (IBA 14.2.5.6). */
+static uint8_t vhca_cmd_set_port_cap(VhcaState *s, const VhcaCmd *cmd,
+                                     uint32_t result[2])
+{
+    VhcaPort *port = vhca_cmd_port(s, cmd->in.port_cap.port);
+
+    port->cap_mask = (port->cap_mask | cmd->in.port_cap.set) &
+                     ~cmd->in.port_cap.clear;
+    trace_vhca_port_cap(port->num, port->cap_mask);
+    return VHCA_CMD_OK;
+}
+
 static uint8_t vhca_cmd_create_eq(VhcaState *s, const VhcaCmd *cmd,
                                   uint32_t result[2])
 {
@@ -189,6 +201,8 @@ static VhcaCmdExec vhca_cmd_exec_for(uint16_t opcode)
         return vhca_cmd_query_pkey;
     case VHCA_CMD_SET_NODE_DESC:
         return vhca_cmd_set_node_desc;
+    case VHCA_CMD_SET_PORT_CAP:
+        return vhca_cmd_set_port_cap;
     case VHCA_CMD_CREATE_EQ:
         return vhca_cmd_create_eq;
     case VHCA_CMD_DESTROY_EQ:

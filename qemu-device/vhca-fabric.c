@@ -263,7 +263,7 @@ void vhca_port_attr(const VhcaPort *port, struct vhca_port_attr *attr)
     attr->sm_sl = 0;
     attr->active_width = VHCA_WIDTH_4X;
     attr->active_speed = VHCA_SPEED_QDR;
-    attr->port_cap_flags = cpu_to_le32(VHCA_PORT_CAP_FLAGS);
+    attr->port_cap_flags = cpu_to_le32(port->cap_mask);
     attr->max_msg_sz = cpu_to_le32(VHCA_MAX_MSG_SZ);
     attr->gid_tbl_len = cpu_to_le16(VHCA_GID_TABLE_LEN);
     attr->pkey_tbl_len = cpu_to_le16(VHCA_PKEY_TABLE_LEN);

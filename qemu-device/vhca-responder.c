@@ -363,7 +363,11 @@ static VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     return VHCA_ACK;
 }
 
-/* The target of an RDMA or atomic: QP-level right, then the rkey's. */
+/*
+ * The target of an RDMA or atomic: QP-level right, then the rkey's.  A
+ * zero-length RDMA READ or WRITE names no memory: its R_Key and address
+ * are not validated (IBA C9-88), and it targets an empty list.
+ */
 static uint8_t vhca_remote_target(VhcaState *s, VhcaQp *qp,
                                   const VhcaSendWqe *wqe, uint64_t len,
                                   uint32_t access, VhcaSgl *remote)
@@ -372,6 +376,11 @@ static uint8_t vhca_remote_target(VhcaState *s, VhcaQp *qp,
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x does not allow remote "
                       "access 0x%x\n", qp->handle, access);
         return VHCA_VERR_ACCESS_RIGHTS;
+    }
+    if (len == 0) {
+        memset(remote, 0, sizeof(*remote));
+        remote->dev = s;
+        return VHCA_VERR_NONE;
     }
     return vhca_sgl_remote(s, qp->pdn, wqe->rkey, wqe->remote_addr, len,
                            access, remote);

@@ -106,6 +106,7 @@ static const VhcaSaField path_record_fields[] = {
 };
 
 #define PATH_NUMB_PATH_BIT  12
+#define PATH_PKEY_BIT       13
 
 /* ---- records and component masks ---------------------------------------- */
 
@@ -294,11 +295,20 @@ static uint16_t sa_port_records(const VhcaSa *sa, const SaPortRecord *kind,
 
 /*
  * IBA 15.2.5.16: the path from src to dst through the one switch: the
- * port's link (MTU 4096, 40 Gb/s), SL 0, the default partition.
+ * port's link (MTU 4096, 40 Gb/s), SL 0, the default partition.  Every
+ * port is a full member of it, so a path exists for its limited P_Key
+ * 0x7FFF too (IBA 10.9.1.2: one full member suffices); a request naming
+ * that P_Key gets records carrying it, as ib_srp's pkey=7fff logins need.
  */
 static void sa_path(const VhcaSaPort *src, const VhcaSaPort *dst,
-                    const uint8_t *want, uint8_t *rec)
+                    uint64_t mask, const uint8_t *want, uint8_t *rec)
 {
+    uint16_t pkey = VHCA_DEFAULT_PKEY;
+
+    if ((mask & (1ull << PATH_PKEY_BIT)) &&
+        (lduw_be_p(want + 50) & 0x7fff) == (VHCA_DEFAULT_PKEY & 0x7fff)) {
+        pkey = lduw_be_p(want + 50);
+    }
     memset(rec, 0, PATH_RECORD_SIZE);
     memcpy(rec, want, 8);                       /* ServiceID: echoed */
     sa_port_gid(dst, rec + 8);
@@ -306,7 +316,7 @@ static void sa_path(const VhcaSaPort *src, const VhcaSaPort *dst,
     stw_be_p(rec + 40, sa_port_lid(dst));
     stw_be_p(rec + 42, sa_port_lid(src));
     rec[49] = 0x80 | 1;                         /* Reversible, NumbPath */
-    stw_be_p(rec + 50, VHCA_DEFAULT_PKEY);
+    stw_be_p(rec + 50, pkey);
     rec[54] = 2 << 6 | VHCA_SA_MTU_4096;        /* selector: exactly */
     rec[55] = 2 << 6 | VHCA_SA_RATE_40G;
     rec[56] = 2 << 6 | VHCA_SA_PACKET_LIFE;
@@ -324,7 +334,7 @@ static uint16_t sa_path_records(const VhcaSa *sa, uint64_t mask,
     }
     for (i = 0; i < sa->num_ports; i++) {
         for (j = 0; j < sa->num_ports; j++) {
-            sa_path(&sa->ports[i], &sa->ports[j], want, rec);
+            sa_path(&sa->ports[i], &sa->ports[j], mask, want, rec);
             if (vhca_sa_match(path_record_fields,
                               ARRAY_SIZE(path_record_fields), mask, want,
                               rec) && (out = vhca_sa_table_add(t))) {

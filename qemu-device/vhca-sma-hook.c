@@ -33,7 +33,7 @@ void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node)
         node->ports[i].lid = s->ports[i].lid;
         node->ports[i].sm_lid = s->ports[i].sm_lid;
         node->ports[i].guid = s->ports[i].guid;
-        node->ports[i].cap_mask = VHCA_PORT_CAP_FLAGS;
+        node->ports[i].cap_mask = s->ports[i].cap_mask;
     }
 }
 

@@ -13,7 +13,8 @@
  * PSN, the responder detects sequence errors and duplicates, and a
  * request nobody answers (no peer, or lost on a lossy fabric) is resent
  * after the local ACK timeout, retry_cnt times, before the WQE completes
- * with RETRY_EXC_ERR.  sq_psn advances when a WQE completes.
+ * with RETRY_EXC_ERR.  sq_psn advances when a WQE that went on the wire
+ * completes (LOCAL_INV and REG_MR use no PSN).
  *
  * RNR (IBA 9.7.5.2.8): an RC SEND or WRITE_WITH_IMM to a QP with no
  * receive WQE is retried after the responder's min_rnr_timer (virtual
@@ -62,6 +63,19 @@ static uint32_t vhca_packets(const VhcaQp *qp, uint64_t len)
 }
 
 /*
+ * The PSNs a WQE uses (IBA 9.7.1): one per packet of the message (of the
+ * READ response for an RDMA READ), none for LOCAL_INV and REG_MR, which
+ * are executed by the local device and never reach the wire.
+ */
+static uint32_t vhca_wqe_psns(const VhcaQp *qp, const VhcaSendWqe *wqe)
+{
+    if (wqe->opcode == VHCA_WQE_LOCAL_INV || wqe->opcode == VHCA_WQE_REG_MR) {
+        return 0;
+    }
+    return vhca_packets(qp, wqe->length);
+}
+
+/*
  * Retire the WQE at sq.ci.  Success completes only when signaled; an
  * error always completes and stops the send queue.
  */
@@ -75,8 +89,7 @@ static void vhca_sq_complete(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
     trace_vhca_wqe_done(qp->handle, qp->sq.ci, wqe->opcode, status, verr);
     qp->wqe_started = false;
     qp->retry_exhausted = false;
-    qp->sq_psn = (qp->sq_psn + vhca_packets(qp, wqe->length)) &
-                 VHCA_DB_OBJ_MASK;
+    qp->sq_psn = (qp->sq_psn + vhca_wqe_psns(qp, wqe)) & VHCA_DB_OBJ_MASK;
     if (status == VHCA_WC_SUCCESS && !signaled) {
         qp->sq.ci++;
         return;

@@ -165,9 +165,14 @@ bool vhca_dma_range_valid(VhcaState *s, uint64_t addr, uint64_t len)
  */
 static void vhca_reset(VhcaState *s)
 {
+    int i;
+
     trace_vhca_reset();
     qemu_bh_cancel(s->cmd_bh);
     vhca_ports_disable(s);
+    for (i = 0; i < VHCA_MAX_PORTS; i++) {
+        s->ports[i].cap_mask = VHCA_PORT_CAP_FLAGS;
+    }
     s->status = 0;
     s->cmdq_base = 0;
     s->cmdq_log_size = 0;

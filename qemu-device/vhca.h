@@ -38,11 +38,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
 #define VHCA_MAX_MSG_SZ             0x80000000u
 #define VHCA_SUBNET_TIMEOUT         18          /* 4.096 us * 2^18, ~1 s */
 
-/* IBA 14.2.5.6 PortInfo:CapabilityMask bits a CA without an SM reports. */
+/*
+ * IBA 14.2.5.6 PortInfo:CapabilityMask bits a CA without an SM reports
+ * after reset; SET_PORT_CAP adds the agents' bits (VHCA_PORT_CAP_SETTABLE).
+ */
 #define VHCA_PORT_CAP_SYS_IMAGE_GUID_SUP    (1u << 11)
-#define VHCA_PORT_CAP_CM_SUP                (1u << 16)
 #define VHCA_PORT_CAP_FLAGS \
-    (VHCA_PORT_CAP_SYS_IMAGE_GUID_SUP | VHCA_PORT_CAP_CM_SUP)
+    (VHCA_PORT_CAP_SYS_IMAGE_GUID_SUP | VHCA_PORT_CAP_CM)
 
 /* IB codes of the (fixed) link the ports pretend to have. */
 #define VHCA_WIDTH_4X               2
@@ -82,6 +84,7 @@ typedef struct VhcaPort {
     uint16_t last_lid;              /* previous non-zero LID, for LID_CHANGE */
     uint16_t sm_lid;
     uint64_t guid;
+    uint32_t cap_mask;              /* PortInfo:CapabilityMask (SET_PORT_CAP) */
 } VhcaPort;
 
 struct VhcaState {

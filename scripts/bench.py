@@ -21,6 +21,7 @@ import math
 import os
 import re
 import statistics
+import subprocess
 import sys
 import time
 
@@ -30,6 +31,7 @@ import vmlib  # noqa: E402
 OUT_DIR = os.path.join(vmlib.BUILD, "bench")
 MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
 MEMCPY = os.path.join(OUT_DIR, "memcpy-bw")
+CEILINGS = os.path.join(OUT_DIR, "ceilings")
 DEVICES = [
     "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100",
     "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200",
@@ -57,7 +59,36 @@ METRICS = [
     ("write_bw_64k", "MB/s", "ib_write_bw", "-s 65536 -n 2000", "BW average", False),
     ("read_bw_64k", "MB/s", "ib_read_bw", "-s 65536 -n 2000", "BW average", False),
     ("send_rate_64b", "Mpps", "ib_send_bw", "-s 64 -n 20000", "MsgRate", False),
+    # One doorbell per chain of 16 (perftest --post_list), and two QPs
+    # (perftest -q 2 spreads them over the guest's two vCPUs' worth of
+    # work: the aggregate rate).
+    ("send_rate_64b_pl16", "Mpps", "ib_send_bw", "-s 64 -n 20000 -l 16", "MsgRate", False),
+    ("send_rate_64b_2qp", "Mpps", "ib_send_bw", "-s 64 -n 20000 -q 2", "MsgRate", False),
+    ("send_bw_4k", "MB/s", "ib_send_bw", "-s 4096 -n 5000", "BW average", False),
 ]
+
+# The limits of the machine itself (issue 12): rows whose vhca cell holds
+# the figure and whose rxe cell is null.  ring_rate_ceiling and
+# pingpong_latency_floor are measured in the guest (scripts/bench-
+# ceilings.c), host_memcpy on the host at the 64 KiB footprint of
+# perftest's bandwidth runs (one message buffer, reused).
+CEILING_ROWS = [
+    ("ring_rate_ceiling", "Mpps"),
+    ("pingpong_latency_floor", "us"),
+    ("host_memcpy", "MB/s"),
+]
+# Which ceiling each metric is read against; for latency the share is
+# floor / figure, otherwise figure / ceiling.
+CEILING_OF = {
+    "send_lat": "pingpong_latency_floor",
+    "write_lat": "pingpong_latency_floor",
+    "write_bw_64k": "host_memcpy",
+    "read_bw_64k": "host_memcpy",
+    "send_bw_4k": "host_memcpy",
+    "send_rate_64b": "ring_rate_ceiling",
+    "send_rate_64b_pl16": "ring_rate_ceiling",
+    "send_rate_64b_2qp": "ring_rate_ceiling",
+}
 
 # rxe0 on veth0 and rxe1 on veth1, both in the guest's one network
 # namespace.  rdma_rxe routes its UDP packets with the init namespace's
@@ -296,6 +327,29 @@ class Bench:
             raise BenchError("memcpy-bw printed no result: %s" % out)
         return float(match.group(1))
 
+    def guest_ceilings(self):
+        """{ring_rate_ceiling, pingpong_latency_floor} measured in the guest."""
+        found = {}
+        for mode, key, row in (("ring", "ring_mpps", "ring_rate_ceiling"),
+                               ("pingpong", "pingpong_oneway_us",
+                                "pingpong_latency_floor")):
+            _, out = self.run("%s %s 1" % (CEILINGS, mode), timeout=120)
+            match = re.search(key + r" ([\d.]+)", out)
+            if not match:
+                raise BenchError("ceilings %s printed no result: %s" % (mode, out))
+            found[row] = float(match.group(1))
+        return found
+
+
+def host_memcpy():
+    """The host's memcpy at perftest's 64 KiB bandwidth footprint, MB/s."""
+    out = subprocess.run([MEMCPY, "64k", "3"], check=True, capture_output=True,
+                         text=True, timeout=120).stdout
+    match = re.search(r"memcpy_mbps ([\d.]+)", out)
+    if not match:
+        raise BenchError("memcpy-bw on the host printed no result: %s" % out)
+    return float(match.group(1))
+
 
 def ratio(vhca, rxe, lower_is_better):
     if vhca is None or rxe is None or vhca == 0 or rxe == 0:
@@ -315,19 +369,31 @@ def failed_runs(result):
     return result[2] if isinstance(result, tuple) else None
 
 
-def build_rows(vhca, rxe, ceiling):
+def share(v, ceiling, lower_is_better):
+    """v as a fraction of what the machine allows (1.0: at the ceiling)."""
+    if v is None or not ceiling:
+        return None
+    return ceiling / v if lower_is_better else v / ceiling
+
+
+def build_rows(vhca, rxe, ceiling, limits):
     rows = []
     for metric, unit, _tool, _opts, _column, lower in METRICS:
         v = value(vhca.get(metric))
         r = value(rxe.get(metric))
         rows.append({"metric": metric, "unit": unit, "vhca": v, "rxe": r,
                      "ratio": ratio(v, r, lower),
+                     "ceiling": CEILING_OF.get(metric),
+                     "share_of_ceiling": share(v, limits.get(CEILING_OF.get(metric)), lower),
                      "vhca_runs": runs(vhca.get(metric)), "rxe_runs": runs(rxe.get(metric)),
                      "vhca_failed_runs": failed_runs(vhca.get(metric)),
                      "rxe_failed_runs": failed_runs(rxe.get(metric))})
     # The ceiling is one figure of the guest, the same for both columns.
     rows.append({"metric": "memcpy_ceiling", "unit": "MB/s", "vhca": ceiling,
                  "rxe": ceiling, "ratio": None})
+    for metric, unit in CEILING_ROWS:
+        rows.append({"metric": metric, "unit": unit, "vhca": limits.get(metric),
+                     "rxe": None, "ratio": None})
     return rows
 
 
@@ -343,22 +409,25 @@ def print_table(rows, footnotes, load):
     print()
     print("make bench: perftest in one TCG guest (2 vCPUs), median of %d runs; "
           "host load before/after: %s" % (RUNS, load))
-    print("%-16s %-5s %12s %12s %9s" % ("metric", "unit", "vhca", "rxe", "vhca/rxe"))
-    print("-" * 58)
+    print("%-22s %-5s %12s %12s %9s %8s" % ("metric", "unit", "vhca", "rxe",
+                                           "vhca/rxe", "%ceil"))
+    print("-" * 73)
+    single = {"memcpy_ceiling"} | {m for m, _ in CEILING_ROWS}
     for row in rows:
-        mark = ""
-        if row["vhca"] is None and row["metric"] != "memcpy_ceiling":
-            mark = " *"
+        if row["metric"] in single:
+            print("%-22s %-5s %25s" % (row["metric"], row["unit"],
+                                       fmt(row["vhca"], row["unit"])))
+            continue
+        mark = " *" if row["vhca"] is None else ""
         r = "-" if row["ratio"] is None else "%.2f" % row["ratio"]
-        if row["metric"] == "memcpy_ceiling":
-            print("%-16s %-5s %25s %9s" % (row["metric"], row["unit"],
-                                            fmt(row["vhca"], row["unit"]), ""))
-        else:
-            print("%-16s %-5s %12s %12s %9s%s" % (row["metric"], row["unit"],
-                                                  fmt(row["vhca"], row["unit"]),
-                                                  fmt(row["rxe"], row["unit"]), r, mark))
+        c = "-" if row.get("share_of_ceiling") is None else \
+            "%.1f" % (100 * row["share_of_ceiling"])
+        print("%-22s %-5s %12s %12s %9s %8s%s" % (row["metric"], row["unit"],
+                                                 fmt(row["vhca"], row["unit"]),
+                                                 fmt(row["rxe"], row["unit"]), r, c, mark))
     print("MB = 2^20 bytes (perftest's unit); latency is perftest's t_typical; "
-          "ratio > 1: vhca is better.")
+          "ratio > 1: vhca is better;")
+    print("%ceil: vhca's figure as a share of its ceiling row (latency: floor / figure).")
     for note in footnotes:
         print("* " + note)
     for row in rows:
@@ -374,7 +443,7 @@ def load_average():
 
 
 def main():
-    for path in (MODULE, MEMCPY):
+    for path in (MODULE, MEMCPY, CEILINGS):
         if not os.path.exists(path):
             print("bench: %s missing (run `make bench`)" % path, file=sys.stderr)
             return 1
@@ -389,6 +458,9 @@ def main():
                       timeout=120)
             ceiling = bench.memcpy()
             print("bench: memcpy ceiling %.0f MB/s" % ceiling, file=sys.stderr)
+            limits = bench.guest_ceilings()
+            limits["host_memcpy"] = host_memcpy()
+            print("bench: ceilings %s" % limits, file=sys.stderr)
             rxe_devs = bench.setup_rxe()
             rxe = {}
             bench.measure(rxe_devs, rxe)
@@ -415,7 +487,7 @@ def main():
             footnotes.append("vhca runs stopped, the guest or QEMU failed: %s"
                              % str(err).splitlines()[0])
             bad = []
-    rows = build_rows(vhca, rxe, ceiling)
+    rows = build_rows(vhca, rxe, ceiling, limits)
     with open(os.path.join(OUT_DIR, "results.json"), "w") as f:
         json.dump(rows, f, indent=1)
         f.write("\n")

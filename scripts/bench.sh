@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-/usr/bin/python3}
 mkdir -p build/bench
 cc -O2 -Wall -Wextra -Werror -o build/bench/memcpy-bw scripts/bench-memcpy.c
+cc -O2 -Wall -Wextra -Werror -pthread -o build/bench/ceilings scripts/bench-ceilings.c
 # Without a provider the vhca column stays empty (bench.py says why); a
 # failed provider build is not the benchmark's failure.
 if [ -x scripts/build-provider.sh ]; then

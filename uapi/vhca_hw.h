@@ -164,6 +164,7 @@ enum vhca_cmd_opcode {
 	VHCA_CMD_QUERY_GID		= 0x0003,	/* in: port, index; out: vhca_gid */
 	VHCA_CMD_QUERY_PKEY		= 0x0004,	/* in: port, index; result[0]: pkey */
 	VHCA_CMD_SET_NODE_DESC		= 0x0005,	/* in_addr: vhca_node_desc */
+	VHCA_CMD_SET_PORT_CAP		= 0x0006,	/* in: vhca_cmd_port_cap_in */
 	VHCA_CMD_CREATE_EQ		= 0x0010,	/* in: vhca_cmd_create_eq; result[0]: eqn */
 	VHCA_CMD_DESTROY_EQ		= 0x0011,	/* in: eqn */
 	VHCA_CMD_ALLOC_PD		= 0x0020,	/* result[0]: pdn */
@@ -196,6 +197,32 @@ struct vhca_cmd_port_in {		/* QUERY_PORT */
 	uint8_t		rsvd[31];
 };
 VHCA_SIZE_CHECK(struct vhca_cmd_port_in, 32);
+
+/*
+ * IBA 14.2.5.6 PortInfo:CapabilityMask bits that belong to the CA's own
+ * software (its management agents), which it may set and clear with
+ * SET_PORT_CAP (ib_modify_port): CM, SNMP tunnelling, device management,
+ * vendor class and boot management.  The others describe the port or the
+ * SMA and are the device's.
+ */
+#define VHCA_PORT_CAP_CM		(1u << 16)
+#define VHCA_PORT_CAP_SNMP_TUNNEL	(1u << 17)
+#define VHCA_PORT_CAP_DEVICE_MGMT	(1u << 19)
+#define VHCA_PORT_CAP_VENDOR_CLASS	(1u << 20)
+#define VHCA_PORT_CAP_BOOT_MGMT		(1u << 23)
+#define VHCA_PORT_CAP_SETTABLE \
+	(VHCA_PORT_CAP_CM | VHCA_PORT_CAP_SNMP_TUNNEL | \
+	 VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_VENDOR_CLASS | \
+	 VHCA_PORT_CAP_BOOT_MGMT)
+
+struct vhca_cmd_port_cap_in {		/* SET_PORT_CAP */
+	uint8_t		port;		/* 1..num_ports */
+	uint8_t		rsvd0[3];
+	vhca_le32	set;		/* bits to set, within VHCA_PORT_CAP_SETTABLE */
+	vhca_le32	clear;		/* bits to clear (after setting), likewise */
+	uint8_t		rsvd[20];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_port_cap_in, 32);
 
 struct vhca_cmd_table_in {		/* QUERY_GID, QUERY_PKEY */
 	uint8_t		port;		/* 1..num_ports */
@@ -232,6 +259,7 @@ struct vhca_cmd {
 	union {
 		uint8_t				raw[32];
 		struct vhca_cmd_port_in		port;
+		struct vhca_cmd_port_cap_in	port_cap;
 		struct vhca_cmd_table_in	table;
 		struct vhca_cmd_create_eq_in	create_eq;
 		struct vhca_cmd_handle_in	handle;

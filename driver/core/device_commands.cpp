@@ -94,6 +94,15 @@ Status DeviceCommands::SetNodeDesc(const vhca_node_desc& desc) {
   return Ok();
 }
 
+Status DeviceCommands::SetPortCap(uint8_t port, uint32_t set, uint32_t clear) {
+  vhca_cmd_port_cap_in in{};
+  in.port = port;
+  in.set = ToLe32(set);
+  in.clear = ToLe32(clear);
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_SET_PORT_CAP, in)));
+  return Ok();
+}
+
 Result<uint32_t> DeviceCommands::CreateEq(uint64_t base, uint8_t log_size,
                                           uint16_t vector) {
   vhca_cmd_create_eq_in in{};

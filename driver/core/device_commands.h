@@ -24,6 +24,8 @@ class DeviceCommands {
   Status QueryGid(uint8_t port, uint16_t index, vhca_gid* gid);
   Result<uint16_t> QueryPkey(uint8_t port, uint16_t index);
   Status SetNodeDesc(const vhca_node_desc& desc);
+  // PortInfo:CapabilityMask |= set, then &= ~clear (VHCA_PORT_CAP_SETTABLE).
+  Status SetPortCap(uint8_t port, uint32_t set, uint32_t clear);
   // Returns the eqn.
   Result<uint32_t> CreateEq(uint64_t base, uint8_t log_size, uint16_t vector);
   Status DestroyEq(uint32_t eqn);

@@ -95,6 +95,17 @@ int vhca_core_set_node_desc(vhca_core_device* dev,
   return ToDevice(dev)->commands().SetNodeDesc(*desc).error();
 }
 
+int vhca_core_set_port_cap(vhca_core_device* dev, unsigned int port,
+                           unsigned int set, unsigned int clear) {
+  vhca::Device* device = ToDevice(dev);
+  if (!device->ports().valid(port) ||
+      ((set | clear) & ~uint32_t{VHCA_PORT_CAP_SETTABLE}))
+    return -VHCA_EINVAL;
+  return device->commands()
+      .SetPortCap(static_cast<uint8_t>(port), set, clear)
+      .error();
+}
+
 int vhca_core_alloc_pd(vhca_core_device* dev, unsigned int* pdn) {
   auto result = ToDevice(dev)->protection_domains().Alloc();
   if (!result.ok()) return result.error();

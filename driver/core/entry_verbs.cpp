@@ -131,6 +131,16 @@ int vhca_core_post_recv(vhca_core_qp* qp, const vhca_core_recv_wr* wr) {
   return AsQp(qp)->PostRecv(*wr).error();
 }
 
+int vhca_core_post_send_chain(vhca_core_qp* qp, const void** item,
+                              vhca_core_send_wr_convert convert, void* ctx) {
+  return AsQp(qp)->PostSendChain(item, convert, ctx).error();
+}
+
+int vhca_core_post_recv_chain(vhca_core_qp* qp, const void** item,
+                              vhca_core_recv_wr_convert convert) {
+  return AsQp(qp)->PostRecvChain(item, convert).error();
+}
+
 void vhca_core_ring_sq(vhca_core_qp* qp) { AsQp(qp)->RingSq(); }
 void vhca_core_ring_rq(vhca_core_qp* qp) { AsQp(qp)->RingRq(); }
 
@@ -181,6 +191,11 @@ int vhca_core_post_srq_recv(vhca_core_srq* srq, const vhca_core_recv_wr* wr) {
 }
 
 void vhca_core_ring_srq(vhca_core_srq* srq) { AsSrq(srq)->Ring(); }
+
+int vhca_core_post_srq_recv_chain(vhca_core_srq* srq, const void** item,
+                                  vhca_core_recv_wr_convert convert) {
+  return AsSrq(srq)->PostRecvChain(item, convert).error();
+}
 
 // ---- memory regions ----
 

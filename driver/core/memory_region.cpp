@@ -111,15 +111,15 @@ Status MemoryRegion::MapEnd(uint32_t npages, uint64_t iova, uint64_t length,
     return Error{-VHCA_EINVAL};
   mapped_pages_ = npages;
   page_shift_ = page_shift;
-  iova_ = iova;
-  length_ = length;
+  first_byte_offset_ = FirstByteOffset(iova, page_shift);
   return Ok();
 }
 
 Status MemoryRegion::FillRegSegment(uint32_t key, uint32_t access,
+                                    uint64_t iova, uint64_t length,
                                     vhca_wqe_reg_mr* seg) const {
   if (kind_ != Kind::kFastReg || mapped_pages_ == 0 ||
-      VHCA_KEY_INDEX(key) != VHCA_KEY_INDEX(key_))
+      VHCA_KEY_INDEX(key) != VHCA_KEY_INDEX(key_) || iova + length < iova)
     return Error{-VHCA_EINVAL};
   auto device_access = DeviceAccess(access);
   VHCA_TRY(device_access);
@@ -128,10 +128,10 @@ Status MemoryRegion::FillRegSegment(uint32_t key, uint32_t access,
   *seg = vhca_wqe_reg_mr{};
   seg->key = ToLe32(key);
   seg->access = ToLe32(device_access.value());
-  seg->iova = ToLe64(iova_);
-  seg->length = ToLe64(length_);
+  seg->iova = ToLe64(iova);
+  seg->length = ToLe64(length);
   seg->pages = desc.value();
-  seg->first_byte_offset = ToLe32(FirstByteOffset(iova_, page_shift_));
+  seg->first_byte_offset = ToLe32(first_byte_offset_);
   if (key != key_) {
     previous_key_ = key_;
     key_ = key;

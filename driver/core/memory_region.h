@@ -64,10 +64,12 @@ class MemoryRegion : public DeviceResource {
   void MapBegin() { mapped_pages_ = 0; }
   Status MapEnd(uint32_t npages, uint64_t iova, uint64_t length,
                 uint32_t page_shift);
-  // The REG_MR segment for key (same index, new variant) and access.
-  // Remembers key as the region's current key.
-  Status FillRegSegment(uint32_t key, uint32_t access,
-                        vhca_wqe_reg_mr* seg) const;
+  // The REG_MR segment for key (same index, new variant) and access, at
+  // the iova and length the ib_mr has when the WR is posted; the mapping
+  // (pages, first byte offset) is MapEnd's.  Remembers key as the
+  // region's current key.
+  Status FillRegSegment(uint32_t key, uint32_t access, uint64_t iova,
+                        uint64_t length, vhca_wqe_reg_mr* seg) const;
 
   // DESTROY_MR.  On an error with a device answer the region stays.
   Status DestroyOnDevice();
@@ -88,8 +90,9 @@ class MemoryRegion : public DeviceResource {
   // Fast registration: the current mapping.
   uint32_t mapped_pages_ = 0;
   uint32_t page_shift_ = 0;
-  uint64_t iova_ = 0;
-  uint64_t length_ = 0;
+  // Where the data starts in the first page: a property of the mapping,
+  // kept when a ULP rewrites the iova's upper bits before posting.
+  uint32_t first_byte_offset_ = 0;
 };
 
 }  // namespace vhca

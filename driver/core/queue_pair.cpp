@@ -182,6 +182,39 @@ void QueuePair::RingRq() {
   device_.registers().RingData(VHCA_DB_RQ, handle_, 0, rq_.producer());
 }
 
+Status QueuePair::PostSendChain(const void** item,
+                               vhca_core_send_wr_convert convert, void* ctx) {
+  if (user_) return Error{-VHCA_EINVAL};
+  LockGuard guard(sq_lock_);
+  uint32_t posted;
+  Status status = FillChain<vhca_core_send_wr>(
+      sq_, item,
+      [convert, ctx](const void* it, vhca_core_send_wr* wr, const void** next) {
+        return convert(ctx, it, wr, next);
+      },
+      [this](const vhca_core_send_wr& wr, uint8_t* wqe) {
+        return BuildSendWqe(send_layout_, wr, wqe);
+      },
+      &posted);
+  if (posted) device_.registers().RingData(VHCA_DB_SQ, handle_, 0, sq_.producer());
+  return status;
+}
+
+Status QueuePair::PostRecvChain(const void** item,
+                               vhca_core_recv_wr_convert convert) {
+  if (srq_ || user_) return Error{-VHCA_EINVAL};
+  LockGuard guard(rq_lock_);
+  uint32_t posted;
+  Status status = FillChain<vhca_core_recv_wr>(
+      rq_, item, convert,
+      [this](const vhca_core_recv_wr& wr, uint8_t* wqe) {
+        return BuildRecvWqe(recv_layout_, wr, wqe);
+      },
+      &posted);
+  if (posted) device_.registers().RingData(VHCA_DB_RQ, handle_, 0, rq_.producer());
+  return status;
+}
+
 void QueuePair::RecvCompleted(uint16_t wqe_index) {
   if (srq_)
     srq_->CompletedOne();

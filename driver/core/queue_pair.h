@@ -68,6 +68,10 @@ class QueuePair : public DeviceResource {
   Status PostRecv(const vhca_core_recv_wr& wr);
   void RingSq();
   void RingRq();
+  // A whole chain under one lock and one doorbell (vhca_core_verbs.h).
+  Status PostSendChain(const void** item, vhca_core_send_wr_convert convert,
+                       void* ctx);
+  Status PostRecvChain(const void** item, vhca_core_recv_wr_convert convert);
 
   // From the CQ poller (its lock held).
   void SendCompleted(uint16_t wqe_index) { sq_.CompletedThrough(wqe_index); }

@@ -93,6 +93,21 @@ Status SharedReceiveQueue::PostRecv(const vhca_core_recv_wr& wr) {
   return Ok();
 }
 
+Status SharedReceiveQueue::PostRecvChain(const void** item,
+                                         vhca_core_recv_wr_convert convert) {
+  if (user()) return Error{-VHCA_EINVAL};
+  LockGuard guard(lock_);
+  uint32_t posted;
+  Status status = FillChain<vhca_core_recv_wr>(
+      rq_, item, convert,
+      [this](const vhca_core_recv_wr& wr, uint8_t* wqe) {
+        return BuildRecvWqe(layout_, wr, wqe);
+      },
+      &posted);
+  if (posted) device_.registers().RingData(VHCA_DB_SRQ, srqn_, 0, rq_.producer());
+  return status;
+}
+
 void SharedReceiveQueue::Ring() {
   if (user()) return;
   LockGuard guard(lock_);

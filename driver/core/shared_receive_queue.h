@@ -47,6 +47,8 @@ class SharedReceiveQueue : public DeviceResource {
   const WorkQueue& rq() const { return rq_; }
 
   Status PostRecv(const vhca_core_recv_wr& wr);
+  // A whole chain under one lock and one doorbell (vhca_core_verbs.h).
+  Status PostRecvChain(const void** item, vhca_core_recv_wr_convert convert);
   void Ring();
   void CompletedOne() { rq_.CompletedOne(); }
 

@@ -14,6 +14,18 @@
 
 namespace vhca {
 
+class WorkQueue;
+
+// The body of post_send/post_recv (IBA 11.4.1.1, 11.4.1.2) for a chain of
+// WRs at *item, its owner's lock held: each is converted (convert(item,
+// &wr, &next) -> errno), written into the next free WQE (build(wr, wqe) ->
+// Status) and produced.  Stops at the first error (-ENOMEM: the ring is
+// full) with *item at that WR; *posted counts what went in, for the one
+// doorbell the caller then rings.
+template <typename Wr, typename Convert, typename Build>
+Status FillChain(WorkQueue& queue, const void** item, Convert convert,
+                 Build build, uint32_t* posted);
+
 class WorkQueue {
  public:
   static Result<WorkQueue> Create(vhca_kapi_device* kdev, uint32_t log_size,
@@ -81,6 +93,24 @@ class WorkQueue {
   uint32_t producer_ = 0;
   uint32_t consumer_ = 0;
 };
+
+template <typename Wr, typename Convert, typename Build>
+Status FillChain(WorkQueue& queue, const void** item, Convert convert,
+                 Build build, uint32_t* posted) {
+  *posted = 0;
+  while (*item) {
+    Wr wr;
+    const void* next = nullptr;
+    const int err = convert(*item, &wr, &next);
+    if (err) return Error{err};
+    if (queue.full()) return Error{-VHCA_ENOMEM};
+    VHCA_TRY(build(wr, queue.NextWqe()));
+    queue.Produced();
+    ++*posted;
+    *item = next;
+  }
+  return Ok();
+}
 
 }  // namespace vhca
 

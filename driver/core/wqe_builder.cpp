@@ -104,7 +104,8 @@ Status WriteRegMr(uint8_t* wqe, const vhca_core_send_wr& wr) {
   if (!wr.reg.mr) return Error{-VHCA_EINVAL};
   vhca_wqe_reg_mr seg{};
   VHCA_TRY(reinterpret_cast<const MemoryRegion*>(wr.reg.mr)
-               ->FillRegSegment(wr.reg.key, wr.reg.access, &seg));
+               ->FillRegSegment(wr.reg.key, wr.reg.access, wr.reg.iova,
+                                wr.reg.length, &seg));
   CopyBytes(wqe, &seg, sizeof(seg));
   return Ok();
 }

@@ -69,6 +69,9 @@ int vhca_core_query_pkey(struct vhca_core_device *dev, unsigned int port,
 			 unsigned int index, unsigned short *pkey);
 int vhca_core_set_node_desc(struct vhca_core_device *dev,
 			    const struct vhca_node_desc *desc);
+/* ib_modify_port's capability bits; -EINVAL outside VHCA_PORT_CAP_SETTABLE. */
+int vhca_core_set_port_cap(struct vhca_core_device *dev, unsigned int port,
+			   unsigned int set, unsigned int clear);
 int vhca_core_alloc_pd(struct vhca_core_device *dev, unsigned int *pdn);
 int vhca_core_dealloc_pd(struct vhca_core_device *dev, unsigned int pdn);
 

@@ -110,6 +110,11 @@ struct vhca_core_send_wr {
 			struct vhca_core_mr *mr;
 			unsigned int key;
 			unsigned int access;	/* IB_ACCESS_* (VHCA_ACCESS_*) */
+			/* The ib_mr's iova and length when the WR is posted:
+			 * ULPs may rewrite iova after map_mr_sg (the NFS
+			 * client puts its XID in the top bits). */
+			unsigned long long iova;
+			unsigned long long length;
 		} reg;
 	};
 };
@@ -218,9 +223,27 @@ int vhca_core_post_send(struct vhca_core_qp *qp,
 			const struct vhca_core_send_wr *wr);
 int vhca_core_post_recv(struct vhca_core_qp *qp,
 			const struct vhca_core_recv_wr *wr);
-/* The doorbell for everything posted so far (once per ib post call). */
+/* The doorbell for everything posted so far. */
 void vhca_core_ring_sq(struct vhca_core_qp *qp);
 void vhca_core_ring_rq(struct vhca_core_qp *qp);
+
+/*
+ * post_send / post_recv / post_srq_recv of a whole chain (ib_send_wr's
+ * next pointers): the queue's lock is taken once, every WR is converted by
+ * the shim's callback (item -> *wr, and the next item or NULL) and written
+ * into the ring, and one doorbell covers all of them.  On an error *item
+ * is the WR that failed (the caller's bad_wr); those before it are posted.
+ */
+typedef int (*vhca_core_send_wr_convert)(void *ctx, const void *item,
+					 struct vhca_core_send_wr *wr,
+					 const void **next);
+typedef int (*vhca_core_recv_wr_convert)(const void *item,
+					 struct vhca_core_recv_wr *wr,
+					 const void **next);
+int vhca_core_post_send_chain(struct vhca_core_qp *qp, const void **item,
+			      vhca_core_send_wr_convert convert, void *ctx);
+int vhca_core_post_recv_chain(struct vhca_core_qp *qp, const void **item,
+			      vhca_core_recv_wr_convert convert);
 int vhca_core_attach_mcast(struct vhca_core_qp *qp, unsigned short mlid,
 			   const unsigned char mgid[16]);
 int vhca_core_detach_mcast(struct vhca_core_qp *qp, unsigned short mlid,
@@ -238,6 +261,9 @@ int vhca_core_destroy_srq(struct vhca_core_srq *srq);
 int vhca_core_post_srq_recv(struct vhca_core_srq *srq,
 			    const struct vhca_core_recv_wr *wr);
 void vhca_core_ring_srq(struct vhca_core_srq *srq);
+/* post_srq_recv of a chain: as vhca_core_post_recv_chain. */
+int vhca_core_post_srq_recv_chain(struct vhca_core_srq *srq, const void **item,
+				  vhca_core_recv_wr_convert convert);
 
 /* ---- memory regions ---- */
 /* A physical region (VHCA_MR_F_PHYSICAL): addresses are DMA addresses in

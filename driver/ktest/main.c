@@ -161,6 +161,7 @@ static int __init vhca_verbs_test_init(void)
 	test_uc();
 	test_atomics();
 	test_invalidate();
+	test_ulp();
 	test_cq();
 	test_errors_local();
 	test_errors_remote();

@@ -6,7 +6,7 @@
  * (util.c).  One file per concept: main.c (module init and the case
  * order), basic.c, rdma.c, ud.c, errors_local.c, errors_remote.c,
  * atomics.c, invalidate.c, cq.c, uc.c, sends.c, drain.c, query.c,
- * qp_states.c.
+ * qp_states.c, ulp.c.
  */
 #ifndef VHCA_VERBS_TEST_H
 #define VHCA_VERBS_TEST_H
@@ -153,5 +153,6 @@ void test_uc(void);
 void test_sends(void);
 void test_drain(void);
 void test_qp_states(void);
+void test_ulp(void);
 
 #endif /* VHCA_VERBS_TEST_H */

@@ -168,17 +168,28 @@ static int vhca_modify_device(struct ib_device *ibdev, int mask,
 }
 
 /*
- * ib_cm (and so IPoIB connected mode and rdma_cm) sets IB_PORT_CM_SUP here
- * and gives up on the device if this fails.  The device's SMA reports a
- * fixed CapabilityMask that already has CM_SUP (IBA 14.2.5.6), so there is
- * nothing to change; shutting a port down is not supported.
+ * The CA's agents announce themselves in PortInfo:CapabilityMask (IBA
+ * 14.2.5.6): ib_cm sets IB_PORT_CM_SUP (IPoIB connected mode and rdma_cm
+ * need it), ib_srpt IB_PORT_DEVICE_MGMT_SUP (srp_daemon finds targets by
+ * it in the SA's PortInfoRecords).  The device keeps the mask; its SMA and
+ * the SA report it.  Shutting a port down is not supported.
  */
+static_assert(VHCA_PORT_CAP_CM == IB_PORT_CM_SUP);
+static_assert(VHCA_PORT_CAP_DEVICE_MGMT == IB_PORT_DEVICE_MGMT_SUP);
+static_assert(VHCA_PORT_CAP_SNMP_TUNNEL == IB_PORT_SNMP_TUNNEL_SUP);
+static_assert(VHCA_PORT_CAP_VENDOR_CLASS == IB_PORT_VENDOR_CLASS_SUP);
+static_assert(VHCA_PORT_CAP_BOOT_MGMT == IB_PORT_BOOT_MGMT_SUP);
+
 static int vhca_modify_port(struct ib_device *ibdev, u32 port, int mask,
 			    struct ib_port_modify *props)
 {
 	if (mask & IB_PORT_SHUTDOWN)
 		return -EOPNOTSUPP;
-	return 0;
+	if (!props->set_port_cap_mask && !props->clr_port_cap_mask)
+		return 0;
+	return vhca_core_set_port_cap(to_kdev(ibdev)->core, port,
+				      props->set_port_cap_mask,
+				      props->clr_port_cap_mask);
 }
 
 static void vhca_get_dev_fw_str(struct ib_device *ibdev, char *str)

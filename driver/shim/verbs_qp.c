@@ -258,6 +258,8 @@ static int vhca_send_wr(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		out->reg.mr = to_vmr(reg_wr(wr)->mr)->core;
 		out->reg.key = reg_wr(wr)->key;
 		out->reg.access = reg_wr(wr)->access;
+		out->reg.iova = reg_wr(wr)->mr->iova;
+		out->reg.length = reg_wr(wr)->mr->length;
 		return 0;
 	case IB_WR_LSO:
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
@@ -270,48 +272,40 @@ static int vhca_send_wr(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 }
 
+/* vhca_core_send_wr_convert: one ib_send_wr of the chain (ctx: the QP). */
+static int vhca_send_wr_next(void *ctx, const void *item,
+			     struct vhca_core_send_wr *out, const void **next)
+{
+	const struct ib_send_wr *wr = item;
+
+	*next = wr->next;
+	return vhca_send_wr(ctx, wr, out);
+}
+
+/* The core takes the send queue lock once and rings one doorbell. */
 int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
 {
-	struct vhca_qp *qp = to_vqp(ibqp);
-	struct vhca_core_send_wr cwr;
-	bool posted = false;
-	int err = 0;
+	const void *item = wr;
+	int err;
 
-	for (; wr; wr = wr->next) {
-		err = vhca_send_wr(ibqp, wr, &cwr);
-		if (!err)
-			err = vhca_core_post_send(qp->core, &cwr);
-		if (err) {
-			*bad_wr = wr;
-			break;
-		}
-		posted = true;
-	}
-	if (posted)
-		vhca_core_ring_sq(qp->core);
+	err = vhca_core_post_send_chain(to_vqp(ibqp)->core, &item,
+					vhca_send_wr_next, ibqp);
+	if (err)
+		*bad_wr = item;
 	return err;
 }
 
 int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr)
 {
-	struct vhca_qp *qp = to_vqp(ibqp);
-	bool posted = false;
-	int err = 0;
+	const void *item = wr;
+	int err;
 
-	for (; wr; wr = wr->next) {
-		struct vhca_core_recv_wr cwr = to_core_recv_wr(wr);
-
-		err = vhca_core_post_recv(qp->core, &cwr);
-		if (err) {
-			*bad_wr = wr;
-			break;
-		}
-		posted = true;
-	}
-	if (posted)
-		vhca_core_ring_rq(qp->core);
+	err = vhca_core_post_recv_chain(to_vqp(ibqp)->core, &item,
+					vhca_recv_wr_next);
+	if (err)
+		*bad_wr = item;
 	return err;
 }
 

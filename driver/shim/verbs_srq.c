@@ -69,21 +69,12 @@ int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
 {
-	struct vhca_srq *srq = to_vsrq(ibsrq);
-	bool posted = false;
-	int err = 0;
+	const void *item = wr;
+	int err;
 
-	for (; wr; wr = wr->next) {
-		struct vhca_core_recv_wr cwr = to_core_recv_wr(wr);
-
-		err = vhca_core_post_srq_recv(srq->core, &cwr);
-		if (err) {
-			*bad_wr = wr;
-			break;
-		}
-		posted = true;
-	}
-	if (posted)
-		vhca_core_ring_srq(srq->core);
+	err = vhca_core_post_srq_recv_chain(to_vsrq(ibsrq)->core, &item,
+					    vhca_recv_wr_next);
+	if (err)
+		*bad_wr = item;
 	return err;
 }

@@ -114,14 +114,23 @@ static inline const struct vhca_core_sge *to_core_sges(const struct ib_sge *sges
 	return (const struct vhca_core_sge *)sges;
 }
 
-/* A receive work request as the core takes it (QP receive queues, SRQs). */
-static inline struct vhca_core_recv_wr to_core_recv_wr(const struct ib_recv_wr *wr)
+/*
+ * vhca_core_recv_wr_convert: one ib_recv_wr of a chain as the core takes
+ * it (QP receive queues, SRQs).
+ */
+static inline int vhca_recv_wr_next(const void *item,
+				    struct vhca_core_recv_wr *out,
+				    const void **next)
 {
-	return (struct vhca_core_recv_wr){
+	const struct ib_recv_wr *wr = item;
+
+	*out = (struct vhca_core_recv_wr){
 		.wr_id = wr->wr_id,
 		.num_sge = wr->num_sge,
 		.sg_list = to_core_sges(wr->sg_list),
 	};
+	*next = wr->next;
+	return 0;
 }
 
 /* pci.c */

@@ -293,7 +293,17 @@ uint8_t FakeDevice::Execute(const vhca_cmd& cmd, uint32_t result[2]) {
       attr.gid_tbl_len = VHCA_GID_TABLE_LEN;
       attr.pkey_tbl_len = VHCA_PKEY_TABLE_LEN;
       attr.port_guid = node_guid + port;
+      attr.port_cap_flags = ports[port - 1].cap_mask;
       return WriteOut(cmd, &attr, sizeof(attr)) ? VHCA_CMD_OK : VHCA_CMD_BAD_SIZE;
+    }
+    case VHCA_CMD_SET_PORT_CAP: {
+      const auto& in = cmd.in.port_cap;
+      if (in.port < 1 || in.port > num_ports ||
+          ((in.set | in.clear) & ~VHCA_PORT_CAP_SETTABLE))
+        return VHCA_CMD_BAD_PARAM;
+      uint32_t& mask = ports[in.port - 1].cap_mask;
+      mask = (mask | in.set) & ~in.clear;
+      return VHCA_CMD_OK;
     }
     case VHCA_CMD_QUERY_GID: {
       if (port < 1 || port > num_ports || cmd.in.table.index >= VHCA_GID_TABLE_LEN)

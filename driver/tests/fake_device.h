@@ -57,6 +57,7 @@ class FakeDevice {
   struct Port {
     uint8_t state = VHCA_PORT_ACTIVE;
     uint16_t lid = 0;
+    uint32_t cap_mask = VHCA_PORT_CAP_CM;  // SET_PORT_CAP
   };
 
   FakeDevice();

@@ -131,6 +131,10 @@ TEST_F(MrTest, FastRegistrationWqe) {
   wr.reg.mr = mr;
   wr.reg.key = (key & ~0xffu) | ((key + 1) & 0xff);  // ib_inc_rkey
   wr.reg.access = VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_READ;
+  // The iova at post time, as the NFS client leaves it after map_mr_sg
+  // (XID in the upper 32 bits); the first byte offset stays the mapping's.
+  wr.reg.iova = 0xe3dac84f00200010ull;
+  wr.reg.length = 3 * 4096 - 0x10;
   vhca::SendQueueLayout layout{VHCA_QPT_RC, 128, 2, 48, false};
   std::vector<uint8_t> wqe(128, 0xee);
   ASSERT_EQ(vhca::BuildSendWqe(layout, wr, wqe.data()).error(), 0);
@@ -138,7 +142,8 @@ TEST_F(MrTest, FastRegistrationWqe) {
                             .Descriptor(3, 12).value().addr;
   WireBytes expected(128);
   expected.Put64(0, 77).Put8(8, 0x20).Put8(9, VHCA_WQE_F_SIGNALED)
-      .Put32(32, wr.reg.key).Put32(36, wr.reg.access).Put64(40, 0x200010)
+      .Put32(32, wr.reg.key).Put32(36, wr.reg.access)
+      .Put64(40, 0xe3dac84f00200010ull)
       .Put64(48, 3 * 4096 - 0x10).Put64(56, list).Put32(64, 3).Put8(68, 12)
       .Put8(69, VHCA_BUF_DIRECT).Put32(72, 0x10);
   EXPECT_EQ(wqe, expected.bytes());
@@ -146,6 +151,10 @@ TEST_F(MrTest, FastRegistrationWqe) {
   // The page list the device reads at execution time.
   const uint64_t* entries = reinterpret_cast<const uint64_t*>(list);
   EXPECT_EQ(entries[2], 0x202000u);
+  // An iova and length that wrap around the address space.
+  wr.reg.length = ~0ull;
+  EXPECT_EQ(vhca::BuildSendWqe(layout, wr, wqe.data()).error(), -VHCA_EINVAL);
+  wr.reg.length = 3 * 4096 - 0x10;
 
   // A key of another region, or a region without a mapping.
   wr.reg.key += 0x100;
@@ -173,6 +182,8 @@ TEST_F(MrTest, FastRegistrationThroughAQueuePair) {
   wr.opcode = VHCA_WQE_REG_MR;
   wr.reg.mr = mr;
   wr.reg.key = vhca_core_mr_key(mr);
+  wr.reg.iova = 0x1000;
+  wr.reg.length = 600 * 4096;
   ASSERT_EQ(vhca_core_post_send(qp, &wr), 0);
   vhca_wqe_reg_mr seg;
   memcpy(&seg, Qp(qp).sq().Wqe(0) + sizeof(vhca_wqe_ctrl), sizeof(seg));

@@ -105,6 +105,24 @@ TEST_F(PortsTest, OutOfRangeArgumentsFailWithoutACommand) {
   EXPECT_EQ(device_.executed.size(), executed);
 }
 
+// ib_modify_port: the agents' CapabilityMask bits are the device's state.
+TEST_F(PortsTest, CapabilityBitsReachTheDevice) {
+  ASSERT_EQ(CreateAndStart(), 0);
+  vhca_port_attr attr{};
+  ASSERT_EQ(vhca_core_set_port_cap(core_, 2, VHCA_PORT_CAP_DEVICE_MGMT, 0), 0);
+  ASSERT_EQ(vhca_core_query_port(core_, 2, &attr), 0);
+  EXPECT_EQ(attr.port_cap_flags, VHCA_PORT_CAP_CM | VHCA_PORT_CAP_DEVICE_MGMT);
+  ASSERT_EQ(vhca_core_set_port_cap(core_, 2, 0, VHCA_PORT_CAP_CM), 0);
+  ASSERT_EQ(vhca_core_query_port(core_, 2, &attr), 0);
+  EXPECT_EQ(attr.port_cap_flags, VHCA_PORT_CAP_DEVICE_MGMT);
+  // IsSM (bit 1) is not the CA's software's, port 3 does not exist: no
+  // command reaches the device.
+  const size_t executed = device_.executed.size();
+  EXPECT_EQ(vhca_core_set_port_cap(core_, 2, 1u << 1, 0), -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_set_port_cap(core_, 3, VHCA_PORT_CAP_CM, 0), -VHCA_EINVAL);
+  EXPECT_EQ(device_.executed.size(), executed);
+}
+
 TEST_F(PortsTest, NodeDescriptionReachesTheDevice) {
   ASSERT_EQ(CreateAndStart(), 0);
   vhca_node_desc desc{};

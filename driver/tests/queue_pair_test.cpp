@@ -151,6 +151,52 @@ TEST_F(QpTest, PostSendWritesTheRingAndRingsTheDoorbell) {
   }
 }
 
+// A chain as ib_post_send hands it over: a linked list the shim converts.
+struct ChainWr {
+  vhca_core_send_wr wr;
+  int convert_error;
+  const ChainWr* next;
+};
+
+int ConvertChainWr(void* ctx, const void* item, vhca_core_send_wr* wr,
+                   const void** next) {
+  const auto* c = static_cast<const ChainWr*>(item);
+  ++*static_cast<int*>(ctx);
+  *wr = c->wr;
+  *next = c->next;
+  return c->convert_error;
+}
+
+TEST_F(QpTest, PostSendChainTakesOneDoorbellAndStopsAtTheBadWr) {
+  vhca_core_cq* cq = CreateCq();
+  vhca_core_qp_init init = QpInit(cq);
+  vhca_core_qp* qp = CreateQp(&init);
+  const uint32_t qpn = vhca_core_qp_num(qp);
+  ChainWr wrs[4] = {{SendWr(1), 0, &wrs[1]}, {SendWr(2), 0, &wrs[2]},
+                    {SendWr(3), -VHCA_EOPNOTSUPP, &wrs[3]}, {SendWr(4), 0, nullptr}};
+  const void* item = &wrs[0];
+  int converted = 0;
+  const size_t doorbells = device_.data_doorbells.size();
+  EXPECT_EQ(vhca_core_post_send_chain(qp, &item, ConvertChainWr, &converted),
+            -VHCA_EOPNOTSUPP);
+  EXPECT_EQ(item, &wrs[2]);  // the ULP's bad_wr
+  EXPECT_EQ(converted, 3);
+  EXPECT_EQ(Qp(qp).sq().producer(), 2u);
+  ASSERT_EQ(device_.data_doorbells.size(), doorbells + 1);
+  EXPECT_EQ(LastDoorbell().value, (uint64_t{2} << 32) | qpn);
+  // The rest of the chain: one more doorbell, item at the end.
+  item = &wrs[3];
+  EXPECT_EQ(vhca_core_post_send_chain(qp, &item, ConvertChainWr, &converted), 0);
+  EXPECT_EQ(item, nullptr);
+  ASSERT_EQ(device_.data_doorbells.size(), doorbells + 2);
+  EXPECT_EQ(LastDoorbell().value, (uint64_t{3} << 32) | qpn);
+  // A chain whose first WR fails rings nothing.
+  item = &wrs[2];
+  EXPECT_EQ(vhca_core_post_send_chain(qp, &item, ConvertChainWr, &converted),
+            -VHCA_EOPNOTSUPP);
+  EXPECT_EQ(device_.data_doorbells.size(), doorbells + 2);
+}
+
 TEST_F(QpTest, FullSendQueueIsNoMemoryAndWqeIndexFreesUnsignaled) {
   vhca_core_cq* cq = CreateCq();
   vhca_core_qp_init init = QpInit(cq);
