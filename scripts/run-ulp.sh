@@ -5,11 +5,13 @@
 #   run-ulp.sh        `make check-ulp` (a `make test` tier): the quick
 #                     subset (tests not marked `full`), one guest boot;
 #                     build/results/ulp.txt
-#   run-ulp.sh full   `make check-ulp-full`: every test, then every test
-#                     but the fault ones (marked `fault`: loss, hot-unplug,
-#                     rmmod) again with ib_core force_mr=1 (every ULP
-#                     registers every transfer: FRWR); build/results/
-#                     ulp-full.txt sums both runs
+#   run-ulp.sh full   `make check-ulp-full`, three guest sessions:
+#                     every test; every test but the fault ones (marked
+#                     `fault`: hot-unplug, rmmod) with ib_core force_mr=1
+#                     (every ULP registers every transfer: FRWR); the
+#                     same on a lossy fabric (both devices with
+#                     rc-drop-request=97,rc-drop-response=101).
+#                     build/results/ulp-full.txt sums the three
 #
 # VHCA_ULP_FABRIC=rxe runs the same tests over rdma_rxe on a veth pair
 # (tests that need InfiniBand deselected), to check the harness itself.
@@ -42,6 +44,10 @@ full)
 	VHCA_ULP_FORCE_MR=1 scripts/run-verbs-pytest.sh ulp-full-force-mr "${files[@]}" \
 		-m "$(markers not fault)" "$@"
 	rc2=$?
+	VHCA_ULP_DEVICE_ARGS=rc-drop-request=97,rc-drop-response=101 \
+		scripts/run-verbs-pytest.sh ulp-full-lossy "${files[@]}" \
+		-m "$(markers not fault)" "$@"
+	rc3=$?
 	;;
 *)
 	echo "usage: run-ulp.sh [quick|full] [pytest args]" >&2
@@ -50,7 +56,7 @@ full)
 esac
 passed=0
 failed=0
-for part in default force-mr; do
+for part in default force-mr lossy; do
 	line=$(cat "build/results/ulp-full-$part.txt" 2>/dev/null)
 	if [[ "$line" =~ ^passed=([0-9]+)\ failed=([0-9]+)$ ]]; then
 		passed=$((passed + BASH_REMATCH[1]))
@@ -61,4 +67,4 @@ for part in default force-mr; do
 done
 echo "passed=$passed failed=$failed" > build/results/ulp-full.txt
 echo "ulp-full: passed=$passed failed=$failed"
-[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$failed" -eq 0 ]
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$rc3" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -31,10 +31,23 @@ if FABRIC not in ("vhca", "rxe"):
 MODULE = os.environ.get("VHCA_MODULE") or (
     os.path.join(vmlib.BUILD, "debug", "vhca.ko") if vmlib.KERNEL_CHOICE == "debug"
     else os.path.join(vmlib.BUILD, "vhca.ko"))
+# VHCA_ULP_DEVICE_ARGS: more properties for both devices, e.g.
+# "rc-drop-request=97,rc-drop-response=101" (a lossy fabric: every 97th
+# RC request and every 101st response each device sends is lost, and the
+# RC transport must recover; Documentation/device.md).
+DEVICE_ARGS = os.environ.get("VHCA_ULP_DEVICE_ARGS") or ""
+# Each device behind a PCIe root port of its own: the q35 root bus has no
+# hot-plug, and the fault tests unplug vhca1 (QMP device_del/device_add).
+HOST_DEVICE = {"driver": "vhca", "id": "vhca1", "bus": "rp1", "ports": 1,
+               "node-guid": 0x0002c90300000200}
 DEVICES = [
-    "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100",
-    "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200",
+    "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100,bus=rp0",
+    "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200,bus=rp1",
 ]
+if DEVICE_ARGS:
+    DEVICES = [d + "," + DEVICE_ARGS for d in DEVICES]
+    HOST_DEVICE.update(a.split("=") for a in DEVICE_ARGS.split(","))
+DEVICES = ["pcie-root-port,id=rp0,chassis=1", "pcie-root-port,id=rp1,chassis=2"] + DEVICES
 # ib_core's parameter that makes isert, srpt, nvmet and svcrdma register
 # every transfer (FRWR) instead of using the local DMA key.
 FORCE_MR = os.environ.get("VHCA_ULP_FORCE_MR") == "1"
@@ -54,7 +67,7 @@ exit 1
 def pytest_configure(config):
     config.addinivalue_line("markers", "full: only in make check-ulp-full")
     config.addinivalue_line("markers", "fault: loss, hot-unplug, rmmod (not run with force_mr=1)")
-    config.addinivalue_line("markers", "ib: needs an InfiniBand fabric (not rdma_rxe)")
+    config.addinivalue_line("markers", "ib: needs the vhca fabric (InfiniBand; not run on rdma_rxe)")
 
 
 class Fabric:
@@ -68,6 +81,33 @@ class Fabric:
         self.host_if = host_if
         self.target_ip = ulplib.TARGET_IP
         self.host_ip = ulplib.HOST_IP
+
+    def setup(self, vm):
+        """Addresses and routes on the current interfaces (again after
+        the driver or a device came back)."""
+        if self.kind == "vhca":
+            ulplib.run_script(vm, "fabric", "vhca", self.target_dev, self.host_dev,
+                              timeout=180)
+
+    def unplug_host(self, vm):
+        """QMP device_del of the host's device; returns when the guest
+        has let it go."""
+        vm.qmp("device_del", id=HOST_DEVICE["id"])
+        ulplib.wait_gone(vm, "/sys/class/infiniband/%s" % self.host_dev, timeout=120)
+
+    def replug_host(self, vm):
+        """QMP device_add of the host's device, ACTIVE, addresses back."""
+        args = dict(HOST_DEVICE)
+        args.update((k, int(v)) for k, v in args.items() if k.startswith("rc-drop"))
+        vm.qmp("device_add", **args)
+        vm.run(WAIT_ACTIVE, timeout=180, check=True)
+        self.setup(vm)
+
+    def reload_driver(self, vm, module_path):
+        """rmmod vhca has happened: insmod, ACTIVE, addresses back."""
+        vm.run("insmod %s verbs=1" % module_path, timeout=120, check=True)
+        vm.run(WAIT_ACTIVE, timeout=180, check=True)
+        self.setup(vm)
 
 
 @pytest.fixture(scope="session")
@@ -114,7 +154,7 @@ def pytest_runtest_makereport(item, call):
 def clean_kernel_log(request, vm):
     """After a test that passed: no new WARNING/BUG/... in the kernel log.
     After one that failed: print what the kernel said meanwhile."""
-    mark = len(ulplib.dmesg_lines(vm))
+    mark = ulplib.dmesg_mark(vm)
     yield
     text = ulplib.new_dmesg(vm, mark)
     call = getattr(request.node, "rep_call", None)

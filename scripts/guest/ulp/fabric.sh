@@ -10,7 +10,8 @@
 #   fabric.sh netdev IBDEV                   the netdev of IBDEV's port 1
 #
 # Addresses: target 10.78.0.1, host 10.78.0.2.  Prints
-# "target=<netdev> host=<netdev>".
+# "target=<netdev> host=<netdev>".  Running it again (after the driver or
+# a device came back) puts the addresses and routes on the new interfaces.
 set -eu
 T_IP=10.78.0.1
 H_IP=10.78.0.2
@@ -51,12 +52,14 @@ routes() {
 	for n in "$t" "$h"; do
 		sysctl -qw "net.ipv4.conf.$n.rp_filter=0" "net.ipv4.conf.$n.accept_local=1"
 	done
-	ip addr add $T_IP/24 dev "$t"
-	ip addr add $H_IP/24 dev "$h"
+	ip addr replace $T_IP/24 dev "$t"
+	ip addr replace $H_IP/24 dev "$h"
 	ip link set "$t" up
 	ip link set "$h" up
-	ip route add $H_IP dev "$t" table 100
-	ip route add $T_IP dev "$h" table 101
+	ip route replace $H_IP dev "$t" table 100
+	ip route replace $T_IP dev "$h" table 101
+	ip rule del pref 10 2>/dev/null || true
+	ip rule del pref 11 2>/dev/null || true
 	ip rule add pref 10 iif lo to $H_IP lookup 100
 	ip rule add pref 11 iif lo to $T_IP lookup 101
 	if ! ip rule show pref 1000 | grep -q local; then

@@ -9,6 +9,7 @@
 #                                        discover, connect; prints the
 #                                        namespace's block device
 #   nvme.sh disconnect                   nvme disconnect -n $NQN
+#   nvme.sh device | controller          /dev/nvmeXnY | nvmeX of $NQN
 set -eu
 NQN=${NVME_NQN:-nqn.2026-11.org.vhca:nvme-rdma}
 PORT=4420
@@ -55,6 +56,14 @@ namespace_dev() {
 	return 1
 }
 
+# The controller (nvmeX) connected to $NQN.
+controller() {
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] && { echo "${c##*/}"; return 0; }
+	done
+	return 1
+}
+
 connect() {
 	addr=$1
 	shift
@@ -75,6 +84,7 @@ target-stop) target_stop ;;
 connect) shift; connect "$@" ;;
 disconnect) nvme disconnect -n "$NQN" ;;
 device) namespace_dev ;;
+controller) controller ;;
 *)
 	echo "usage: nvme.sh target-start ADDR DEV | target-stop | connect ADDR [opts] | disconnect | device" >&2
 	exit 2

@@ -5,9 +5,10 @@
 # IsDeviceManagementSupported, then ask each one's DM agent for its I/O
 # controllers and services).
 #
-#   srp.sh target-start IBDEV BLOCKDEV INITIATOR_IBDEV
+#   srp.sh target-start IBDEV BLOCKDEV INITIATOR_IBDEV...
 #        srpt target on IBDEV port 1 (named by its GID), LUN 0 on
-#        BLOCKDEV, an ACL for INITIATOR_IBDEV port 1's initiator port ID
+#        BLOCKDEV, an ACL for each INITIATOR_IBDEV port 1's initiator
+#        port ID
 #   srp.sh target-stop
 #   srp.sh discover IBDEV        ibsrpdm -c through IBDEV port 1's umad:
 #                                one add_target line per target
@@ -37,21 +38,30 @@ umad_of() {
 }
 
 target_start() {
-	ibdev=$1 dev=$2 ini=$3
+	ibdev=$1 dev=$2
+	shift 2
 	modprobe -a target_core_iblock ib_srpt
 	# LIO names an srpt port "ib.<GID>"; an ACL "ib.<initiator port ID>",
 	# which ib_srp makes of its initiator_ext (0 by default) and the
 	# initiator port's GUID.
 	tgt=ib.$(gid0 "$ibdev")
-	acl=ib.0000000000000000$(port_guid "$ini")
-	lio_run <<-EOF
-	/backstores/block create name=srp0 dev=$dev
-	/srpt create $tgt
-	/srpt/$tgt/luns create /backstores/block/srp0
-	/srpt/$tgt/acls create $acl
-	EOF
+	acls=
+	for ini in "$@"; do
+		acls="$acls ib.0000000000000000$(port_guid "$ini")"
+	done
+	{
+		echo "/backstores/block create name=srp0 dev=$dev"
+		echo "/srpt create $tgt"
+		echo "/srpt/$tgt/luns create /backstores/block/srp0"
+		for acl in $acls; do
+			echo "/srpt/$tgt/acls create $acl"
+		done
+	} | lio_run
 	cfg=/sys/kernel/config/target/srpt/0x${tgt#ib.}/tpgt_1
-	ls "$cfg/lun/lun_0" "$cfg/acls/0x${acl#ib.}" > /dev/null
+	ls "$cfg/lun/lun_0" > /dev/null
+	for acl in $acls; do
+		ls "$cfg/acls/0x${acl#ib.}" > /dev/null
+	done
 	[ "$(cat "$cfg/enable")" = 1 ]
 }
 
@@ -109,7 +119,7 @@ logout() {
 }
 
 case "$1" in
-target-start) target_start "$2" "$3" "$4" ;;
+target-start) shift; target_start "$@" ;;
 target-stop) target_stop ;;
 discover) discover "$2" ;;
 login) login "$2" "${3:-}" ;;
