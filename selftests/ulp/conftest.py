@@ -22,8 +22,11 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "verbs"))
 import vmlib  # noqa: E402
 import ulplib  # noqa: E402
+from kverbs import WAIT_ACTIVE  # noqa: E402
 
 FABRIC = os.environ.get("VHCA_ULP_FABRIC") or "vhca"
 if FABRIC not in ("vhca", "rxe"):
@@ -51,17 +54,6 @@ DEVICES = ["pcie-root-port,id=rp0,chassis=1", "pcie-root-port,id=rp1,chassis=2"]
 # ib_core's parameter that makes isert, srpt, nvmet and svcrdma register
 # every transfer (FRWR) instead of using the local DMA key.
 FORCE_MR = os.environ.get("VHCA_ULP_FORCE_MR") == "1"
-WAIT_ACTIVE = r'''
-for i in $(seq 1 300); do
-	n=0
-	for s in /sys/class/infiniband/vhca*/ports/*/state; do
-		grep -q ACTIVE "$s" || n=$((n+1))
-	done
-	[ $n = 0 ] && exit 0
-	sleep 0.2
-done
-exit 1
-'''
 
 
 def pytest_configure(config):

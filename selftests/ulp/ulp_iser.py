@@ -35,12 +35,9 @@ def test_iser_login_is_iser(vm, fabric, iser_disk):
     ulplib.assert_connections(vm, fabric, "ib_iser", "ib_isert", 1)
 
 
-def test_iser_fio_verify_4k_randwrite(vm, iser_disk):
-    Fio(iser_disk, rw="randwrite", bs="4k", iodepth=32, numjobs=2, size="8M").run(vm)
-
-
-def test_iser_fio_verify_1m_write(vm, iser_disk):
-    Fio(iser_disk, rw="write", bs="1M", iodepth=32, numjobs=2, size="16M").run(vm)
+@pytest.mark.parametrize("job", ulplib.QUICK_JOBS, ids=ulplib.QUICK_IDS)
+def test_iser_fio_verify(vm, iser_disk, job):
+    ulplib.quick_fio(iser_disk, job).run(vm)
 
 
 def test_iser_host_reads_what_target_stored(vm, iser_disk):

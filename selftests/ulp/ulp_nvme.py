@@ -40,12 +40,9 @@ def test_nvme_rdma_discover_connect(vm, fabric, nvme_host):
     ulplib.assert_connections(vm, fabric, "nvme_rdma", "nvmet_rdma", 3)
 
 
-def test_nvme_rdma_fio_verify_4k_randwrite(vm, nvme_host):
-    Fio(nvme_host, rw="randwrite", bs="4k", iodepth=32, numjobs=2, size="8M").run(vm)
-
-
-def test_nvme_rdma_fio_verify_1m_write(vm, nvme_host):
-    Fio(nvme_host, rw="write", bs="1M", iodepth=32, numjobs=2, size="16M").run(vm)
+@pytest.mark.parametrize("job", ulplib.QUICK_JOBS, ids=ulplib.QUICK_IDS)
+def test_nvme_rdma_fio_verify(vm, nvme_host, job):
+    ulplib.quick_fio(nvme_host, job).run(vm)
 
 
 def test_nvme_rdma_host_reads_what_target_stored(vm, nvme_host):

@@ -52,8 +52,8 @@ def test_srp_login_fio_verify(vm, fabric, srp_target):
     ulplib.log("rdma res show qp", out)
     assert re.search(r"link %s/1 .*type RC state RTS.*\[ib_srp\]" % fabric.host_dev, out), out
     assert re.search(r"link %s/1 .*type RC state RTS.*\[ib_srpt\]" % fabric.target_dev, out), out
-    Fio(disk, rw="randwrite", bs="4k", numjobs=2, size="8M").run(vm)
-    Fio(disk, rw="write", bs="1M", numjobs=2, size="16M").run(vm)
+    for job in ulplib.QUICK_JOBS:
+        ulplib.quick_fio(disk, job).run(vm)
     ulplib.assert_same_bytes(vm, disk, BACKEND, 32)
     ulplib.run_script(vm, "srp", "logout", timeout=120)
 

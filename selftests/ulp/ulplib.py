@@ -86,6 +86,17 @@ class Fio:
         return report
 
 
+# The quick tier's fio jobs on every block ULP, qd 32, two jobs:
+# (test id, rw, bs, size per job).
+QUICK_JOBS = [("4k-randwrite", "randwrite", "4k", "8M"), ("1m-write", "write", "1M", "16M")]
+QUICK_IDS = [j[0] for j in QUICK_JOBS]
+
+
+def quick_fio(target, job):
+    _, rw, bs, size = job
+    return Fio(target, rw=rw, bs=bs, iodepth=32, numjobs=2, size=size)
+
+
 def parse_fio_terse(text):
     """fio's terse (version 3) line: field 5 the error, 6-8 read KiB,
     KiB/s and IOPS, 47-49 the same for writes."""

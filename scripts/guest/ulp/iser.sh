@@ -11,7 +11,7 @@
 #   iser.sh logout ADDR      logout, forget the node, stop iscsid
 #   iser.sh disk             the session's disk
 set -eu
-. "$(dirname "$0")/lio.sh"
+. "$(dirname "$0")/common.sh"
 IQN=${ISER_IQN:-iqn.2026-11.org.vhca:iser}
 PORT=3260
 
@@ -68,11 +68,7 @@ login() {
 	start_iscsid
 	iscsiadm -m discovery -t sendtargets -p "$addr:$PORT" -I iser
 	iscsiadm -m node -T "$IQN" -p "$addr:$PORT" -I iser --login
-	for i in $(seq 1 150); do
-		disk && return 0
-		sleep 0.2
-	done
-	echo "iser.sh: no disk after login" >&2
+	wait_for "the disk of the session" disk && return 0
 	iscsiadm -m session -P 3 >&2
 	return 1
 }

@@ -11,6 +11,7 @@
 #   nvme.sh disconnect                   nvme disconnect -n $NQN
 #   nvme.sh device | controller          /dev/nvmeXnY | nvmeX of $NQN
 set -eu
+. "$(dirname "$0")/common.sh"
 NQN=${NVME_NQN:-nqn.2026-11.org.vhca:nvme-rdma}
 PORT=4420
 CFG=/sys/kernel/config/nvmet
@@ -70,12 +71,7 @@ connect() {
 	modprobe nvme-rdma
 	nvme discover -t rdma -a "$addr" -s $PORT
 	nvme connect -t rdma -a "$addr" -s $PORT -n "$NQN" "$@"
-	for i in $(seq 1 150); do
-		namespace_dev && return 0
-		sleep 0.2
-	done
-	echo "nvme.sh: no block device for $NQN" >&2
-	return 1
+	wait_for "the block device of $NQN" namespace_dev
 }
 
 case "$1" in

@@ -18,7 +18,7 @@
 #   srp.sh logout                delete every SRP remote port
 #   srp.sh disk                  the SRP disk
 set -eu
-. "$(dirname "$0")/lio.sh"
+. "$(dirname "$0")/common.sh"
 
 gid0() {
 	tr -d : < "/sys/class/infiniband/$1/ports/1/gids/0"
@@ -98,12 +98,7 @@ login() {
 	[ -n "$line" ] || { echo "srp.sh: no target discovered" >&2; return 1; }
 	echo "add_target: $line"
 	echo "$line" > "/sys/class/infiniband_srp/srp-$ibdev-1/add_target"
-	for i in $(seq 1 150); do
-		disk && return 0
-		sleep 0.2
-	done
-	echo "srp.sh: no disk after login" >&2
-	return 1
+	wait_for "the SRP disk" disk
 }
 
 logout() {

@@ -1,5 +1,19 @@
-# Sourced by iser.sh and srp.sh (runs in the guest): targetcli for the LIO
-# target.  targetcli asks the system D-Bus for tcmu-runner's backstores
+# Sourced by the ULP scripts (runs in the guest).
+
+# wait_for WHAT CMD...: run CMD every 0.2 s until it succeeds, for at
+# most 30 s; then fail, saying WHAT did not appear.
+wait_for() {
+	what=$1
+	shift
+	for i in $(seq 1 150); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	echo "$(basename "$0"): $what did not appear" >&2
+	return 1
+}
+
+# targetcli for the LIO target (iser.sh, srp.sh).  targetcli asks the system D-Bus for tcmu-runner's backstores
 # and fails without a bus, so a system bus runs while a target is set up
 # (a Debian system has one; the guest's busybox init does not).
 
