@@ -87,11 +87,11 @@ check-uverbs: deps qemu module initramfs provider
 # SRP, NFS over RDMA with fio verification.  check-ulp (in `make test`) is
 # the quick subset, check-ulp-full everything (faults, hot-unplug, FRWR
 # forced with ib_core force_mr=1).
-check-ulp: deps qemu module initramfs
+check-ulp: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-ulp: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-ulp.sh
 
-check-ulp-full: deps qemu module initramfs
+check-ulp-full: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-ulp-full: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-ulp.sh full
 

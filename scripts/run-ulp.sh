@@ -19,6 +19,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-quick}
+# Every verified fio run's figures (selftests/ulp/ulplib.py Fio.record).
+rm -f build/results/ulp-fio.txt
 [ $# -gt 0 ] && shift
 # Order matters: one guest runs them all, each file sets up and tears
 # down its own ULP.

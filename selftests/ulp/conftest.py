@@ -34,6 +34,7 @@ if FABRIC not in ("vhca", "rxe"):
 MODULE = os.environ.get("VHCA_MODULE") or (
     os.path.join(vmlib.BUILD, "debug", "vhca.ko") if vmlib.KERNEL_CHOICE == "debug"
     else os.path.join(vmlib.BUILD, "vhca.ko"))
+PROVIDER = os.path.join(vmlib.BUILD, "provider")
 # VHCA_ULP_DEVICE_ARGS: more properties for both devices, e.g.
 # "rc-drop-request=97,rc-drop-response=101" (a lossy fabric: every 97th
 # RC request and every 101st response each device sends is lost, and the
@@ -109,13 +110,17 @@ def module_path():
 
 @pytest.fixture(scope="session")
 def vm(module_path):
-    if not os.path.exists(module_path):
-        raise FileNotFoundError("%s missing: run `make module`" % module_path)
+    for path in (module_path, os.path.join(PROVIDER, "libvhca-rdmav34.so")):
+        if not os.path.exists(path):
+            raise FileNotFoundError("%s missing: run `make module provider`" % path)
     with vmlib.VM(devices=DEVICES, name="ulp", memory="3G") as machine:
         core = "ib_core force_mr=1" if FORCE_MR else "ib_core"
         machine.run("modprobe %s && modprobe -a ib_uverbs ib_umad" % core,
                     timeout=120, check=True)
         machine.run("insmod %s verbs=1" % module_path, timeout=120, check=True)
+        # ibsrpdm and srp_daemon open the device through libibverbs.
+        machine.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
+                    timeout=60, check=True)
         rc, _ = machine.run(WAIT_ACTIVE, timeout=120)
         assert rc == 0, "vhca ports not ACTIVE"
         machine.run("modprobe null_blk nr_devices=%d gb=%d memory_backed=1 irqmode=0"

@@ -19,6 +19,7 @@ HOST_IP = "10.78.0.2"
 # the debug kernel; brd is not in the latter): one backend per block ULP.
 BACKENDS = {"nvme": "/dev/nullb0", "iser": "/dev/nullb1", "srp": "/dev/nullb2"}
 BACKEND_GB = 1
+FIO_RESULTS = os.path.join(vmlib.BUILD, "results", "ulp-fio.txt")
 
 
 def log(title, text):
@@ -83,7 +84,18 @@ class Fio:
         assert rc == 0, "fio exited %d:\n%s" % (rc, out[-6000:])
         assert report, "no fio report:\n" + out[-4000:]
         assert report["error"] == 0, "fio error %d:\n%s" % (report["error"], out[-4000:])
+        self.record(report)
         return report
+
+    def record(self, report):
+        """One line per verified run in build/results/ulp-fio.txt: the
+        figures of Documentation/ulps.md."""
+        test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+        os.makedirs(os.path.dirname(FIO_RESULTS), exist_ok=True)
+        with open(FIO_RESULTS, "a") as f:
+            f.write("%s %s bs=%s qd=%d jobs=%d size=%s %s\n" % (
+                test, self.rw, self.bs, self.iodepth, self.numjobs, self.size,
+                fio_summary(report).replace("\n", " ")))
 
 
 # The quick tier's fio jobs on every block ULP, qd 32, two jobs:
