@@ -131,7 +131,8 @@ def test_nvme_rdma_target_srq_mode(vm, fabric, nvme_host):
         dev = ulplib.run_script(vm, "nvme", "connect", fabric.target_ip).strip().splitlines()[-1]
         _, out = vm.run("rdma res show srq", timeout=60)
         ulplib.log("rdma res show srq", out)
-        assert "link %s/" % fabric.target_dev in out and "nvmet_rdma" in out, out
+        assert re.search(r"^dev %s srqn \d+ .*lqpn .*\[nvmet_rdma\]" % fabric.target_dev,
+                         out, re.M), out
         Fio(dev, rw="randwrite", bs="4k", numjobs=2, size="8M").run(vm)
     finally:
         vm.run(ulplib.script("nvme", "disconnect"), timeout=120)
