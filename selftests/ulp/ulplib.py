@@ -91,6 +91,11 @@ class Fio:
         """One line per verified run in build/results/ulp-fio.txt: the
         figures of Documentation/ulps.md."""
         test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+        # Which session of check-ulp-full (run-ulp.sh) it was.
+        if os.environ.get("VHCA_ULP_FORCE_MR") == "1":
+            test += " force_mr=1"
+        if os.environ.get("VHCA_ULP_DEVICE_ARGS"):
+            test += " " + os.environ["VHCA_ULP_DEVICE_ARGS"]
         os.makedirs(os.path.dirname(FIO_RESULTS), exist_ok=True)
         with open(FIO_RESULTS, "a") as f:
             f.write("%s %s bs=%s qd=%d jobs=%d size=%s %s\n" % (
