@@ -17,13 +17,15 @@ $(error KERNEL=$(KERNEL): expected default or debug)
 endif
 export VHCA_KERNEL := $(KERNEL)
 # The same two devices as selftests/conftest.py DEVICES.
-VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100 \
-              --device vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200
-GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO)
+VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x5254000000000100 \
+              --device vhca,id=vhca1,ports=1,node-guid=0x5254000000000200
+# The driver, and the provider for user verbs (rping, perftest, ibv_*).
+GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) && \
+	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
 	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full \
-	test bench run clean
+	check-install check-dkms install test bench run clean
 
 all: qemu module initramfs
 
@@ -57,8 +59,12 @@ check-qtest: deps qemu
 check-fuzz: deps
 	scripts/run-fuzz.sh
 
+# pytest's JUnit report: build/results/vm.xml (vm-debug.xml with KERNEL=debug).
+VM_TIER := $(if $(filter debug,$(KERNEL)),vm-debug,vm)
 check-vm: deps qemu module initramfs
-	$(PYTHON) -m pytest -v selftests
+	rm -f build/results/$(VM_TIER).xml
+	$(PYTHON) -m pytest -v --junitxml=build/results/$(VM_TIER).xml selftests; \
+	$(PYTHON) scripts/junit.py finish $(VM_TIER) $$?
 
 # The same selftests on the debug kernel; fails on any KASAN, lockdep,
 # kmemleak, WARNING or BUG report (selftests/conftest.py).
@@ -69,16 +75,17 @@ check-vm-debug: deps
 check-kunit: deps qemu initramfs
 	scripts/run-kunit.sh
 
-# Kernel verbs in a guest (in `make test`): vhca.ko with the experimental
-# verbs=1 parameter plus the test module driver/ktest/vhca_verbs_test.ko (its own Kbuild, so
-# vhca.ko's build and checks are untouched).  Debian's kernel only.
+# Kernel verbs in a guest (a `make test` tier): vhca.ko plus the test
+# module driver/ktest/vhca_verbs_test.ko (its own Kbuild, so vhca.ko's
+# build and checks are untouched).  Debian's kernel only.
 # Documentation/testing.md "check-verbs".
 check-verbs: deps qemu module initramfs
 	@test "$(KERNEL)" = default || { echo "check-verbs: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs.sh
 
-# User verbs in a guest (NOT in `make test` yet): the provider with
-# ibverbs-utils' pingpong programs, vhca.ko verbs=1 (selftests/verbs/uverbs.py).
+# User verbs in a guest (a `make test` tier): the provider with the
+# ibv_*_pingpong programs, perftest, rping/ucmatose/udaddy/mckey and
+# rdma-core's own tests (selftests/verbs/uverbs.py).
 check-uverbs: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-uverbs: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-uverbs.sh
@@ -95,6 +102,25 @@ check-ulp-full: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-ulp-full: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-ulp.sh full
 
+# `make install` in a guest (NOT in `make test`: DKMS compiles the module
+# under TCG, about half an hour): selftests/install/install.py.
+check-install: deps qemu initramfs provider
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh install selftests/install/install.py
+
+# `dkms build` of the module for the guest kernel, with DKMS's trees in
+# build/dkms so the machine is left as it was (scripts/install.sh).
+check-dkms: deps
+	VHCA_KVER=$$(scripts/kver.sh) scripts/install.sh --dkms-build $(CURDIR)/build/dkms
+
+# The module's sources to /usr/src/vhca-<version> and through DKMS
+# (dkms.conf) for VHCA_KVER (default: the running kernel) and every later
+# kernel; the provider of `make provider` into libibverbs' provider
+# directory.  As root, on the machine (or guest) that runs vhca, which
+# needs neither scripts/deps.sh's packages nor this Makefile's builds.
+# Documentation/usage.md.
+install:
+	scripts/install.sh
+
 test: deps
 	scripts/run-tests.sh
 
@@ -105,12 +131,16 @@ bench: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "bench: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/bench.sh
 
+PORT_AND_STACK_REPORT := sh $(CURDIR)/scripts/guest/port-report.sh 60 3 && \
+	sh $(CURDIR)/scripts/guest/stack-report.sh $(CURDIR)
+# The port table (port-report.sh), then an IPoIB ping, an rping exchange
+# and an ib_write_bw between the two adapters (stack-report.sh).
 ifeq ($(INTERACTIVE),1)
-run: deps qemu module initramfs
+run: deps qemu module initramfs provider
 	scripts/vm-run $(VM_DEVICES) --shell -- '$(GUEST_SETUP)'
 else
-run: deps qemu module initramfs
-	scripts/vm-run $(VM_DEVICES) -- '$(GUEST_SETUP) && sh $(CURDIR)/scripts/guest/port-report.sh 60 3'
+run: deps qemu module initramfs provider
+	scripts/vm-run $(VM_DEVICES) -- '$(GUEST_SETUP) && $(PORT_AND_STACK_REPORT)'
 endif
 
 # Kbuild leaves its products next to the sources (M=$(CURDIR)): let it

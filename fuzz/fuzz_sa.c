@@ -99,7 +99,7 @@ static void make_fabric(VhcaSa *sa, uint8_t b)
         uint8_t lp = (b & 8) ? 1 + (i & 1) : 1;
 
         memset(n, 0, sizeof(*n));
-        n->node_guid = 0x0002c90300001000ull + ((b & 8) ? i / 2 : i) * 0x100;
+        n->node_guid = 0x5254000000001000ull + ((b & 8) ? i / 2 : i) * 0x100;
         n->sys_image_guid = n->node_guid;
         n->vendor_id = 0x525400;
         n->device_id = 0x10f0;

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     memset(&node, 0, sizeof(node));
-    node.node_guid = 0x0002c90300001230ull;
+    node.node_guid = 0x5254000000001230ull;
     node.sys_image_guid = node.node_guid;
     node.vendor_id = 0x525400;
     node.device_id = 0x10f0;

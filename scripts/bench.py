@@ -33,8 +33,8 @@ MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
 MEMCPY = os.path.join(OUT_DIR, "memcpy-bw")
 CEILINGS = os.path.join(OUT_DIR, "ceilings")
 DEVICES = [
-    "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100",
-    "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200",
+    "vhca,id=vhca0,ports=2,node-guid=0x5254000000000100",
+    "vhca,id=vhca1,ports=1,node-guid=0x5254000000000200",
 ]
 RUNS = int(os.environ.get("BENCH_RUNS") or 3)
 # Seconds one perftest pair may take (times VHCA_TIMEOUT_SCALE); an rxe
@@ -297,9 +297,9 @@ class Bench:
 
     def setup_vhca(self):
         """(server, client) perftest device options, or a reason string."""
-        rc, out = self.run("insmod %s verbs=1" % MODULE, timeout=120, check=False)
+        rc, out = self.run("insmod %s" % MODULE, timeout=120, check=False)
         if rc != 0:
-            return "insmod vhca.ko verbs=1 failed: %s" % out.strip().splitlines()[-1:]
+            return "insmod vhca.ko failed: %s" % out.strip().splitlines()[-1:]
         if not self.ports_active("/sys/class/infiniband/vhca*/ports/*/state"):
             return "vhca ports did not become ACTIVE"
         rc, _ = self.run("grep -lx vhca0 /sys/class/infiniband_verbs/uverbs*/ibdev",

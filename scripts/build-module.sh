@@ -11,6 +11,7 @@
 #                                      build/debug/vhca_kunit.ko (KUnit),
 #                                      build/debug/module.log
 #   VHCA_KVER=6.1.0-56-amd64 ...       another Debian kernel than kver.sh's
+#   VHCA_KDIR=/lib/modules/$KVER/build  its headers elsewhere (DKMS, dkms.conf)
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +23,7 @@ fail=0
 case $kernel in
 default)
 	kver=${VHCA_KVER:-$(scripts/kver.sh)}
-	kdir=/usr/src/linux-headers-$kver
+	kdir=${VHCA_KDIR:-/usr/src/linux-headers-$kver}
 	[ -d "$kdir" ] || { echo "build-module.sh: no headers in $kdir" >&2; exit 1; }
 	# Kbuild puts its products next to the sources (M=$repo).
 	moddir=$repo

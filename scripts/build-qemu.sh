@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # build-qemu.sh - build QEMU 7.2 (Debian 12's source package) with the vhca
-# device, leaving build/qemu/qemu-system-x86_64 and build/qemu/vhca-test.
+# device, leaving build/qemu/qemu-system-x86_64 and the qtest programs in
+# build/qemu/qtest/ (qemu-device/tests/vhca-qtests.txt names them).
 #
 # Layout of the cache (outside the clone, so that every clone on this machine
 # shares it):
@@ -49,6 +50,16 @@ CONFIG_VHCA=y
 EOF
 }
 
+# The meson lines that register the vhca qtest programs (one line, for sed).
+qtest_glue() {
+    printf '%s' "if config_all_devices.has_key('CONFIG_VHCA')\\n" \
+        "  foreach t : fs.read('vhca-qtests.txt').split()\\n" \
+        "    qtests += {t: files('vhca-qtest.c', 'vhca-qtest-dp.c')}\\n" \
+        "    qtests_x86_64 += [t]\\n" \
+        "  endforeach\\n" \
+        "endif"
+}
+
 # Hook the device into the QEMU tree: Kconfig, meson, trace events, qtest.
 glue_tree() {
     local tree=$1
@@ -58,10 +69,13 @@ glue_tree() {
     sed -i "s|^    'hw/misc/macio',$|&\n    'hw/misc/vhca',|" "$tree/meson.build"
     grep -q "'hw/misc/vhca'," "$tree/meson.build" ||
         die "could not add hw/misc/vhca to trace_events_subdirs"
-    sed -i "s|^qtests_pci = \\\\$|&\n  (config_all_devices.has_key('CONFIG_VHCA') ? ['vhca-test'] : []) + \\\\|" \
+    # The qtest programs are named in qemu-device/tests/vhca-qtests.txt
+    # (synced next to them; meson reconfigures when it changes), each
+    # linked with the two helper libraries.
+    sed -i "s|^qtest_executables = {}$|$(qtest_glue)\n&|" \
         "$tree/tests/qtest/meson.build"
-    grep -q "'vhca-test'" "$tree/tests/qtest/meson.build" ||
-        die "could not add vhca-test to tests/qtest/meson.build"
+    grep -q "vhca-qtests.txt" "$tree/tests/qtest/meson.build" ||
+        die "could not add the vhca qtests to tests/qtest/meson.build"
     device_list > "$tree/configs/devices/x86_64-softmmu/vhca.mak"
 }
 
@@ -96,7 +110,7 @@ fetch_source() {
 tree_hash() {
     {
         cat "$DSC"
-        declare -f device_list glue_tree configure_tree prepare_tree
+        declare -f device_list qtest_glue glue_tree configure_tree prepare_tree
     } | sha256sum | cut -c1-16
 }
 
@@ -145,10 +159,18 @@ prepare_tree() {
     touch "$TREE/.vhca-configured"
 }
 
+# The qtest programs, as named in qemu-device/tests/vhca-qtests.txt.
+qtest_programs() {
+    cat "$REPO/qemu-device/tests/vhca-qtests.txt"
+}
+
 build_tree() {
-    local log=$TREE/ninja.log steps
+    local log=$TREE/ninja.log steps t targets=()
+    for t in $(qtest_programs); do
+        targets+=("tests/qtest/$t")
+    done
     if ! ninja -C "$TREE/build" ${JOBS:+-j "$JOBS"} \
-            qemu-system-x86_64 tests/qtest/vhca-test > "$log" 2>&1; then
+            qemu-system-x86_64 "${targets[@]}" > "$log" 2>&1; then
         grep -v '^\[' "$log" | tail -n 60 >&2
         die "ninja failed, full log: $log"
     fi
@@ -175,7 +197,12 @@ link_firmware() {
 link_products() {
     mkdir -p "$OUT"
     ln -sfn "$TREE/build/qemu-system-x86_64" "$OUT/qemu-system-x86_64"
-    ln -sfn "$TREE/build/tests/qtest/vhca-test" "$OUT/vhca-test"
+    local t
+    rm -rf "$OUT/qtest" "$OUT/vhca-test"
+    mkdir -p "$OUT/qtest"
+    for t in $(qtest_programs); do
+        ln -sfn "$TREE/build/tests/qtest/$t" "$OUT/qtest/$t"
+    done
 }
 
 main() {

@@ -2,7 +2,9 @@
 # Install what building and testing vhca needs on Debian 12 (bookworm).
 # Idempotent and fast when nothing is missing: dpkg-query decides, and
 # apt-get (one update, one install) runs only for what is absent.  Adds the
-# bookworm deb-src entries that `apt-get source qemu` needs.
+# bookworm deb-src entries that `apt-get source qemu` needs, derived from
+# the machine's own apt sources (scripts/deb-src-entries.awk: same URIs,
+# suites and keyring, so a machine on a mirror keeps using it).
 set -euo pipefail
 
 packages=(
@@ -16,6 +18,8 @@ packages=(
 	busybox-static cpio gzip kmod linux-image-amd64 linux-headers-amd64
 	iproute2 util-linux pciutils rdma-core ibverbs-utils infiniband-diags perftest
 	rdmacm-utils python3-pyverbs
+	# `make install`: the module through DKMS (dkms.conf)
+	dkms
 	# tests
 	python3-pytest libgtest-dev
 	# the storage ULP tier (selftests/ulp, Documentation/ulps.md): targets,
@@ -35,22 +39,16 @@ apt_env=(env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a)
 
 need_update=0
 deb_src_file=/etc/apt/sources.list.d/vhca-deb-src.sources
-if [ ! -f "$deb_src_file" ]; then
-	# Signed-By must match debian.sources, otherwise apt refuses the pair.
-	"${sudo_cmd[@]}" tee "$deb_src_file" > /dev/null <<'SOURCES'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SOURCES
-	echo "deps: added $deb_src_file"
+mapfile -t apt_sources < <(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+	/etc/apt/sources.list.d/*.sources 2>/dev/null | grep -vxF "$deb_src_file")
+deb_src=$(awk -f "$(dirname "$0")/deb-src-entries.awk" "${apt_sources[@]}")
+if [ -z "$deb_src" ]; then
+	echo "deps: no bookworm 'deb' entry with component main in ${apt_sources[*]}" >&2
+	exit 1
+fi
+if [ "$deb_src" != "$(cat "$deb_src_file" 2>/dev/null)" ]; then
+	echo "$deb_src" | "${sudo_cmd[@]}" tee "$deb_src_file" > /dev/null
+	echo "deps: wrote $deb_src_file from ${apt_sources[*]}"
 	need_update=1
 fi
 if ! compgen -G '/var/lib/apt/lists/*_source_Sources*' > /dev/null; then

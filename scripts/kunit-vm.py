@@ -2,144 +2,111 @@
 """Run vhca_kunit.ko in a debug-kernel guest and judge it (run-kunit.sh).
 
 KUnit prints KTAP to the kernel log when the module loads (KUnit runs a
-module's suites from its init):
-
-        KTAP version 1
-        # Subtest: vhca_cmdq
-        1..6
-        ok 1 - cmdq_query_device_round_trip
-        # cmdq_timeout_kills_queue: EXPECTATION FAILED at ...
-        not ok 5 - cmdq_timeout_kills_queue
-    # vhca_cmdq: pass:5 fail:1 skip:0 total:6
-    ok 1 - vhca_cmdq           (or "not ok")
-
-Test cases are the indented (not )ok lines between "# Subtest: <suite>"
-and the suite's own result line.  A case that crashes the kernel never
-prints its line: the suite then counts as missing.
+module's suites from its init), one indented subtest per suite.  The
+kernel's own parser (tools/testing/kunit/kunit.py parse, scripts/
+kunit-tool.sh) reads the lines the load added, under a top-level plan of
+len(SUITES) suites, so that a missing or extra suite is an error too.
+Every case, every missing suite and every other problem (insmod, rmmod,
+kmemleak, a KASAN/lockdep/WARNING/BUG line) is a JUnit case in
+build/results/kunit.xml (scripts/junit.py).
 """
+import json
 import os
 import re
+import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "selftests"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "selftests"))
+sys.path.insert(0, HERE)
+import junit  # noqa: E402
 import vmlib  # noqa: E402
 
 SUITES = ["vhca_cmdq", "vhca_eq", "vhca_ring", "vhca_pd", "vhca_ports", "vhca_alloc_fail"]
 MODULE = os.environ.get("VHCA_KUNIT_MODULE") or os.path.join(vmlib.BUILD, "debug", "vhca_kunit.ko")
-RESULTS = os.path.join(vmlib.BUILD, "results", "kunit.txt")
+RESULTS = os.path.join(vmlib.BUILD, "results", "kunit.xml")
 LOG = os.path.join(vmlib.BUILD, "vm-logs", "kunit-dmesg.log")
+KTAP = os.path.join(vmlib.BUILD, "vm-logs", "kunit.ktap")
 # insmod returns when every suite has run; vmlib scales this (TIMEOUT_SCALE).
 LOAD_TIMEOUT = 300
 
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
-SUBTEST = re.compile(r"^\s*# Subtest: (\S+)\s*$")
-RESULT = re.compile(r"^(\s*)(not ok|ok) \d+ (?:- )?(\S+)(.*)$")
+STATUS = {"PASS": "pass", "SKIP": "skip"}
 
 
-def parse_ktap(text):
-    """{suite: {"cases": [(name, passed, skipped)], "ok": bool or None}}."""
-    suites = {}
-    current = None
-    for raw in text.splitlines():
-        line = TIMESTAMP.sub("", raw)
-        m = SUBTEST.match(line)
-        if m:
-            current = m.group(1)
-            suites[current] = {"cases": [], "ok": None, "diag": []}
-            continue
-        if current is None:
-            continue
-        m = RESULT.match(line)
-        if m:
-            indent, status, name, rest = m.groups()
-            passed = status == "ok"
-            skipped = "# SKIP" in rest
-            if name == current and not indent:
-                suites[current]["ok"] = passed
-                current = None
-            else:
-                suites[current]["cases"].append((name, passed, skipped))
-        elif "core(level 6)" not in line and "core(level 7)" not in line:
-            # Failure messages and the core's warnings and errors: shown
-            # for a failed suite (its info lines are just noise there).
-            suites[current]["diag"].append(line.rstrip())
-    return suites
+def ktap_cases(module_log):
+    """JUnit cases of the module's KTAP, as kunit.py parse reads it."""
+    lines = [TIMESTAMP.sub("", line) for line in module_log.splitlines()]
+    with open(KTAP, "w") as f:
+        f.write("KTAP version 1\n1..%d\n%s\n" % (len(SUITES), "\n".join(lines)))
+    tool = subprocess.check_output([os.path.join(HERE, "kunit-tool.sh")], text=True).strip()
+    report = KTAP + ".json"
+    parse = subprocess.run([sys.executable, tool, "parse", "--json=" + report, KTAP],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(parse.stdout, end="")
+    with open(report) as f:
+        tree = json.load(f)
+    cases = []
+    for group in tree["sub_groups"]:
+        for case in group["test_cases"]:
+            cases.append(("%s.%s" % (group["name"], case["name"]),
+                          STATUS.get(case["status"], "fail"), case["status"]))
+    for case in tree["test_cases"]:   # a suite that reported no cases
+        cases.append((case["name"] or "unnamed", STATUS.get(case["status"], "fail"), case["status"]))
+    reported = {g["name"] for g in tree["sub_groups"] if g["test_cases"]}
+    for name in SUITES:
+        if name not in reported:
+            cases.append((name, "fail", "suite missing, crashed or without cases"))
+    if parse.returncode != 0 and all(c[1] == "pass" for c in cases):
+        cases.append(("ktap", "fail", parse.stdout[-4000:]))
+    return cases
 
 
 def main():
-    passed = failed = 0
     problems = []
     if not os.path.exists(MODULE):
         print("run-kunit: %s missing" % MODULE, file=sys.stderr)
-        return 1
+        return junit.finish("kunit", 1)
     vm = vmlib.VM(name="kunit")
-    log_text = ""
+    log_text = module_log = ""
     try:
         vm.start()
         print("run-kunit: %s booted in %.1f s" % (vm.kver, vm.boot_seconds))
+        boot_lines = len(vm.dmesg().splitlines())
         status, out = vm.run("insmod %s" % MODULE, timeout=LOAD_TIMEOUT)
         if status != 0:
-            problems.append("insmod vhca_kunit.ko failed (%d): %s" % (status, out.strip()))
+            problems.append(("insmod", "insmod vhca_kunit.ko failed (%d): %s" % (status, out.strip())))
+        module_log = "\n".join(vm.dmesg().splitlines()[boot_lines:])
         # Leaks of the tests show up now, while the module's symbols still
         # name the allocating functions in kmemleak's backtraces; leaks of
         # the unload after rmmod (the report then lists both).
         leaks = vm.kmemleak_report()
         status, out = vm.run("rmmod vhca_kunit", timeout=120)
         if status != 0:
-            problems.append("rmmod vhca_kunit failed (%d): %s" % (status, out.strip()))
+            problems.append(("rmmod", "rmmod vhca_kunit failed (%d): %s" % (status, out.strip())))
         log_text = vm.dmesg()
         if not leaks.strip():
             leaks = vm.kmemleak_report()
         if leaks.strip():
-            problems.append("kmemleak:\n" + leaks[:8000])
-        bad = vmlib.bad_dmesg_lines(vm.dmesg())
+            problems.append(("kmemleak", leaks[:8000]))
+        bad = vmlib.bad_dmesg_lines(log_text)
         if bad:
-            problems.append("kernel log:\n" + "\n".join(bad[:100]))
+            problems.append(("kernel_log", "\n".join(bad[:100])))
     except vmlib.VMError as err:
-        problems.append("guest: %s\n%s" % (err, getattr(err, "output", "")))
+        problems.append(("guest", "%s\n%s" % (err, getattr(err, "output", ""))))
     finally:
         vm.shutdown()
     os.makedirs(os.path.dirname(LOG), exist_ok=True)
     with open(LOG, "w") as f:
         f.write(log_text)
 
-    suites = parse_ktap(log_text)
-    for name in SUITES:
-        suite = suites.get(name)
-        if suite is None or suite["ok"] is None:
-            failed += 1
-            got = len(suite["cases"]) if suite else 0
-            print("kunit: %s: MISSING or crashed (%d cases reported)" % (name, got))
-            continue
-        cases = suite["cases"]
-        ok = sum(1 for _, p, s in cases if p and not s)
-        bad_cases = [c for c, p, s in cases if not p or s]
-        passed += ok
-        failed += len(bad_cases)
-        if not cases:
-            failed += 1
-            bad_cases = ["(no test cases)"]
-        verdict = "ok" if suite["ok"] and not bad_cases else "FAILED"
-        print("kunit: %s: %s (%d passed, %d failed%s)" % (
-            name, verdict, ok, len(bad_cases),
-            ": " + ", ".join(bad_cases) if bad_cases else ""))
-        if bad_cases:
-            for line in suite["diag"][:60]:
-                print("    | " + line)
-        if not suite["ok"] and not bad_cases:
-            failed += 1
-    for extra in sorted(set(suites) - set(SUITES)):
-        if extra.startswith("vhca_"):
-            print("kunit: %s: not in this runner's suite list" % extra)
-            failed += 1
-    if problems:
-        failed += len(problems)
-        for problem in problems:
-            print("kunit: " + problem)
-    with open(RESULTS, "w") as f:
-        f.write("passed=%d failed=%d\n" % (passed, failed))
-    print("kunit: passed=%d failed=%d (kernel log: %s)" % (passed, failed, LOG))
-    return 0 if failed == 0 else 1
+    cases = ktap_cases(module_log)
+    for name, message in problems:
+        print("kunit: %s: %s" % (name, message))
+        cases.append((name, "fail", message))
+    junit.write(RESULTS, "kunit", cases)
+    print("kunit: kernel log in %s" % LOG)
+    return junit.finish("kunit", 0)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@
 # FUZZ_SECONDS.  Any crash, leak, timeout or sanitizer report fails the
 # target; libFuzzer's reproducer is saved in fuzz/regressions/<target>/
 # (add it to git) and the command that replays it is printed.  Writes
-# build/results/fuzz.txt as "passed=N failed=M", one count per target.
+# build/results/fuzz.xml (one JUnit case per target, scripts/junit.py) and
+# build/results/fuzz.txt as "passed=N failed=M".
 #
 # Environment: FUZZ_SECONDS (default 60) per target; FUZZ_TARGETS to run a
 # subset ("cmd_check ring"); CLANG (default clang-14, else clang).
@@ -41,8 +42,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 mkdir -p "$RESULTS" "$OUT"
-passed=0
-failed=0
+rm -f "$RESULTS/fuzz.xml" "$RESULTS/fuzz.txt"
+# One "target pass|fail message" line per target, for scripts/junit.py.
+verdicts=$OUT/verdicts
+: > "$verdicts"
 
 say() { echo "fuzz: $*"; }
 
@@ -107,22 +110,21 @@ fuzz_target() {
 for name in $TARGETS; do
     if [ -z "${TARGET_SOURCES[$name]+set}" ]; then
         say "unknown target $name (known: $ALL_TARGETS)" >&2
-        failed=$((failed + 1))
+        echo "$name fail unknown target" >> "$verdicts"
         continue
     fi
     if ! build_target "$name"; then
         cat "$OUT/$name.build.log" >&2
         say "$name: build failed"
-        failed=$((failed + 1))
+        echo "$name fail build failed: $OUT/$name.build.log" >> "$verdicts"
         continue
     fi
     if replay_regressions "$name" && fuzz_target "$name"; then
-        passed=$((passed + 1))
+        echo "$name pass" >> "$verdicts"
     else
-        failed=$((failed + 1))
+        echo "$name fail see $OUT/$name.log and $OUT/$name.replay.log" >> "$verdicts"
     fi
 done
 
-echo "passed=$passed failed=$failed" > "$RESULTS/fuzz.txt"
-say "passed=$passed failed=$failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+/usr/bin/python3 "$REPO/scripts/junit.py" from-lines fuzz "$RESULTS/fuzz.xml" < "$verdicts"
+exec /usr/bin/python3 "$REPO/scripts/junit.py" finish fuzz 0

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # `make test`: run every tier (continuing past failures), then print one
-# line per tier and, as the last line, "N passed, N failed".  Each tier's
-# make target writes build/results/<tier>.txt ("passed=N failed=M"); a tier
-# that fails without writing one (a build error, a crash) counts as one
-# failure.  Exit status is non-zero if any tier failed or wrote no results.
+# line per tier and, as the last line, "N passed, N failed", counted from
+# the JUnit XML each tier's make target leaves in build/results/<tier>.xml
+# (scripts/junit.py).  A tier that wrote no XML (a build error, a crash)
+# counts as one failure, and so does a tier that exited non-zero with no
+# failed case in its XML.  Exit status is non-zero if anything failed.
+# Adding a tier: its name below, a `check-<tier>` make target, and a
+# runner that writes build/results/<tier>.xml (and ends with
+# `scripts/junit.py finish <tier> <status>`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,7 +17,7 @@ tiers=(unit qtest fuzz vm verbs uverbs ulp kunit vm-debug)
 mkdir -p build/results
 declare -A status
 for tier in "${tiers[@]}"; do
-	rm -f "build/results/$tier.txt"
+	rm -f "build/results/$tier.xml" "build/results/$tier.txt"
 	echo "=== make check-$tier"
 	make --no-print-directory "check-$tier"
 	status[$tier]=$?
@@ -24,23 +28,19 @@ total_failed=0
 exit_status=0
 echo "=== summary"
 for tier in "${tiers[@]}"; do
-	file=build/results/$tier.txt
-	line=$(cat "$file" 2>/dev/null)
-	if [[ "$line" =~ ^passed=([0-9]+)\ failed=([0-9]+)$ ]]; then
-		passed=${BASH_REMATCH[1]}
-		failed=${BASH_REMATCH[2]}
-		result=ok
-		if [ "$failed" -ne 0 ] || [ "${status[$tier]}" -ne 0 ]; then
-			result=FAILED
-			exit_status=1
-		fi
-		echo "$tier: $result (passed=$passed failed=$failed, exit ${status[$tier]})"
-	else
-		passed=0
+	file=build/results/$tier.xml
+	read -r passed failed <<<"$(/usr/bin/python3 scripts/junit.py counts "$file")"
+	result=ok
+	if [ ! -s "$file" ]; then
+		result="FAILED (no JUnit XML in $file)"
+	elif [ "$failed" -eq 0 ] && [ "${status[$tier]}" -ne 0 ]; then
 		failed=1
-		exit_status=1
-		echo "$tier: FAILED (no results in $file, exit ${status[$tier]})"
+		result="FAILED (exit status with no failed case in $file)"
+	elif [ "$failed" -ne 0 ]; then
+		result=FAILED
 	fi
+	[ "$result" = ok ] || exit_status=1
+	echo "$tier: $result (passed=$passed failed=$failed, exit ${status[$tier]})"
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))
 done

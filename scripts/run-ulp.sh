@@ -18,6 +18,7 @@
 # Extra arguments after the mode go to pytest (-k NAME, -x, ...).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-/usr/bin/python3}
 mode=${1:-quick}
 # Every verified fio run's figures (selftests/ulp/ulplib.py Fio.record).
 rm -f build/results/ulp-fio.txt
@@ -56,17 +57,13 @@ full)
 	exit 2
 	;;
 esac
-passed=0
-failed=0
+# One report for the three sessions (junit.py merge), then the tier's
+# results files (junit.py finish).
+parts=()
 for part in default force-mr lossy; do
-	line=$(cat "build/results/ulp-full-$part.txt" 2>/dev/null)
-	if [[ "$line" =~ ^passed=([0-9]+)\ failed=([0-9]+)$ ]]; then
-		passed=$((passed + BASH_REMATCH[1]))
-		failed=$((failed + BASH_REMATCH[2]))
-	else
-		failed=$((failed + 1))
-	fi
+	parts+=("build/results/ulp-full-$part.xml")
 done
-echo "passed=$passed failed=$failed" > build/results/ulp-full.txt
-echo "ulp-full: passed=$passed failed=$failed"
-[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$rc3" -eq 0 ] && [ "$failed" -eq 0 ]
+status=0
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$rc3" -eq 0 ] || status=1
+"$PYTHON" scripts/junit.py merge build/results/ulp-full.xml "${parts[@]}"
+exec "$PYTHON" scripts/junit.py finish ulp-full "$status"

@@ -3,7 +3,8 @@
 # compiled natively with the same freestanding flags as in the kernel
 # (minus the kernel code model), plus ASan and UBSan, linked against the
 # fake kernel and fake device of driver/tests and GoogleTest.
-# Writes build/results/unit.txt ("passed=N failed=M"); exits non-zero when
+# Writes build/results/unit.xml (GoogleTest's JUnit report) and unit.txt
+# ("passed=N failed=M", scripts/junit.py finish); exits non-zero when
 # anything failed.  Extra arguments go to the test binary
 # (e.g. --gtest_filter='BringUp*').
 set -eu
@@ -12,8 +13,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 out=build/unit
 mkdir -p "$out" build/results
-result=build/results/unit.txt
-echo "passed=0 failed=1" >"$result"   # until proven otherwise
+rm -f build/results/unit.xml build/results/unit.txt
+finish() { exec /usr/bin/python3 scripts/junit.py finish unit "$1"; }
 
 cxx=${CXX:-g++}
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -52,24 +53,17 @@ status=0
 for pid in $pids; do wait "$pid" || status=1; done
 if [ $status != 0 ]; then
 	echo "run-unit.sh: compilation FAILED" >&2
-	exit 1
+	finish 1
 fi
 # shellcheck disable=SC2086
-$cxx $sanitize -pthread -o "$out/vhca-unit" $objs -lgtest -lgtest_main
+$cxx $sanitize -pthread -o "$out/vhca-unit" $objs -lgtest -lgtest_main || finish 1
 
 log=$out/unit.log
 set +e
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	"$out/vhca-unit" "$@" >"$log" 2>&1
+	"$out/vhca-unit" --gtest_output=xml:build/results/unit.xml "$@" >"$log" 2>&1
 rc=$?
-set -e
 cat "$log"
-passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
-failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*listed below.*/\1/p' "$log" | tail -n 1)
-passed=${passed:-0}
-failed=${failed:-0}
-# A crash, sanitizer report or leak after the summary still fails the tier.
-if [ $rc != 0 ] && [ "$failed" = 0 ]; then failed=1; fi
-echo "passed=$passed failed=$failed" >"$result"
-echo "run-unit.sh: passed=$passed failed=$failed"
-[ "$failed" = 0 ] && [ $rc = 0 ]
+# A crash, sanitizer report or leak after the last case still fails the
+# tier: finish adds a failed case when the XML has none.
+finish $rc

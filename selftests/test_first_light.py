@@ -25,7 +25,7 @@ done
 
 
 def sysfs_guid(value):
-    """A node GUID as sysfs prints it: 0002:c903:0000:0100."""
+    """A node GUID as sysfs prints it: 5254:0000:0000:0100."""
     text = "%016x" % value
     return ":".join(text[i:i + 4] for i in range(0, 16, 4))
 
@@ -120,6 +120,10 @@ def test_ibstat(vm):
     assert states == ["Active"] * EXPECTED_PORTS, out
     lids = re.findall(r"^\s*Base lid: (\d+)", out, re.M)
     assert len(lids) == EXPECTED_PORTS and "0" not in lids, out
+    # sysfs hca_type and hw_rev of the driver; hw_rev is QUERY_DEVICE's
+    # hw_version, the PCI revision (VHCA_PCI_REVISION).
+    assert re.findall(r"^\s*CA type: (\S+)", out, re.M) == ["vhca"] * len(DEVICES), out
+    assert re.findall(r"^\s*Hardware version: (\S+)", out, re.M) == ["0x1"] * len(DEVICES), out
 
 
 def test_reload_cycles(vm, module_path):

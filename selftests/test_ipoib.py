@@ -24,12 +24,8 @@ TCP_BYTES = 64 << 20
 
 
 def ensure_ipoib_driver(vm, module_path):
-    """vhca.ko with verbs (the default) and ib_ipoib loaded."""
+    """ib_ipoib loaded (vhca.ko is, by the session fixture)."""
     vm.run("modprobe ib_ipoib", timeout=120, check=True)
-    rc, out = vm.run("cat /sys/module/vhca/parameters/verbs", timeout=30)
-    if rc != 0 or out.strip() != "Y":
-        vm.run("rmmod vhca 2>/dev/null; insmod %s verbs=1" % module_path,
-               timeout=120, check=True)
 
 
 def ipoib_netdev(vm, ibdev, port=1):
@@ -157,6 +153,6 @@ def test_ipoib_rmmod_while_up_is_clean(vm, ipoib, module_path):
     assert not bad, "\n".join(bad)
     # Back as the other tests expect it (the namespaces are dropped by the
     # fixture; their interfaces went with the driver).
-    vm.run("insmod %s verbs=1" % module_path, timeout=120, check=True)
+    vm.run("insmod %s" % module_path, timeout=120, check=True)
     vm.wait_until("cat /sys/class/infiniband/*/ports/*/state",
                   lambda t: t.count("ACTIVE") == 3, timeout=60)

@@ -5,11 +5,13 @@
 // (-> the asynchronous event handler), vhca_hw_verbs.h "Asynchronous
 // events".
 //
-// Handlers run under the registry lock, from the EQ's interrupt handler;
-// Remove() takes the same lock, so once an object is removed no handler
-// runs for it any more and it can be freed (Guide 8.2.3 note 4: no event
-// of a destroyed CQ reaches a new owner).  Lookups are linear: fine for
-// the object counts of a virtual device, a hash table if that changes.
+// A dispatch looks the object up under the registry lock, counts itself in
+// dispatching_ and runs the handler after dropping the lock (from the EQ's
+// interrupt handler).  Remove() unlinks the object under the lock and then
+// sleeps until dispatching_ is zero, so once Remove() returns no handler
+// runs for the object any more and it can be freed (Guide 8.2.3 note 4: no
+// event of a destroyed CQ reaches a new owner).  Lookups are linear walks
+// of the lists: fine for the object counts of a virtual device.
 #ifndef VHCA_CORE_OBJECT_REGISTRY_H
 #define VHCA_CORE_OBJECT_REGISTRY_H
 

@@ -94,7 +94,7 @@ Result<QpLayout> ComputeQpLayout(const vhca_core_qp_cap& cap, bool has_srq,
   QpLayout layout;
   // Send WQE: control, the largest opcode segment, then SGEs or inline
   // data (the reported limits hold for every opcode).
-  const uint32_t send_head = sizeof(vhca_wqe_ctrl) + MaxSendSegmentSize(0);
+  const uint32_t send_head = sizeof(vhca_wqe_ctrl) + MaxSendSegmentSize();
   const uint32_t send_data = Max(cap.max_send_sge * sizeof(vhca_sge),
                                  cap.max_inline_data);
   layout.sq_wqe_shift = Max(CeilLog2(send_head + send_data), VHCA_MIN_SQ_WQE_SHIFT);

@@ -2,7 +2,8 @@
 /*
  * vhca_kapi.h - the kernel services the driver core (freestanding C++)
  * needs, implemented by the C shims in driver/shim (and, for the host unit
- * tests, by driver/tests/fake_kapi.cpp).
+ * tests, by driver/tests/fake_kernel.cpp; for the KUnit suites, by
+ * driver/kunit/kapi.c).
  *
  * This header is seen by two compilers with two different C libraries: the
  * kernel's (uint64_t = unsigned long long) and gcc's freestanding one

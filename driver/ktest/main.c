@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * vhca_verbs_test.ko - kernel verbs test of a vhca device (loaded after
- * `vhca.ko verbs=1`, see selftests/verbs/kverbs.py and `make
+ * `vhca.ko`, see selftests/verbs/kverbs.py and `make
  * check-verbs`).  Uses only ib_core's kernel verbs API, as a ULP would:
  * one PD, an RC QP on port 1 connected to an RC QP on port 2 of the same
  * device, memory addressed with the PD's local_dma_lkey, fast-registration

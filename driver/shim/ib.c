@@ -4,12 +4,11 @@
  * events.  Each op converts between ib_verbs types and the vhca_hw.h
  * structs and calls the core.
  *
- * By default the table has no data path verbs.  Without create_qp,
- * create_cq, ... ib_register_device() marks the device as not a
- * kernel-verbs provider (ib_device_check_mandatory), so ib_core's kverbs
- * clients (MAD, CM, IPoIB) leave it alone; it still registers, with
- * sysfs, ports and events.  The module parameter verbs=1 adds the data
- * path ops of verbs.c (vhca_verbs_ops) with a second ib_set_device_ops.
+ * vhca_dev_ops has the device-level verbs; the data path ops of verbs.c
+ * (vhca_verbs_ops) and the user contexts of uverbs.c (vhca_uverbs_ops)
+ * are added by two more ib_set_device_ops calls at registration.  With
+ * every op ib_device_check_mandatory asks for, the device is a
+ * kernel-verbs provider: ib_mad, ib_cm, IPoIB and user verbs attach.
  */
 #include <linux/module.h>
 #include <rdma/ib_mad.h>
@@ -17,9 +16,9 @@
 
 #include "vhca_shim.h"
 
-static int vhca_query_device(struct ib_device *ibdev,
-			     struct ib_device_attr *props,
-			     struct ib_udata *udata)
+static int vhca_ib_query_device(struct ib_device *ibdev,
+				struct ib_device_attr *props,
+				struct ib_udata *udata)
 {
 	const struct vhca_device_attr *attr =
 		vhca_core_device_attr(to_kdev(ibdev)->core);
@@ -57,13 +56,12 @@ static int vhca_query_device(struct ib_device *ibdev,
 	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->atomic_cap = IB_ATOMIC_NONE;
 	props->max_pkeys = VHCA_PKEY_TABLE_LEN;
-	if (vhca_verbs)
-		vhca_verbs_query_device(to_kdev(ibdev), props);
+	vhca_verbs_query_device(to_kdev(ibdev), props);
 	return 0;
 }
 
-static int vhca_query_port(struct ib_device *ibdev, u32 port,
-			   struct ib_port_attr *props)
+static int vhca_ib_query_port(struct ib_device *ibdev, u32 port,
+			      struct ib_port_attr *props)
 {
 	struct vhca_port_attr attr;
 	int err;
@@ -97,8 +95,8 @@ static int vhca_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static int vhca_query_gid(struct ib_device *ibdev, u32 port, int index,
-			  union ib_gid *gid)
+static int vhca_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
+			     union ib_gid *gid)
 {
 	struct vhca_gid raw;
 	int err;
@@ -113,8 +111,8 @@ static int vhca_query_gid(struct ib_device *ibdev, u32 port, int index,
 	return 0;
 }
 
-static int vhca_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
-			   u16 *pkey)
+static int vhca_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			      u16 *pkey)
 {
 	unsigned short value;
 	int err;
@@ -126,8 +124,8 @@ static int vhca_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
-static int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
-				   struct ib_port_immutable *immutable)
+static int vhca_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
+				      struct ib_port_immutable *immutable)
 {
 	struct ib_port_attr attr;
 	int err;
@@ -142,14 +140,14 @@ static int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static enum rdma_link_layer vhca_get_link_layer(struct ib_device *ibdev,
-						u32 port)
+static enum rdma_link_layer vhca_ib_get_link_layer(struct ib_device *ibdev,
+						   u32 port)
 {
 	return IB_LINK_LAYER_INFINIBAND;
 }
 
-static int vhca_modify_device(struct ib_device *ibdev, int mask,
-			      struct ib_device_modify *props)
+static int vhca_ib_modify_device(struct ib_device *ibdev, int mask,
+				 struct ib_device_modify *props)
 {
 	struct vhca_node_desc desc = {};
 	int err;
@@ -180,8 +178,8 @@ static_assert(VHCA_PORT_CAP_SNMP_TUNNEL == IB_PORT_SNMP_TUNNEL_SUP);
 static_assert(VHCA_PORT_CAP_VENDOR_CLASS == IB_PORT_VENDOR_CLASS_SUP);
 static_assert(VHCA_PORT_CAP_BOOT_MGMT == IB_PORT_BOOT_MGMT_SUP);
 
-static int vhca_modify_port(struct ib_device *ibdev, u32 port, int mask,
-			    struct ib_port_modify *props)
+static int vhca_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
+			       struct ib_port_modify *props)
 {
 	if (mask & IB_PORT_SHUTDOWN)
 		return -EOPNOTSUPP;
@@ -192,7 +190,7 @@ static int vhca_modify_port(struct ib_device *ibdev, u32 port, int mask,
 				      props->clr_port_cap_mask);
 }
 
-static void vhca_get_dev_fw_str(struct ib_device *ibdev, char *str)
+static void vhca_ib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	u64 fw = ibdev->attrs.fw_ver;
 
@@ -201,7 +199,37 @@ static void vhca_get_dev_fw_str(struct ib_device *ibdev, char *str)
 		 (u32)(fw & 0xffff));
 }
 
-static int vhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+/*
+ * hca_type and hw_rev: ib_core leaves these sysfs files to the driver;
+ * libibumad reads them for ibstat's "CA type" and "Hardware version".
+ */
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "vhca\n");
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t hw_rev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct ib_device *ibdev = rdma_device_to_ibdev(device);
+
+	return sysfs_emit(buf, "%#x\n", ibdev->attrs.hw_ver);
+}
+static DEVICE_ATTR_RO(hw_rev);
+
+static struct attribute *vhca_device_attrs[] = {
+	&dev_attr_hca_type.attr,
+	&dev_attr_hw_rev.attr,
+	NULL,
+};
+
+static const struct attribute_group vhca_device_attr_group = {
+	.attrs = vhca_device_attrs,
+};
+
+static int vhca_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vhca_pd *pd = container_of(ibpd, struct vhca_pd, ibpd);
 	unsigned int pdn;
@@ -214,7 +242,7 @@ static int vhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-static int vhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+static int vhca_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vhca_pd *pd = container_of(ibpd, struct vhca_pd, ibpd);
 	int err;
@@ -232,17 +260,18 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
-	.alloc_pd = vhca_alloc_pd,
-	.dealloc_pd = vhca_dealloc_pd,
-	.get_dev_fw_str = vhca_get_dev_fw_str,
-	.get_link_layer = vhca_get_link_layer,
-	.get_port_immutable = vhca_get_port_immutable,
-	.modify_device = vhca_modify_device,
-	.modify_port = vhca_modify_port,
-	.query_device = vhca_query_device,
-	.query_gid = vhca_query_gid,
-	.query_pkey = vhca_query_pkey,
-	.query_port = vhca_query_port,
+	.alloc_pd = vhca_ib_alloc_pd,
+	.dealloc_pd = vhca_ib_dealloc_pd,
+	.device_group = &vhca_device_attr_group,
+	.get_dev_fw_str = vhca_ib_get_dev_fw_str,
+	.get_link_layer = vhca_ib_get_link_layer,
+	.get_port_immutable = vhca_ib_get_port_immutable,
+	.modify_device = vhca_ib_modify_device,
+	.modify_port = vhca_ib_modify_port,
+	.query_device = vhca_ib_query_device,
+	.query_gid = vhca_ib_query_gid,
+	.query_pkey = vhca_ib_query_pkey,
+	.query_port = vhca_ib_query_port,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, vhca_pd, ibpd),
 };
@@ -306,12 +335,10 @@ int vhca_ib_register(struct vhca_kapi_device *kdev)
 	ibdev->num_comp_vectors = max(comp_vectors, 1u);
 	ibdev->dev.parent = &kdev->pdev->dev;
 	ib_set_device_ops(ibdev, &vhca_dev_ops);
-	/* verbs=1: the data path (verbs*.c) makes it a kernel-verbs provider. */
-	if (vhca_verbs) {
-		ib_set_device_ops(ibdev, &vhca_verbs_ops);
-		ib_set_device_ops(ibdev, &vhca_uverbs_ops);	/* user verbs */
-		vhca_verbs_register(kdev);
-	}
+	/* The data path (verbs*.c) makes it a kernel-verbs provider. */
+	ib_set_device_ops(ibdev, &vhca_verbs_ops);
+	ib_set_device_ops(ibdev, &vhca_uverbs_ops);	/* user verbs */
+	vhca_verbs_register(kdev);
 
 	err = ib_register_device(ibdev, "vhca%d", &kdev->pdev->dev);
 	if (err) {

@@ -24,12 +24,6 @@ static_assert(VHCA_EPROTO == EPROTO);
 static_assert(VHCA_EOPNOTSUPP == EOPNOTSUPP);
 static_assert(VHCA_ETIMEDOUT == ETIMEDOUT);
 
-bool vhca_verbs = true;
-module_param_named(verbs, vhca_verbs, bool, 0444);
-MODULE_PARM_DESC(verbs, "data path verbs: the device is a kernel-verbs provider, "
-		 "so ib_mad, ib_cm, ib_ipoib and user verbs attach to it; its "
-		 "SMA and the fabric SM's SA answer their MADs (default: on)");
-
 static int __init vhca_init(void)
 {
 	return vhca_pci_register();

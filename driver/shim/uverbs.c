@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * uverbs.c - user contexts (verbs=1 only): alloc/dealloc_ucontext with one
+ * uverbs.c - user contexts: alloc/dealloc_ucontext with one
  * doorbell page of BAR 4 per context, mapped into the process with
  * rdma_user_mmap entries (uncached); the udata helpers and the pinning of
  * user rings shared by uverbs_queues.c.  The ABI is uapi/vhca-abi.h;
@@ -81,7 +81,7 @@ int vhca_uring_pin(struct ib_device *ibdev, u64 addr, u64 len,
 	return 0;
 }
 
-static int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+static int vhca_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct vhca_ucontext *uc = to_vuc(ibuc);
 	struct vhca_kapi_device *kdev = to_kdev(ibuc->device);
@@ -131,7 +131,7 @@ free_page:
 	return err;
 }
 
-static void vhca_dealloc_ucontext(struct ib_ucontext *ibuc)
+static void vhca_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 	struct vhca_ucontext *uc = to_vuc(ibuc);
 
@@ -142,7 +142,7 @@ static void vhca_dealloc_ucontext(struct ib_ucontext *ibuc)
 	vhca_core_free_db_page(to_kdev(ibuc->device)->core, uc->db_page);
 }
 
-static int vhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+static int vhca_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
 	struct vhca_mmap_entry *entry;
@@ -162,20 +162,20 @@ static int vhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	return err;
 }
 
-static void vhca_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+static void vhca_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
 	kfree(container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry));
 }
 
-/* Added to the verbs=1 table by vhca_ib_register (ib.c). */
+/* Added to the ops table by vhca_ib_register (ib.c). */
 const struct ib_device_ops vhca_uverbs_ops = {
 	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
-	.alloc_ucontext = vhca_alloc_ucontext,
+	.alloc_ucontext = vhca_ib_alloc_ucontext,
 	/* verbs_ah.c's create_ah: with udata it answers with the AV. */
-	.create_user_ah = vhca_create_ah,
-	.dealloc_ucontext = vhca_dealloc_ucontext,
-	.mmap = vhca_mmap,
-	.mmap_free = vhca_mmap_free,
+	.create_user_ah = vhca_ib_create_ah,
+	.dealloc_ucontext = vhca_ib_dealloc_ucontext,
+	.mmap = vhca_ib_mmap,
+	.mmap_free = vhca_ib_mmap_free,
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vhca_ucontext, ibuc),
 };

@@ -14,9 +14,9 @@
 
 #include "vhca_shim.h"
 
-struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access,
-			       struct ib_udata *udata)
+struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_udata *udata)
 {
 	struct vhca_kapi_device *kdev = to_kdev(ibpd->device);
 	const struct vhca_device_attr *attr = vhca_core_device_attr(kdev->core);

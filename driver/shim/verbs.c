@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * verbs.c - the data path ops table (module parameter verbs=1 only), the
+ * verbs.c - the data path ops table, the
  * device attributes it adds, the completion and asynchronous event
  * callbacks, and the address vector conversion shared by QPs and AHs.
  *
@@ -224,7 +224,7 @@ void vhca_verbs_register(struct vhca_kapi_device *kdev)
 	kdev->ibdev.local_dma_lkey = VHCA_LOCAL_DMA_LKEY;
 }
 
-/* What query_device adds with verbs=1 (ib.c fills the rest). */
+/* What query_device adds for the data path (ib.c fills the rest). */
 void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 			     struct ib_device_attr *props)
 {
@@ -242,34 +242,34 @@ void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
 }
 
-/* Added to vhca_dev_ops by ib_set_device_ops when verbs=1. */
+/* Added to vhca_dev_ops by ib_set_device_ops in vhca_ib_register. */
 const struct ib_device_ops vhca_verbs_ops = {
-	.attach_mcast = vhca_attach_mcast,
-	.create_ah = vhca_create_ah,
-	.create_cq = vhca_create_cq,
-	.create_qp = vhca_create_qp,
-	.create_srq = vhca_create_srq,
-	.dereg_mr = vhca_dereg_mr,
-	.destroy_ah = vhca_destroy_ah,
-	.destroy_cq = vhca_destroy_cq,
-	.destroy_qp = vhca_destroy_qp,
-	.destroy_srq = vhca_destroy_srq,
-	.detach_mcast = vhca_detach_mcast,
-	.get_dma_mr = vhca_get_dma_mr,
-	.map_mr_sg = vhca_map_mr_sg,
-	.alloc_mr = vhca_alloc_mr,
-	.modify_qp = vhca_modify_qp,
-	.modify_srq = vhca_modify_srq,
-	.poll_cq = vhca_poll_cq,
-	.post_recv = vhca_post_recv,
-	.post_send = vhca_post_send,
-	.post_srq_recv = vhca_post_srq_recv,
-	.query_ah = vhca_query_ah,
-	.query_qp = vhca_query_qp,
-	.query_srq = vhca_query_srq,
-	.reg_user_mr = vhca_reg_user_mr,
-	.req_notify_cq = vhca_req_notify_cq,
-	.resize_cq = vhca_resize_cq,
+	.attach_mcast = vhca_ib_attach_mcast,
+	.create_ah = vhca_ib_create_ah,
+	.create_cq = vhca_ib_create_cq,
+	.create_qp = vhca_ib_create_qp,
+	.create_srq = vhca_ib_create_srq,
+	.dereg_mr = vhca_ib_dereg_mr,
+	.destroy_ah = vhca_ib_destroy_ah,
+	.destroy_cq = vhca_ib_destroy_cq,
+	.destroy_qp = vhca_ib_destroy_qp,
+	.destroy_srq = vhca_ib_destroy_srq,
+	.detach_mcast = vhca_ib_detach_mcast,
+	.get_dma_mr = vhca_ib_get_dma_mr,
+	.map_mr_sg = vhca_ib_map_mr_sg,
+	.alloc_mr = vhca_ib_alloc_mr,
+	.modify_qp = vhca_ib_modify_qp,
+	.modify_srq = vhca_ib_modify_srq,
+	.poll_cq = vhca_ib_poll_cq,
+	.post_recv = vhca_ib_post_recv,
+	.post_send = vhca_ib_post_send,
+	.post_srq_recv = vhca_ib_post_srq_recv,
+	.query_ah = vhca_ib_query_ah,
+	.query_qp = vhca_ib_query_qp,
+	.query_srq = vhca_ib_query_srq,
+	.reg_user_mr = vhca_ib_reg_user_mr,
+	.req_notify_cq = vhca_ib_req_notify_cq,
+	.resize_cq = vhca_ib_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vhca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vhca_cq, ibcq),

@@ -8,8 +8,8 @@
 
 #include "vhca_shim.h"
 
-int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
-		   struct ib_udata *udata)
+int vhca_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata)
 {
 	struct rdma_ah_attr *attr = init->ah_attr;
 
@@ -20,13 +20,13 @@ int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	return udata ? vhca_uverbs_create_ah(to_vah(ibah), udata) : 0;
 }
 
-int vhca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr)
+int vhca_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr)
 {
 	vhca_verbs_ib_ah_attr(ibah->device, &to_vah(ibah)->av, ah_attr);
 	return 0;
 }
 
-int vhca_destroy_ah(struct ib_ah *ibah, u32 flags)
+int vhca_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	return 0;
 }

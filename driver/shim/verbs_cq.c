@@ -6,8 +6,8 @@
 
 #include "vhca_shim.h"
 
-int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata)
+int vhca_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata)
 {
 	struct vhca_cq *cq = to_vcq(ibcq);
 	unsigned int actual;
@@ -25,7 +25,7 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 }
 
-int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+int vhca_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct vhca_cq *cq = to_vcq(ibcq);
 	int err;
@@ -36,7 +36,7 @@ int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return err;
 }
 
-int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+int vhca_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	unsigned int actual;
 	int err;
@@ -55,7 +55,7 @@ int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 /* Completions are read in batches of this many into an on-stack array. */
 #define VHCA_POLL_BATCH 8
 
-int vhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+int vhca_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct vhca_core_cq *core = to_vcq(ibcq)->core;
 	struct vhca_core_wc batch[VHCA_POLL_BATCH];
@@ -98,7 +98,7 @@ int vhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	return done;
 }
 
-int vhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+int vhca_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	return vhca_core_arm_cq(to_vcq(ibcq)->core, flags);
 }

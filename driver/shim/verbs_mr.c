@@ -15,15 +15,15 @@
 
 #include "vhca_shim.h"
 
-struct ib_mr *vhca_get_dma_mr(struct ib_pd *ibpd, int access)
+struct ib_mr *vhca_ib_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	/* The device cannot describe "all memory"; ULPs use local_dma_lkey
 	 * (IBK_LOCAL_DMA_LKEY, so ib_alloc_pd never calls this). */
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
-struct ib_mr *vhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
-			    u32 max_num_sg)
+struct ib_mr *vhca_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg)
 {
 	struct vhca_mr *mr;
 	int err;
@@ -57,8 +57,8 @@ static int vhca_set_page(struct ib_mr *ibmr, u64 addr)
 	return 0;
 }
 
-int vhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
-		   unsigned int *sg_offset)
+int vhca_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		      unsigned int *sg_offset)
 {
 	struct vhca_mr *mr = to_vmr(ibmr);
 	int n, err;
@@ -73,7 +73,7 @@ int vhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	return err ? err : n;
 }
 
-int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+int vhca_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct vhca_mr *mr = to_vmr(ibmr);
 	int err;

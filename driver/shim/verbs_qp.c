@@ -42,8 +42,8 @@ static int vhca_qp_type(enum ib_qp_type type, unsigned int *out)
 	}
 }
 
-int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		   struct ib_udata *udata)
+int vhca_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata)
 {
 	struct vhca_qp *qp = to_vqp(ibqp);
 	struct vhca_core_qp_init ci = {};
@@ -87,8 +87,8 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 }
 
-int vhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_udata *udata)
+int vhca_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata)
 {
 	struct vhca_qp *qp = to_vqp(ibqp);
 	struct vhca_core_qp_attr ca = {};
@@ -138,8 +138,8 @@ int vhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return err;
 }
 
-int vhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		  struct ib_qp_init_attr *init)
+int vhca_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init)
 {
 	struct vhca_qp *qp = to_vqp(ibqp);
 	struct vhca_core_qp_attr ca = {};
@@ -189,7 +189,7 @@ int vhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
-int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+int vhca_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct vhca_qp *qp = to_vqp(ibqp);
 	int err;
@@ -283,8 +283,8 @@ static int vhca_send_wr_next(void *ctx, const void *item,
 }
 
 /* The core takes the send queue lock once and rings one doorbell. */
-int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		   const struct ib_send_wr **bad_wr)
+int vhca_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr)
 {
 	const void *item = wr;
 	int err;
@@ -296,8 +296,8 @@ int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		   const struct ib_recv_wr **bad_wr)
+int vhca_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr)
 {
 	const void *item = wr;
 	int err;
@@ -309,12 +309,12 @@ int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
-int vhca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+int vhca_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	return vhca_core_attach_mcast(to_vqp(ibqp)->core, lid, gid->raw);
 }
 
-int vhca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+int vhca_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	return vhca_core_detach_mcast(to_vqp(ibqp)->core, lid, gid->raw);
 }

@@ -6,8 +6,8 @@
 
 #include "vhca_shim.h"
 
-int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		    struct ib_udata *udata)
+int vhca_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata)
 {
 	struct vhca_srq *srq = to_vsrq(ibsrq);
 	unsigned int wr, sge;
@@ -30,8 +30,8 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 }
 
-int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		    enum ib_srq_attr_mask mask, struct ib_udata *udata)
+int vhca_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	if (mask & ~IB_SRQ_LIMIT)
 		return -EOPNOTSUPP;	/* IB_SRQ_MAX_WR: no resize */
@@ -40,7 +40,7 @@ int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	return vhca_core_modify_srq(to_vsrq(ibsrq)->core, attr->srq_limit);
 }
 
-int vhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+int vhca_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct vhca_srq *srq = to_vsrq(ibsrq);
 	unsigned int limit;
@@ -55,7 +55,7 @@ int vhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return 0;
 }
 
-int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+int vhca_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct vhca_srq *srq = to_vsrq(ibsrq);
 	int err;
@@ -66,8 +66,8 @@ int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	return err;
 }
 
-int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-		       const struct ib_recv_wr **bad_wr)
+int vhca_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
 {
 	const void *item = wr;
 	int err;

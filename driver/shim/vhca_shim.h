@@ -141,10 +141,7 @@ void vhca_pci_unregister(void);
 int vhca_irq_setup(struct vhca_kapi_device *kdev);
 void vhca_irq_teardown(struct vhca_kapi_device *kdev);
 
-/* module.c: the `verbs` module parameter (experimental data path). */
-extern bool vhca_verbs;
-
-/* verbs.c: the data path ops, device attributes and events (verbs=1). */
+/* verbs.c: the data path ops, device attributes and events. */
 extern const struct ib_device_ops vhca_verbs_ops;
 void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 			     struct ib_device_attr *props);
@@ -156,52 +153,52 @@ void vhca_verbs_ib_ah_attr(struct ib_device *ibdev,
 			   struct rdma_ah_attr *ah);
 
 /* verbs_cq.c, verbs_qp.c, verbs_srq.c, verbs_mr.c, verbs_ah.c */
-int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata);
-int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
-int vhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int vhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int vhca_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata);
+int vhca_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vhca_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int vhca_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int vhca_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
-int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		   struct ib_udata *udata);
-int vhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_udata *udata);
-int vhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		  struct ib_qp_init_attr *init);
-int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		   const struct ib_send_wr **bad_wr);
-int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		   const struct ib_recv_wr **bad_wr);
-int vhca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
-int vhca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int vhca_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata);
+int vhca_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata);
+int vhca_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init);
+int vhca_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int vhca_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int vhca_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+int vhca_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int vhca_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
-int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		    struct ib_udata *udata);
-int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int vhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-		       const struct ib_recv_wr **bad_wr);
+int vhca_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata);
+int vhca_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int vhca_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int vhca_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int vhca_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
 
-struct ib_mr *vhca_get_dma_mr(struct ib_pd *ibpd, int access);
-struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access,
-			       struct ib_udata *udata);
-struct ib_mr *vhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
-			    u32 max_num_sg);
-int vhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
-		   unsigned int *sg_offset);
-int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *vhca_ib_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_udata *udata);
+struct ib_mr *vhca_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int vhca_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		      unsigned int *sg_offset);
+int vhca_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
-int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
-		   struct ib_udata *udata);
-int vhca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
-int vhca_destroy_ah(struct ib_ah *ibah, u32 flags);
+int vhca_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata);
+int vhca_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
+int vhca_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
 
-/* uverbs.c: user contexts, udata and user rings (verbs=1) */
+/* uverbs.c: user contexts, udata and user rings */
 extern const struct ib_device_ops vhca_uverbs_ops;
 /* The request of this ABI version: -EINVAL when shorter, -EOPNOTSUPP for
  * unknown trailing bytes or comp_mask bits. */

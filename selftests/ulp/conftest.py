@@ -2,8 +2,8 @@
 check-ulp-full`; Documentation/ulps.md).
 
 One guest for the whole session, the devices of the other tiers:
-vhca0 (two ports: the target's) and vhca1 (one port: the host's), vhca.ko
-verbs=1.  The `fabric` fixture puts 10.78.0.1 on vhca0 port 1's IPoIB
+vhca0 (two ports: the target's) and vhca1 (one port: the host's), each
+behind a PCIe root port, and vhca.ko.  The `fabric` fixture puts 10.78.0.1 on vhca0 port 1's IPoIB
 interface and 10.78.0.2 on vhca1's, with policy routes so that traffic
 between them crosses the fabric (scripts/guest/ulp/fabric.sh).  With
 VHCA_ULP_FABRIC=rxe the same addresses go on a veth pair under rdma_rxe
@@ -43,10 +43,10 @@ DEVICE_ARGS = os.environ.get("VHCA_ULP_DEVICE_ARGS") or ""
 # Each device behind a PCIe root port of its own: the q35 root bus has no
 # hot-plug, and the fault tests unplug vhca1 (QMP device_del/device_add).
 HOST_DEVICE = {"driver": "vhca", "id": "vhca1", "bus": "rp1", "ports": 1,
-               "node-guid": 0x0002c90300000200}
+               "node-guid": 0x5254000000000200}
 DEVICES = [
-    "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100,bus=rp0",
-    "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200,bus=rp1",
+    "vhca,id=vhca0,ports=2,node-guid=0x5254000000000100,bus=rp0",
+    "vhca,id=vhca1,ports=1,node-guid=0x5254000000000200,bus=rp1",
 ]
 if DEVICE_ARGS:
     DEVICES = [d + "," + DEVICE_ARGS for d in DEVICES]
@@ -98,7 +98,7 @@ class Fabric:
 
     def reload_driver(self, vm, module_path):
         """rmmod vhca has happened: insmod, ACTIVE, addresses back."""
-        vm.run("insmod %s verbs=1" % module_path, timeout=120, check=True)
+        vm.run("insmod %s" % module_path, timeout=120, check=True)
         vm.run(WAIT_ACTIVE, timeout=180, check=True)
         self.setup(vm)
 
@@ -117,7 +117,7 @@ def vm(module_path):
         core = "ib_core force_mr=1" if FORCE_MR else "ib_core"
         machine.run("modprobe %s && modprobe -a ib_uverbs ib_umad" % core,
                     timeout=120, check=True)
-        machine.run("insmod %s verbs=1" % module_path, timeout=120, check=True)
+        machine.run("insmod %s" % module_path, timeout=120, check=True)
         # ibsrpdm and srp_daemon open the device through libibverbs.
         machine.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
                     timeout=60, check=True)

@@ -1,8 +1,9 @@
-"""User verbs in a guest: the vhca libibverbs provider over vhca.ko verbs=1.
+"""User verbs in a guest: the vhca libibverbs provider over vhca.ko.
 
-Not part of `make check-vm` / `make test` yet (`make check-uverbs` names
-this file explicitly; pytest's test_*.py pattern never collects it, as
-with kverbs.py).  Own VM, with the driver loaded with verbs=1, ib_uverbs,
+The `make check-uverbs` tier of `make test`, not part of `make check-vm`
+(`make check-uverbs` names this file explicitly; pytest's test_*.py
+pattern never collects it, as with kverbs.py).  Own VM, with the driver,
+ib_uverbs,
 and the provider of build/provider installed by
 scripts/guest/install-provider.sh.
 
@@ -44,8 +45,8 @@ PROVIDER = os.path.join(vmlib.BUILD, "provider")
 # doorbell-pages: one per user context; rdma-core's tests keep many
 # contexts open (the default of 16 allows 15).
 DEVICES = [
-    "vhca,id=vhca0,ports=2,node-guid=0x0002c90300000100,doorbell-pages=256",
-    "vhca,id=vhca1,ports=1,node-guid=0x0002c90300000200,doorbell-pages=256",
+    "vhca,id=vhca0,ports=2,node-guid=0x5254000000000100,doorbell-pages=256",
+    "vhca,id=vhca1,ports=1,node-guid=0x5254000000000200,doorbell-pages=256",
 ]
 
 
@@ -71,7 +72,7 @@ def vm():
             raise FileNotFoundError("%s missing: run `make module provider`" % path)
     with vmlib.VM(devices=DEVICES, name="uverbs") as machine:
         machine.run("modprobe -a ib_core ib_uverbs ib_umad", timeout=120, check=True)
-        machine.run("insmod %s verbs=1" % MODULE, timeout=120, check=True)
+        machine.run("insmod %s" % MODULE, timeout=120, check=True)
         machine.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
                     timeout=60, check=True)
         rc, _ = machine.run(WAIT_ACTIVE, timeout=120)

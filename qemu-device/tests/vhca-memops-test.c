@@ -6,54 +6,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-/* A REG_MR WQE binding key to 2 pages (in reverse order) at iova. */
-static void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
-                      uint64_t iova, uint64_t pages[2], uint32_t access)
-{
-    struct vhca_wqe_reg_mr *r;
-    uint64_t list = dp_alloc(dp, 4096);
-    uint64_t raw[2] = { cpu_to_le64(pages[1]), cpu_to_le64(pages[0]) };
-    DpWqe w;
-
-    qtest_memwrite(dp->v->qts, list, raw, sizeof(raw));
-    dp_wqe(&w, wr_id, VHCA_WQE_REG_MR, VHCA_WQE_F_SIGNALED);
-    r = (void *)(w.b + w.off);
-    r->key = cpu_to_le32(key);
-    r->access = cpu_to_le32(access);
-    r->iova = cpu_to_le64(iova);
-    r->length = cpu_to_le64(8192);
-    r->pages.addr = cpu_to_le64(list);
-    r->pages.npages = cpu_to_le32(2);
-    r->pages.page_shift = 12;
-    r->pages.mode = VHCA_BUF_DIRECT;
-    w.off += sizeof(*r);
-    dp_post_send(dp, qp, &w);
-}
-
-static void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
-                     uint32_t rkey, uint64_t laddr, uint32_t len,
-                     uint32_t lkey)
-{
-    DpWqe w;
-
-    dp_wqe(&w, wr_id, VHCA_WQE_RDMA_WRITE, VHCA_WQE_F_SIGNALED);
-    dp_wqe_raddr(&w, raddr, rkey);
-    dp_wqe_sge(&w, laddr, len, lkey);
-    dp_post_send(dp, qp, &w);
-}
-
-static uint32_t dp_alloc_mr(Dp *dp, uint8_t variant)
-{
-    struct vhca_cmd cmd;
-    uint32_t result[2];
-
-    cmd_init(dp->v, &cmd, VHCA_CMD_ALLOC_MR);
-    cmd.in.raw[0] = dp->pd;
-    cmd.in.raw[4] = 4;
-    cmd.in.raw[8] = variant;
-    g_assert_cmpuint(dp_exec(dp, &cmd, result), ==, VHCA_CMD_OK);
-    return result[0];
-}
+#include "vhca-qtest-dp.h"
 
 static void test_dp_frwr(void)
 {
@@ -127,21 +80,6 @@ static void test_dp_frwr(void)
     g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
                                 p.b.h));
     dp_stop(dp);
-}
-
-/* SMI/GSI QPs of both ports: QPN 0/1 on the wire, own handles locally. */
-static void dp_special(Dp *dp, DpQp *qp, DpCq *cq, uint8_t type, uint8_t port)
-{
-    struct vhca_qp_context ctx;
-
-    g_assert_cmpuint(dp_create_qp_full(dp, qp, type, port, cq, cq, dp->pd),
-                     ==, VHCA_CMD_OK);
-    dp_ctx(&ctx, VHCA_QPS_INIT, VHCA_QP_ATTR_PKEY_INDEX | VHCA_QP_ATTR_QKEY);
-    ctx.qkey = cpu_to_le32(0x80010000);
-    g_assert_cmpuint(dp_modify(dp, qp, &ctx), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_set_state(dp, qp, VHCA_QPS_RTR), ==, VHCA_CMD_OK);
-    dp_ctx(&ctx, VHCA_QPS_RTS, VHCA_QP_ATTR_SQ_PSN);
-    g_assert_cmpuint(dp_modify(dp, qp, &ctx), ==, VHCA_CMD_OK);
 }
 
 static void test_dp_special_qps(void)
@@ -449,11 +387,13 @@ static void test_dp_two_devices(void)
     dp_stop(dp);
 }
 
-static void vhca_memops_tests_add(void)
+int main(int argc, char **argv)
 {
+    g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/dp/two-devices", test_dp_two_devices);
     qtest_add_func("/vhca/dp/frwr-local-inv-send-inv", test_dp_frwr);
     qtest_add_func("/vhca/dp/special-qps", test_dp_special_qps);
     qtest_add_func("/vhca/dp/paged-rings-batch", test_dp_paged_rings_batch);
     qtest_add_func("/vhca/dp/bad-wqes", test_dp_bad_wqes);
+    return g_test_run();
 }

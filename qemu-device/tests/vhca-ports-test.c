@@ -1,9 +1,11 @@
 /*
  * QTest testcase for vhca: ports, the fabric and its subnet manager
- * (included by vhca-test.c).
+ * .
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+
+#include "vhca-qtest.h"
 
 static void test_port_active(void)
 {
@@ -221,3 +223,15 @@ static void test_fabric_two_devices(void)
     qtest_quit(qts);
 }
 
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/port/active", test_port_active);
+    qtest_add_func("/vhca/port/lid-stable", test_port_lid_stable);
+    qtest_add_func("/vhca/port/link-down-up", test_port_link);
+    qtest_add_func("/vhca/port/link-before-enable",
+                   test_port_link_before_enable);
+    qtest_add_func("/vhca/fabric/shared-switch", test_fabric_shared_switch);
+    qtest_add_func("/vhca/fabric/properties", test_fabric_two_devices);
+    return g_test_run();
+}

@@ -1,5 +1,5 @@
 /*
- * QTest testcase for vhca: malformed input (included by vhca-test.c).
+ * QTest testcase for vhca: malformed input .
  *
  * A buggy or malicious driver: every test feeds the device something wrong
  * and checks the error status or FATAL code, that QEMU keeps answering, and
@@ -7,6 +7,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+
+#include "vhca-qtest.h"
 
 static void test_bad_opcode(void)
 {
@@ -263,3 +265,19 @@ static void test_bad_msix_target(void)
     vhca_stop(v);
 }
 
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/bad/opcode", test_bad_opcode);
+    qtest_add_func("/vhca/bad/sizes", test_bad_sizes);
+    qtest_add_func("/vhca/bad/port-index", test_bad_port_index);
+    qtest_add_func("/vhca/bad/out-addr", test_bad_out_addr);
+    qtest_add_func("/vhca/bad/enable-config", test_bad_enable_config);
+    qtest_add_func("/vhca/bad/cmdq-overrun", test_bad_cmdq_overrun);
+    qtest_add_func("/vhca/bad/cmdq-dma", test_bad_cmdq_dma);
+    qtest_add_func("/vhca/bad/eq0-overflow", test_bad_eq0_overflow);
+    qtest_add_func("/vhca/bad/doorbells", test_bad_doorbells);
+    qtest_add_func("/vhca/bad/mixed-ring", test_bad_then_good_mixture);
+    qtest_add_func("/vhca/bad/msix-target", test_bad_msix_target);
+    return g_test_run();
+}

@@ -1,7 +1,6 @@
 /*
  * QTest testcase for vhca: queues and buffers the guest points outside
- * RAM or into the device itself (included by vhca-test.c, after
- * vhca-test-bounds.c.inc).
+ * RAM or into the device itself .
  *
  * The command queue, EQ 0, created EQs and command buffers aimed at the
  * device's own BARs (registers, MSI-X table, doorbells), straddling the end
@@ -12,6 +11,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+
+#include "vhca-qtest.h"
 
 /* The device's memory BARs, MSI-X table included (enables MSI-X). */
 static void rings_bar_addrs(Vhca *v, uint64_t addrs[3])
@@ -174,4 +175,20 @@ static void test_rings_bar_moved_onto_eq0(void)
     rings_restore_reg_bar(v, old);
     vhca_assert_fatal(v, VHCA_FATAL_EQ0_DMA);
     vhca_stop(v);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/rings/enable-bad-ranges",
+                   test_rings_enable_bad_ranges);
+    qtest_add_func("/vhca/rings/create-eq-own-bars",
+                   test_rings_create_eq_own_bars);
+    qtest_add_func("/vhca/rings/buffers-own-bars",
+                   test_rings_buffers_own_bars);
+    qtest_add_func("/vhca/rings/bar-moved-onto-cmdq",
+                   test_rings_bar_moved_onto_cmdq);
+    qtest_add_func("/vhca/rings/bar-moved-onto-eq0",
+                   test_rings_bar_moved_onto_eq0);
+    return g_test_run();
 }

@@ -9,6 +9,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
+#include "vhca-qtest-dp.h"
+
 #define SMA_TID     0x1122334455667788ull
 
 typedef struct SmaRig {
@@ -213,9 +215,11 @@ static void test_sma_errors(void)
     dp_stop(r.dp);
 }
 
-static void vhca_sma_tests_add(void)
+int main(int argc, char **argv)
 {
+    g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/sma/node-info", test_sma_node_info);
     qtest_add_func("/vhca/sma/port-info", test_sma_port_info);
     qtest_add_func("/vhca/sma/errors", test_sma_errors);
+    return g_test_run();
 }

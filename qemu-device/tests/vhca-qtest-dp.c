@@ -1,66 +1,13 @@
 /*
- * QTest testcase for vhca: the data path (included by vhca-test.c).
- *
- * Memory regions, CQs and QPs through their commands (valid and malformed
- * input, the QP state machine), then traffic between QPs on the two ports
- * of one device (the fabric routes by DLID): every opcode moves data byte
- * for byte, every error completion is provoked on purpose, CQ owner-bit
- * wrap, arming and completion-EQ MSI-X.
+ * vhca qtest library: the data path (vhca-qtest-dp.h).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#define DP_CQ_LOG       6
-#define DP_WQ_LOG       4
-#define DP_SQ_SHIFT     8       /* 256-byte send WQEs */
-#define DP_RQ_SHIFT     6       /* 64-byte receive WQEs: 3 SGEs */
-#define DP_QKEY         0x11111111u
-#define DP_ALL_ACCESS   (VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE | \
-                         VHCA_ACCESS_REMOTE_READ | VHCA_ACCESS_REMOTE_ATOMIC)
-#define DP_MAX_EVENTS   16
-/* RC local ACK timeout: 4.096 us * 2^14, retried 7 times. */
-#define DP_TIMEOUT      14
-#define DP_RETRY_CNT    7
-#define DP_ACK_TIMEOUT_NS   (4096ll << DP_TIMEOUT)
-
-typedef struct DpCq {
-    uint32_t cqn;
-    uint64_t ring;
-    uint64_t dbrec;
-    uint32_t ci;
-    uint8_t log;
-    uint64_t pages[4];      /* ring in 4 KiB pages (a page list), or 0 */
-} DpCq;
-
-typedef struct DpQp {
-    uint32_t h;
-    uint8_t type;
-    uint64_t sq;
-    uint64_t rq;
-    uint8_t sq_log;
-    uint64_t sq_pages[8];   /* SQ in 4 KiB pages (a page list), or 0 */
-    uint32_t sq_pi;
-    uint32_t rq_pi;
-    DpCq *scq;
-    DpCq *rcq;
-} DpQp;
-
-typedef struct Dp {
-    Vhca *v;
-    uint32_t pd;
-    uint32_t eqn;
-    uint64_t eq_ring;
-    uint32_t eq_ci;
-    uint16_t lid[3];
-    Vhca *mem;              /* whose guest allocator (siblings: the first) */
-    struct vhca_eqe events[DP_MAX_EVENTS];  /* non-command EQ 0 events */
-    int nevents;
-} Dp;
-
-/* ---- plumbing ------------------------------------------------------------ */
+#include "vhca-qtest-dp.h"
 
 /* Run a command; EQ 0 events that arrive meanwhile are kept in dp. */
-static uint8_t dp_exec(Dp *dp, struct vhca_cmd *cmd, uint32_t result[2])
+uint8_t dp_exec(Dp *dp, struct vhca_cmd *cmd, uint32_t result[2])
 {
     Vhca *v = dp->v;
     struct vhca_eqe eqe;
@@ -84,7 +31,7 @@ static uint8_t dp_exec(Dp *dp, struct vhca_cmd *cmd, uint32_t result[2])
 }
 
 /* Collect pending EQ 0 events (they come without a command). */
-static void dp_poll_events(Dp *dp)
+void dp_poll_events(Dp *dp)
 {
     struct vhca_eqe eqe;
 
@@ -96,7 +43,7 @@ static void dp_poll_events(Dp *dp)
 }
 
 /* Whether an event of this type/subtype for handle was seen (and drop it). */
-static bool dp_take_event(Dp *dp, uint8_t type, uint8_t subtype,
+bool dp_take_event(Dp *dp, uint8_t type, uint8_t subtype,
                           uint32_t handle)
 {
     int i;
@@ -112,7 +59,7 @@ static bool dp_take_event(Dp *dp, uint8_t type, uint8_t subtype,
     return false;
 }
 
-static uint8_t dp_simple(Dp *dp, uint16_t opcode, uint32_t handle,
+uint8_t dp_simple(Dp *dp, uint16_t opcode, uint32_t handle,
                          uint32_t result[2])
 {
     struct vhca_cmd cmd;
@@ -123,7 +70,7 @@ static uint8_t dp_simple(Dp *dp, uint16_t opcode, uint32_t handle,
 }
 
 /* A command whose input structure is at v->buf. */
-static uint8_t dp_exec_in(Dp *dp, uint16_t opcode, uint32_t handle,
+uint8_t dp_exec_in(Dp *dp, uint16_t opcode, uint32_t handle,
                           const void *in, uint32_t len, uint32_t result[2])
 {
     struct vhca_cmd cmd;
@@ -136,7 +83,7 @@ static uint8_t dp_exec_in(Dp *dp, uint16_t opcode, uint32_t handle,
     return dp_exec(dp, &cmd, result);
 }
 
-static uint64_t dp_alloc(Dp *dp, uint64_t size)
+uint64_t dp_alloc(Dp *dp, uint64_t size)
 {
     uint64_t addr = guest_alloc(&(dp->mem ? dp->mem : dp->v)->alloc, size);
 
@@ -145,14 +92,14 @@ static uint64_t dp_alloc(Dp *dp, uint64_t size)
     return addr;
 }
 
-static void dp_db64(Vhca *v, uint32_t page, uint32_t offset, uint64_t val)
+void dp_db64(Vhca *v, uint32_t page, uint32_t offset, uint64_t val)
 {
     qpci_io_writeq(v->dev, v->db, (uint64_t)page * VHCA_DB_PAGE_SIZE + offset,
                    val);
 }
 
 /* Ports ACTIVE (LIDs known), a completion EQ on vector 1, a PD. */
-static void dp_setup(Dp *dp, int ports)
+void dp_setup(Dp *dp, int ports)
 {
     struct vhca_port_attr attr;
     struct vhca_eqe ev[8];
@@ -175,7 +122,7 @@ static void dp_setup(Dp *dp, int ports)
 }
 
 /* extra: more -device properties (",name=value..."), or NULL. */
-static Dp *dp_start_with(const char *extra)
+Dp *dp_start_with(const char *extra)
 {
     Dp *dp = g_new0(Dp, 1);
 
@@ -184,12 +131,12 @@ static Dp *dp_start_with(const char *extra)
     return dp;
 }
 
-static Dp *dp_start(void)
+Dp *dp_start(void)
 {
     return dp_start_with(NULL);
 }
 
-static void dp_stop(Dp *dp)
+void dp_stop(Dp *dp)
 {
     g_assert_cmpint(dp->nevents, ==, 0);
     vhca_assert_alive(dp->v);
@@ -197,7 +144,7 @@ static void dp_stop(Dp *dp)
     g_free(dp);
 }
 
-static void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
+void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
                           uint64_t bytes)
 {
     memset(d, 0, sizeof(*d));
@@ -207,7 +154,7 @@ static void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
     d->mode = VHCA_BUF_CONTIG;
 }
 
-static uint8_t dp_create_cq_at(Dp *dp, DpCq *cq, uint8_t log, uint32_t eqn,
+uint8_t dp_create_cq_at(Dp *dp, DpCq *cq, uint8_t log, uint32_t eqn,
                                uint32_t db_page)
 {
     struct vhca_cmd_create_cq in;
@@ -229,14 +176,14 @@ static uint8_t dp_create_cq_at(Dp *dp, DpCq *cq, uint8_t log, uint32_t eqn,
     return status;
 }
 
-static void dp_create_cq(Dp *dp, DpCq *cq, uint8_t log)
+void dp_create_cq(Dp *dp, DpCq *cq, uint8_t log)
 {
     g_assert_cmpuint(dp_create_cq_at(dp, cq, log, dp->eqn, 0), ==,
                      VHCA_CMD_OK);
 }
 
 /* The next CQE, or false; consumes it and updates the doorbell record. */
-static bool dp_poll_cq(Dp *dp, DpCq *cq, struct vhca_cqe *cqe)
+bool dp_poll_cq(Dp *dp, DpCq *cq, struct vhca_cqe *cqe)
 {
     uint64_t off = (uint64_t)(cq->ci & ((1u << cq->log) - 1)) * 64;
     uint64_t slot = cq->pages[0] ? cq->pages[off >> 12] + (off & 4095)
@@ -251,21 +198,21 @@ static bool dp_poll_cq(Dp *dp, DpCq *cq, struct vhca_cqe *cqe)
     return true;
 }
 
-static void dp_expect_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
+void dp_expect_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
                           uint8_t status)
 {
     g_assert_true(dp_poll_cq(dp, cq, cqe));
     g_assert_cmpuint(cqe->status, ==, status);
 }
 
-static void dp_expect_no_cqe(Dp *dp, DpCq *cq)
+void dp_expect_no_cqe(Dp *dp, DpCq *cq)
 {
     struct vhca_cqe cqe;
 
     g_assert_false(dp_poll_cq(dp, cq, &cqe));
 }
 
-static uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
+uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
                                  DpCq *scq, DpCq *rcq, uint32_t pd)
 {
     struct vhca_cmd_create_qp in;
@@ -297,26 +244,26 @@ static uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
     return status;
 }
 
-static void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
+void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
                          DpCq *rcq)
 {
     g_assert_cmpuint(dp_create_qp_full(dp, qp, type, 0, scq, rcq, dp->pd), ==,
                      VHCA_CMD_OK);
 }
 
-static uint8_t dp_modify(Dp *dp, DpQp *qp, struct vhca_qp_context *ctx)
+uint8_t dp_modify(Dp *dp, DpQp *qp, struct vhca_qp_context *ctx)
 {
     return dp_exec_in(dp, VHCA_CMD_MODIFY_QP, qp->h, ctx, sizeof(*ctx), NULL);
 }
 
-static void dp_ctx(struct vhca_qp_context *ctx, uint8_t state, uint32_t mask)
+void dp_ctx(struct vhca_qp_context *ctx, uint8_t state, uint32_t mask)
 {
     memset(ctx, 0, sizeof(*ctx));
     ctx->state = state;
     ctx->attr_mask = cpu_to_le32(mask | VHCA_QP_ATTR_STATE);
 }
 
-static uint8_t dp_to_init(Dp *dp, DpQp *qp, uint8_t port, uint32_t access)
+uint8_t dp_to_init(Dp *dp, DpQp *qp, uint8_t port, uint32_t access)
 {
     struct vhca_qp_context ctx;
 
@@ -333,7 +280,7 @@ static uint8_t dp_to_init(Dp *dp, DpQp *qp, uint8_t port, uint32_t access)
     return dp_modify(dp, qp, &ctx);
 }
 
-static uint8_t dp_to_rtr(Dp *dp, DpQp *qp, uint16_t dlid, uint32_t dest_qpn,
+uint8_t dp_to_rtr(Dp *dp, DpQp *qp, uint16_t dlid, uint32_t dest_qpn,
                          uint8_t min_rnr_timer)
 {
     struct vhca_qp_context ctx;
@@ -356,7 +303,7 @@ static uint8_t dp_to_rtr(Dp *dp, DpQp *qp, uint16_t dlid, uint32_t dest_qpn,
 }
 
 /* RTR -> RTS with the RC local ACK timeout and retry count given. */
-static uint8_t dp_to_rts_timers(Dp *dp, DpQp *qp, uint8_t rnr_retry,
+uint8_t dp_to_rts_timers(Dp *dp, DpQp *qp, uint8_t rnr_retry,
                                 uint8_t timeout, uint8_t retry_cnt)
 {
     struct vhca_qp_context ctx;
@@ -373,12 +320,12 @@ static uint8_t dp_to_rts_timers(Dp *dp, DpQp *qp, uint8_t rnr_retry,
     return dp_modify(dp, qp, &ctx);
 }
 
-static uint8_t dp_to_rts(Dp *dp, DpQp *qp, uint8_t rnr_retry)
+uint8_t dp_to_rts(Dp *dp, DpQp *qp, uint8_t rnr_retry)
 {
     return dp_to_rts_timers(dp, qp, rnr_retry, DP_TIMEOUT, DP_RETRY_CNT);
 }
 
-static uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state)
+uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state)
 {
     struct vhca_qp_context ctx;
 
@@ -386,16 +333,7 @@ static uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state)
     return dp_modify(dp, qp, &ctx);
 }
 
-/*
- * Two connected QPs of type on ports 1 and 2, each with its own CQ pair.
- * a_access/b_access: the QPs' remote access flags.
- */
-typedef struct DpPair {
-    DpCq acq, bcq;
-    DpQp a, b;
-} DpPair;
-
-static void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
+void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
                     uint8_t rnr_retry)
 {
     dp_create_cq(dp, &p->acq, DP_CQ_LOG);
@@ -413,7 +351,7 @@ static void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
 }
 
 /* A physical (iova = DMA address) region. */
-static uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
+uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
                            uint32_t access)
 {
     struct vhca_cmd_create_mr in;
@@ -432,13 +370,7 @@ static uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
     return result[0];
 }
 
-/* Builders of WQEs in a 256-byte buffer. */
-typedef struct DpWqe {
-    uint8_t b[1u << DP_SQ_SHIFT];
-    uint32_t off;
-} DpWqe;
-
-static void dp_wqe(DpWqe *w, uint64_t wr_id, uint8_t opcode, uint8_t flags)
+void dp_wqe(DpWqe *w, uint64_t wr_id, uint8_t opcode, uint8_t flags)
 {
     struct vhca_wqe_ctrl *c = (void *)w->b;
 
@@ -449,7 +381,7 @@ static void dp_wqe(DpWqe *w, uint64_t wr_id, uint8_t opcode, uint8_t flags)
     w->off = sizeof(*c);
 }
 
-static void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey)
+void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey)
 {
     struct vhca_wqe_raddr *r = (void *)(w->b + w->off);
 
@@ -458,7 +390,7 @@ static void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey)
     w->off += sizeof(*r);
 }
 
-static void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey)
+void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey)
 {
     struct vhca_wqe_ctrl *c = (void *)w->b;
     struct vhca_sge *s = (void *)(w->b + w->off);
@@ -471,7 +403,7 @@ static void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey)
 }
 
 /* Write a send WQE without ringing the doorbell. */
-static void dp_put_send(Dp *dp, DpQp *qp, const DpWqe *w)
+void dp_put_send(Dp *dp, DpQp *qp, const DpWqe *w)
 {
     uint64_t off = (uint64_t)(qp->sq_pi & ((1u << qp->sq_log) - 1))
                    << DP_SQ_SHIFT;
@@ -482,14 +414,14 @@ static void dp_put_send(Dp *dp, DpQp *qp, const DpWqe *w)
     qp->sq_pi++;
 }
 
-static void dp_post_send(Dp *dp, DpQp *qp, const DpWqe *w)
+void dp_post_send(Dp *dp, DpQp *qp, const DpWqe *w)
 {
     dp_put_send(dp, qp, w);
     dp_db64(dp->v, 0, VHCA_DB_SQ, vhca_db_data_value(qp->h, 0, qp->sq_pi));
 }
 
 /* A receive WQE with up to two SGEs (len2 0: one). */
-static void dp_post_recv(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t addr,
+void dp_post_recv(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t addr,
                          uint32_t len, uint32_t lkey, uint64_t addr2,
                          uint32_t len2)
 {
@@ -512,7 +444,7 @@ static void dp_post_recv(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t addr,
     dp_db64(dp->v, 0, VHCA_DB_RQ, vhca_db_data_value(qp->h, 0, qp->rq_pi));
 }
 
-static void dp_fill(Dp *dp, uint64_t addr, uint32_t len, uint8_t seed)
+void dp_fill(Dp *dp, uint64_t addr, uint32_t len, uint8_t seed)
 {
     g_autofree uint8_t *b = g_malloc(len);
     uint32_t i;
@@ -523,7 +455,7 @@ static void dp_fill(Dp *dp, uint64_t addr, uint32_t len, uint8_t seed)
     qtest_memwrite(dp->v->qts, addr, b, len);
 }
 
-static void dp_assert_same(Dp *dp, uint64_t a, uint64_t b, uint32_t len)
+void dp_assert_same(Dp *dp, uint64_t a, uint64_t b, uint32_t len)
 {
     g_autofree uint8_t *x = g_malloc(len);
     g_autofree uint8_t *y = g_malloc(len);
@@ -533,22 +465,126 @@ static void dp_assert_same(Dp *dp, uint64_t a, uint64_t b, uint32_t len)
     g_assert_cmpint(memcmp(x, y, len), ==, 0);
 }
 
-#include "vhca-test-dpcmds.c.inc"
-#include "vhca-test-traffic.c.inc"
-#include "vhca-test-memops.c.inc"
-#include "vhca-test-srq.c.inc"
-#include "vhca-test-mcast.c.inc"
-#include "vhca-test-rc.c.inc"
-
-static void vhca_datapath_tests_add(void)
+uint8_t dp_query_qp(Dp *dp, uint32_t h, struct vhca_qp_context *ctx)
 {
-    qtest_add_func("/vhca/dp/limits", test_dp_limits);
-    qtest_add_func("/vhca/dp/mr-commands", test_dp_mr_commands);
-    qtest_add_func("/vhca/dp/cq-commands", test_dp_cq_commands);
-    qtest_add_func("/vhca/dp/qp-commands", test_dp_qp_commands);
-    vhca_traffic_tests_add();
-    vhca_memops_tests_add();
-    vhca_srq_tests_add();
-    vhca_mcast_tests_add();
-    vhca_rc_tests_add();
+    struct vhca_cmd cmd;
+    uint8_t status;
+
+    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_QP);
+    cmd.in.handle.handle = cpu_to_le32(h);
+    cmd_out(dp->v, &cmd, sizeof(*ctx));
+    status = dp_exec(dp, &cmd, NULL);
+    qtest_memread(dp->v->qts, dp->v->buf, ctx, sizeof(*ctx));
+    return status;
+}
+
+/* A REG_MR WQE binding key to 2 pages (in reverse order) at iova. */
+void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
+                      uint64_t iova, uint64_t pages[2], uint32_t access)
+{
+    struct vhca_wqe_reg_mr *r;
+    uint64_t list = dp_alloc(dp, 4096);
+    uint64_t raw[2] = { cpu_to_le64(pages[1]), cpu_to_le64(pages[0]) };
+    DpWqe w;
+
+    qtest_memwrite(dp->v->qts, list, raw, sizeof(raw));
+    dp_wqe(&w, wr_id, VHCA_WQE_REG_MR, VHCA_WQE_F_SIGNALED);
+    r = (void *)(w.b + w.off);
+    r->key = cpu_to_le32(key);
+    r->access = cpu_to_le32(access);
+    r->iova = cpu_to_le64(iova);
+    r->length = cpu_to_le64(8192);
+    r->pages.addr = cpu_to_le64(list);
+    r->pages.npages = cpu_to_le32(2);
+    r->pages.page_shift = 12;
+    r->pages.mode = VHCA_BUF_DIRECT;
+    w.off += sizeof(*r);
+    dp_post_send(dp, qp, &w);
+}
+
+void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
+                     uint32_t rkey, uint64_t laddr, uint32_t len,
+                     uint32_t lkey)
+{
+    DpWqe w;
+
+    dp_wqe(&w, wr_id, VHCA_WQE_RDMA_WRITE, VHCA_WQE_F_SIGNALED);
+    dp_wqe_raddr(&w, raddr, rkey);
+    dp_wqe_sge(&w, laddr, len, lkey);
+    dp_post_send(dp, qp, &w);
+}
+
+uint32_t dp_alloc_mr(Dp *dp, uint8_t variant)
+{
+    struct vhca_cmd cmd;
+    uint32_t result[2];
+
+    cmd_init(dp->v, &cmd, VHCA_CMD_ALLOC_MR);
+    cmd.in.raw[0] = dp->pd;
+    cmd.in.raw[4] = 4;
+    cmd.in.raw[8] = variant;
+    g_assert_cmpuint(dp_exec(dp, &cmd, result), ==, VHCA_CMD_OK);
+    return result[0];
+}
+
+/* SMI/GSI QPs of both ports: QPN 0/1 on the wire, own handles locally. */
+void dp_special(Dp *dp, DpQp *qp, DpCq *cq, uint8_t type, uint8_t port)
+{
+    struct vhca_qp_context ctx;
+
+    g_assert_cmpuint(dp_create_qp_full(dp, qp, type, port, cq, cq, dp->pd),
+                     ==, VHCA_CMD_OK);
+    dp_ctx(&ctx, VHCA_QPS_INIT, VHCA_QP_ATTR_PKEY_INDEX | VHCA_QP_ATTR_QKEY);
+    ctx.qkey = cpu_to_le32(0x80010000);
+    g_assert_cmpuint(dp_modify(dp, qp, &ctx), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_set_state(dp, qp, VHCA_QPS_RTR), ==, VHCA_CMD_OK);
+    dp_ctx(&ctx, VHCA_QPS_RTS, VHCA_QP_ATTR_SQ_PSN);
+    g_assert_cmpuint(dp_modify(dp, qp, &ctx), ==, VHCA_CMD_OK);
+}
+
+void dp_mem(Dp *dp, DpMem *m, uint32_t b_access)
+{
+    m->a = dp_alloc(dp, DP_BUF_SIZE);
+    m->b = dp_alloc(dp, DP_BUF_SIZE);
+    m->akey = dp_mr_phys(dp, dp->pd, m->a, DP_BUF_SIZE, DP_ALL_ACCESS);
+    m->bkey = dp_mr_phys(dp, dp->pd, m->b, DP_BUF_SIZE, b_access);
+}
+
+void dp_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
+                    uint8_t flags, uint64_t addr, uint32_t len, uint32_t lkey)
+{
+    DpWqe w;
+
+    dp_wqe(&w, wr_id, opcode, flags);
+    dp_wqe_sge(&w, addr, len, lkey);
+    dp_post_send(dp, qp, &w);
+}
+
+void dp_ud_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint16_t dlid,
+                       uint32_t qpn, uint32_t qkey, bool grh, uint64_t addr,
+                       uint32_t len, uint32_t lkey)
+{
+    struct vhca_wqe_ud *ud;
+    DpWqe w;
+
+    dp_wqe(&w, wr_id, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED);
+    ud = (void *)(w.b + w.off);
+    ud->av.dlid = cpu_to_le16(dlid);
+    ud->av.port = 1;
+    ud->av.flags = grh ? VHCA_AV_F_GRH : 0;
+    ud->av.hop_limit = 64;
+    memset(ud->av.dgid, 0xdd, 16);
+    ud->remote_qpn = cpu_to_le32(qpn);
+    ud->remote_qkey = cpu_to_le32(qkey);
+    w.off += sizeof(*ud);
+    dp_wqe_sge(&w, addr, len, lkey);
+    dp_post_send(dp, qp, &w);
+}
+
+void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state)
+{
+    struct vhca_qp_context ctx;
+
+    g_assert_cmpuint(dp_query_qp(dp, qp->h, &ctx), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(ctx.state, ==, state);
 }

@@ -1,6 +1,6 @@
 /*
  * QTest testcase for vhca: every command at and past the edges of its
- * inputs (included by vhca-test.c).
+ * inputs .
  *
  * Lengths 0, one short, exact, maximum, one past the maximum; buffers at 0,
  * outside RAM, straddling the end of RAM, ending exactly at 2^64; ports 0
@@ -12,6 +12,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+
+#include "vhca-qtest.h"
 
 /* Where guest RAM ends (below 4 GiB: qtest machines have little RAM). */
 static uint64_t vhca_ram_end(Vhca *v)
@@ -402,4 +404,17 @@ static void test_bounds_pd_exhaustion(void)
                      VHCA_CMD_NO_RESOURCES);
     vhca_assert_alive(v);
     vhca_stop(v);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/bounds/lengths", test_bounds_lengths);
+    qtest_add_func("/vhca/bounds/order", test_bounds_order);
+    qtest_add_func("/vhca/bounds/ports-tables", test_bounds_ports_tables);
+    qtest_add_func("/vhca/bounds/handles", test_bounds_handles);
+    qtest_add_func("/vhca/bounds/create-eq", test_bounds_create_eq);
+    qtest_add_func("/vhca/bounds/eq-table-full", test_bounds_eq_table_full);
+    qtest_add_func("/vhca/bounds/pd-exhaustion", test_bounds_pd_exhaustion);
+    return g_test_run();
 }

@@ -6,6 +6,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
+#include "vhca-qtest-dp.h"
+
 /* ---- commands ------------------------------------------------------------ */
 
 static void test_dp_limits(void)
@@ -249,19 +251,6 @@ static void test_dp_cq_commands(void)
     dp_stop(dp);
 }
 
-static uint8_t dp_query_qp(Dp *dp, uint32_t h, struct vhca_qp_context *ctx)
-{
-    struct vhca_cmd cmd;
-    uint8_t status;
-
-    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_QP);
-    cmd.in.handle.handle = cpu_to_le32(h);
-    cmd_out(dp->v, &cmd, sizeof(*ctx));
-    status = dp_exec(dp, &cmd, NULL);
-    qtest_memread(dp->v->qts, dp->v->buf, ctx, sizeof(*ctx));
-    return status;
-}
-
 static void test_dp_qp_commands(void)
 {
     Dp *dp = dp_start();
@@ -364,4 +353,14 @@ static void test_dp_qp_commands(void)
     g_assert_cmpuint(dp_simple(dp, VHCA_CMD_DEALLOC_PD, dp->pd, NULL), ==,
                      VHCA_CMD_BUSY);
     dp_stop(dp);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/dp/limits", test_dp_limits);
+    qtest_add_func("/vhca/dp/mr-commands", test_dp_mr_commands);
+    qtest_add_func("/vhca/dp/cq-commands", test_dp_cq_commands);
+    qtest_add_func("/vhca/dp/qp-commands", test_dp_qp_commands);
+    return g_test_run();
 }

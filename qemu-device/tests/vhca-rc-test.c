@@ -1,6 +1,6 @@
 /*
  * QTest testcase for vhca: RC reliability (vhca-rc.c) between QPs on the
- * two ports of one device (included by vhca-test-datapath.c.inc).
+ * two ports of one device .
  *
  * The local ACK timeout and retry_cnt on the virtual clock (a peer that
  * never answers, one that comes up in time, timeout 0), sequence error
@@ -10,6 +10,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+
+#include "vhca-qtest-dp.h"
 
 #define RC_TIMEOUT      10      /* 4.096 us * 2^10 */
 #define RC_TIMEOUT_NS   (4096ll << RC_TIMEOUT)
@@ -490,8 +492,9 @@ static void test_rc_ulp_sequence(void)
     dp_stop(dp);
 }
 
-static void vhca_rc_tests_add(void)
+int main(int argc, char **argv)
 {
+    g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/rc/retry-exhausted", test_rc_retry_exhausted);
     qtest_add_func("/vhca/rc/peer-comes-up", test_rc_peer_comes_up);
     qtest_add_func("/vhca/rc/timeout-infinite", test_rc_timeout_infinite);
@@ -499,4 +502,5 @@ static void vhca_rc_tests_add(void)
     qtest_add_func("/vhca/rc/ulp-sequence", test_rc_ulp_sequence);
     qtest_add_func("/vhca/rc/lossy-stream", test_rc_lossy_stream);
     qtest_add_func("/vhca/rc/lossy-batch", test_rc_lossy_batch);
+    return g_test_run();
 }

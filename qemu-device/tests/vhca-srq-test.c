@@ -5,6 +5,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
+#include "vhca-qtest-dp.h"
+
 typedef struct DpSrq {
     uint32_t srqn;
     uint64_t ring;
@@ -199,7 +201,9 @@ static void test_dp_srq(void)
     dp_stop(dp);
 }
 
-static void vhca_srq_tests_add(void)
+int main(int argc, char **argv)
 {
+    g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/dp/srq", test_dp_srq);
+    return g_test_run();
 }

@@ -1,8 +1,10 @@
 /*
- * QTest testcase for vhca: multicast (included by vhca-test-datapath.c.inc).
+ * QTest testcase for vhca: multicast .
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+
+#include "vhca-qtest-dp.h"
 
 #define DP_MLID     0xc001
 
@@ -105,7 +107,9 @@ static void test_dp_mcast(void)
     dp_stop(dp);
 }
 
-static void vhca_mcast_tests_add(void)
+int main(int argc, char **argv)
 {
+    g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/dp/multicast", test_dp_mcast);
+    return g_test_run();
 }

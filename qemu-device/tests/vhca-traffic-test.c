@@ -1,35 +1,15 @@
 /*
  * QTest testcase for vhca: traffic between QPs on the two ports of one
- * device (included by vhca-test-datapath.c.inc).
+ * device .
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
+#include "vhca-qtest-dp.h"
+
 #define DP_BUF_SIZE     (64 * 1024)
 
 /* Two 64 KiB buffers with physical regions, one per side. */
-typedef struct DpMem {
-    uint64_t a, b;
-    uint32_t akey, bkey;
-} DpMem;
-
-static void dp_mem(Dp *dp, DpMem *m, uint32_t b_access)
-{
-    m->a = dp_alloc(dp, DP_BUF_SIZE);
-    m->b = dp_alloc(dp, DP_BUF_SIZE);
-    m->akey = dp_mr_phys(dp, dp->pd, m->a, DP_BUF_SIZE, DP_ALL_ACCESS);
-    m->bkey = dp_mr_phys(dp, dp->pd, m->b, DP_BUF_SIZE, b_access);
-}
-
-static void dp_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
-                    uint8_t flags, uint64_t addr, uint32_t len, uint32_t lkey)
-{
-    DpWqe w;
-
-    dp_wqe(&w, wr_id, opcode, flags);
-    dp_wqe_sge(&w, addr, len, lkey);
-    dp_post_send(dp, qp, &w);
-}
 
 static void test_dp_rc_send(void)
 {
@@ -249,27 +229,6 @@ static void test_dp_rc_rdma(void)
     dp_stop(dp);
 }
 
-static void dp_ud_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint16_t dlid,
-                       uint32_t qpn, uint32_t qkey, bool grh, uint64_t addr,
-                       uint32_t len, uint32_t lkey)
-{
-    struct vhca_wqe_ud *ud;
-    DpWqe w;
-
-    dp_wqe(&w, wr_id, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED);
-    ud = (void *)(w.b + w.off);
-    ud->av.dlid = cpu_to_le16(dlid);
-    ud->av.port = 1;
-    ud->av.flags = grh ? VHCA_AV_F_GRH : 0;
-    ud->av.hop_limit = 64;
-    memset(ud->av.dgid, 0xdd, 16);
-    ud->remote_qpn = cpu_to_le32(qpn);
-    ud->remote_qkey = cpu_to_le32(qkey);
-    w.off += sizeof(*ud);
-    dp_wqe_sge(&w, addr, len, lkey);
-    dp_post_send(dp, qp, &w);
-}
-
 static void test_dp_ud(void)
 {
     Dp *dp = dp_start();
@@ -341,14 +300,6 @@ static void test_dp_ud(void)
                m.akey);
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_LOC_LEN_ERR);
     dp_stop(dp);
-}
-
-static void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state)
-{
-    struct vhca_qp_context ctx;
-
-    g_assert_cmpuint(dp_query_qp(dp, qp->h, &ctx), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(ctx.state, ==, state);
 }
 
 /* UC: SEND and WRITE work; what the responder cannot take is lost. */
@@ -788,8 +739,9 @@ static void test_dp_reset(void)
     dp_stop(dp);
 }
 
-static void vhca_traffic_tests_add(void)
+int main(int argc, char **argv)
 {
+    g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/dp/rc-send", test_dp_rc_send);
     qtest_add_func("/vhca/dp/rc-rdma-atomic", test_dp_rc_rdma);
     qtest_add_func("/vhca/dp/ud", test_dp_ud);
@@ -801,4 +753,5 @@ static void vhca_traffic_tests_add(void)
     qtest_add_func("/vhca/dp/cq-arm-wrap-overrun", test_dp_cq_arm);
     qtest_add_func("/vhca/dp/bad-doorbells", test_dp_bad_doorbells);
     qtest_add_func("/vhca/dp/reset", test_dp_reset);
+    return g_test_run();
 }

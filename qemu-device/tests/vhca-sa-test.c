@@ -1,7 +1,6 @@
 /*
  * QTest testcase for vhca: Subnet Administration of the fabric's SM
- * (included by vhca-test.c after vhca-test-sma.c.inc, whose helpers it
- * uses).
+ * .
  *
  * SubnAdm MADs sent on a GSI QP to SM LID 1, QPN 1 come back as receive
  * completions on the same QP, from SLID 1 and source QPN 1; GetTable
@@ -9,6 +8,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+
+#include "vhca-qtest-dp.h"
 
 #define SA_TID          0x0102030405060000ull
 #define SA_QP1_QKEY     0x80010000u
@@ -460,8 +461,9 @@ static void test_sa_malformed(void)
     dp_stop(r.dp);
 }
 
-static void vhca_sa_tests_add(void)
+int main(int argc, char **argv)
 {
+    g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/sa/class-port-info", test_sa_class_port_info);
     qtest_add_func("/vhca/sa/path-record", test_sa_path_record);
     qtest_add_func("/vhca/sa/path-record-limited-pkey",
@@ -471,4 +473,5 @@ static void vhca_sa_tests_add(void)
                    test_sa_mcmember_join_create_leave);
     qtest_add_func("/vhca/sa/get-table-rmpp", test_sa_get_table_rmpp);
     qtest_add_func("/vhca/sa/malformed", test_sa_malformed);
+    return g_test_run();
 }

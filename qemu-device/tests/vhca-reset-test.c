@@ -12,6 +12,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
+#include "vhca-qtest.h"
+
 #define RESET_LOG           VHCA_MAX_LOG_CMDQ       /* 4096 commands */
 
 /* Fill the command queue with 2^log QUERY_PKEYs, tokens 0.. in order. */
@@ -191,4 +193,14 @@ static void test_reset_events_pending(void)
     reset_expect_msix(v, word, false);
     vhca_assert_alive(v);
     vhca_stop(v);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/reset/mid-batch", test_reset_mid_batch);
+    qtest_add_func("/vhca/reset/system-mid-batch",
+                   test_reset_system_mid_batch);
+    qtest_add_func("/vhca/reset/events-pending", test_reset_events_pending);
+    return g_test_run();
 }

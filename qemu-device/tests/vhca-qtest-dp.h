@@ -1,0 +1,132 @@
+/*
+ * vhca qtest library: the data path (MRs, CQs, QPs, WQEs, completions)
+ * between the two ports of one device, shared by the data path programs.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef VHCA_QTEST_DP_H
+#define VHCA_QTEST_DP_H
+
+#include "vhca-qtest.h"
+#include "hw/misc/vhca/vhca_hw_verbs.h"
+
+#define DP_CQ_LOG       6
+#define DP_WQ_LOG       4
+#define DP_SQ_SHIFT     8       /* 256-byte send WQEs */
+#define DP_RQ_SHIFT     6       /* 64-byte receive WQEs: 3 SGEs */
+#define DP_QKEY         0x11111111u
+#define DP_ALL_ACCESS   (VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE | \
+                         VHCA_ACCESS_REMOTE_READ | VHCA_ACCESS_REMOTE_ATOMIC)
+#define DP_MAX_EVENTS   16
+/* RC local ACK timeout: 4.096 us * 2^14, retried 7 times. */
+#define DP_TIMEOUT      14
+#define DP_RETRY_CNT    7
+#define DP_ACK_TIMEOUT_NS   (4096ll << DP_TIMEOUT)
+
+typedef struct DpCq {
+    uint32_t cqn;
+    uint64_t ring;
+    uint64_t dbrec;
+    uint32_t ci;
+    uint8_t log;
+    uint64_t pages[4];      /* ring in 4 KiB pages (a page list), or 0 */
+} DpCq;
+
+typedef struct DpQp {
+    uint32_t h;
+    uint8_t type;
+    uint64_t sq;
+    uint64_t rq;
+    uint8_t sq_log;
+    uint64_t sq_pages[8];   /* SQ in 4 KiB pages (a page list), or 0 */
+    uint32_t sq_pi;
+    uint32_t rq_pi;
+    DpCq *scq;
+    DpCq *rcq;
+} DpQp;
+
+typedef struct Dp {
+    Vhca *v;
+    uint32_t pd;
+    uint32_t eqn;
+    uint64_t eq_ring;
+    uint32_t eq_ci;
+    uint16_t lid[3];
+    Vhca *mem;              /* whose guest allocator (siblings: the first) */
+    struct vhca_eqe events[DP_MAX_EVENTS];  /* non-command EQ 0 events */
+    int nevents;
+} Dp;
+
+typedef struct DpMem {
+    uint64_t a, b;
+    uint32_t akey, bkey;
+} DpMem;
+
+uint8_t dp_exec(Dp *dp, struct vhca_cmd *cmd, uint32_t result[2]);
+void dp_poll_events(Dp *dp);
+bool dp_take_event(Dp *dp, uint8_t type, uint8_t subtype,
+                          uint32_t handle);
+uint8_t dp_simple(Dp *dp, uint16_t opcode, uint32_t handle,
+                         uint32_t result[2]);
+uint8_t dp_exec_in(Dp *dp, uint16_t opcode, uint32_t handle,
+                          const void *in, uint32_t len, uint32_t result[2]);
+uint64_t dp_alloc(Dp *dp, uint64_t size);
+void dp_db64(Vhca *v, uint32_t page, uint32_t offset, uint64_t val);
+void dp_setup(Dp *dp, int ports);
+Dp *dp_start_with(const char *extra);
+Dp *dp_start(void);
+void dp_stop(Dp *dp);
+void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
+                          uint64_t bytes);
+uint8_t dp_create_cq_at(Dp *dp, DpCq *cq, uint8_t log, uint32_t eqn,
+                               uint32_t db_page);
+void dp_create_cq(Dp *dp, DpCq *cq, uint8_t log);
+bool dp_poll_cq(Dp *dp, DpCq *cq, struct vhca_cqe *cqe);
+void dp_expect_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
+                          uint8_t status);
+void dp_expect_no_cqe(Dp *dp, DpCq *cq);
+uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
+                                 DpCq *scq, DpCq *rcq, uint32_t pd);
+void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
+                         DpCq *rcq);
+uint8_t dp_modify(Dp *dp, DpQp *qp, struct vhca_qp_context *ctx);
+void dp_ctx(struct vhca_qp_context *ctx, uint8_t state, uint32_t mask);
+uint8_t dp_to_init(Dp *dp, DpQp *qp, uint8_t port, uint32_t access);
+uint8_t dp_to_rtr(Dp *dp, DpQp *qp, uint16_t dlid, uint32_t dest_qpn,
+                         uint8_t min_rnr_timer);
+uint8_t dp_to_rts_timers(Dp *dp, DpQp *qp, uint8_t rnr_retry,
+                                uint8_t timeout, uint8_t retry_cnt);
+uint8_t dp_to_rts(Dp *dp, DpQp *qp, uint8_t rnr_retry);
+uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state);
+void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
+                    uint8_t rnr_retry);
+uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
+                           uint32_t access);
+void dp_wqe(DpWqe *w, uint64_t wr_id, uint8_t opcode, uint8_t flags);
+void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey);
+void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey);
+void dp_put_send(Dp *dp, DpQp *qp, const DpWqe *w);
+void dp_post_send(Dp *dp, DpQp *qp, const DpWqe *w);
+void dp_post_recv(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t addr,
+                         uint32_t len, uint32_t lkey, uint64_t addr2,
+                         uint32_t len2);
+void dp_fill(Dp *dp, uint64_t addr, uint32_t len, uint8_t seed);
+void dp_assert_same(Dp *dp, uint64_t a, uint64_t b, uint32_t len);
+uint8_t dp_query_qp(Dp *dp, uint32_t h, struct vhca_qp_context *ctx);
+void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
+                      uint64_t iova, uint64_t pages[2], uint32_t access);
+void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
+                     uint32_t rkey, uint64_t laddr, uint32_t len,
+                     uint32_t lkey);
+uint32_t dp_alloc_mr(Dp *dp, uint8_t variant);
+void dp_special(Dp *dp, DpQp *qp, DpCq *cq, uint8_t type, uint8_t port);
+void dp_mem(Dp *dp, DpMem *m, uint32_t b_access);
+void dp_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
+                    uint8_t flags, uint64_t addr, uint32_t len, uint32_t lkey);
+void dp_ud_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint16_t dlid,
+                       uint32_t qpn, uint32_t qkey, bool grh, uint64_t addr,
+                       uint32_t len, uint32_t lkey);
+void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state);
+
+#endif
