@@ -25,7 +25,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
 	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full \
-	check-install check-dkms install test bench run clean
+	check-install check-dkms install check-fabric switch test bench run clean
 
 all: qemu module initramfs
 
@@ -43,6 +43,10 @@ kernel-debug: deps
 
 initramfs: deps
 	scripts/build-initramfs.sh
+
+# The standalone switch for ports cabled out of QEMU (Documentation/fabric.md).
+switch: deps
+	scripts/build-switch.sh
 
 # The libibverbs provider (provider/README.md): build/provider/.
 provider: deps
@@ -120,6 +124,13 @@ check-dkms: deps
 # Documentation/usage.md.
 install:
 	scripts/install.sh
+
+# Two VMs through the standalone switch (NOT in `make test` yet):
+# IPoIB, RC pingpong, perftest, rping, a VM killed mid-transfer.
+# Documentation/fabric.md.
+check-fabric: deps qemu module initramfs provider switch
+	@test "$(KERNEL)" = default || { echo "check-fabric: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-fabric.sh
 
 test: deps
 	scripts/run-tests.sh

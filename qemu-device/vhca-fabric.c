@@ -25,6 +25,7 @@
 #include "qapi/error.h"
 #include "vhca.h"
 #include "vhca-sa.h"
+#include "vhca-link.h"
 #include "trace.h"
 
 #define VHCA_SM_LID             1
@@ -141,13 +142,17 @@ static void vhca_port_event(VhcaPort *port, uint8_t subtype)
     vhca_eq0_post(port->dev, &eqe);
 }
 
-static void vhca_port_activate(VhcaPort *port, uint16_t lid)
+/*
+ * The SM configured the port (its SubnSet(PortInfo)): the in-process SM's
+ * sweep, or the switch's SM of a cabled port (vhca-link.c).
+ */
+void vhca_port_configure(VhcaPort *port, uint16_t lid, uint16_t sm_lid)
 {
     uint16_t last_lid = port->last_lid;
 
     port->lid = lid;
     port->last_lid = lid;
-    port->sm_lid = VHCA_SM_LID;
+    port->sm_lid = sm_lid;
     port->state = VHCA_PORT_ACTIVE;
     trace_vhca_port_state(port->num, port->state, port->lid);
     vhca_port_event(port, VHCA_PORT_EV_ACTIVE);
@@ -170,7 +175,7 @@ static void vhca_fabric_sm_sweep(void *opaque)
         }
         lid = vhca_fabric_lid(f, port->guid);
         if (lid) {
-            vhca_port_activate(port, lid);
+            vhca_port_configure(port, lid, VHCA_SM_LID);
         }
     }
 }
@@ -185,6 +190,8 @@ static void vhca_port_go_init(VhcaPort *port)
     trace_vhca_port_state(port->num, port->state, port->lid);
     if (port->fabric) {
         vhca_fabric_schedule_sweep(port->fabric);
+    } else if (port->link) {
+        vhca_link_port_init(port);
     }
 }
 
@@ -207,7 +214,7 @@ static void vhca_port_go_down(VhcaPort *port, bool notify)
 
 static bool vhca_port_exists(const VhcaPort *port)
 {
-    return port->fabric && port->num <= port->dev->num_ports;
+    return (port->fabric || port->link) && port->num <= port->dev->num_ports;
 }
 
 /* portN-link from the monitor. */
@@ -225,6 +232,23 @@ void vhca_port_set_link(VhcaPort *port, bool up)
         vhca_port_go_init(port);
     } else if (!up) {
         vhca_port_go_down(port, true);
+    }
+}
+
+/*
+ * A cabled port's cable (vhca-link.c): the netdev lost or regained its
+ * connection to the switch.  Down: DOWN with a PORT_DOWN event; up again:
+ * INIT, and the switch's SM makes it ACTIVE.  portN-link still rules.
+ */
+void vhca_port_carrier(VhcaPort *port, bool up)
+{
+    if (!vhca_port_exists(port) || !vhca_is_enabled(port->dev)) {
+        return;
+    }
+    if (!up) {
+        vhca_port_go_down(port, true);
+    } else if (port->link_up && port->state == VHCA_PORT_DOWN) {
+        vhca_port_go_init(port);
     }
 }
 

@@ -15,6 +15,7 @@
 #include "qemu/main-loop.h"
 #include "vhca.h"
 #include "vhca-wqe.h"
+#include "vhca-link.h"
 #include "trace.h"
 
 void vhca_qp_init(VhcaState *s)
@@ -38,6 +39,7 @@ static void vhca_qp_free(VhcaState *s, VhcaQp *qp)
 
     timer_del(timer);
     if (qp->valid) {
+        vhca_link_forget(qp);
         cq = vhca_cq_get(s, qp->send_cqn);
         if (cq && cq->users) {
             cq->users--;

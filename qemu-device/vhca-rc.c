@@ -48,7 +48,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
-#include "vhca-transport.h"
+#include "vhca-link.h"
 #include "trace.h"
 
 #define VHCA_ACK_TIMEOUT_UNIT_NS    4096    /* IBA 9.7.6.1.3: 4.096 us */
@@ -133,7 +133,7 @@ static VhcaAck vhca_rc_duplicate(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
 }
 
 /* An RC request (or its packets after a lost first one) at the responder. */
-static VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
+VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
 {
     int32_t d = vhca_psn_diff(pkt->psn, dqp->rq_psn);
     VhcaAck ack;
@@ -191,6 +191,9 @@ static VhcaAck vhca_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     VhcaQp *dqp = vhca_rc_peer(s, qp, pkt);
     VhcaAck ack;
 
+    if (!dqp && vhca_link_cabled(pkt->src_port)) {
+        return vhca_link_rc_attempt(s, qp, pkt);    /* another process */
+    }
     pkt->psn = qp->sq_psn;
     pkt->first_lost = false;
     if (vhca_rc_lost(s->rc_drop_request, &s->rc_requests_sent)) {
@@ -223,6 +226,10 @@ VhcaAck vhca_rc_transmit(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     if (qp->type == VHCA_QPT_UC) {
         dqp = vhca_rc_peer(s, qp, pkt);
         pkt->psn = qp->sq_psn;
+        if (!dqp && vhca_link_cabled(pkt->src_port)) {
+            vhca_link_uc_send(s, qp, pkt);
+            return VHCA_ACK;
+        }
         /* UC: no answers; with nobody there the message is lost. */
         return dqp ? vhca_respond(pkt->dst_port->dev, dqp, pkt) : VHCA_ACK;
     }
@@ -293,4 +300,5 @@ void vhca_rc_reset_qp(VhcaQp *qp)
     qp->retry_exhausted = false;
     memset(qp->rd_res, 0, sizeof(qp->rd_res));
     qp->rd_res_next = 0;
+    vhca_link_forget(qp);
 }

@@ -134,6 +134,10 @@ uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,
     if (dst->host || dst_off + len > dst->length || len > src->length) {
         return VHCA_VERR_LENGTH;
     }
+    if (dst->host_out) {
+        /* a READ response for another process (vhca-link.c) */
+        return vhca_sgl_read(src, dst->host_out + dst_off, len);
+    }
     vhca_cursor_advance(&dc, dst_off);
     vhca_cursor_advance(&sc, 0);
     while (len) {

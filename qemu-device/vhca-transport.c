@@ -31,7 +31,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
-#include "vhca-transport.h"
+#include "vhca-link.h"
 #include "trace.h"
 
 #define VHCA_UD_MAX_PAYLOAD     4096    /* the port's MTU */
@@ -313,9 +313,13 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         vhca_dlid_multicast(le16_to_cpu(wqe->av.dlid))) {
         vhca_fabric_foreach_active(&s->ports[qp->port - 1],
                                    vhca_mcast_deliver_port, pkt);
+        vhca_link_send_datagram(s, qp, pkt);    /* to the switch, if cabled */
         goto done;
     }
     pkt->dst_port = vhca_qp_route(s, qp, &wqe->av);
+    if (!pkt->dst_port && vhca_link_send_datagram(s, qp, pkt)) {
+        goto done;                  /* another process's port, or lost */
+    }
     if (pkt->dst_port) {
         dqp = vhca_qp_by_qpn(pkt->dst_port->dev, pkt->dst_port->num,
                              wqe->remote_qpn & VHCA_DB_OBJ_MASK);
@@ -431,6 +435,21 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
  * half.
  */
 static unsigned vhca_sq_depth;
+
+/*
+ * Responder work that runs outside any send queue (a request or datagram
+ * from another process, vhca-link.c) nests the same way: a doorbell rung by
+ * its DMA defers to the bottom half.
+ */
+void vhca_sq_nest_enter(void)
+{
+    vhca_sq_depth++;
+}
+
+void vhca_sq_nest_leave(void)
+{
+    vhca_sq_depth--;
+}
 
 /* Run the send queue: at most budget WQEs, then the bottom half goes on. */
 void vhca_sq_process(VhcaState *s, VhcaQp *qp, uint32_t budget)

@@ -26,6 +26,7 @@ typedef struct VhcaSgl {
         uint64_t len;
     } seg[VHCA_WQE_MAX_SGE];
     const uint8_t *host;        /* instead of segments: bytes in QEMU */
+    uint8_t *host_out;          /* or a QEMU buffer to copy into */
     uint64_t length;
 } VhcaSgl;
 
@@ -79,10 +80,13 @@ void vhca_deliver_datagram(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
 
 /* vhca-rc.c: RC reliability around vhca_respond(). */
 uint32_t vhca_rc_request_packets(const VhcaPacket *pkt);
+VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
 VhcaAck vhca_rc_transmit(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 void vhca_rc_wait_ack(VhcaQp *qp);
 
-/* vhca-transport.c: routing of requests. */
+/* vhca-transport.c: routing of requests; responder work outside a SQ. */
+void vhca_sq_nest_enter(void);
+void vhca_sq_nest_leave(void);
 bool vhca_qp_receives(const VhcaQp *qp);
 VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);
 

@@ -9,6 +9,7 @@
  * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME]
  *                    [,comp-vectors=N][,doorbell-pages=N]
  *                    [,rc-drop-request=N][,rc-drop-response=N]
+ *                    [,port1-netdev=NETDEV][,port2-netdev=NETDEV]
  *
  * Properties:
  *   ports          (uint8, 1..2, default 1) number of IB ports.
@@ -31,6 +32,12 @@
  *                  every Nth RC request this device sends is lost, and
  *                  every Nth answer (ACK/NAK/READ response) to its requests
  *                  (vhca-rc.c); the RC transport retries recover.
+ *                  In-process traffic only.
+ *   port1-netdev, port2-netdev
+ *                  (netdev id, default none) cable the port out of this
+ *                  process through that QEMU netdev, to the standalone
+ *                  switch (vhca-link.c, Documentation/fabric.md); the port
+ *                  is then on no in-process fabric.
  *
  * The device cannot be migrated (its state lives partly in the fabric).
  *
@@ -44,9 +51,11 @@
 #include "qapi/error.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
 #include "migration/vmstate.h"
 #include "sysemu/dma.h"
 #include "vhca.h"
+#include "vhca-link.h"
 #include "trace.h"
 
 #define VHCA_DEFAULT_NODE_DESC  "QEMU vhca"
@@ -480,6 +489,7 @@ static void vhca_unrealize(PCIDevice *pdev)
 
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_fabric_detach(&s->ports[i]);
+        vhca_link_detach(&s->ports[i]);
     }
     if (s->cmd_bh) {
         qemu_bh_delete(s->cmd_bh);
@@ -526,7 +536,9 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
     vhca_verbs_init(s);
     for (i = 0; i < s->num_ports; i++) {
         s->ports[i].guid = s->node_guid + s->ports[i].num;
-        if (!vhca_fabric_attach(&s->ports[i], s->fabric_name, errp)) {
+        if (s->port_nic[i].peers.ncs[0]) {
+            vhca_link_attach(&s->ports[i], &s->port_nic[i]);
+        } else if (!vhca_fabric_attach(&s->ports[i], s->fabric_name, errp)) {
             vhca_unrealize(pdev);
             return;
         }
@@ -607,6 +619,8 @@ static Property vhca_properties[] = {
     DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
     DEFINE_PROP_UINT32("rc-drop-request", VhcaState, rc_drop_request, 0),
     DEFINE_PROP_UINT32("rc-drop-response", VhcaState, rc_drop_response, 0),
+    DEFINE_PROP_NETDEV("port1-netdev", VhcaState, port_nic[0].peers),
+    DEFINE_PROP_NETDEV("port2-netdev", VhcaState, port_nic[1].peers),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -23,6 +23,7 @@
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "vhca_hw.h"
+#include "net/net.h"
 #include "vhca-verbs.h"
 
 #define TYPE_VHCA "vhca"
@@ -56,6 +57,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
 
 typedef struct VhcaFabric VhcaFabric;
 typedef struct VhcaSa VhcaSa;
+typedef struct VhcaLink VhcaLink;
 
 /*
  * An event queue as the device sees it.  pi is the device's free-running
@@ -75,6 +77,7 @@ typedef struct VhcaEq {
 typedef struct VhcaPort {
     VhcaState *dev;
     VhcaFabric *fabric;             /* NULL until realize attaches it */
+    VhcaLink *link;                 /* cabled out instead (vhca-link.c) */
     QTAILQ_ENTRY(VhcaPort) fabric_link;
     uint8_t num;                    /* 1..VHCA_MAX_PORTS */
     bool link_up;                   /* QOM property portN-link */
@@ -102,6 +105,7 @@ struct VhcaState {
     char *fabric_name;
     uint32_t rc_drop_request;       /* lose every Nth RC request (0: none) */
     uint32_t rc_drop_response;      /* lose every Nth answer to one */
+    NICConf port_nic[VHCA_MAX_PORTS];   /* portN-netdev: cabled out */
 
     /* Fixed at realize. */
     uint64_t node_guid;
@@ -175,6 +179,8 @@ void vhca_eq_reset(VhcaState *s);
 bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp);
 void vhca_fabric_detach(VhcaPort *port);
 void vhca_port_set_link(VhcaPort *port, bool up);
+void vhca_port_configure(VhcaPort *port, uint16_t lid, uint16_t sm_lid);
+void vhca_port_carrier(VhcaPort *port, bool up);
 void vhca_ports_enable(VhcaState *s);
 void vhca_ports_disable(VhcaState *s);
 void vhca_port_attr(const VhcaPort *port, struct vhca_port_attr *attr);

@@ -29,8 +29,9 @@ declare -A TARGET_SOURCES=(
     [wqe]="qemu-device/vhca-wqe.c"
     [sma]="qemu-device/vhca-sma.c"
     [sa]="qemu-device/vhca-sa.c qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c qemu-device/vhca-sma.c"
+    [wire]="qemu-device/vhca-wire.c"
 )
-ALL_TARGETS="cmd_check ring wqe sma sa"
+ALL_TARGETS="cmd_check ring wqe sma sa wire"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 CFLAGS=(-g -O1 -fno-omit-frame-pointer

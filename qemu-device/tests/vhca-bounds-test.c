@@ -1,6 +1,6 @@
 /*
  * QTest testcase for vhca: every command at and past the edges of its
- * inputs .
+ * inputs.
  *
  * Lengths 0, one short, exact, maximum, one past the maximum; buffers at 0,
  * outside RAM, straddling the end of RAM, ending exactly at 2^64; ports 0
@@ -14,20 +14,6 @@
  */
 
 #include "vhca-qtest.h"
-
-/* Where guest RAM ends (below 4 GiB: qtest machines have little RAM). */
-static uint64_t vhca_ram_end(Vhca *v)
-{
-    QDict *rsp = qtest_qmp(v->qts,
-                           "{'execute': 'query-memory-size-summary'}");
-    uint64_t size;
-
-    g_assert(qdict_haskey(rsp, "return"));
-    size = qdict_get_int(qdict_get_qdict(rsp, "return"), "base-memory");
-    qobject_unref(rsp);
-    g_assert_cmphex(size, <, 0x80000000ull);
-    return size;
-}
 
 /* A command of this ABI with valid inline input and its buffer sizes. */
 typedef struct BoundsCmd {

@@ -1,5 +1,5 @@
 /*
- * QTest testcase for the vhca virtual InfiniBand HCA.
+ * QTest testcase for vhca: registers, identity, reset and the base commands.
  *
  * Drives the device register by register as a driver would (bring-up,
  * commands, EQ 0, MSI-X, ports and the fabric's SM), then as a broken or
@@ -186,7 +186,7 @@ static void test_query_device(void)
     g_assert_cmpuint(attr.num_vectors, ==, 3);
     g_assert_cmpuint(attr.max_eq, ==, VHCA_MAX_EQS);
     g_assert_cmpuint(le32_to_cpu(attr.max_pd), ==, 1024);
-    /* Data path limits: vhca-test-dpcmds.c.inc checks them. */
+    /* Data path limits: vhca-dpcmds-test checks them. */
     g_assert_cmpuint(le32_to_cpu(attr.max_ah), ==, 0);
     /* Only sizeof(attr) bytes are written. */
     g_assert_cmphex(qtest_readb(v->qts, v->buf + sizeof(attr)), ==, 0xaa);

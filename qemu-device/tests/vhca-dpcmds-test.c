@@ -1,7 +1,6 @@
 /*
  * QTest testcase for vhca: the data path commands — memory regions, CQs,
- * QPs and the QP state machine, valid and malformed (included by
- * vhca-test-datapath.c.inc).
+ * QPs and the QP state machine, valid and malformed.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,34 +36,6 @@ static void test_dp_limits(void)
     g_assert_cmpuint(le32_to_cpu(attr.max_mcast_grp), ==, 256);
     g_assert_cmpuint(le32_to_cpu(attr.max_mcast_qp_attach), ==, 16);
     dp_stop(dp);
-}
-
-static uint8_t dp_create_mr_in(Dp *dp, struct vhca_cmd_create_mr *in,
-                               uint32_t *key)
-{
-    uint32_t result[2] = { 0, 0 };
-    uint8_t status = dp_exec_in(dp, VHCA_CMD_CREATE_MR, 0, in, sizeof(*in),
-                                result);
-
-    if (key) {
-        *key = result[0];
-    }
-    return status;
-}
-
-static void dp_mr_desc(struct vhca_cmd_create_mr *in, uint32_t pd,
-                       uint64_t iova, uint64_t len, uint64_t list,
-                       uint32_t npages, uint8_t mode)
-{
-    memset(in, 0, sizeof(*in));
-    in->iova = cpu_to_le64(iova);
-    in->length = cpu_to_le64(len);
-    in->pdn = cpu_to_le32(pd);
-    in->access = cpu_to_le32(VHCA_ACCESS_LOCAL_WRITE);
-    in->pages.addr = cpu_to_le64(list);
-    in->pages.npages = cpu_to_le32(npages);
-    in->pages.page_shift = 12;
-    in->pages.mode = mode;
 }
 
 static void test_dp_mr_commands(void)

@@ -1,5 +1,5 @@
 /*
- * QTest testcase for vhca: malformed input .
+ * QTest testcase for vhca: malformed input.
  *
  * A buggy or malicious driver: every test feeds the device something wrong
  * and checks the error status or FATAL code, that QEMU keeps answering, and

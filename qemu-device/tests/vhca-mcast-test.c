@@ -1,5 +1,5 @@
 /*
- * QTest testcase for vhca: multicast .
+ * QTest testcase for vhca: multicast.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -1,7 +1,6 @@
 /*
  * QTest testcase for vhca: fast registration, invalidation, special QPs,
- * rings in page lists and long send queues (included by
- * vhca-test-datapath.c.inc).
+ * rings in page lists and long send queues.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -1,6 +1,5 @@
 /*
- * QTest testcase for vhca: ports, the fabric and its subnet manager
- * .
+ * QTest testcase for vhca: ports, the fabric and its subnet manager.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

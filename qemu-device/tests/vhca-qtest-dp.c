@@ -44,7 +44,7 @@ void dp_poll_events(Dp *dp)
 
 /* Whether an event of this type/subtype for handle was seen (and drop it). */
 bool dp_take_event(Dp *dp, uint8_t type, uint8_t subtype,
-                          uint32_t handle)
+                   uint32_t handle)
 {
     int i;
 
@@ -60,7 +60,7 @@ bool dp_take_event(Dp *dp, uint8_t type, uint8_t subtype,
 }
 
 uint8_t dp_simple(Dp *dp, uint16_t opcode, uint32_t handle,
-                         uint32_t result[2])
+                  uint32_t result[2])
 {
     struct vhca_cmd cmd;
 
@@ -71,7 +71,7 @@ uint8_t dp_simple(Dp *dp, uint16_t opcode, uint32_t handle,
 
 /* A command whose input structure is at v->buf. */
 uint8_t dp_exec_in(Dp *dp, uint16_t opcode, uint32_t handle,
-                          const void *in, uint32_t len, uint32_t result[2])
+                   const void *in, uint32_t len, uint32_t result[2])
 {
     struct vhca_cmd cmd;
 
@@ -145,7 +145,7 @@ void dp_stop(Dp *dp)
 }
 
 void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
-                          uint64_t bytes)
+                   uint64_t bytes)
 {
     memset(d, 0, sizeof(*d));
     d->addr = cpu_to_le64(addr);
@@ -155,7 +155,7 @@ void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
 }
 
 uint8_t dp_create_cq_at(Dp *dp, DpCq *cq, uint8_t log, uint32_t eqn,
-                               uint32_t db_page)
+                        uint32_t db_page)
 {
     struct vhca_cmd_create_cq in;
     uint32_t result[2];
@@ -199,7 +199,7 @@ bool dp_poll_cq(Dp *dp, DpCq *cq, struct vhca_cqe *cqe)
 }
 
 void dp_expect_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
-                          uint8_t status)
+                   uint8_t status)
 {
     g_assert_true(dp_poll_cq(dp, cq, cqe));
     g_assert_cmpuint(cqe->status, ==, status);
@@ -213,7 +213,7 @@ void dp_expect_no_cqe(Dp *dp, DpCq *cq)
 }
 
 uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
-                                 DpCq *scq, DpCq *rcq, uint32_t pd)
+                          DpCq *scq, DpCq *rcq, uint32_t pd)
 {
     struct vhca_cmd_create_qp in;
     uint32_t result[2];
@@ -245,7 +245,7 @@ uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
 }
 
 void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
-                         DpCq *rcq)
+                  DpCq *rcq)
 {
     g_assert_cmpuint(dp_create_qp_full(dp, qp, type, 0, scq, rcq, dp->pd), ==,
                      VHCA_CMD_OK);
@@ -281,7 +281,7 @@ uint8_t dp_to_init(Dp *dp, DpQp *qp, uint8_t port, uint32_t access)
 }
 
 uint8_t dp_to_rtr(Dp *dp, DpQp *qp, uint16_t dlid, uint32_t dest_qpn,
-                         uint8_t min_rnr_timer)
+                  uint8_t min_rnr_timer)
 {
     struct vhca_qp_context ctx;
 
@@ -304,7 +304,7 @@ uint8_t dp_to_rtr(Dp *dp, DpQp *qp, uint16_t dlid, uint32_t dest_qpn,
 
 /* RTR -> RTS with the RC local ACK timeout and retry count given. */
 uint8_t dp_to_rts_timers(Dp *dp, DpQp *qp, uint8_t rnr_retry,
-                                uint8_t timeout, uint8_t retry_cnt)
+                         uint8_t timeout, uint8_t retry_cnt)
 {
     struct vhca_qp_context ctx;
 
@@ -334,7 +334,7 @@ uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state)
 }
 
 void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
-                    uint8_t rnr_retry)
+             uint8_t rnr_retry)
 {
     dp_create_cq(dp, &p->acq, DP_CQ_LOG);
     dp_create_cq(dp, &p->bcq, DP_CQ_LOG);
@@ -352,7 +352,7 @@ void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
 
 /* A physical (iova = DMA address) region. */
 uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
-                           uint32_t access)
+                    uint32_t access)
 {
     struct vhca_cmd_create_mr in;
     uint32_t result[2];
@@ -422,8 +422,8 @@ void dp_post_send(Dp *dp, DpQp *qp, const DpWqe *w)
 
 /* A receive WQE with up to two SGEs (len2 0: one). */
 void dp_post_recv(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t addr,
-                         uint32_t len, uint32_t lkey, uint64_t addr2,
-                         uint32_t len2)
+                  uint32_t len, uint32_t lkey, uint64_t addr2,
+                  uint32_t len2)
 {
     uint8_t b[1u << DP_RQ_SHIFT] = { 0 };
     struct vhca_rwqe_hdr *h = (void *)b;
@@ -480,7 +480,7 @@ uint8_t dp_query_qp(Dp *dp, uint32_t h, struct vhca_qp_context *ctx)
 
 /* A REG_MR WQE binding key to 2 pages (in reverse order) at iova. */
 void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
-                      uint64_t iova, uint64_t pages[2], uint32_t access)
+               uint64_t iova, uint64_t pages[2], uint32_t access)
 {
     struct vhca_wqe_reg_mr *r;
     uint64_t list = dp_alloc(dp, 4096);
@@ -503,8 +503,8 @@ void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
 }
 
 void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
-                     uint32_t rkey, uint64_t laddr, uint32_t len,
-                     uint32_t lkey)
+              uint32_t rkey, uint64_t laddr, uint32_t len,
+              uint32_t lkey)
 {
     DpWqe w;
 
@@ -551,7 +551,7 @@ void dp_mem(Dp *dp, DpMem *m, uint32_t b_access)
 }
 
 void dp_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
-                    uint8_t flags, uint64_t addr, uint32_t len, uint32_t lkey)
+             uint8_t flags, uint64_t addr, uint32_t len, uint32_t lkey)
 {
     DpWqe w;
 
@@ -561,8 +561,8 @@ void dp_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
 }
 
 void dp_ud_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint16_t dlid,
-                       uint32_t qpn, uint32_t qkey, bool grh, uint64_t addr,
-                       uint32_t len, uint32_t lkey)
+                uint32_t qpn, uint32_t qkey, bool grh, uint64_t addr,
+                uint32_t len, uint32_t lkey)
 {
     struct vhca_wqe_ud *ud;
     DpWqe w;
@@ -587,4 +587,32 @@ void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state)
 
     g_assert_cmpuint(dp_query_qp(dp, qp->h, &ctx), ==, VHCA_CMD_OK);
     g_assert_cmpuint(ctx.state, ==, state);
+}
+
+uint8_t dp_create_mr_in(Dp *dp, struct vhca_cmd_create_mr *in,
+                        uint32_t *key)
+{
+    uint32_t result[2] = { 0, 0 };
+    uint8_t status = dp_exec_in(dp, VHCA_CMD_CREATE_MR, 0, in, sizeof(*in),
+                                result);
+
+    if (key) {
+        *key = result[0];
+    }
+    return status;
+}
+
+void dp_mr_desc(struct vhca_cmd_create_mr *in, uint32_t pd,
+                uint64_t iova, uint64_t len, uint64_t list,
+                uint32_t npages, uint8_t mode)
+{
+    memset(in, 0, sizeof(*in));
+    in->iova = cpu_to_le64(iova);
+    in->length = cpu_to_le64(len);
+    in->pdn = cpu_to_le32(pd);
+    in->access = cpu_to_le32(VHCA_ACCESS_LOCAL_WRITE);
+    in->pages.addr = cpu_to_le64(list);
+    in->pages.npages = cpu_to_le32(npages);
+    in->pages.page_shift = 12;
+    in->pages.mode = mode;
 }

@@ -58,6 +58,21 @@ typedef struct Dp {
     int nevents;
 } Dp;
 
+/* Two connected QPs on ports 1 and 2, each with its own CQ (dp_pair). */
+typedef struct DpPair {
+    DpCq acq, bcq;
+    DpQp a, b;
+} DpPair;
+
+/* Builders of WQEs in a 256-byte buffer. */
+typedef struct DpWqe {
+    uint8_t b[1u << DP_SQ_SHIFT];
+    uint32_t off;
+} DpWqe;
+
+#define DP_BUF_SIZE     (64 * 1024)
+
+/* Two 64 KiB buffers with physical regions, one per side (dp_mem). */
 typedef struct DpMem {
     uint64_t a, b;
     uint32_t akey, bkey;
@@ -66,11 +81,11 @@ typedef struct DpMem {
 uint8_t dp_exec(Dp *dp, struct vhca_cmd *cmd, uint32_t result[2]);
 void dp_poll_events(Dp *dp);
 bool dp_take_event(Dp *dp, uint8_t type, uint8_t subtype,
-                          uint32_t handle);
+                   uint32_t handle);
 uint8_t dp_simple(Dp *dp, uint16_t opcode, uint32_t handle,
-                         uint32_t result[2]);
+                  uint32_t result[2]);
 uint8_t dp_exec_in(Dp *dp, uint16_t opcode, uint32_t handle,
-                          const void *in, uint32_t len, uint32_t result[2]);
+                   const void *in, uint32_t len, uint32_t result[2]);
 uint64_t dp_alloc(Dp *dp, uint64_t size);
 void dp_db64(Vhca *v, uint32_t page, uint32_t offset, uint64_t val);
 void dp_setup(Dp *dp, int ports);
@@ -78,55 +93,60 @@ Dp *dp_start_with(const char *extra);
 Dp *dp_start(void);
 void dp_stop(Dp *dp);
 void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
-                          uint64_t bytes);
+                   uint64_t bytes);
 uint8_t dp_create_cq_at(Dp *dp, DpCq *cq, uint8_t log, uint32_t eqn,
-                               uint32_t db_page);
+                        uint32_t db_page);
 void dp_create_cq(Dp *dp, DpCq *cq, uint8_t log);
 bool dp_poll_cq(Dp *dp, DpCq *cq, struct vhca_cqe *cqe);
 void dp_expect_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
-                          uint8_t status);
+                   uint8_t status);
 void dp_expect_no_cqe(Dp *dp, DpCq *cq);
 uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
-                                 DpCq *scq, DpCq *rcq, uint32_t pd);
+                          DpCq *scq, DpCq *rcq, uint32_t pd);
 void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
-                         DpCq *rcq);
+                  DpCq *rcq);
 uint8_t dp_modify(Dp *dp, DpQp *qp, struct vhca_qp_context *ctx);
 void dp_ctx(struct vhca_qp_context *ctx, uint8_t state, uint32_t mask);
 uint8_t dp_to_init(Dp *dp, DpQp *qp, uint8_t port, uint32_t access);
 uint8_t dp_to_rtr(Dp *dp, DpQp *qp, uint16_t dlid, uint32_t dest_qpn,
-                         uint8_t min_rnr_timer);
+                  uint8_t min_rnr_timer);
 uint8_t dp_to_rts_timers(Dp *dp, DpQp *qp, uint8_t rnr_retry,
-                                uint8_t timeout, uint8_t retry_cnt);
+                         uint8_t timeout, uint8_t retry_cnt);
 uint8_t dp_to_rts(Dp *dp, DpQp *qp, uint8_t rnr_retry);
 uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state);
 void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
-                    uint8_t rnr_retry);
+             uint8_t rnr_retry);
 uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
-                           uint32_t access);
+                    uint32_t access);
 void dp_wqe(DpWqe *w, uint64_t wr_id, uint8_t opcode, uint8_t flags);
 void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey);
 void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey);
 void dp_put_send(Dp *dp, DpQp *qp, const DpWqe *w);
 void dp_post_send(Dp *dp, DpQp *qp, const DpWqe *w);
 void dp_post_recv(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t addr,
-                         uint32_t len, uint32_t lkey, uint64_t addr2,
-                         uint32_t len2);
+                  uint32_t len, uint32_t lkey, uint64_t addr2,
+                  uint32_t len2);
 void dp_fill(Dp *dp, uint64_t addr, uint32_t len, uint8_t seed);
 void dp_assert_same(Dp *dp, uint64_t a, uint64_t b, uint32_t len);
 uint8_t dp_query_qp(Dp *dp, uint32_t h, struct vhca_qp_context *ctx);
 void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
-                      uint64_t iova, uint64_t pages[2], uint32_t access);
+               uint64_t iova, uint64_t pages[2], uint32_t access);
 void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
-                     uint32_t rkey, uint64_t laddr, uint32_t len,
-                     uint32_t lkey);
+              uint32_t rkey, uint64_t laddr, uint32_t len,
+              uint32_t lkey);
 uint32_t dp_alloc_mr(Dp *dp, uint8_t variant);
 void dp_special(Dp *dp, DpQp *qp, DpCq *cq, uint8_t type, uint8_t port);
 void dp_mem(Dp *dp, DpMem *m, uint32_t b_access);
 void dp_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
-                    uint8_t flags, uint64_t addr, uint32_t len, uint32_t lkey);
+             uint8_t flags, uint64_t addr, uint32_t len, uint32_t lkey);
 void dp_ud_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint16_t dlid,
-                       uint32_t qpn, uint32_t qkey, bool grh, uint64_t addr,
-                       uint32_t len, uint32_t lkey);
+                uint32_t qpn, uint32_t qkey, bool grh, uint64_t addr,
+                uint32_t len, uint32_t lkey);
 void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state);
+uint8_t dp_create_mr_in(Dp *dp, struct vhca_cmd_create_mr *in,
+                        uint32_t *key);
+void dp_mr_desc(struct vhca_cmd_create_mr *in, uint32_t pd,
+                uint64_t iova, uint64_t len, uint64_t list,
+                uint32_t npages, uint8_t mode);
 
 #endif

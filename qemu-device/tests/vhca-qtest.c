@@ -6,7 +6,7 @@
 
 #include "vhca-qtest.h"
 
-* ---- plumbing -------------------------------------------------------- */
+/* ---- plumbing -------------------------------------------------------- */
 
 void vhca_map(Vhca *v)
 {
@@ -88,7 +88,7 @@ void db_write(Vhca *v, uint32_t offset, uint32_t val)
 }
 
 void vhca_program(Vhca *v, uint64_t cmdq, uint32_t cmdq_log,
-                         uint64_t eq0, uint32_t eq0_log)
+                  uint64_t eq0, uint32_t eq0_log)
 {
     wr(v, VHCA_REG_CONTROL, VHCA_CONTROL_RESET);
     wr(v, VHCA_REG_CMDQ_BASE_LO, (uint32_t)cmdq);
@@ -181,7 +181,7 @@ uint8_t vhca_exec(Vhca *v, struct vhca_cmd *cmd, uint32_t result[2])
 }
 
 uint8_t vhca_simple(Vhca *v, uint16_t opcode, uint32_t handle,
-                           uint32_t result[2])
+                    uint32_t result[2])
 {
     struct vhca_cmd cmd;
 
@@ -191,7 +191,7 @@ uint8_t vhca_simple(Vhca *v, uint16_t opcode, uint32_t handle,
 }
 
 uint8_t vhca_query_port(Vhca *v, uint8_t port,
-                               struct vhca_port_attr *attr)
+                        struct vhca_port_attr *attr)
 {
     struct vhca_cmd cmd;
     uint8_t status;
@@ -207,7 +207,7 @@ uint8_t vhca_query_port(Vhca *v, uint8_t port,
 }
 
 uint8_t vhca_query_table(Vhca *v, uint16_t opcode, uint8_t port,
-                                uint16_t index, uint32_t result[2])
+                         uint16_t index, uint32_t result[2])
 {
     struct vhca_cmd cmd;
 
@@ -219,7 +219,7 @@ uint8_t vhca_query_table(Vhca *v, uint16_t opcode, uint8_t port,
 }
 
 uint8_t vhca_create_eq(Vhca *v, uint64_t base, uint8_t log_size,
-                              uint16_t vector, uint32_t *eqn)
+                       uint16_t vector, uint32_t *eqn)
 {
     struct vhca_cmd cmd;
     uint32_t result[2];
@@ -344,4 +344,18 @@ void vhca_wait_eqe_visible(Vhca *v)
         }
     }
     g_assert_not_reached();
+}
+
+/* Where guest RAM ends (below 4 GiB: qtest machines have little RAM). */
+uint64_t vhca_ram_end(Vhca *v)
+{
+    QDict *rsp = qtest_qmp(v->qts,
+                           "{'execute': 'query-memory-size-summary'}");
+    uint64_t size;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    size = qdict_get_int(qdict_get_qdict(rsp, "return"), "base-memory");
+    qobject_unref(rsp);
+    g_assert_cmphex(size, <, 0x80000000ull);
+    return size;
 }

@@ -55,7 +55,7 @@ uint32_t rd(Vhca *v, uint32_t reg);
 void wr(Vhca *v, uint32_t reg, uint32_t val);
 void db_write(Vhca *v, uint32_t offset, uint32_t val);
 void vhca_program(Vhca *v, uint64_t cmdq, uint32_t cmdq_log,
-                         uint64_t eq0, uint32_t eq0_log);
+                  uint64_t eq0, uint32_t eq0_log);
 void vhca_bringup(Vhca *v);
 void vhca_arm_eq0(Vhca *v);
 void vhca_submit(Vhca *v, struct vhca_cmd *cmd);
@@ -65,13 +65,13 @@ void cmd_init(Vhca *v, struct vhca_cmd *cmd, uint16_t opcode);
 void cmd_out(Vhca *v, struct vhca_cmd *cmd, uint32_t len);
 uint8_t vhca_exec(Vhca *v, struct vhca_cmd *cmd, uint32_t result[2]);
 uint8_t vhca_simple(Vhca *v, uint16_t opcode, uint32_t handle,
-                           uint32_t result[2]);
+                    uint32_t result[2]);
 uint8_t vhca_query_port(Vhca *v, uint8_t port,
-                               struct vhca_port_attr *attr);
+                        struct vhca_port_attr *attr);
 uint8_t vhca_query_table(Vhca *v, uint16_t opcode, uint8_t port,
-                                uint16_t index, uint32_t result[2]);
+                         uint16_t index, uint32_t result[2]);
 uint8_t vhca_create_eq(Vhca *v, uint64_t base, uint8_t log_size,
-                              uint16_t vector, uint32_t *eqn);
+                       uint16_t vector, uint32_t *eqn);
 void vhca_assert_alive(Vhca *v);
 uint32_t vhca_wait_fatal(Vhca *v);
 void vhca_assert_fatal(Vhca *v, enum vhca_fatal code);
@@ -81,5 +81,6 @@ void msix_route(Vhca *v, uint16_t vector, uint64_t addr, uint32_t data);
 uint64_t msix_route_to_ram(Vhca *v, uint16_t vector);
 bool msix_fired(Vhca *v, uint64_t word);
 void vhca_wait_eqe_visible(Vhca *v);
+uint64_t vhca_ram_end(Vhca *v);
 
 #endif

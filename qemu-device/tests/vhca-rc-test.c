@@ -1,6 +1,6 @@
 /*
  * QTest testcase for vhca: RC reliability (vhca-rc.c) between QPs on the
- * two ports of one device .
+ * two ports of one device.
  *
  * The local ACK timeout and retry_cnt on the virtual clock (a peer that
  * never answers, one that comes up in time, timeout 0), sequence error

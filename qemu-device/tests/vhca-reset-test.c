@@ -1,6 +1,5 @@
 /*
- * QTest testcase for vhca: resets in the middle of work (included by
- * vhca-test.c, after vhca-test-bounds.c.inc).
+ * QTest testcase for vhca: resets in the middle of work.
  *
  * CONTROL.RESET and QMP system_reset right after a command doorbell, with
  * thousands of commands queued (the bottom half runs them in batches of

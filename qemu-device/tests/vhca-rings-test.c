@@ -1,6 +1,6 @@
 /*
  * QTest testcase for vhca: queues and buffers the guest points outside
- * RAM or into the device itself .
+ * RAM or into the device itself.
  *
  * The command queue, EQ 0, created EQs and command buffers aimed at the
  * device's own BARs (registers, MSI-X table, doorbells), straddling the end

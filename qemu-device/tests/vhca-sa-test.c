@@ -1,6 +1,5 @@
 /*
- * QTest testcase for vhca: Subnet Administration of the fabric's SM
- * .
+ * QTest testcase for vhca: Subnet Administration of the fabric's SM.
  *
  * SubnAdm MADs sent on a GSI QP to SM LID 1, QPN 1 come back as receive
  * completions on the same QP, from SLID 1 and source QPN 1; GetTable

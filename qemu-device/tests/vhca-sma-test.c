@@ -1,6 +1,5 @@
 /*
- * QTest testcase for vhca: the Subnet Management Agent (included by
- * vhca-test.c after vhca-test-datapath.c.inc, whose helpers it uses).
+ * QTest testcase for vhca: the Subnet Management Agent.
  *
  * SMPs sent on port 1's SMI QP to the port itself (LID-routed to its LID,
  * or directed-route with hop count 0) come back as GetResp receive

@@ -1,6 +1,5 @@
 /*
- * QTest testcase for vhca: shared receive queues (included by
- * vhca-test-datapath.c.inc).
+ * QTest testcase for vhca: shared receive queues.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

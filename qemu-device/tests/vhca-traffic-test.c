@@ -1,13 +1,12 @@
 /*
  * QTest testcase for vhca: traffic between QPs on the two ports of one
- * device .
+ * device.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "vhca-qtest-dp.h"
 
-#define DP_BUF_SIZE     (64 * 1024)
 
 /* Two 64 KiB buffers with physical regions, one per side. */
 
@@ -122,8 +121,6 @@ static uint32_t dp_mr_pages(Dp *dp, uint64_t iova, uint64_t *pages,
     g_assert_cmpuint(dp_create_mr_in(dp, &in, &key), ==, VHCA_CMD_OK);
     return key;
 }
-
-static void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state);
 
 static void test_dp_rc_rdma(void)
 {
@@ -460,7 +457,7 @@ static void test_dp_err_remote(void)
     dp_assert_state(dp, &p.b, VHCA_QPS_ERR);
 
     /* An RC peer that does not exist: transport retries exhausted after
-     * retry_cnt + 1 local ACK timeouts (vhca-test-rc.c.inc has more). */
+     * retry_cnt + 1 local ACK timeouts (vhca-rc-test has more). */
     dp_create_cq(dp, &p.acq, DP_CQ_LOG);
     dp_create_qp(dp, &p.a, VHCA_QPT_RC, &p.acq, &p.acq);
     g_assert_cmpuint(dp_to_init(dp, &p.a, 1, 0), ==, VHCA_CMD_OK);

@@ -1,0 +1,645 @@
+/*
+ * vhca - a port cabled out of its QEMU process (Documentation/fabric.md).
+ *
+ * A port whose `portN-netdev` property names a QEMU netdev (for several
+ * VMs: `-netdev stream` to the standalone switch, tools/vhca-switch.c) is
+ * not on an in-process fabric: every message whose DLID is not a port of
+ * this process leaves as a frame (vhca-wire.h) through its own NIC queue,
+ * one NIC per port as hw/net/rocker gives each front-panel port its own.
+ *
+ * - Link: while the port is INIT it sends HELLO (its node as the SMA
+ *   describes it) every VHCA_LINK_HELLO_MS; the switch's SM answers LINK
+ *   with the LID and SM LID, and the port goes ACTIVE (vhca-fabric.c).
+ * - RC requester: the request leaves as a REQUEST frame and the send queue
+ *   waits the local ACK timeout as for an unanswered request (vhca-rc.c);
+ *   the RESPONSE that comes back is kept for the QP, the wait ends, and the
+ *   WQE runs again and takes it instead of sending (vhca_link_rc_attempt).
+ *   A lost request or response is a local ACK timeout and a resend; the
+ *   responder's PSN checks make the resend a duplicate.
+ * - RC/UC responder: a REQUEST runs through vhca_rc_receive()/
+ *   vhca_respond() with the frame's payload as the requester's memory and
+ *   a picture of the remote QP and port (VhcaLinkSource) as its source.
+ * - Datagrams (UD, GSI, SMI, multicast) leave as DATAGRAM frames and are
+ *   delivered like local ones on arrival; the switch's SA answers GSI
+ *   messages to LID 1, QPN 1.
+ *
+ * Every frame is parsed by vhca_wire_parse() and checked against the
+ * port's state before it touches a QP; a refused frame is dropped with a
+ * trace event and LOG_GUEST_ERROR.  All of it runs with the BQL held (the
+ * netdev's receive callback runs in the main loop).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qapi/error.h"
+#include "vhca-link.h"
+#include "vhca-wire.h"
+#include "trace.h"
+
+#define VHCA_LINK_HELLO_MS      200
+
+/* The remote requester, as the responder code wants to see it. */
+typedef struct VhcaLinkSource {
+    VhcaQp qp;
+    VhcaPort port;
+} VhcaLinkSource;
+
+/* An RC answer that came back for the WQE at a QP's sq.ci. */
+typedef struct VhcaLinkAnswer {
+    uint32_t psn;
+    VhcaAck ack;
+    uint8_t rnr_timer;
+    uint32_t nak_psn;
+    uint64_t atomic_orig;
+    uint32_t len;
+    uint8_t data[];             /* READ response */
+} VhcaLinkAnswer;
+
+struct VhcaLink {
+    VhcaPort *port;
+    NICState *nic;
+    QEMUTimer *hello_timer;
+    QEMUTimer *watch_timer;     /* is the netdev still connected? */
+    GHashTable *answers;        /* QP handle -> VhcaLinkAnswer */
+    VhcaLinkSource src;
+};
+
+static void vhca_link_drop(VhcaPort *port, const char *why)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "vhca: port %u: frame from the wire "
+                  "dropped: %s\n", port->num, why);
+    trace_vhca_link_drop(port->num, why);
+}
+
+bool vhca_link_cabled(const VhcaPort *port)
+{
+    return port->link != NULL;
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+static void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
+                           const uint8_t *payload, uint32_t payload_len)
+{
+    size_t len = sizeof(struct vhca_wire_hdr) + payload_len;
+    g_autofree uint8_t *buf = g_malloc(len);
+
+    f->payload_len = payload_len;
+    vhca_wire_encode(f, (struct vhca_wire_hdr *)buf);
+    if (payload_len) {
+        memcpy(buf + sizeof(struct vhca_wire_hdr), payload, payload_len);
+    }
+    trace_vhca_link_tx(port->num, f->kind, f->slid, f->dlid, f->dst_qpn,
+                       f->psn, payload_len);
+    qemu_send_packet(qemu_get_queue(port->link->nic), buf, len);
+}
+
+static void vhca_link_hello(void *opaque)
+{
+    VhcaPort *port = opaque;
+    struct vhca_wire_hello out;
+    VhcaWireFrame f = { .kind = VHCA_WIRE_HELLO };
+    VhcaWireHello h;
+    VhcaSmaNode node;
+
+    if (port->state != VHCA_PORT_INIT || !vhca_is_enabled(port->dev)) {
+        return;
+    }
+    vhca_sma_describe(port->dev, port->num, &node);
+    memset(&h, 0, sizeof(h));
+    h.node_guid = node.node_guid;
+    h.sys_image_guid = node.sys_image_guid;
+    h.port_guid = port->guid;
+    h.vendor_id = node.vendor_id;
+    h.revision = node.revision;
+    h.cap_mask = node.ports[port->num - 1].cap_mask;
+    h.device_id = node.device_id;
+    h.num_ports = node.num_ports;
+    h.local_port = port->num;
+    memcpy(h.node_desc, node.node_desc, sizeof(h.node_desc));
+    vhca_wire_hello_encode(&h, &out);
+    f.src_guid = port->guid;
+    vhca_link_send(port, &f, (const uint8_t *)&out, sizeof(out));
+    timer_mod(port->link->hello_timer,
+              qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + VHCA_LINK_HELLO_MS);
+}
+
+void vhca_link_port_init(VhcaPort *port)
+{
+    vhca_link_hello(port);
+}
+
+/*
+ * QEMU 7.2's stream netdev tells its peer nothing when its connection goes
+ * or comes back (it only sets its own link_down), so the port looks: a lost
+ * connection takes it DOWN, a new one (a netdev with server=on that the
+ * switch connects to again) brings it back through INIT.
+ */
+static void vhca_link_watch(void *opaque)
+{
+    VhcaPort *port = opaque;
+    NetClientState *peer = qemu_get_queue(port->link->nic)->peer;
+    bool up = peer && !peer->link_down;
+
+    if (!up && port->state != VHCA_PORT_DOWN) {
+        trace_vhca_link_carrier(port->num, false);
+        vhca_port_carrier(port, false);
+    } else if (up && port->state == VHCA_PORT_DOWN) {
+        trace_vhca_link_carrier(port->num, true);
+        vhca_port_carrier(port, true);
+    }
+    timer_mod(port->link->watch_timer,
+              qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + VHCA_LINK_HELLO_MS);
+}
+
+static void vhca_link_frame_from_qp(VhcaQp *qp, VhcaPacket *pkt,
+                                    VhcaWireFrame *f)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+
+    f->opcode = wqe->opcode;
+    f->slid = pkt->src_port->lid;
+    f->src_qpn = qp->qpn;
+    f->length = wqe->length;
+    f->imm_inv = wqe->imm_inv;
+    f->qp_type = qp->type;
+    f->src_guid = pkt->src_port->guid;
+    if (wqe->flags & VHCA_WQE_F_SOLICITED) {
+        f->flags |= VHCA_WIRE_F_SOLICITED;
+    }
+}
+
+/* The message bytes of a SEND/WRITE, or NULL (then *ack says why). */
+static uint8_t *vhca_link_payload(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
+{
+    uint64_t len = pkt->wqe->length;
+    uint8_t *data;
+
+    if (len > VHCA_WIRE_MAX_PAYLOAD) {
+        qemu_log_mask(LOG_UNIMP, "vhca: QP 0x%x message of %" PRIu64 " bytes "
+                      "to another process: at most %u\n", qp->handle, len,
+                      VHCA_WIRE_MAX_PAYLOAD);
+        *ack = VHCA_NAK_INV_REQ;
+        return NULL;
+    }
+    data = g_malloc(MAX(len, 1));
+    if (vhca_sgl_read(pkt->local, data, len) != VHCA_VERR_NONE) {
+        g_free(data);
+        *ack = VHCA_NAK_REM_OP;
+        return NULL;
+    }
+    return data;
+}
+
+static bool vhca_link_opcode_reads(uint8_t opcode)
+{
+    return opcode == VHCA_WQE_RDMA_READ ||
+           opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
+           opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
+}
+
+/* An RC/UC request of the WQE at sq.ci leaves.  Returns false on error. */
+static bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    VhcaWireFrame f = { .kind = VHCA_WIRE_REQUEST };
+    g_autofree uint8_t *data = NULL;
+    bool reads = vhca_link_opcode_reads(wqe->opcode);
+
+    if (!reads) {
+        data = vhca_link_payload(qp, pkt, ack);
+        if (!data) {
+            return false;
+        }
+    } else if (wqe->length > VHCA_WIRE_MAX_PAYLOAD) {
+        *ack = VHCA_NAK_INV_REQ;
+        return false;
+    }
+    vhca_link_frame_from_qp(qp, pkt, &f);
+    f.dlid = le16_to_cpu(qp->av.dlid);
+    f.dst_qpn = qp->dest_qpn;
+    f.sl = qp->av.sl;
+    f.psn = pkt->psn;
+    f.packets = pkt->packets;
+    f.rkey = wqe->rkey;
+    f.remote_addr = wqe->remote_addr;
+    f.compare_add = wqe->compare_add;
+    f.swap = wqe->swap;
+    vhca_link_send(pkt->src_port, &f, data, reads ? 0 : wqe->length);
+    return true;
+}
+
+static VhcaAck vhca_link_take_answer(VhcaState *s, VhcaQp *qp,
+                                     VhcaPacket *pkt, VhcaLinkAnswer *a)
+{
+    VhcaAck ack = a->ack;
+    VhcaSgl data;
+
+    pkt->rnr_timer = a->rnr_timer;
+    pkt->nak_psn = a->nak_psn;
+    pkt->atomic_orig = a->atomic_orig;
+    if (ack == VHCA_ACK && pkt->wqe->opcode == VHCA_WQE_RDMA_READ) {
+        vhca_sgl_host(s, a->data, a->len, &data);
+        if (a->len != pkt->wqe->length ||
+            vhca_sgl_copy(pkt->local, 0, &data, a->len) != VHCA_VERR_NONE) {
+            ack = VHCA_NAK_REM_OP;
+        }
+    }
+    return ack;
+}
+
+/*
+ * One transmission of an RC request to another process.  An answer that
+ * came back for this PSN is taken; otherwise the request leaves and
+ * nothing is known yet: VHCA_NO_PEER, the local ACK timer runs.
+ */
+VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    VhcaLink *link = pkt->src_port->link;
+    VhcaLinkAnswer *a = g_hash_table_lookup(link->answers,
+                                            GUINT_TO_POINTER(qp->handle));
+    VhcaAck ack = VHCA_NO_PEER;
+
+    pkt->psn = qp->sq_psn;
+    pkt->first_lost = false;
+    if (a) {
+        if (a->psn == qp->sq_psn) {
+            ack = vhca_link_take_answer(s, qp, pkt, a);
+        }
+        g_hash_table_remove(link->answers, GUINT_TO_POINTER(qp->handle));
+        if (ack != VHCA_NO_PEER) {
+            return ack;
+        }
+    }
+    if (pkt->src_port->state != VHCA_PORT_ACTIVE ||
+        !vhca_link_send_request(qp, pkt, &ack)) {
+        return ack;
+    }
+    return VHCA_NO_PEER;
+}
+
+/* UC: the message leaves; nobody answers. */
+void vhca_link_uc_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    VhcaAck ack;
+
+    pkt->psn = qp->sq_psn;
+    if (pkt->src_port->state == VHCA_PORT_ACTIVE) {
+        vhca_link_send_request(qp, pkt, &ack);
+    }
+}
+
+/* A UD/GSI/SMI message leaves.  Returns false when the port is not cabled. */
+bool vhca_link_send_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    VhcaWireFrame f = { .kind = VHCA_WIRE_DATAGRAM };
+    g_autofree uint8_t *data = NULL;
+    VhcaAck ack;
+
+    if (!vhca_link_cabled(pkt->src_port)) {
+        return false;
+    }
+    if (pkt->src_port->state != VHCA_PORT_ACTIVE) {
+        return true;                /* no link: lost */
+    }
+    data = vhca_link_payload(qp, pkt, &ack);
+    if (!data) {
+        return true;
+    }
+    vhca_link_frame_from_qp(qp, pkt, &f);
+    f.opcode = wqe->opcode == VHCA_WQE_SEND_WITH_IMM ? VHCA_WQE_SEND_WITH_IMM
+                                                     : VHCA_WQE_SEND;
+    f.dlid = le16_to_cpu(wqe->av.dlid);
+    f.dst_qpn = wqe->remote_qpn & VHCA_DB_OBJ_MASK;
+    f.qkey = wqe->remote_qkey & 0x80000000u ? qp->qkey : wqe->remote_qkey;
+    f.sl = wqe->av.sl;
+    f.packets = 1;
+    if (wqe->av.flags & VHCA_AV_F_GRH) {
+        f.flags |= VHCA_WIRE_F_GRH;
+        f.traffic_class = wqe->av.traffic_class;
+        f.hop_limit = wqe->av.hop_limit;
+        f.flow_label = le32_to_cpu(wqe->av.flow_label) & 0xfffff;
+        memcpy(f.dgid, wqe->av.dgid, sizeof(f.dgid));
+    }
+    vhca_link_send(pkt->src_port, &f, data, wqe->length);
+    return true;
+}
+
+void vhca_link_forget(VhcaQp *qp)
+{
+    VhcaState *s = qp->dev;
+    int i;
+
+    for (i = 0; s && i < s->num_ports; i++) {
+        if (s->ports[i].link) {
+            g_hash_table_remove(s->ports[i].link->answers,
+                                GUINT_TO_POINTER(qp->handle));
+        }
+    }
+}
+
+/* ---- receiving ------------------------------------------------------------ */
+
+/* The request or datagram f as a packet from a remote QP. */
+static void vhca_link_packet(VhcaLink *link, const VhcaWireFrame *f,
+                             VhcaSendWqe *wqe, VhcaSgl *data, VhcaPacket *pkt)
+{
+    VhcaLinkSource *src = &link->src;
+
+    memset(src, 0, sizeof(*src));
+    src->qp.qpn = f->src_qpn;
+    src->qp.type = f->qp_type;
+    src->qp.qkey = f->qkey;
+    src->qp.av.sl = f->sl;
+    src->port.lid = f->slid;
+    src->port.guid = f->src_guid;
+    src->port.num = link->port->num;
+    src->port.dev = link->port->dev;
+
+    memset(wqe, 0, sizeof(*wqe));
+    wqe->opcode = f->opcode;
+    wqe->flags = f->flags & VHCA_WIRE_F_SOLICITED ? VHCA_WQE_F_SOLICITED : 0;
+    wqe->imm_inv = f->imm_inv;
+    wqe->length = f->length;
+    wqe->remote_addr = f->remote_addr;
+    wqe->rkey = f->rkey;
+    wqe->compare_add = f->compare_add;
+    wqe->swap = f->swap;
+    wqe->remote_qkey = f->qkey;
+    wqe->remote_qpn = f->dst_qpn;
+    wqe->av.dlid = cpu_to_le16(f->dlid);
+    wqe->av.sl = f->sl;
+    if (f->flags & VHCA_WIRE_F_GRH) {
+        wqe->av.flags = VHCA_AV_F_GRH;
+        wqe->av.traffic_class = f->traffic_class;
+        wqe->av.hop_limit = f->hop_limit;
+        wqe->av.flow_label = cpu_to_le32(f->flow_label);
+        memcpy(wqe->av.dgid, f->dgid, sizeof(wqe->av.dgid));
+    }
+
+    memset(pkt, 0, sizeof(*pkt));
+    pkt->src_qp = &src->qp;
+    pkt->src_port = &src->port;
+    pkt->dst_port = link->port;
+    pkt->wqe = wqe;
+    pkt->local = data;
+    pkt->packets = MAX(f->packets, 1);
+    pkt->psn = f->psn;
+}
+
+static void vhca_link_respond(VhcaLink *link, const VhcaWireFrame *req,
+                              VhcaAck ack, const VhcaPacket *pkt,
+                              const uint8_t *data)
+{
+    VhcaWireFrame f = {
+        .kind = VHCA_WIRE_RESPONSE,
+        .opcode = req->opcode,
+        .syndrome = ack,
+        .slid = link->port->lid,
+        .dlid = req->slid,
+        .src_qpn = req->dst_qpn,
+        .dst_qpn = req->src_qpn,
+        .psn = req->psn,
+        .packets = MAX(req->packets, 1),
+        .length = req->length,
+        .nak_psn = pkt->nak_psn,
+        .rnr_timer = pkt->rnr_timer,
+        .compare_add = pkt->atomic_orig,
+        .qp_type = VHCA_QPT_RC,
+        .src_guid = link->port->guid,
+    };
+    bool read_data = ack == VHCA_ACK && req->opcode == VHCA_WQE_RDMA_READ;
+
+    QEMU_BUILD_BUG_ON(VHCA_WIRE_NAK_SEQ != (int)VHCA_NAK_SEQ);
+    vhca_link_send(link->port, &f, read_data ? data : NULL,
+                   read_data ? req->length : 0);
+}
+
+/* An RC/UC request for a QP of this port. */
+static void vhca_link_rx_request(VhcaLink *link, const VhcaWireFrame *f)
+{
+    VhcaState *s = link->port->dev;
+    VhcaQp *dqp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
+    g_autofree uint8_t *read_buf = NULL;
+    VhcaSendWqe wqe;
+    VhcaPacket pkt;
+    VhcaSgl data;
+    VhcaAck ack;
+
+    if (!dqp || dqp->type != f->qp_type ||
+        (dqp->type != VHCA_QPT_RC && dqp->type != VHCA_QPT_UC) ||
+        !vhca_qp_receives(dqp) || dqp->dest_qpn != f->src_qpn ||
+        le16_to_cpu(dqp->av.dlid) != f->slid) {
+        /* IBA 9.6: not for a connected QP of this port; the requester
+         * times out. */
+        vhca_link_drop(link->port, "request for no connected QP");
+        return;
+    }
+    if (f->opcode == VHCA_WQE_RDMA_READ) {
+        read_buf = g_malloc(MAX(f->length, 1));
+        vhca_sgl_host(s, NULL, f->length, &data);
+        data.host_out = read_buf;
+    } else {
+        vhca_sgl_host(s, f->payload, f->payload_len, &data);
+    }
+    vhca_link_packet(link, f, &wqe, &data, &pkt);
+    if (dqp->type == VHCA_QPT_UC) {
+        vhca_respond(s, dqp, &pkt);
+        return;
+    }
+    ack = vhca_rc_receive(s, dqp, &pkt);
+    if (ack != VHCA_NO_PEER && vhca_is_enabled(s) &&
+        link->port->state == VHCA_PORT_ACTIVE) {
+        vhca_link_respond(link, f, ack, &pkt, read_buf);
+    }
+}
+
+/* An RC answer for the WQE a requester QP of this port waits with. */
+static void vhca_link_rx_response(VhcaLink *link, const VhcaWireFrame *f)
+{
+    VhcaState *s = link->port->dev;
+    VhcaQp *qp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
+    VhcaLinkAnswer *a;
+
+    if (!qp || qp->type != VHCA_QPT_RC || qp->state != VHCA_QPS_RTS ||
+        qp->dest_qpn != f->src_qpn || le16_to_cpu(qp->av.dlid) != f->slid) {
+        vhca_link_drop(link->port, "response for no connected QP");
+        return;
+    }
+    if (!qp->sq_waiting || qp->sq_wait != VHCA_SQ_WAIT_ACK ||
+        f->psn != qp->sq_psn) {
+        trace_vhca_link_stale(link->port->num, qp->handle, f->psn,
+                              qp->sq_psn);
+        return;                 /* an answer to a resend already taken */
+    }
+    a = g_malloc0(sizeof(*a) + f->payload_len);
+    a->psn = f->psn;
+    a->ack = (VhcaAck)f->syndrome;
+    a->rnr_timer = f->rnr_timer;
+    a->nak_psn = f->nak_psn;
+    a->atomic_orig = f->compare_add;
+    a->len = f->payload_len;
+    memcpy(a->data, f->payload, f->payload_len);
+    g_hash_table_replace(link->answers, GUINT_TO_POINTER(qp->handle), a);
+    timer_del(qp->sq_timer);
+    qp->sq_waiting = false;
+    vhca_sq_process(s, qp, VHCA_WQE_BATCH);
+}
+
+static void vhca_link_deliver_mcast(VhcaState *ds, VhcaQp *dqp, void *opaque)
+{
+    VhcaPacket *pkt = opaque;
+
+    if (vhca_qp_receives(dqp) && dqp->type == VHCA_QPT_UD) {
+        vhca_deliver_datagram(ds, dqp, pkt);
+    }
+}
+
+static void vhca_link_rx_datagram(VhcaLink *link, const VhcaWireFrame *f)
+{
+    VhcaState *s = link->port->dev;
+    VhcaSendWqe wqe;
+    VhcaPacket pkt;
+    VhcaSgl data;
+    VhcaQp *dqp;
+
+    if (f->qp_type != VHCA_QPT_UD && f->qp_type != VHCA_QPT_GSI &&
+        f->qp_type != VHCA_QPT_SMI) {
+        vhca_link_drop(link->port, "datagram from a connected QP type");
+        return;
+    }
+    vhca_sgl_host(s, f->payload, f->payload_len, &data);
+    vhca_link_packet(link, f, &wqe, &data, &pkt);
+    if (f->dlid >= VHCA_MIN_MLID && f->dlid <= VHCA_MAX_MLID) {
+        vhca_mcast_foreach(s, link->port->num, f->dlid,
+                           vhca_link_deliver_mcast, &pkt);
+        return;
+    }
+    dqp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
+    if (!dqp || !vhca_qp_receives(dqp) ||
+        (dqp->type == VHCA_QPT_SMI) != (f->qp_type == VHCA_QPT_SMI) ||
+        dqp->type == VHCA_QPT_RC || dqp->type == VHCA_QPT_UC) {
+        trace_vhca_datagram_drop(f->dst_qpn, "no receiver on the wire");
+        return;
+    }
+    vhca_deliver_datagram(s, dqp, &pkt);
+}
+
+/* The SM's configuration of the port (its SubnSet(PortInfo)). */
+static void vhca_link_rx_link(VhcaLink *link, const VhcaWireFrame *f)
+{
+    VhcaPort *port = link->port;
+
+    if (f->opcode != VHCA_PORT_ACTIVE || f->dlid == 0 ||
+        f->dlid >= VHCA_MIN_MLID || f->slid == 0 || f->slid >= VHCA_MIN_MLID) {
+        vhca_link_drop(port, "LINK with no unicast LID");
+        return;
+    }
+    if (port->state == VHCA_PORT_INIT ||
+        (port->state == VHCA_PORT_ACTIVE && port->lid != f->dlid)) {
+        timer_del(link->hello_timer);
+        vhca_port_configure(port, f->dlid, f->slid);
+    }
+}
+
+static bool vhca_link_port_ready(VhcaPort *port, const VhcaWireFrame *f)
+{
+    if (!vhca_is_enabled(port->dev) || port->state == VHCA_PORT_DOWN) {
+        return false;
+    }
+    if (f->kind == VHCA_WIRE_LINK) {
+        return true;
+    }
+    return port->state == VHCA_PORT_ACTIVE &&
+           (f->dlid == port->lid ||
+            (f->kind == VHCA_WIRE_DATAGRAM && f->dlid >= VHCA_MIN_MLID &&
+             f->dlid <= VHCA_MAX_MLID));
+}
+
+static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
+                                 size_t size)
+{
+    VhcaLink *link = qemu_get_nic_opaque(nc);
+    VhcaPort *port = link->port;
+    VhcaWireFrame f;
+    const char *why = vhca_wire_parse(buf, size, &f);
+
+    if (why) {
+        vhca_link_drop(port, why);
+        return size;
+    }
+    trace_vhca_link_rx(port->num, f.kind, f.slid, f.dlid, f.dst_qpn, f.psn,
+                       f.payload_len);
+    if (!vhca_link_port_ready(port, &f)) {
+        trace_vhca_link_not_ready(port->num, f.kind, port->state);
+        return size;
+    }
+    switch (f.kind) {
+    case VHCA_WIRE_LINK:
+        vhca_link_rx_link(link, &f);
+        break;
+    case VHCA_WIRE_REQUEST:
+        vhca_sq_nest_enter();
+        vhca_link_rx_request(link, &f);
+        vhca_sq_nest_leave();
+        break;
+    case VHCA_WIRE_RESPONSE:
+        vhca_link_rx_response(link, &f);
+        break;
+    case VHCA_WIRE_DATAGRAM:
+        vhca_sq_nest_enter();
+        vhca_link_rx_datagram(link, &f);
+        vhca_sq_nest_leave();
+        break;
+    default:
+        vhca_link_drop(port, "a switch's frame kind");
+        break;
+    }
+    return size;
+}
+
+static NetClientInfo vhca_link_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .receive = vhca_link_receive,
+};
+
+void vhca_link_attach(VhcaPort *port, NICConf *conf)
+{
+    VhcaState *s = port->dev;
+    DeviceState *dev = DEVICE(s);
+    VhcaLink *link = g_new0(VhcaLink, 1);
+
+    link->port = port;
+    link->answers = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+                                          NULL, g_free);
+    link->hello_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_link_hello,
+                                     port);
+    link->watch_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_link_watch,
+                                     port);
+    qemu_macaddr_default_if_unset(&conf->macaddr);
+    link->nic = qemu_new_nic(&vhca_link_info, conf,
+                             object_get_typename(OBJECT(s)), dev->id,
+                             &dev->mem_reentrancy_guard, link);
+    port->link = link;
+    timer_mod(link->watch_timer,
+              qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + VHCA_LINK_HELLO_MS);
+}
+
+void vhca_link_detach(VhcaPort *port)
+{
+    VhcaLink *link = port->link;
+
+    if (!link) {
+        return;
+    }
+    qemu_del_nic(link->nic);
+    timer_free(link->hello_timer);
+    timer_free(link->watch_timer);
+    g_hash_table_destroy(link->answers);
+    g_free(link);
+    port->link = NULL;
+}

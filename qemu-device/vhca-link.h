@@ -1,0 +1,27 @@
+/*
+ * vhca - a port cabled out of the QEMU process: its frames go through a
+ * QEMU netdev (the `portN-netdev` property) to a switch (vhca-link.c).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_MISC_VHCA_LINK_H
+#define HW_MISC_VHCA_LINK_H
+
+#include "net/net.h"
+#include "vhca-transport.h"
+
+void vhca_link_attach(VhcaPort *port, NICConf *conf);
+void vhca_link_detach(VhcaPort *port);
+bool vhca_link_cabled(const VhcaPort *port);
+/* The port's link came up: say HELLO to the switch until its SM answers. */
+void vhca_link_port_init(VhcaPort *port);
+
+/* Requester side, when no port of this process has the DLID. */
+VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
+void vhca_link_uc_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
+bool vhca_link_send_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
+/* RESET of a QP: an answer kept for it is stale. */
+void vhca_link_forget(VhcaQp *qp);
+
+#endif /* HW_MISC_VHCA_LINK_H */

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# build-switch.sh - build the standalone switch (tools/vhca-switch.c) into
+# build/vhca-switch from the device's own sources: the frame parser and the
+# embedded SM's SA are qemu-device/ files, compiled for the host with the
+# QEMU header shim of fuzz/shim/ (Documentation/fabric.md).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=$REPO/build/vhca-switch
+SOURCES=(tools/vhca-switch.c tools/vhca-switch-faults.c qemu-device/vhca-wire.c qemu-device/vhca-sa.c
+         qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c
+         qemu-device/vhca-sma.c)
+
+mkdir -p "$REPO/build"
+cd "$REPO"
+# Rebuild only when a source or header changed.
+if [ -x "$OUT" ] && [ -z "$(find "${SOURCES[@]}" tools/*.h qemu-device/*.h uapi/*.h \
+        fuzz/shim -newer "$OUT" 2>/dev/null | head -n 1)" ]; then
+    exit 0
+fi
+${CC:-gcc} -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror \
+    -Ifuzz/shim -Iqemu-device -Iuapi -Itools "${SOURCES[@]}" -o "$OUT"
+echo "build-switch: built $OUT"

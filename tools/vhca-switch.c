@@ -1,0 +1,660 @@
+/*
+ * vhca-switch - the fabric's switch as a standalone program, for vhca
+ * ports cabled out of their QEMU processes (`-netdev stream` + the vhca
+ * `portN-netdev` property; Documentation/fabric.md).
+ *
+ * Built from the device's own sources (tools/build-switch via
+ * scripts/build-switch.sh): the frame parser (qemu-device/vhca-wire.c) and
+ * the embedded SM's subnet administration (vhca-sa*.c, vhca-sma.c) are the
+ * same code the QEMU device runs, compiled for the host with the small
+ * QEMU header shim of fuzz/shim/.
+ *
+ * What it does:
+ * - listens on one unix socket per switch port (DIR/port1 .. DIR/portN),
+ *   or on 127.0.0.1 TCP ports BASE+1 .. BASE+N; one QEMU netdev connects
+ *   to each; frames carry QEMU's stream framing (4-byte big-endian length);
+ * - its SM: a port that says HELLO gets a LID (the same one for its port
+ *   GUID for the life of the switch) and a LINK frame that makes it
+ *   ACTIVE; the SM is LID 1;
+ * - forwards by DLID: unicast to the port that has it, multicast to the
+ *   ports whose GUIDs are members of the SA's group with that MLID (the
+ *   multicast forwarding table is the SA's membership), MADs to LID 1 QPN
+ *   1 to its SA;
+ * - drops (and counts) frames that do not parse, come from a port with no
+ *   LID or carry another port's SLID, or go to no port.
+ * No privileges are needed.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "vhca-sa.h"
+#include "vhca-wire.h"
+#include "vhca-switch.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define SW_FIRST_LID        2
+#define SW_GUID             0x0002c9ffff000001ull
+#define SW_FRAME_MAX        (4 + VHCA_WIRE_MAX_FRAME)
+#define SW_DIAL_MS          200         /* --connect ports: dial again */
+
+
+typedef struct SwLidEntry {
+    uint64_t guid;
+    uint16_t lid;
+} SwLidEntry;
+
+static SwPort sw_ports[SW_MAX_PORTS];
+static int sw_nports;
+static SwLidEntry sw_lids[0xbfff];
+static uint32_t sw_nlids;
+static VhcaSa sw_sa;
+static int sw_verbose;
+
+static void sw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sw_log(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!sw_verbose) {
+        return;
+    }
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- ports and sockets -------------------------------------------------- */
+
+static void sw_disconnect(SwPort *p, const char *why)
+{
+    fprintf(stderr, "vhca-switch: port %d: link down (%s)\n", p->num, why);
+    close(p->fd);
+    p->fd = -1;
+    p->rx_len = 0;
+    p->hello = false;
+    p->lid = 0;
+    free(p->held);              /* a frame held back dies with the link */
+    p->held = NULL;
+}
+
+static bool sw_write_all(int fd, const uint8_t *buf, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, buf, len);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Send one frame (without its length) out of port p. */
+void sw_send(SwPort *p, const uint8_t *frame, uint32_t len)
+{
+    uint8_t be[4];
+
+    if (p->fd < 0) {
+        return;
+    }
+    stl_be_p(be, len);
+    if (!sw_write_all(p->fd, be, 4) || !sw_write_all(p->fd, frame, len)) {
+        sw_disconnect(p, strerror(errno));
+        return;
+    }
+    p->tx_frames++;
+}
+
+static void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
+                          uint32_t payload_len)
+{
+    uint8_t *buf = malloc(sizeof(struct vhca_wire_hdr) + payload_len);
+
+    if (!buf) {
+        return;
+    }
+    f->payload_len = payload_len;
+    vhca_wire_encode(f, (struct vhca_wire_hdr *)buf);
+    if (payload_len) {
+        memcpy(buf + sizeof(struct vhca_wire_hdr), payload, payload_len);
+    }
+    sw_send(p, buf, sizeof(struct vhca_wire_hdr) + payload_len);
+    free(buf);
+}
+
+/* ---- the SM: LIDs ------------------------------------------------------- */
+
+static bool sw_lid_taken(uint16_t lid)
+{
+    uint32_t i;
+
+    for (i = 0; i < sw_nlids; i++) {
+        if (sw_lids[i].lid == lid) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The LID of a port GUID: the one it had before in this switch's life, or
+ * else the LID of the switch port it is cabled to (port N: LID 1 + N, so a
+ * fixed cabling gets the same LIDs from a restarted switch), or else the
+ * first free LID above those.
+ */
+static uint16_t sw_lid_of(uint64_t guid, int port_num)
+{
+    uint16_t lid = (uint16_t)(SW_FIRST_LID - 1 + port_num);
+    uint32_t i;
+
+    for (i = 0; i < sw_nlids; i++) {
+        if (sw_lids[i].guid == guid) {
+            return sw_lids[i].lid;
+        }
+    }
+    if (sw_nlids >= ARRAY_SIZE(sw_lids) - SW_FIRST_LID - SW_MAX_PORTS) {
+        return 0;
+    }
+    if (sw_lid_taken(lid)) {
+        lid = SW_FIRST_LID + SW_MAX_PORTS;
+        while (sw_lid_taken(lid)) {
+            lid++;
+        }
+    }
+    sw_lids[sw_nlids].guid = guid;
+    sw_lids[sw_nlids].lid = lid;
+    sw_nlids++;
+    return lid;
+}
+
+static SwPort *sw_port_by_lid(uint16_t lid)
+{
+    int i;
+
+    for (i = 0; i < sw_nports; i++) {
+        if (sw_ports[i].fd >= 0 && sw_ports[i].lid == lid) {
+            return &sw_ports[i];
+        }
+    }
+    return NULL;
+}
+
+static void sw_hello(SwPort *p, const VhcaWireFrame *f)
+{
+    VhcaWireFrame link = { .kind = VHCA_WIRE_LINK };
+    VhcaWireHello h;
+    const char *why = vhca_wire_hello_parse(f, &h);
+    uint16_t lid;
+    int i;
+
+    if (why) {
+        p->drops++;
+        sw_log("port %d: %s\n", p->num, why);
+        return;
+    }
+    for (i = 0; i < sw_nports; i++) {
+        if (&sw_ports[i] != p && sw_ports[i].hello &&
+            sw_ports[i].node.port_guid == h.port_guid) {
+            fprintf(stderr, "vhca-switch: port %d: port GUID 0x%016" PRIx64
+                    " is already on port %d\n", p->num, h.port_guid,
+                    sw_ports[i].num);
+            p->drops++;
+            return;
+        }
+    }
+    lid = sw_lid_of(h.port_guid, p->num);
+    if (!lid) {
+        p->drops++;
+        return;
+    }
+    if (!p->hello || p->lid != lid) {
+        fprintf(stderr, "vhca-switch: port %d: GUID 0x%016" PRIx64
+                " gets LID %u\n", p->num, h.port_guid, lid);
+    }
+    p->node = h;
+    p->hello = true;
+    p->lid = lid;
+    link.opcode = VHCA_PORT_ACTIVE;
+    link.slid = VHCA_WIRE_SM_LID;
+    link.dlid = lid;
+    link.src_guid = SW_GUID;
+    sw_send_frame(p, &link, NULL, 0);
+}
+
+/* ---- the SA --------------------------------------------------------------- */
+
+static void sw_sa_refresh(void)
+{
+    int i;
+
+    sw_sa.num_ports = 0;
+    for (i = 0; i < sw_nports && sw_sa.num_ports < VHCA_SA_MAX_PORTS; i++) {
+        SwPort *p = &sw_ports[i];
+        VhcaSmaNode *n;
+        VhcaSmaPort *sp;
+
+        if (p->fd < 0 || !p->lid) {
+            continue;
+        }
+        n = &sw_sa.ports[sw_sa.num_ports++].node;
+        memset(n, 0, sizeof(*n));
+        n->node_guid = p->node.node_guid;
+        n->sys_image_guid = p->node.sys_image_guid;
+        n->vendor_id = p->node.vendor_id;
+        n->device_id = p->node.device_id;
+        n->revision = p->node.revision;
+        n->num_ports = p->node.num_ports;
+        n->local_port = p->node.local_port;
+        memcpy(n->node_desc, p->node.node_desc, sizeof(n->node_desc));
+        sp = &n->ports[p->node.local_port - 1];
+        sp->state = VHCA_PORT_ACTIVE;
+        sp->phys_state = VHCA_PHYS_LINK_UP;
+        sp->lid = p->lid;
+        sp->sm_lid = VHCA_WIRE_SM_LID;
+        sp->guid = p->node.port_guid;
+        sp->cap_mask = p->node.cap_mask;
+    }
+}
+
+typedef struct SwSaCall {
+    SwPort *p;
+    const VhcaWireFrame *req;
+} SwSaCall;
+
+static void sw_sa_emit(void *opaque, const uint8_t *mad)
+{
+    SwSaCall *c = opaque;
+    VhcaWireFrame f = {
+        .kind = VHCA_WIRE_DATAGRAM,
+        .opcode = VHCA_WQE_SEND,
+        .slid = VHCA_WIRE_SM_LID,
+        .dlid = c->req->slid,
+        .src_qpn = VHCA_SA_QPN,
+        .dst_qpn = c->req->src_qpn,
+        .qkey = VHCA_WIRE_GSI_QKEY,
+        .qp_type = VHCA_QPT_GSI,
+        .length = VHCA_MAD_SIZE,
+        .packets = 1,
+        .src_guid = SW_GUID,
+    };
+
+    sw_send_frame(c->p, &f, mad, VHCA_MAD_SIZE);
+}
+
+static void sw_sa_request(SwPort *p, const VhcaWireFrame *f)
+{
+    SwSaCall c = { .p = p, .req = f };
+    uint16_t status;
+
+    if (f->dst_qpn != VHCA_SA_QPN || f->qp_type != VHCA_QPT_GSI ||
+        f->payload_len != VHCA_MAD_SIZE ||
+        f->payload[1] != VHCA_MGMT_CLASS_SUBN_ADM) {
+        p->drops++;
+        sw_log("port %d: not a SubnAdm MAD to the SA\n", p->num);
+        return;
+    }
+    sw_sa_refresh();
+    vhca_sa_process(&sw_sa, f->payload, f->payload_len, f->slid,
+                    sw_sa_emit, &c, &status);
+    sw_log("port %d: SA method 0x%x attr 0x%x status 0x%x\n", p->num,
+           f->payload[3], lduw_be_p(f->payload + 16), status);
+}
+
+/* ---- forwarding ----------------------------------------------------------- */
+
+static const VhcaSaGroup *sw_group_of(uint16_t mlid)
+{
+    int i;
+
+    for (i = 0; i < VHCA_SA_MAX_GROUPS; i++) {
+        if (sw_sa.groups[i].valid && sw_sa.groups[i].mlid == mlid) {
+            return &sw_sa.groups[i];
+        }
+    }
+    return NULL;
+}
+
+static bool sw_group_has(const VhcaSaGroup *g, uint64_t port_guid)
+{
+    uint32_t i;
+
+    for (i = 0; i < g->nmembers; i++) {
+        if (ldq_be_p(g->members[i].gid + 8) == port_guid) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void sw_multicast(SwPort *in, const VhcaWireFrame *f,
+                         const uint8_t *frame, uint32_t len)
+{
+    const VhcaSaGroup *g = sw_group_of(f->dlid);
+    int i;
+
+    if (!g || f->kind != VHCA_WIRE_DATAGRAM) {
+        in->drops++;
+        return;
+    }
+    for (i = 0; i < sw_nports; i++) {
+        SwPort *p = &sw_ports[i];
+
+        if (p != in && p->fd >= 0 && p->lid &&
+            sw_group_has(g, p->node.port_guid)) {
+            sw_egress(p, frame, len);
+        }
+    }
+}
+
+static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
+{
+    VhcaWireFrame f;
+    const char *why = vhca_wire_parse(frame, len, &f);
+    SwPort *out;
+
+    p->rx_frames++;
+    if (why) {
+        p->drops++;
+        sw_log("port %d: frame dropped: %s\n", p->num, why);
+        return;
+    }
+    if (f.kind == VHCA_WIRE_HELLO) {
+        sw_hello(p, &f);
+        return;
+    }
+    if (f.kind == VHCA_WIRE_LINK || !p->lid || f.slid != p->lid) {
+        p->drops++;
+        sw_log("port %d: frame kind %u from SLID %u dropped (port LID %u)\n",
+               p->num, f.kind, f.slid, p->lid);
+        return;
+    }
+    if (f.dlid == VHCA_WIRE_SM_LID) {
+        if (f.kind == VHCA_WIRE_DATAGRAM) {
+            sw_sa_request(p, &f);
+        } else {
+            p->drops++;
+        }
+        return;
+    }
+    if (f.dlid >= VHCA_SA_MIN_MLID && f.dlid != 0xffff) {
+        sw_multicast(p, &f, frame, len);
+        return;
+    }
+    out = sw_port_by_lid(f.dlid);
+    if (!out) {
+        p->drops++;
+        sw_log("port %d: no route to DLID %u\n", p->num, f.dlid);
+        return;
+    }
+    sw_egress(out, frame, len);
+}
+
+/* Read what the socket has and take every complete frame. */
+static void sw_read(SwPort *p)
+{
+    ssize_t n = read(p->fd, p->rx + p->rx_len, SW_FRAME_MAX - p->rx_len);
+    uint32_t off = 0, flen;
+
+    if (n < 0 && errno == EINTR) {
+        return;
+    }
+    if (n <= 0) {
+        sw_disconnect(p, n == 0 ? "closed" : strerror(errno));
+        return;
+    }
+    p->rx_len += (uint32_t)n;
+    while (p->rx_len - off >= 4) {
+        flen = ldl_be_p(p->rx + off);
+        if (flen > VHCA_WIRE_MAX_FRAME) {
+            sw_disconnect(p, "frame too long");
+            return;
+        }
+        if (p->rx_len - off - 4 < flen) {
+            break;
+        }
+        sw_frame(p, p->rx + off + 4, flen);
+        if (p->fd < 0) {
+            return;
+        }
+        off += 4 + flen;
+    }
+    memmove(p->rx, p->rx + off, p->rx_len - off);
+    p->rx_len -= off;
+}
+
+/* --connect: the port's cable is a QEMU netdev with server=on; dial it. */
+static void sw_dial(SwPort *p)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    int fd;
+
+    if (strlen(p->connect_path) >= sizeof(a.sun_path)) {
+        return;
+    }
+    strcpy(a.sun_path, p->connect_path);
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return;
+    }
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+        close(fd);
+        return;
+    }
+    p->fd = fd;
+    p->rx_len = 0;
+    fprintf(stderr, "vhca-switch: port %d: link up (%s)\n", p->num,
+            p->connect_path);
+}
+
+static void sw_accept(SwPort *p)
+{
+    int fd = accept(p->listen_fd, NULL, NULL);
+
+    if (fd < 0) {
+        return;
+    }
+    if (p->fd >= 0) {
+        fprintf(stderr, "vhca-switch: port %d: second cable refused\n",
+                p->num);
+        close(fd);
+        return;
+    }
+    p->fd = fd;
+    p->rx_len = 0;
+    fprintf(stderr, "vhca-switch: port %d: link up\n", p->num);
+}
+
+static int sw_listen_unix(const char *dir, int num)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+    if ((size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/port%d", dir,
+                         num) >= sizeof(a.sun_path)) {
+        fprintf(stderr, "vhca-switch: socket path too long\n");
+        exit(1);
+    }
+    unlink(a.sun_path);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+        listen(fd, 1) < 0) {
+        perror("vhca-switch: unix socket");
+        exit(1);
+    }
+    return fd;
+}
+
+static int sw_listen_inet(int tcp_port)
+{
+    struct sockaddr_in a = {
+        .sin_family = AF_INET,
+        .sin_port = htons((uint16_t)tcp_port),
+        .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+    };
+    int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+                             sizeof(one)) < 0 ||
+        bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 1) < 0) {
+        perror("vhca-switch: inet socket");
+        exit(1);
+    }
+    return fd;
+}
+
+static void sw_usage(void)
+{
+    fprintf(stderr, "usage: vhca-switch --ports N (--dir DIR | --tcp BASE) "
+            "[--connect N=PATH]... [--control PATH] [--seed S] [--verbose]\n"
+            "  --dir DIR       unix sockets DIR/port1 .. DIR/portN, and the\n"
+            "                  control socket DIR/control\n"
+            "  --tcp BASE      127.0.0.1 TCP ports BASE+1 .. BASE+N\n"
+            "  --connect N=PATH  port N dials the unix socket of a QEMU\n"
+            "                  netdev with server=on (and dials again)\n"
+            "  --control PATH  the control socket (link faults, counters)\n"
+            "  --seed S        seed of the fault generator\n");
+    exit(2);
+}
+
+typedef struct SwArgs {
+    const char *connect[SW_MAX_PORTS];
+    const char *dir;
+    const char *control;
+    int tcp_base;
+    uint64_t seed;
+} SwArgs;
+
+static void sw_parse_args(int argc, char **argv, SwArgs *a)
+{
+    static const struct option opts[] = {
+        { "ports", required_argument, NULL, 'n' },
+        { "dir", required_argument, NULL, 'd' },
+        { "tcp", required_argument, NULL, 't' },
+        { "control", required_argument, NULL, 'c' },
+        { "connect", required_argument, NULL, 'C' },
+        { "seed", required_argument, NULL, 's' },
+        { "verbose", no_argument, NULL, 'v' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c, n, i;
+
+    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:v", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            sw_nports = atoi(optarg);
+            break;
+        case 'd':
+            a->dir = optarg;
+            break;
+        case 't':
+            a->tcp_base = atoi(optarg);
+            break;
+        case 'c':
+            a->control = optarg;
+            break;
+        case 'C':
+            n = atoi(optarg);
+            if (n < 1 || n > SW_MAX_PORTS || !strchr(optarg, '=')) {
+                sw_usage();
+            }
+            a->connect[n - 1] = strchr(optarg, '=') + 1;
+            break;
+        case 's':
+            a->seed = strtoull(optarg, NULL, 0);
+            break;
+        case 'v':
+            sw_verbose = 1;
+            break;
+        default:
+            sw_usage();
+        }
+    }
+    for (i = 0; i < sw_nports && i < SW_MAX_PORTS; i++) {
+        if (!a->connect[i] && !a->dir && !a->tcp_base) {
+            sw_usage();         /* a port with neither a socket nor a dial */
+        }
+    }
+    if (sw_nports < 1 || sw_nports > SW_MAX_PORTS || (a->dir && a->tcp_base) ||
+        (a->tcp_base && (a->tcp_base < 1 || a->tcp_base + sw_nports > 65535))) {
+        sw_usage();
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct pollfd pfd[2 * SW_MAX_PORTS + 1];
+    SwArgs args = { 0 };
+    char control[108];
+    int control_fd = -1, i, n, nfds;
+    bool dialing;
+
+    sw_parse_args(argc, argv, &args);
+    signal(SIGPIPE, SIG_IGN);
+    sw_faults_seed(args.seed);
+    vhca_sa_init(&sw_sa);
+    for (i = 0; i < sw_nports; i++) {
+        sw_ports[i].num = i + 1;
+        sw_ports[i].fd = -1;
+        sw_ports[i].rx = malloc(SW_FRAME_MAX);
+        sw_ports[i].connect_path = args.connect[i];
+        sw_ports[i].listen_fd = args.connect[i] ? -1
+                                : args.dir ? sw_listen_unix(args.dir, i + 1)
+                                : sw_listen_inet(args.tcp_base + i + 1);
+    }
+    if (!args.control && args.dir) {
+        snprintf(control, sizeof(control), "%s/control", args.dir);
+        args.control = control;
+    }
+    if (args.control) {
+        control_fd = sw_control_listen(args.control);
+    }
+    fprintf(stderr, "vhca-switch: %d ports, SM LID %u, ready\n", sw_nports,
+            VHCA_WIRE_SM_LID);
+    for (;;) {
+        dialing = false;
+        for (i = 0; i < sw_nports; i++) {
+            if (sw_ports[i].connect_path && sw_ports[i].fd < 0) {
+                sw_dial(&sw_ports[i]);
+                dialing |= sw_ports[i].fd < 0;
+            }
+        }
+        for (i = 0; i < sw_nports; i++) {
+            pfd[2 * i] = (struct pollfd){ sw_ports[i].listen_fd, POLLIN, 0 };
+            pfd[2 * i + 1] = (struct pollfd){ sw_ports[i].fd, POLLIN, 0 };
+        }
+        nfds = 2 * sw_nports;
+        pfd[nfds++] = (struct pollfd){ control_fd, POLLIN, 0 };
+        n = poll(pfd, nfds, dialing ? SW_DIAL_MS : -1);
+        if (n < 0 && errno != EINTR) {
+            perror("vhca-switch: poll");
+            return 1;
+        }
+        for (i = 0; n > 0 && i < sw_nports; i++) {
+            if (pfd[2 * i].revents & POLLIN) {
+                sw_accept(&sw_ports[i]);
+            }
+            if (pfd[2 * i + 1].revents && sw_ports[i].fd >= 0) {
+                sw_read(&sw_ports[i]);
+            }
+        }
+        if (n > 0 && (pfd[nfds - 1].revents & POLLIN)) {
+            sw_control_accept(control_fd, sw_ports, sw_nports);
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/*
+ * vhca-switch - what the switch's files share (tools/vhca-switch.c).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef VHCA_SWITCH_H
+#define VHCA_SWITCH_H
+
+#include "qemu/osdep.h"
+#include "vhca-wire.h"
+
+#define SW_MAX_PORTS        32          /* = VHCA_SA_MAX_PORTS */
+
+typedef struct SwPort {
+    int num;                    /* 1..nports */
+    int listen_fd;              /* -1 with connect_path */
+    const char *connect_path;   /* --connect: dial this netdev's socket */
+    int fd;                     /* -1: no cable */
+    uint32_t rx_len;            /* bytes in rx */
+    uint8_t *rx;
+    bool hello;                 /* a HELLO was seen on this connection */
+    VhcaWireHello node;
+    uint16_t lid;               /* 0 until the SM assigned one */
+    uint64_t rx_frames, tx_frames, drops;
+    /* link faults (vhca-switch-faults.c) */
+    uint8_t *held;              /* a frame held back to reorder */
+    uint32_t held_len;
+    uint64_t lost, duplicated, reordered, icrc_errors;
+} SwPort;
+
+/* Write one frame out of port p (its stream length first). */
+void sw_send(SwPort *p, const uint8_t *frame, uint32_t len);
+
+/* vhca-switch-faults.c: a forwarded frame leaves through p's link. */
+void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len);
+void sw_faults_seed(uint64_t seed);
+/* DIR/control: one text command per connection (fabric.md). */
+int sw_control_listen(const char *path);
+void sw_control_accept(int listen_fd, SwPort *ports, int nports);
+
+#endif /* VHCA_SWITCH_H */
