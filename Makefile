@@ -24,7 +24,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-middleware check-libfabric-rdm check-install check-dkms install check-fabric switch test \
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full check-middleware check-libfabric-rdm check-install check-dkms install check-fabric switch test \
 	bench run clean
 
 all: qemu module initramfs
@@ -93,6 +93,18 @@ check-verbs: deps qemu module initramfs
 check-uverbs: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-uverbs: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-uverbs.sh
+
+# Storage ULPs in a guest (Documentation/ulps.md): NVMe over RDMA, iSER,
+# SRP, NFS over RDMA with fio verification.  check-ulp (in `make test`) is
+# the quick subset, check-ulp-full everything (faults, hot-unplug, FRWR
+# forced with ib_core force_mr=1).
+check-ulp: deps qemu module initramfs provider
+	@test "$(KERNEL)" = default || { echo "check-ulp: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-ulp.sh
+
+check-ulp-full: deps qemu module initramfs provider
+	@test "$(KERNEL)" = default || { echo "check-ulp-full: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-ulp.sh full
 
 # UCX, Open MPI over UCX and libfabric's verbs provider on vhca in a guest
 # (in `make test`): selftests/verbs/middleware.py.

@@ -24,6 +24,9 @@ packages=(
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
 	# tests
 	python3-pytest libgtest-dev
+	# the storage ULP tier (selftests/ulp, Documentation/ulps.md): targets,
+	# initiators, fio; dbus for targetcli
+	nvme-cli targetcli-fb open-iscsi srptools nfs-kernel-server fio sg3-utils dbus
 	# fuzzing the device's parsers (scripts/run-fuzz.sh): libFuzzer, sanitizers
 	clang-14 libclang-rt-14-dev llvm-14
 	# the debug guest kernel (scripts/build-debug-kernel.sh)

@@ -1,0 +1,69 @@
+#!/bin/bash
+# Storage ULPs in a guest (Documentation/ulps.md): NVMe over RDMA, iSER,
+# SRP and NFS over RDMA on vhca, the tests of selftests/ulp/ulp_*.py.
+#
+#   run-ulp.sh        `make check-ulp` (a `make test` tier): the quick
+#                     subset (tests not marked `full`), one guest boot;
+#                     build/results/ulp.txt
+#   run-ulp.sh full   `make check-ulp-full`, three guest sessions:
+#                     every test; every test but the fault ones (marked
+#                     `fault`: hot-unplug, rmmod) with ib_core force_mr=1
+#                     (every ULP registers every transfer: FRWR); the
+#                     same on a lossy fabric (both devices with
+#                     rc-drop-request=97,rc-drop-response=101).
+#                     build/results/ulp-full.txt sums the three
+#
+# VHCA_ULP_FABRIC=rxe runs the same tests over rdma_rxe on a veth pair
+# (tests that need InfiniBand deselected), to check the harness itself.
+# Extra arguments after the mode go to pytest (-k NAME, -x, ...).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-/usr/bin/python3}
+mode=${1:-quick}
+# Every verified fio run's figures (selftests/ulp/ulplib.py Fio.record).
+rm -f build/results/ulp-fio.txt
+[ $# -gt 0 ] && shift
+# Order matters: one guest runs them all, each file sets up and tears
+# down its own ULP.
+files=()
+for f in nvme iser srp nfs; do
+	[ -e "selftests/ulp/ulp_$f.py" ] && files+=("selftests/ulp/ulp_$f.py")
+done
+# A pytest -m expression: "not full", plus "not ib" on rdma_rxe.
+markers() {
+	local expr="$*"
+	[ "${VHCA_ULP_FABRIC:-vhca}" = rxe ] && expr="${expr:+$expr and }not ib"
+	echo "$expr"
+}
+
+case "$mode" in
+quick)
+	exec scripts/run-verbs-pytest.sh ulp "${files[@]}" -m "$(markers not full)" "$@"
+	;;
+full)
+	scripts/run-verbs-pytest.sh ulp-full-default "${files[@]}" \
+		-m "$(markers)" "$@"
+	rc1=$?
+	VHCA_ULP_FORCE_MR=1 scripts/run-verbs-pytest.sh ulp-full-force-mr "${files[@]}" \
+		-m "$(markers not fault)" "$@"
+	rc2=$?
+	VHCA_ULP_DEVICE_ARGS=rc-drop-request=97,rc-drop-response=101 \
+		scripts/run-verbs-pytest.sh ulp-full-lossy "${files[@]}" \
+		-m "$(markers not fault)" "$@"
+	rc3=$?
+	;;
+*)
+	echo "usage: run-ulp.sh [quick|full] [pytest args]" >&2
+	exit 2
+	;;
+esac
+# One report for the three sessions (junit.py merge), then the tier's
+# results files (junit.py finish).
+parts=()
+for part in default force-mr lossy; do
+	parts+=("build/results/ulp-full-$part.xml")
+done
+status=0
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$rc3" -eq 0 ] || status=1
+"$PYTHON" scripts/junit.py merge build/results/ulp-full.xml "${parts[@]}"
+exec "$PYTHON" scripts/junit.py finish ulp-full "$status"

@@ -1,0 +1,46 @@
+"""NFS over RDMA: nfsd with an `rdma 20049` listener (svcrdma) exporting
+a tmpfs on vhca0's address, the NFS client (xprtrdma) mounting it over
+vhca1, NFSv3 and NFSv4.2 (scripts/guest/ulp/nfs.sh).  Data verified with
+fio crc32c (O_DIRECT, so every byte crosses the fabric) and by comparing
+the client's file with the server's.
+"""
+import pytest
+
+import ulplib
+from ulplib import Fio
+
+VERSIONS = ["3", "4.2"]
+EXPORT = "/srv/vhca-nfs"
+
+
+@pytest.fixture(scope="module")
+def nfs_server(vm, fabric):
+    ulplib.run_script(vm, "nfs", "server-start", "10.78.0.0/24", timeout=300)
+    yield
+    ulplib.run_script(vm, "nfs", "server-stop", timeout=300)
+
+
+@pytest.fixture(params=VERSIONS, ids=["v3", "v4.2"])
+def nfs_mount(request, vm, fabric, nfs_server):
+    vers = request.param
+    out = ulplib.run_script(vm, "nfs", "mount", fabric.target_ip, vers, timeout=300)
+    yield vers, out.strip().splitlines()[-1]
+    ulplib.run_script(vm, "nfs", "umount", vers, timeout=300)
+
+
+def test_nfs_rdma_mount_fio_verify(vm, fabric, nfs_mount):
+    vers, mnt = nfs_mount
+    _, out = vm.run("grep ' %s ' /proc/mounts; cat /proc/self/mountstats | "
+                    "grep -A3 'mounted on %s'" % (mnt, mnt), timeout=60, check=True)
+    ulplib.log("mount", out)
+    assert "proto=rdma" in out and "port=20049" in out, out
+    assert "vers=%s" % vers in out, out
+    ulplib.assert_connections(vm, fabric, "rpcrdma", "rpcrdma", 1)
+    name = "fio-v%s" % vers
+    Fio("%s/%s" % (mnt, name), rw="randwrite", bs="4k", numjobs=1, size="8M").run(vm)
+    Fio("%s/%s" % (mnt, name), rw="write", bs="1M", numjobs=1, size="16M").run(vm)
+    # The client reads (O_DIRECT) what the server's tmpfs holds.
+    client = ulplib.sha256_of(vm, "%s/%s" % (mnt, name), 16)
+    _, server = vm.run("sha256sum %s/%s" % (EXPORT, name), timeout=120, check=True)
+    assert client == server.split()[0], (client, server)
+    vm.run("rm -f %s/%s" % (mnt, name), timeout=60, check=True)

@@ -1,0 +1,199 @@
+"""Helpers shared by the storage ULP tests (selftests/ulp/ulp_*.py).
+
+The guest side of each ULP is a shell script in scripts/guest/ulp/ (the
+commands Documentation/ulps.md shows); these helpers run them, run fio
+with data verification, and compare what the host wrote with what the
+target stored.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import vmlib  # noqa: E402
+
+GUEST_SCRIPTS = os.path.join(vmlib.REPO, "scripts", "guest", "ulp")
+TARGET_IP = "10.78.0.1"
+HOST_IP = "10.78.0.2"
+# Memory-backed null_blk devices (null_blk is in Debian's kernel and in
+# the debug kernel; brd is not in the latter): one backend per block ULP.
+BACKENDS = {"nvme": "/dev/nullb0", "iser": "/dev/nullb1", "srp": "/dev/nullb2"}
+BACKEND_GB = 1
+FIO_RESULTS = os.path.join(vmlib.BUILD, "results", "ulp-fio.txt")
+
+
+def log(title, text):
+    sys.stdout.write("---- %s ----\n%s\n" % (title, text.rstrip()))
+
+
+def script(name, *args):
+    """The guest command line of scripts/guest/ulp/NAME.sh ARGS."""
+    return " ".join(["sh", os.path.join(GUEST_SCRIPTS, name + ".sh")] +
+                    [str(a) for a in args])
+
+
+def run_script(vm, name, *args, timeout=180):
+    """Run a ULP script in the guest; its output, or fail the test with it."""
+    rc, out = vm.run(script(name, *args), timeout=timeout)
+    log("%s.sh %s" % (name, " ".join(str(a) for a in args)), out)
+    assert rc == 0, "%s.sh %s failed (%d):\n%s" % (name, " ".join(map(str, args)), rc, out)
+    return out
+
+
+class Fio:
+    """One fio job set with crc32c verification: a write pass, then fio
+    reads everything back and checks each block's header and checksum
+    (--do_verify=1, --verify_fatal=1: the first bad block ends the run
+    with a non-zero exit).  Each job writes its own region of the target
+    (offset_increment), so jobs never overwrite each other's blocks."""
+
+    def __init__(self, filename, rw="randwrite", bs="4k", iodepth=32,
+                 numjobs=2, size="8M", direct=True, extra=()):
+        self.filename = filename
+        self.rw = rw
+        self.bs = bs
+        self.iodepth = iodepth
+        self.numjobs = numjobs
+        self.size = size
+        self.direct = direct
+        self.extra = list(extra)
+
+    def command(self):
+        args = [
+            "fio", "--name=ulp", "--filename=%s" % self.filename,
+            "--ioengine=libaio", "--direct=%d" % int(self.direct),
+            "--rw=%s" % self.rw, "--bs=%s" % self.bs,
+            "--iodepth=%d" % self.iodepth, "--numjobs=%d" % self.numjobs,
+            "--size=%s" % self.size, "--offset_increment=%s" % self.size,
+            "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
+            "--verify_dump=0", "--exitall_on_error=1", "--group_reporting",
+            "--output-format=terse",
+        ]
+        return " ".join(args + self.extra)
+
+    def run(self, vm, timeout=600):
+        """Run it; {"read": (KiB, KiB/s, IOPS), "write": ...}.  Fails the
+        test on a non-zero exit (an I/O or verification error) or a job
+        error.  The terse report is one line: the serial console is
+        slow under TCG, fio's JSON report would cost seconds."""
+        rc, out = vm.run(self.command() + " 2>&1", timeout=timeout)
+        report = parse_fio_terse(out)
+        log("fio %s bs=%s qd=%d jobs=%d size=%s on %s" % (
+            self.rw, self.bs, self.iodepth, self.numjobs, self.size, self.filename),
+            fio_summary(report) if report else out[-4000:])
+        assert rc == 0, "fio exited %d:\n%s" % (rc, out[-6000:])
+        assert report, "no fio report:\n" + out[-4000:]
+        assert report["error"] == 0, "fio error %d:\n%s" % (report["error"], out[-4000:])
+        self.record(report)
+        return report
+
+    def record(self, report):
+        """One line per verified run in build/results/ulp-fio.txt: the
+        figures of Documentation/ulps.md."""
+        test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+        # Which session of check-ulp-full (run-ulp.sh) it was.
+        if os.environ.get("VHCA_ULP_FORCE_MR") == "1":
+            test += " force_mr=1"
+        if os.environ.get("VHCA_ULP_DEVICE_ARGS"):
+            test += " " + os.environ["VHCA_ULP_DEVICE_ARGS"]
+        os.makedirs(os.path.dirname(FIO_RESULTS), exist_ok=True)
+        with open(FIO_RESULTS, "a") as f:
+            f.write("%s %s bs=%s qd=%d jobs=%d size=%s %s\n" % (
+                test, self.rw, self.bs, self.iodepth, self.numjobs, self.size,
+                fio_summary(report).replace("\n", " ")))
+
+
+# The quick tier's fio jobs on every block ULP, qd 32, two jobs:
+# (test id, rw, bs, size per job).
+QUICK_JOBS = [("4k-randwrite", "randwrite", "4k", "8M"), ("1m-write", "write", "1M", "16M")]
+QUICK_IDS = [j[0] for j in QUICK_JOBS]
+
+
+def quick_fio(target, job):
+    _, rw, bs, size = job
+    return Fio(target, rw=rw, bs=bs, iodepth=32, numjobs=2, size=size)
+
+
+def parse_fio_terse(text):
+    """fio's terse (version 3) line: field 5 the error, 6-8 read KiB,
+    KiB/s and IOPS, 47-49 the same for writes."""
+    for line in text.splitlines():
+        fields = line.split(";")
+        if fields[0] == "3" and len(fields) > 49:
+            return {"error": int(fields[4]),
+                    "read": tuple(float(f) for f in fields[5:8]),
+                    "write": tuple(float(f) for f in fields[46:49])}
+    return None
+
+
+def fio_summary(report):
+    """One line per direction: IOPS, MiB/s, MiB moved."""
+    return "\n".join("%s: %.0f IOPS %.1f MiB/s %.1f MiB" % (
+        rw, report[rw][2], report[rw][1] / 1024, report[rw][0] / 1024)
+        for rw in ("read", "write") if report[rw][0])
+
+
+def fio_rate(report, rw, what):
+    """IOPS (what="iops") or MiB/s (what="mibs") of one direction."""
+    return report[rw][2] if what == "iops" else report[rw][1] / 1024
+
+
+def sha256_of(vm, path, mib, skip_mib=0):
+    """SHA-256 of MiB [skip, skip+mib) of a block device, read O_DIRECT
+    (so the page cache cannot answer for the device)."""
+    _, out = vm.run("dd if=%s bs=1M skip=%d count=%d iflag=direct status=none | sha256sum"
+                    % (path, skip_mib, mib), timeout=300, check=True)
+    return out.split()[0]
+
+
+def assert_same_bytes(vm, host_dev, target_dev, mib):
+    """What the host reads through the ULP is what the target stored."""
+    host = sha256_of(vm, host_dev, mib)
+    target = sha256_of(vm, target_dev, mib)
+    assert host == target, "%s (host) %s != %s (target) %s" % (host_dev, host, target_dev, target)
+
+
+def connections(vm, dev, comm):
+    """rdma_cm IDs of module `comm` on RDMA device `dev` with a QP."""
+    _, out = vm.run("rdma res show cm_id", timeout=60)
+    return [l for l in out.splitlines()
+            if l.startswith("link %s/" % dev) and "[%s]" % comm in l and "lqpn" in l]
+
+
+def assert_connections(vm, fabric, host_comm, target_comm, count):
+    """At least `count` connections, each with the host's end on the host
+    device and the target's on the target device: the ULP's traffic
+    crosses the fabric (the routes chose the interfaces)."""
+    host = connections(vm, fabric.host_dev, host_comm)
+    target = connections(vm, fabric.target_dev, target_comm)
+    log("rdma res show cm_id", "\n".join(host + target))
+    assert len(host) >= count and len(target) >= count, (host, target)
+    assert all("dst-addr %s:" % fabric.target_ip in l for l in host), host
+    assert all("dst-addr %s:" % fabric.host_ip in l for l in target), target
+
+
+def dmesg_mark(vm):
+    """The kernel log's line count (only counted: the serial console is
+    slow under TCG, and the whole log is long)."""
+    _, out = vm.run("dmesg --color=never | wc -l", timeout=60, check=True)
+    return int(out.strip())
+
+
+def new_dmesg(vm, mark):
+    """The kernel log after line `mark`."""
+    _, out = vm.run("dmesg --color=never | tail -n +%d" % (mark + 1), timeout=60, check=True)
+    return out
+
+
+def module_param(vm, module, param):
+    rc, out = vm.run("cat /sys/module/%s/parameters/%s" % (module, param), timeout=30)
+    return out.strip() if rc == 0 else None
+
+
+def wait_gone(vm, path, timeout=60):
+    vm.wait_until("test -e %s && echo present || echo gone" % path,
+                  lambda t: "gone" in t, timeout=timeout)
+
+
+def grep_count(pattern, text):
+    return len(re.findall(pattern, text, re.M))
