@@ -72,6 +72,21 @@ if [ "${#missing[@]}" -gt 0 ] || [ "$need_update" -eq 1 ]; then
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
+	# The storage test packages (nfs-kernel-server, open-iscsi, ...) are
+	# servers: the tests start them inside guests, never on this machine.
+	# Debian's policy-rc.d convention (exit 101) keeps their maintainer
+	# scripts from starting them here, unless the machine has a policy.
+	policy=/usr/sbin/policy-rc.d
+	own_policy=0
+	if [ ! -e "$policy" ]; then
+		printf '#!/bin/sh\n# scripts/deps.sh (vhca): no service starts\nexit 101\n' |
+			"${sudo_cmd[@]}" tee "$policy" > /dev/null
+		"${sudo_cmd[@]}" chmod 755 "$policy"
+		own_policy=1
+	fi
+	status=0
 	"${sudo_cmd[@]}" "${apt_env[@]}" apt-get install -y -q --no-install-recommends \
-		"${missing[@]}" < /dev/null
+		"${missing[@]}" < /dev/null || status=$?
+	[ "$own_policy" -eq 0 ] || "${sudo_cmd[@]}" rm -f "$policy"
+	[ "$status" -eq 0 ] || exit "$status"
 fi
