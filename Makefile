@@ -138,7 +138,7 @@ check-dkms: deps
 install:
 	scripts/install.sh
 
-# Two VMs through the standalone switch (NOT in `make test` yet):
+# Two VMs through the standalone switch (in `make test`):
 # IPoIB, RC pingpong, perftest, rping, a VM killed mid-transfer.
 # Documentation/fabric.md.
 check-fabric: deps qemu module initramfs provider switch

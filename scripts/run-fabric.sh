@@ -1,5 +1,5 @@
 #!/bin/bash
 # Two VMs on one fabric through the standalone switch (`make check-fabric`,
-# not in `make test` yet): selftests/fabric/twovms.py.  Writes
+# a `make test` tier): selftests/fabric/twovms.py.  Writes
 # build/results/fabric.txt ("passed=N failed=M").
 exec "$(dirname "$0")/run-verbs-pytest.sh" fabric selftests/fabric/twovms.py
