@@ -8,7 +8,8 @@
 #   KERNEL=debug scripts/build-module.sh   (or VHCA_KERNEL=debug) the debug
 #                                      kernel of scripts/build-debug-kernel.sh:
 #                                      build/debug/vhca.ko and
-#                                      build/debug/vhca_kunit.ko (KUnit),
+#                                      build/debug/vhca_kunit.ko and
+#                                      vhca_verbs_kunit.ko (KUnit),
 #                                      build/debug/module.log
 #   VHCA_KVER=6.1.0-56-amd64 ...       another Debian kernel than kver.sh's
 #   VHCA_KDIR=/lib/modules/$KVER/build  its headers elsewhere (DKMS, dkms.conf)
@@ -50,7 +51,7 @@ debug)
 	done
 	# Links to sources that were deleted since.
 	find "$moddir" -type l ! -exec test -e {} \; -delete
-	modules="vhca vhca_kunit"
+	modules="vhca vhca_kunit vhca_verbs_kunit"
 	# KASAN, lockdep and the debug allocators add imports and compiler
 	# runtime calls; driver/debug-symbols.allow lists them.
 	extra_allow=driver/debug-symbols.allow
@@ -75,7 +76,10 @@ cat "$log"
 #    C++ compiler warnings and the C++ rule fails on objtool output; this
 #    catches objtool on C objects and modpost.  The one expected line:
 #    the headers package has no vmlinux, so there is no module BTF.
+#    Kbuild's own progress lines ("  CC [M]  .../errors_local.o") name
+#    files, not problems.
 warnings=$(grep -Ei 'warning|error' "$log" |
+	grep -Ev '^  [A-Z+]+ +(\[M\] +)?[^ ]+$' |
 	grep -v '^Skipping BTF generation for .* due to unavailability of vmlinux$' || true)
 if [ -n "$warnings" ]; then
 	echo "build-module.sh: warnings in the build:" >&2

@@ -24,7 +24,7 @@ stage_sources() { # directory
 	mkdir -p "$1/scripts"
 	(cd "$repo" && find Kbuild dkms.conf driver uapi -type f \( -name Kbuild -o -name dkms.conf \
 		-o -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.allow' \) \
-		! -path 'driver/tests/*' ! -path 'driver/ktest/*' | tar -cf - -T -) | tar -xf - -C "$1"
+		! -path 'driver/tests/*' | tar -cf - -T -) | tar -xf - -C "$1"
 	cp "$repo/scripts/build-module.sh" "$repo/scripts/kver.sh" "$1/scripts/"
 }
 

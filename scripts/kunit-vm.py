@@ -1,14 +1,17 @@
 #!/usr/bin/python3
-"""Run vhca_kunit.ko in a debug-kernel guest and judge it (run-kunit.sh).
+"""Run a KUnit module in a debug-kernel guest and judge it.
+
+    kunit-vm.py [TIER]      TIER: kunit (default; run-kunit.sh) or verbs
+                            (run-verbs.sh), see TIERS
 
 KUnit prints KTAP to the kernel log when the module loads (KUnit runs a
 module's suites from its init), one indented subtest per suite.  The
 kernel's own parser (tools/testing/kunit/kunit.py parse, scripts/
 kunit-tool.sh) reads the lines the load added, under a top-level plan of
-len(SUITES) suites, so that a missing or extra suite is an error too.
-Every case, every missing suite and every other problem (insmod, rmmod,
-kmemleak, a KASAN/lockdep/WARNING/BUG line) is a JUnit case in
-build/results/kunit.xml (scripts/junit.py).
+the tier's suites, so that a missing or extra suite is an error too.
+Every case, every missing suite and every other problem (a set-up step,
+insmod, rmmod, kmemleak, a KASAN/lockdep/WARNING/BUG line) is a JUnit
+case in build/results/<tier>.xml (scripts/junit.py).
 """
 import json
 import os
@@ -22,11 +25,38 @@ sys.path.insert(0, HERE)
 import junit  # noqa: E402
 import vmlib  # noqa: E402
 
-SUITES = ["vhca_cmdq", "vhca_eq", "vhca_ring", "vhca_pd", "vhca_ports", "vhca_alloc_fail"]
-MODULE = os.environ.get("VHCA_KUNIT_MODULE") or os.path.join(vmlib.BUILD, "debug", "vhca_kunit.ko")
-RESULTS = os.path.join(vmlib.BUILD, "results", "kunit.xml")
-LOG = os.path.join(vmlib.BUILD, "vm-logs", "kunit-dmesg.log")
-KTAP = os.path.join(vmlib.BUILD, "vm-logs", "kunit.ktap")
+DEBUG_BUILD = os.path.join(vmlib.BUILD, "debug")
+VERBS_SUITES = ["query", "basic", "rdma", "ud", "sends", "uc", "atomics", "invalidate",
+                "ulp", "cq", "errors_local", "errors_remote", "qp_states", "drain"]
+
+
+class Tier:
+    """A KUnit module and the guest it needs.
+
+    devices: the guest's -device options; setup: shell steps before the
+    module loads (each must exit 0); teardown: shell steps after it is
+    unloaded; params: insmod's module parameters."""
+
+    def __init__(self, module, suites, devices=(), setup=(), teardown=(), params=""):
+        self.module, self.suites, self.devices = module, suites, list(devices)
+        self.setup, self.teardown, self.params = list(setup), list(teardown), params
+
+
+TIERS = {
+    # driver/kunit: the core against a fake device; no vhca device.
+    "kunit": Tier("vhca_kunit", ["vhca_cmdq", "vhca_eq", "vhca_ring", "vhca_pd",
+                                 "vhca_ports", "vhca_alloc_fail"]),
+    # driver/verbs_kunit: kernel verbs between port 1 and port 2 of vhca0,
+    # with vhca.ko of the same build, the VM tier's two devices.
+    "verbs": Tier("vhca_verbs_kunit", ["vhca_verbs_" + s for s in VERBS_SUITES],
+                  devices=["vhca,id=vhca0,ports=2,node-guid=0x5254000000000100",
+                           "vhca,id=vhca1,ports=1,node-guid=0x5254000000000200"],
+                  setup=["modprobe -a ib_core ib_uverbs ib_umad",
+                         "insmod %s" % os.path.join(DEBUG_BUILD, "vhca.ko"),
+                         vmlib.WAIT_ACTIVE],
+                  teardown=["rmmod vhca"],
+                  params="device=vhca0"),
+}
 # insmod returns when every suite has run; vmlib scales this (TIMEOUT_SCALE).
 LOAD_TIMEOUT = 300
 
@@ -34,14 +64,14 @@ TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 STATUS = {"PASS": "pass", "SKIP": "skip"}
 
 
-def ktap_cases(module_log):
+def ktap_cases(tier, module_log, ktap):
     """JUnit cases of the module's KTAP, as kunit.py parse reads it."""
     lines = [TIMESTAMP.sub("", line) for line in module_log.splitlines()]
-    with open(KTAP, "w") as f:
-        f.write("KTAP version 1\n1..%d\n%s\n" % (len(SUITES), "\n".join(lines)))
+    with open(ktap, "w") as f:
+        f.write("KTAP version 1\n1..%d\n%s\n" % (len(tier.suites), "\n".join(lines)))
     tool = subprocess.check_output([os.path.join(HERE, "kunit-tool.sh")], text=True).strip()
-    report = KTAP + ".json"
-    parse = subprocess.run([sys.executable, tool, "parse", "--json=" + report, KTAP],
+    report = ktap + ".json"
+    parse = subprocess.run([sys.executable, tool, "parse", "--json=" + report, ktap],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(parse.stdout, end="")
     with open(report) as f:
@@ -54,7 +84,7 @@ def ktap_cases(module_log):
     for case in tree["test_cases"]:   # a suite that reported no cases
         cases.append((case["name"] or "unnamed", STATUS.get(case["status"], "fail"), case["status"]))
     reported = {g["name"] for g in tree["sub_groups"] if g["test_cases"]}
-    for name in SUITES:
+    for name in tier.suites:
         if name not in reported:
             cases.append((name, "fail", "suite missing, crashed or without cases"))
     if parse.returncode != 0 and all(c[1] == "pass" for c in cases):
@@ -62,33 +92,52 @@ def ktap_cases(module_log):
     return cases
 
 
+def run_module(vm, tier, module, problems):
+    """Set-up, insmod, rmmod, teardown; returns the log lines the load
+    added.  Leaks of the tests are read while the module's symbols still
+    name the allocating functions in kmemleak's backtraces; leaks of the
+    unload after rmmod (the report then lists both)."""
+    name = os.path.basename(module)[:-len(".ko")]
+    for step in tier.setup:
+        status, out = vm.run(step, timeout=LOAD_TIMEOUT)
+        if status != 0:
+            problems.append(("setup", "%s failed (%d): %s" % (step.strip(), status, out.strip())))
+            return ""
+    boot_lines = len(vm.dmesg().splitlines())
+    status, out = vm.run("insmod %s %s" % (module, tier.params), timeout=LOAD_TIMEOUT)
+    if status != 0:
+        problems.append(("insmod", "insmod %s failed (%d): %s" % (module, status, out.strip())))
+    module_log = "\n".join(vm.dmesg().splitlines()[boot_lines:])
+    leaks = vm.kmemleak_report()
+    for step in ["rmmod " + name] + tier.teardown:
+        status, out = vm.run(step, timeout=120)
+        if status != 0:
+            problems.append(("rmmod", "%s failed (%d): %s" % (step, status, out.strip())))
+    if not leaks.strip():
+        leaks = vm.kmemleak_report()
+    if leaks.strip():
+        problems.append(("kmemleak", leaks[:8000]))
+    return module_log
+
+
 def main():
+    tier_name = sys.argv[1] if len(sys.argv) > 1 else "kunit"
+    tier = TIERS[tier_name]
+    module = (os.environ.get("VHCA_KUNIT_MODULE") or
+              os.path.join(DEBUG_BUILD, tier.module + ".ko"))
+    logs = os.path.join(vmlib.BUILD, "vm-logs")
+    dmesg_log = os.path.join(logs, tier_name + "-dmesg.log")
     problems = []
-    if not os.path.exists(MODULE):
-        print("run-kunit: %s missing" % MODULE, file=sys.stderr)
-        return junit.finish("kunit", 1)
-    vm = vmlib.VM(name="kunit")
+    if not os.path.exists(module):
+        print("kunit-vm: %s missing" % module, file=sys.stderr)
+        return junit.finish(tier_name, 1)
+    vm = vmlib.VM(devices=tier.devices, name=tier_name)
     log_text = module_log = ""
     try:
         vm.start()
-        print("run-kunit: %s booted in %.1f s" % (vm.kver, vm.boot_seconds))
-        boot_lines = len(vm.dmesg().splitlines())
-        status, out = vm.run("insmod %s" % MODULE, timeout=LOAD_TIMEOUT)
-        if status != 0:
-            problems.append(("insmod", "insmod vhca_kunit.ko failed (%d): %s" % (status, out.strip())))
-        module_log = "\n".join(vm.dmesg().splitlines()[boot_lines:])
-        # Leaks of the tests show up now, while the module's symbols still
-        # name the allocating functions in kmemleak's backtraces; leaks of
-        # the unload after rmmod (the report then lists both).
-        leaks = vm.kmemleak_report()
-        status, out = vm.run("rmmod vhca_kunit", timeout=120)
-        if status != 0:
-            problems.append(("rmmod", "rmmod vhca_kunit failed (%d): %s" % (status, out.strip())))
+        print("kunit-vm: %s booted in %.1f s" % (vm.kver, vm.boot_seconds))
+        module_log = run_module(vm, tier, module, problems)
         log_text = vm.dmesg()
-        if not leaks.strip():
-            leaks = vm.kmemleak_report()
-        if leaks.strip():
-            problems.append(("kmemleak", leaks[:8000]))
         bad = vmlib.bad_dmesg_lines(log_text)
         if bad:
             problems.append(("kernel_log", "\n".join(bad[:100])))
@@ -96,17 +145,17 @@ def main():
         problems.append(("guest", "%s\n%s" % (err, getattr(err, "output", ""))))
     finally:
         vm.shutdown()
-    os.makedirs(os.path.dirname(LOG), exist_ok=True)
-    with open(LOG, "w") as f:
+    os.makedirs(logs, exist_ok=True)
+    with open(dmesg_log, "w") as f:
         f.write(log_text)
 
-    cases = ktap_cases(module_log)
+    cases = ktap_cases(tier, module_log, os.path.join(logs, tier_name + ".ktap"))
     for name, message in problems:
-        print("kunit: %s: %s" % (name, message))
+        print("%s: %s: %s" % (tier_name, name, message))
         cases.append((name, "fail", message))
-    junit.write(RESULTS, "kunit", cases)
-    print("kunit: kernel log in %s" % LOG)
-    return junit.finish("kunit", 0)
+    junit.write(os.path.join(vmlib.BUILD, "results", tier_name + ".xml"), tier_name, cases)
+    print("%s: kernel log in %s" % (tier_name, dmesg_log))
+    return junit.finish(tier_name, 0)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# kunit and vm-debug run on the debug kernel (KASAN, lockdep, kmemleak);
-# the first run builds it (scripts/build-debug-kernel.sh, cached).
-tiers=(unit qtest fuzz vm verbs uverbs ulp middleware fabric kunit vm-debug)
+# kunit, verbs and vm-debug run on the debug kernel (KASAN, lockdep,
+# kmemleak); the first run builds it (scripts/build-debug-kernel.sh, cached).
+tiers=(unit qtest fuzz vm uverbs ulp middleware fabric kunit verbs vm-debug)
 mkdir -p build/results
 declare -A status
 for tier in "${tiers[@]}"; do

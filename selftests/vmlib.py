@@ -98,6 +98,26 @@ def bad_dmesg_lines(text):
     return [line for line in text.splitlines() if BAD_DMESG.search(line)]
 
 
+# Shell for vm.run(): exits 0 once every port of every IB device is
+# ACTIVE (the fabric's SM), 1 after 60 s.
+WAIT_ACTIVE = r'''
+for i in $(seq 1 300); do
+	n=0
+	for s in /sys/class/infiniband/*/ports/*/state; do
+		grep -q ACTIVE "$s" || n=$((n+1))
+	done
+	[ $n = 0 ] && exit 0
+	sleep 0.2
+done
+exit 1
+'''
+
+
+def log(title, text):
+    """A titled block of guest output in the test's captured stdout."""
+    sys.stdout.write("---- %s ----\n%s\n" % (title, text.rstrip()))
+
+
 def _die_with_parent():
     # Runs in the child between fork and exec: SIGKILL QEMU when we die.
     libc = ctypes.CDLL(None, use_errno=True)

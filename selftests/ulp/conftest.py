@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 "verbs"))
 import vmlib  # noqa: E402
 import ulplib  # noqa: E402
-from kverbs import WAIT_ACTIVE  # noqa: E402
+from vmlib import WAIT_ACTIVE  # noqa: E402
 
 FABRIC = os.environ.get("VHCA_ULP_FABRIC") or "vhca"
 if FABRIC not in ("vhca", "rxe"):

@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kverbs import log  # noqa: E402
+from vmlib import log  # noqa: E402
 from uverbs import CM_NS, CM_SERVER_IP, ipoib, run_pair, verbs_vm  # noqa: E402,F401
 
 FI_PORT = 47592	# fi_pingpong's control port (server side)

@@ -29,7 +29,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
-from kverbs import log  # noqa: E402
+from vmlib import log  # noqa: E402
 from libfabric_rdm import fi_pingpong  # noqa: E402
 from uverbs import ipoib, run_pair, verbs_vm  # noqa: E402,F401
 

@@ -2,7 +2,7 @@
 
 The `make check-uverbs` tier of `make test`, not part of `make check-vm`
 (`make check-uverbs` names this file explicitly; pytest's test_*.py
-pattern never collects it, as with kverbs.py).  Own VM, with the driver,
+pattern never collects it).  Own VM, with the driver,
 ib_uverbs,
 and the provider of build/provider installed by
 scripts/guest/install-provider.sh.
@@ -39,7 +39,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import vmlib  # noqa: E402
-from kverbs import WAIT_ACTIVE, log  # noqa: E402
+from vmlib import WAIT_ACTIVE, log  # noqa: E402
 
 MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
 PROVIDER = os.path.join(vmlib.BUILD, "provider")

@@ -9,11 +9,11 @@
  */
 #include <rdma/ib_cache.h>
 
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
-static void test_device(void)
+static void query_device(struct kunit *test)
 {
-	const char *name = "query_device";
+	const char *name = test->name;
 	struct ib_udata uhw = { .outlen = 0, .inlen = 0 };
 	struct ib_device_attr attr = {};
 	int err;
@@ -23,7 +23,7 @@ static void test_device(void)
 		fail(name, "query_device: %d", err);
 		return;
 	}
-	pr_info(TAG "device: max_qp %d max_qp_wr %d max_sge %d/%d max_cq %d max_cqe %d max_mr %d max_pd %d max_srq %d max_srq_wr %d max_qp_rd_atom %d atomic_cap %d masked %d\n",
+	kunit_info(test, "device: max_qp %d max_qp_wr %d max_sge %d/%d max_cq %d max_cqe %d max_mr %d max_pd %d max_srq %d max_srq_wr %d max_qp_rd_atom %d atomic_cap %d masked %d\n",
 		attr.max_qp, attr.max_qp_wr, attr.max_send_sge,
 		attr.max_recv_sge, attr.max_cq, attr.max_cqe, attr.max_mr,
 		attr.max_pd, attr.max_srq, attr.max_srq_wr,
@@ -59,7 +59,6 @@ static void test_device(void)
 		fail(name, "ibdev->attrs differ from query_device");
 		return;
 	}
-	pass(name);
 }
 
 static int check_port(const char *name, struct side *s)
@@ -122,19 +121,29 @@ static int check_gid_pkey(const char *name, struct side *s, __be64 *guid)
 	return 0;
 }
 
-void test_query(void)
+static void query_port(struct kunit *test)
+{
+	if (!check_port(test->name, &a))
+		check_port(test->name, &b);
+}
+
+static void query_gid_pkey(struct kunit *test)
 {
 	__be64 guid1, guid2;
 
-	test_device();
-	if (!check_port("query_port", &a) && !check_port("query_port", &b))
-		pass("query_port");
-	if (check_gid_pkey("query_gid_pkey", &a, &guid1) ||
-	    check_gid_pkey("query_gid_pkey", &b, &guid2))
+	if (check_gid_pkey(test->name, &a, &guid1) ||
+	    check_gid_pkey(test->name, &b, &guid2))
 		return;
-	if (guid1 == guid2)
-		fail("query_gid_pkey", "both ports have GUID %llx",
-		     be64_to_cpu(guid1));
-	else
-		pass("query_gid_pkey");
+	KUNIT_EXPECT_NE_MSG(test, be64_to_cpu(guid1), be64_to_cpu(guid2),
+			    "both ports have the same port GUID");
 }
+
+static struct kunit_case query_cases[] = {
+	KUNIT_CASE(query_device),
+	KUNIT_CASE(query_port),
+	KUNIT_CASE(query_gid_pkey),
+	{}
+};
+
+static struct kunit_suite query_suite = VERBS_SUITE(query, query_cases);
+kunit_test_suite(query_suite);

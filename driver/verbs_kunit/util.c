@@ -7,7 +7,7 @@
 #include <linux/delay.h>
 #include <linux/scatterlist.h>
 
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 void fill(void *buf, size_t len, u8 seed)
 {
@@ -166,7 +166,7 @@ int post_recv_qp(struct ib_qp *qp, u64 wr_id, u64 addr, u32 len)
 	int err = ib_post_recv(qp, &wr, &bad);
 
 	if (err)
-		pr_err(TAG "ib_post_recv(QP %u): %d\n", qp->qp_num, err);
+		fail("ib_post_recv", "QP %u: %d", qp->qp_num, err);
 	return err;
 }
 
@@ -182,7 +182,7 @@ int post_send_qp(struct ib_qp *qp, struct ib_send_wr *wr, u64 addr, u32 len)
 	err = ib_post_send(qp, wr, &bad);
 	wr->sg_list = NULL;
 	if (err)
-		pr_err(TAG "ib_post_send(QP %u): %d\n", qp->qp_num, err);
+		fail("ib_post_send", "QP %u: %d", qp->qp_num, err);
 	return err;
 }
 
@@ -223,7 +223,7 @@ int connect_qp(struct ib_qp *qp, u32 port, u32 dest_qpn,
 	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	if (err) {
-		pr_err(TAG "qp %u -> INIT: %d\n", qp->qp_num, err);
+		fail("connect_qp", "QP %u -> INIT: %d", qp->qp_num, err);
 		return err;
 	}
 
@@ -245,7 +245,7 @@ int connect_qp(struct ib_qp *qp, u32 port, u32 dest_qpn,
 	}
 	err = ib_modify_qp(qp, &attr, mask);
 	if (err) {
-		pr_err(TAG "qp %u -> RTR: %d\n", qp->qp_num, err);
+		fail("connect_qp", "QP %u -> RTR: %d", qp->qp_num, err);
 		return err;
 	}
 	if (o->rtr_only)
@@ -265,7 +265,7 @@ int connect_qp(struct ib_qp *qp, u32 port, u32 dest_qpn,
 	}
 	err = ib_modify_qp(qp, &attr, mask);
 	if (err) {
-		pr_err(TAG "qp %u -> RTS: %d\n", qp->qp_num, err);
+		fail("connect_qp", "QP %u -> RTS: %d", qp->qp_num, err);
 		return err;
 	}
 	return 0;
@@ -373,7 +373,7 @@ cq_error:
 	else
 		p->cqb = NULL;
 error:
-	pr_err(TAG "QP pair: %d\n", err);
+	fail("pair_create", "type %d: %d", p->o.type, err);
 	pair_destroy(p);
 	return err;
 }
@@ -402,6 +402,9 @@ int pair_reset(struct pair *p)
 		err = ib_modify_qp(p->qb, &attr, IB_QP_STATE);
 	if (!err)
 		err = pair_connect(p);
+	if (err)
+		fail("pair_reset", "QPs %u/%u: %d", p->qa->qp_num,
+		     p->qb->qp_num, err);
 	p->events_a = p->events_b = 0;
 	return err;
 }
@@ -465,7 +468,7 @@ struct ib_mr *frwr_create(const char *name, struct ib_pd *mpd,
 	return mr;
 }
 
-int ud_qp_up(struct ib_qp *qp, u32 port)
+static int ud_qp_modify(struct ib_qp *qp, u32 port)
 {
 	struct ib_qp_attr attr = {};
 	int err;
@@ -485,6 +488,16 @@ int ud_qp_up(struct ib_qp *qp, u32 port)
 	attr.qp_state = IB_QPS_RTS;
 	attr.sq_psn = 0;
 	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+int ud_qp_up(struct ib_qp *qp, u32 port)
+{
+	int err = ud_qp_modify(qp, port);
+
+	if (err)
+		fail("ud_qp_up", "UD QP %u on port %u to RTS: %d", qp->qp_num,
+		     port, err);
+	return err;
 }
 
 /* ---- error completions ---- */

@@ -8,7 +8,7 @@
  * the dead key is refused (IB_WC_REM_ACCESS_ERR) and one with the live
  * key lands.
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 #define ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE)
 
@@ -40,7 +40,7 @@ static int write_with(const char *name, struct pair *p, struct ib_mr *mr,
 	return compare(name, b.buf2, a.buf, 512);
 }
 
-static int local_inv(const char *name, struct pair *p, u32 key)
+static int local_inv_post(const char *name, struct pair *p, u32 key)
 {
 	struct ib_send_wr wr = { .wr_id = 300, .opcode = IB_WR_LOCAL_INV,
 				 .send_flags = IB_SEND_SIGNALED,
@@ -57,7 +57,7 @@ static int local_inv(const char *name, struct pair *p, u32 key)
 }
 
 /* SEND_WITH_INV of key from qa; the receive on qb reports it. */
-static int send_with_inv(const char *name, struct pair *p, u32 key)
+static int send_with_inv_post(const char *name, struct pair *p, u32 key)
 {
 	struct ib_send_wr wr = { .wr_id = 400, .opcode = IB_WR_SEND_WITH_INV,
 				 .send_flags = IB_SEND_SIGNALED,
@@ -91,52 +91,83 @@ static int send_with_inv(const char *name, struct pair *p, u32 key)
 	return compare(name, b.buf, a.buf, 200);
 }
 
-void test_invalidate(void)
+/* A pair and a region over b.buf2 bound on its qb; false after fail(). */
+static bool inv_setup(const char *name, struct pair *p, struct ib_mr **mr)
 {
-	const char *name = "local_inv";
+	if (pair_create(p, NULL))
+		return false;
+	*mr = frwr_create(name, pd, p->qb, p->cqb, b.dma2, BUF_SIZE, ACCESS);
+	if (!*mr) {
+		pair_destroy(p);
+		return false;
+	}
+	return true;
+}
+
+static void inv_teardown(struct pair *p, struct ib_mr *mr)
+{
+	ib_dereg_mr(mr);
+	pair_destroy(p);
+}
+
+/* A WRITE with the region's key lands; kill() invalidates the key; the
+ * same WRITE is refused. */
+static void kill_key(const char *name,
+		     int (*kill)(const char *name, struct pair *p, u32 key))
+{
+	struct ib_mr *mr;
+	struct pair p;
+
+	if (!inv_setup(name, &p, &mr))
+		return;
+	if (!write_with(name, &p, mr, mr->rkey, IB_WC_SUCCESS) &&
+	    !kill(name, &p, mr->rkey))
+		write_with(name, &p, mr, mr->rkey, IB_WC_REM_ACCESS_ERR);
+	inv_teardown(&p, mr);
+}
+
+static void local_inv(struct kunit *test)
+{
+	kill_key(test->name, local_inv_post);
+}
+
+/* LOCAL_INV, then REG_MR under the next key: the old key stays dead. */
+static void rereg_mr(struct kunit *test)
+{
+	const char *name = test->name;
 	struct ib_mr *mr;
 	struct pair p;
 	u32 old;
 
-	if (pair_create(&p, NULL)) {
-		fail(name, "QP pair");
+	if (!inv_setup(name, &p, &mr))
 		return;
-	}
-	mr = frwr_create(name, pd, p.qb, p.cqb, b.dma2, BUF_SIZE, ACCESS);
-	if (!mr)
-		goto out;
-	if (!write_with(name, &p, mr, mr->rkey, IB_WC_SUCCESS) &&
-	    !local_inv(name, &p, mr->rkey) &&
-	    !write_with(name, &p, mr, mr->rkey, IB_WC_REM_ACCESS_ERR))
-		pass(name);
-
-	name = "rereg_mr";
 	old = mr->rkey;
-	if (pair_reset(&p)) {
-		fail(name, "reconnect");
-		goto dereg;
-	}
-	if (frwr_rebind(name, mr, p.qb, p.cqb, ACCESS))
-		goto dereg;
+	/* Only a Free region (invalidated) takes a new registration. */
+	if (local_inv_post(name, &p, old) ||
+	    frwr_rebind(name, mr, p.qb, p.cqb, ACCESS))
+		goto out;
 	if (mr->rkey == old || (mr->rkey & ~0xffu) != (old & ~0xffu)) {
 		fail(name, "key 0x%x after 0x%x: not the next variant", mr->rkey, old);
-		goto dereg;
+		goto out;
 	}
-	if (!write_with(name, &p, mr, mr->rkey, IB_WC_SUCCESS) &&
-	    !write_with(name, &p, mr, old, IB_WC_REM_ACCESS_ERR))
-		pass(name);
-
-	name = "send_with_inv";
-	if (pair_reset(&p)) {
-		fail(name, "reconnect");
-		goto dereg;
-	}
-	if (!write_with(name, &p, mr, mr->rkey, IB_WC_SUCCESS) &&
-	    !send_with_inv(name, &p, mr->rkey) &&
-	    !write_with(name, &p, mr, mr->rkey, IB_WC_REM_ACCESS_ERR))
-		pass(name);
-dereg:
-	ib_dereg_mr(mr);
+	if (!write_with(name, &p, mr, mr->rkey, IB_WC_SUCCESS))
+		write_with(name, &p, mr, old, IB_WC_REM_ACCESS_ERR);
 out:
-	pair_destroy(&p);
+	inv_teardown(&p, mr);
 }
+
+static void send_with_inv(struct kunit *test)
+{
+	kill_key(test->name, send_with_inv_post);
+}
+
+static struct kunit_case invalidate_cases[] = {
+	KUNIT_CASE(local_inv),
+	KUNIT_CASE(rereg_mr),
+	KUNIT_CASE(send_with_inv),
+	{}
+};
+
+static struct kunit_suite invalidate_suite =
+	VERBS_SUITE(invalidate, invalidate_cases);
+kunit_test_suite(invalidate_suite);

@@ -9,11 +9,11 @@
  */
 #include <linux/slab.h>
 
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
-static void test_inline(void)
+static void inline_send(struct kunit *test)
 {
-	const char *name = "inline_send";
+	const char *name = test->name;
 	struct pair_opts o = { .type = IB_QPT_RC, .max_inline_data = 512 };
 	struct ib_send_wr wr = { .wr_id = 800, .opcode = IB_WR_SEND,
 				 .send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE };
@@ -69,11 +69,9 @@ static void test_inline(void)
 		goto free;
 	sge[1].length++;
 	err = ib_post_send(p.qa, &wr, &bad);
-	if (err != -EINVAL) {
-		fail(name, "%u inline bytes (max %u) posted: %d", max + 1, max, err);
-		goto free;
-	}
-	pass(name);
+	if (err != -EINVAL)
+		fail(name, "%u inline bytes (max %u) posted: %d, expected -EINVAL",
+		     max + 1, max, err);
 free:
 	kfree(data);
 out:
@@ -82,9 +80,9 @@ out:
 
 /* max_sge SGEs on both sides, of unequal lengths, so that pieces cross
  * SGE boundaries; the send gathers from a.buf back to front. */
-static void test_max_sge(void)
+static void max_sge(struct kunit *test)
 {
-	const char *name = "max_sge";
+	const char *name = test->name;
 	u32 n = min_t(u32, ibdev->attrs.max_send_sge, ibdev->attrs.max_recv_sge);
 	struct pair_opts o = { .type = IB_QPT_RC };
 	struct ib_send_wr wr = { .wr_id = 820, .opcode = IB_WR_SEND,
@@ -161,11 +159,8 @@ static void test_max_sge(void)
 			break;
 		off += len;
 	}
-	if (i < n) {
+	if (i < n)
 		fail(name, "bytes after receive SGE %u changed", i);
-		goto out;
-	}
-	pass(name);
 out:
 	kfree(ssge);
 	kfree(rsge);
@@ -177,9 +172,9 @@ out:
  * polled once: three rounds only fit if the signaled completion frees the
  * unsignaled WQEs before it. */
 #define SQ_DEPTH 8
-static void test_unsignaled(void)
+static void unsignaled(struct kunit *test)
 {
-	const char *name = "unsignaled";
+	const char *name = test->name;
 	struct pair_opts o = { .type = IB_QPT_RC, .max_send_wr = SQ_DEPTH,
 			       .max_recv_wr = 4 * SQ_DEPTH };
 	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
@@ -216,17 +211,16 @@ static void test_unsignaled(void)
 	}
 	sync_for_cpu();
 	/* The last receive got the last SEND. */
-	if (!compare(name, b.buf, a.buf + 100 * (SQ_DEPTH - 1), 100 + SQ_DEPTH - 1))
-		pass(name);
+	compare(name, b.buf, a.buf + 100 * (SQ_DEPTH - 1), 100 + SQ_DEPTH - 1);
 out:
 	pair_destroy(&p);
 }
 
 /* RDMA READ b.buf2 -> a.buf2, then a fenced SEND of a.buf2: the SEND
  * must carry what the READ brought (IBA 10.8.3.3). */
-static void test_fence(void)
+static void fence_read_send(struct kunit *test)
 {
-	const char *name = "fence_read_send";
+	const char *name = test->name;
 	struct ib_sge rsge = { .addr = a.dma2, .length = 2048,
 			       .lkey = pd->local_dma_lkey };
 	struct ib_rdma_wr rw = {};
@@ -269,19 +263,21 @@ static void test_fence(void)
 	    expect_wc(name, p.cqb, 960, IB_WC_RECV, 2048))
 		goto dereg;
 	sync_for_cpu();
-	if (!compare(name, a.buf2, b.buf2 + 1000, 2048) &&
-	    !compare(name, b.buf, b.buf2 + 1000, 2048))
-		pass(name);
+	if (!compare(name, a.buf2, b.buf2 + 1000, 2048))
+		compare(name, b.buf, b.buf2 + 1000, 2048);
 dereg:
 	ib_dereg_mr(mr);
 out:
 	pair_destroy(&p);
 }
 
-void test_sends(void)
-{
-	test_inline();
-	test_max_sge();
-	test_unsignaled();
-	test_fence();
-}
+static struct kunit_case sends_cases[] = {
+	KUNIT_CASE(inline_send),
+	KUNIT_CASE(max_sge),
+	KUNIT_CASE(unsignaled),
+	KUNIT_CASE(fence_read_send),
+	{}
+};
+
+static struct kunit_suite sends_suite = VERBS_SUITE(sends, sends_cases);
+kunit_test_suite(sends_suite);

@@ -1,15 +1,42 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * basic.c - the main RC pair: QUERY_QP, SEND/RECV with a completion
- * event, a batch of SENDs in one post call, SEND_WITH_IMM with a
- * solicited event.
+ * basic.c - RC QPs: a pair created (RESET) and connected (RTS); on the
+ * fixture's main RC pair: QUERY_QP, SEND/RECV with a completion event, a
+ * batch of SENDs in one post call, SEND_WITH_IMM with a solicited event.
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
+
+/* An RC QP on port 1 and one on port 2, each with its CQ: both RESET. */
+static void create_cq_qp(struct kunit *test)
+{
+	struct pair_opts o = { .type = IB_QPT_RC, .no_connect = true };
+	struct pair p;
+
+	if (pair_create(&p, &o))
+		return;
+	KUNIT_EXPECT_NE(test, p.qa->qp_num, p.qb->qp_num);
+	KUNIT_EXPECT_PTR_NE(test, p.cqa, p.cqb);
+	if (!expect_state(test->name, p.qa, IB_QPS_RESET))
+		expect_state(test->name, p.qb, IB_QPS_RESET);
+	pair_destroy(&p);
+}
+
+/* RESET -> INIT -> RTR -> RTS of both QPs towards each other. */
+static void connect(struct kunit *test)
+{
+	struct pair p;
+
+	if (pair_create(&p, NULL))
+		return;
+	if (!expect_state(test->name, p.qa, IB_QPS_RTS))
+		expect_state(test->name, p.qb, IB_QPS_RTS);
+	pair_destroy(&p);
+}
 
 /* QUERY_QP of the main RC QP: what connect_qp() (util.c) set. */
-static void test_query_qp(void)
+static void query_qp(struct kunit *test)
 {
-	const char *name = "query_qp";
+	const char *name = test->name;
 	struct ib_qp_attr attr;
 	struct ib_qp_init_attr init;
 	int err;
@@ -46,9 +73,7 @@ static void test_query_qp(void)
 		fail(name, "init attributes: type %d wr %u/%u sig %d",
 		     init.qp_type, init.cap.max_send_wr, init.cap.max_recv_wr,
 		     init.sq_sig_type);
-		return;
 	}
-	pass(name);
 }
 
 /* A SEND a -> b with the receive CQ armed (flags); the CQ must raise a
@@ -107,9 +132,9 @@ static int send_with_event(const char *name, enum ib_wr_opcode opcode,
 
 /* Several SENDs in one post call (one doorbell), unsignaled but the last,
  * b -> a. */
-static void test_send_batch(void)
+static void send_batch(struct kunit *test)
 {
-	const char *name = "send_batch";
+	const char *name = test->name;
 	struct ib_sge sge[4];
 	struct ib_send_wr wr[4] = {};
 	const struct ib_send_wr *bad;
@@ -150,17 +175,29 @@ static void test_send_batch(void)
 	for (i = 0; i < 4; i++)
 		if (compare(name, a.buf + i * 1024, b.buf + i * 1024, 1024 - i))
 			return;
-	pass(name);
 }
 
-void test_basic(void)
+static void send_recv(struct kunit *test)
 {
-	test_query_qp();
-	if (!send_with_event("send_recv", IB_WR_SEND, 0, IB_CQ_NEXT_COMP))
-		pass("send_recv");
-	test_send_batch();
-	/* Solicited: an ARM_SOLICITED CQ wakes for it (IBA 11.4.2.2). */
-	if (!send_with_event("send_imm_solicited", IB_WR_SEND_WITH_IMM,
-			     IB_SEND_SOLICITED, IB_CQ_SOLICITED))
-		pass("send_imm_solicited");
+	send_with_event(test->name, IB_WR_SEND, 0, IB_CQ_NEXT_COMP);
 }
+
+/* Solicited: an ARM_SOLICITED CQ wakes for it (IBA 11.4.2.2). */
+static void send_imm_solicited(struct kunit *test)
+{
+	send_with_event(test->name, IB_WR_SEND_WITH_IMM, IB_SEND_SOLICITED,
+			IB_CQ_SOLICITED);
+}
+
+static struct kunit_case basic_cases[] = {
+	KUNIT_CASE(create_cq_qp),
+	KUNIT_CASE(connect),
+	KUNIT_CASE(query_qp),
+	KUNIT_CASE(send_recv),
+	KUNIT_CASE(send_batch),
+	KUNIT_CASE(send_imm_solicited),
+	{}
+};
+
+static struct kunit_suite basic_suite = VERBS_SUITE(basic, basic_cases);
+kunit_test_suite(basic_suite);

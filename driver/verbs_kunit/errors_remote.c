@@ -7,13 +7,13 @@
  * IB_EVENT_QP_ACCESS_ERR, IB_EVENT_QP_REQ_ERR, and
  * IB_EVENT_QP_LAST_WQE_REACHED of an SRQ-attached QP that goes to ERR).
  *
- * Each case: a fresh connection, an FRWR region over b.buf2 bound on qb
+ * Each case: a new pair, an FRWR region over b.buf2 bound on qb
  * with the case's rights, two receives posted on qb, then one operation
  * from qa followed by two SENDs.  The requester gets the case's status and
  * the SENDs are flushed; the responder goes to ERR, its receives are
  * flushed and it gets the asynchronous event.
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 #define LW IB_ACCESS_LOCAL_WRITE
 #define RW IB_ACCESS_REMOTE_WRITE
@@ -88,7 +88,7 @@ static int expect_responder_error(const char *name, struct pair *p,
 	return wait_event_bit(name, &p->events_b, event);
 }
 
-static void run_remote_case(struct pair *p, const struct remote_case *c)
+static void run_on_pair(struct pair *p, const struct remote_case *c)
 {
 	struct ib_mr *mr;
 	u32 rkey;
@@ -100,15 +100,62 @@ static void run_remote_case(struct pair *p, const struct remote_case *c)
 			  : mr->rkey;
 	if (!post_recvs(c->name, p->qb, 200, 2, b.dma, BUF_SIZE) &&
 	    !post_remote(c->name, p, c->opcode, rkey, mr->iova + c->offset) &&
-	    !expect_qp_error(c->name, p->cqa, p->qa, 100, c->status, 2) &&
-	    !expect_responder_error(c->name, p, c->event))
-		pass(c->name);
+	    !expect_qp_error(c->name, p->cqa, p->qa, 100, c->status, 2))
+		expect_responder_error(c->name, p, c->event);
 	ib_dereg_mr(mr);
 }
 
-/* A region of another PD, bound by a UD QP of that PD: its key is refused
- * locally (LOC_PROT_ERR) and remotely (REM_ACCESS_ERR). */
-static void test_pd_mismatch(struct pair *p)
+/* The case of remote_cases named like the running case, on a new pair. */
+static void remote_case(struct kunit *test)
+{
+	const struct remote_case *c = NULL;
+	struct pair p;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(remote_cases); i++)
+		if (!strcmp(remote_cases[i].name, test->name))
+			c = &remote_cases[i];
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	if (pair_create(&p, NULL))
+		return;
+	run_on_pair(&p, c);
+	pair_destroy(&p);
+}
+
+/* err_rkey_write again, for the responder's affiliated event itself. */
+static void event_qp_access_err(struct kunit *test)
+{
+	struct pair p;
+
+	if (pair_create(&p, NULL))
+		return;
+	run_on_pair(&p, &remote_cases[0]);
+	KUNIT_EXPECT_TRUE_MSG(test, test_bit(IB_EVENT_QP_ACCESS_ERR, &p.events_b),
+			      "events of qb: 0x%lx", p.events_b);
+	pair_destroy(&p);
+}
+
+/* A region of another PD (PD2), bound by a UD QP of that PD. */
+struct other_pd {
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct ib_mr *mr;
+};
+
+static void other_pd_destroy(struct other_pd *o)
+{
+	if (o->mr)
+		ib_dereg_mr(o->mr);
+	if (o->qp)
+		ib_destroy_qp(o->qp);
+	if (o->cq)
+		ib_destroy_cq(o->cq);
+	if (o->pd)
+		ib_dealloc_pd(o->pd);
+}
+
+static int other_pd_create(const char *name, struct other_pd *o)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 8 };
 	struct ib_qp_init_attr init = {
@@ -117,75 +164,87 @@ static void test_pd_mismatch(struct pair *p)
 		.cap = { .max_send_wr = 4, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	const char *name = "err_pd_mismatch_local";
+
+	memset(o, 0, sizeof(*o));
+	o->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(o->pd)) {
+		fail(name, "ib_alloc_pd: %ld", PTR_ERR(o->pd));
+		o->pd = NULL;
+		return -EIO;
+	}
+	o->cq = ib_create_cq(ibdev, NULL, NULL, NULL, &cq_attr);
+	if (IS_ERR(o->cq)) {
+		fail(name, "ib_create_cq: %ld", PTR_ERR(o->cq));
+		o->cq = NULL;
+		return -EIO;
+	}
+	init.send_cq = init.recv_cq = o->cq;
+	o->qp = ib_create_qp(o->pd, &init);
+	if (IS_ERR(o->qp)) {
+		fail(name, "ib_create_qp: %ld", PTR_ERR(o->qp));
+		o->qp = NULL;
+		return -EIO;
+	}
+	if (ud_qp_up(o->qp, b.port))
+		return -EIO;
+	o->mr = frwr_create(name, o->pd, o->qp, o->cq, b.dma2, BUF_SIZE,
+			    LW | RW | RR | RA);
+	return o->mr ? 0 : -EIO;
+}
+
+/* PD2's key as the lkey of a SEND: LOC_PROT_ERR, the responder untouched. */
+static void pd_mismatch_local(const char *name, struct pair *p,
+			      struct ib_mr *mr)
+{
+	struct ib_sge sge = { .addr = mr->iova, .length = 64, .lkey = mr->lkey };
 	struct ib_send_wr wr = { .wr_id = 100, .opcode = IB_WR_SEND,
-				 .send_flags = IB_SEND_SIGNALED };
-	struct ib_sge sge = { .length = 64 };
-	struct ib_pd *pd2;
-	struct ib_cq *cq = NULL;
-	struct ib_qp *qp = NULL;
-	struct ib_mr *mr = NULL;
+				 .send_flags = IB_SEND_SIGNALED,
+				 .sg_list = &sge, .num_sge = 1 };
 
-	pd2 = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(pd2)) {
-		fail(name, "ib_alloc_pd: %ld", PTR_ERR(pd2));
-		return;
-	}
-	cq = ib_create_cq(ibdev, NULL, NULL, NULL, &cq_attr);
-	if (IS_ERR(cq)) {
-		fail(name, "ib_create_cq: %ld", PTR_ERR(cq));
-		cq = NULL;
-		goto out;
-	}
-	init.send_cq = init.recv_cq = cq;
-	qp = ib_create_qp(pd2, &init);
-	if (IS_ERR(qp)) {
-		fail(name, "ib_create_qp: %ld", PTR_ERR(qp));
-		qp = NULL;
-		goto out;
-	}
-	if (ud_qp_up(qp, b.port)) {
-		fail(name, "UD QP to RTS");
-		goto out;
-	}
-	mr = frwr_create(name, pd2, qp, cq, b.dma2, BUF_SIZE, LW | RW | RR | RA);
-	if (!mr)
-		goto out;
-
-	sge.addr = mr->iova;
-	sge.lkey = mr->lkey;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
 	if (!post_recvs(name, p->qb, 200, 2, b.dma, BUF_SIZE) &&
 	    !post_with_tail(name, p->qa, &wr, 2) &&
-	    !expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_LOC_PROT_ERR, 2) &&
-	    !expect_state(name, p->qb, IB_QPS_RTS))
-		pass(name);
+	    !expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_LOC_PROT_ERR, 2))
+		expect_state(name, p->qb, IB_QPS_RTS);
+}
 
-	name = "err_pd_mismatch_remote";
-	if (pair_reset(p)) {
-		fail(name, "reconnect");
-		goto out;
-	}
+/* PD2's key as the rkey of an RDMA WRITE: REM_ACCESS_ERR, responder ERR. */
+static void pd_mismatch_remote(const char *name, struct pair *p,
+			       struct ib_mr *mr)
+{
 	if (!post_recvs(name, p->qb, 200, 2, b.dma, BUF_SIZE) &&
 	    !post_remote(name, p, IB_WR_RDMA_WRITE, mr->rkey, mr->iova) &&
-	    !expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_REM_ACCESS_ERR, 2) &&
-	    !expect_responder_error(name, p, IB_EVENT_QP_ACCESS_ERR))
-		pass(name);
-out:
-	if (mr)
-		ib_dereg_mr(mr);
-	if (qp)
-		ib_destroy_qp(qp);
-	if (cq)
-		ib_destroy_cq(cq);
-	ib_dealloc_pd(pd2);
+	    !expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_REM_ACCESS_ERR, 2))
+		expect_responder_error(name, p, IB_EVENT_QP_ACCESS_ERR);
+}
+
+static void on_other_pd(const char *name,
+			void (*body)(const char *name, struct pair *p,
+				     struct ib_mr *mr))
+{
+	struct other_pd o;
+	struct pair p;
+
+	if (!other_pd_create(name, &o) && !pair_create(&p, NULL)) {
+		body(name, &p, o.mr);
+		pair_destroy(&p);
+	}
+	other_pd_destroy(&o);
+}
+
+static void err_pd_mismatch_local(struct kunit *test)
+{
+	on_other_pd(test->name, pd_mismatch_local);
+}
+
+static void err_pd_mismatch_remote(struct kunit *test)
+{
+	on_other_pd(test->name, pd_mismatch_remote);
 }
 
 /* An RC QP fed by an SRQ, moved to ERR: IB_EVENT_QP_LAST_WQE_REACHED. */
-static void test_last_wqe(void)
+static void event_last_wqe_reached(struct kunit *test)
 {
-	const char *name = "event_last_wqe_reached";
+	const char *name = test->name;
 	struct ib_srq_init_attr srq_init = {
 		.srq_type = IB_SRQT_BASIC,
 		.attr = { .max_wr = 8, .max_sge = 1 },
@@ -209,37 +268,29 @@ static void test_last_wqe(void)
 	err = ib_modify_qp(p.qb, &attr, IB_QP_STATE);
 	if (err)
 		fail(name, "qb to ERR: %d", err);
-	else if (!wait_event_bit(name, &p.events_b, IB_EVENT_QP_LAST_WQE_REACHED))
-		pass(name);
+	else
+		wait_event_bit(name, &p.events_b, IB_EVENT_QP_LAST_WQE_REACHED);
 	pair_destroy(&p);
 out:
 	ib_destroy_srq(srq);
 }
 
-void test_errors_remote(void)
-{
-	struct pair p;
-	int i;
+#define REMOTE_CASE(_name) VERBS_CASE(remote_case, _name)
 
-	if (pair_create(&p, NULL)) {
-		fail("err_rkey_write", "QP pair");
-		return;
-	}
-	for (i = 0; i < ARRAY_SIZE(remote_cases); i++) {
-		if (i && pair_reset(&p)) {
-			fail(remote_cases[i].name, "reconnect");
-			continue;
-		}
-		run_remote_case(&p, &remote_cases[i]);
-		/* The first case is also the event's own check. */
-		if (i == 0 && test_bit(IB_EVENT_QP_ACCESS_ERR, &p.events_b))
-			pass("event_qp_access_err");
-		else if (i == 0)
-			fail("event_qp_access_err", "events of qb: 0x%lx",
-			     p.events_b);
-	}
-	if (!pair_reset(&p))
-		test_pd_mismatch(&p);
-	pair_destroy(&p);
-	test_last_wqe();
-}
+static struct kunit_case errors_remote_cases[] = {
+	REMOTE_CASE("err_rkey_write"),
+	KUNIT_CASE(event_qp_access_err),
+	REMOTE_CASE("err_rkey_read"),
+	REMOTE_CASE("err_write_readonly"),
+	REMOTE_CASE("err_read_noaccess"),
+	REMOTE_CASE("err_atomic_noaccess"),
+	REMOTE_CASE("err_atomic_misaligned"),
+	KUNIT_CASE(err_pd_mismatch_local),
+	KUNIT_CASE(err_pd_mismatch_remote),
+	KUNIT_CASE(event_last_wqe_reached),
+	{}
+};
+
+static struct kunit_suite errors_remote_suite =
+	VERBS_SUITE(errors_remote, errors_remote_cases);
+kunit_test_suite(errors_remote_suite);

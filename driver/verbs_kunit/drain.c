@@ -8,7 +8,7 @@
  * returns.  The CQ is polled by ib_core (IB_POLL_DIRECT), so every WR
  * carries a struct ib_cqe.
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 #define OUTSTANDING 3
 
@@ -27,9 +27,9 @@ static void drain_done(struct ib_cq *cq, struct ib_wc *wc)
 		c->other++;
 }
 
-void test_drain(void)
+static void drain_qp(struct kunit *test)
 {
-	const char *name = "drain_qp";
+	const char *name = test->name;
 	struct pair_opts o = { .type = IB_QPT_RC, .min_rnr_timer = 31 };
 	struct drain_count sends = { .cqe.done = drain_done };
 	struct drain_count recvs = { .cqe.done = drain_done };
@@ -76,11 +76,19 @@ void test_drain(void)
 		     sends.flushed, sends.other, recvs.flushed, recvs.other);
 		goto destroy;
 	}
-	if (!expect_state(name, p.qa, IB_QPS_ERR) &&
-	    ib_process_cq_direct(cq, -1) == 0)
-		pass(name);
+	if (!expect_state(name, p.qa, IB_QPS_ERR))
+		KUNIT_EXPECT_EQ_MSG(test, ib_process_cq_direct(cq, -1), 0,
+				    "completions after the drain");
 destroy:
 	pair_destroy(&p);
 out:
 	ib_free_cq(cq);
 }
+
+static struct kunit_case drain_cases[] = {
+	KUNIT_CASE(drain_qp),
+	{}
+};
+
+static struct kunit_suite drain_suite = VERBS_SUITE(drain, drain_cases);
+kunit_test_suite(drain_suite);

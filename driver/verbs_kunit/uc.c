@@ -6,11 +6,10 @@
  * sender completes with success; the RC-only opcodes (SEND_WITH_INV,
  * RDMA READ, atomics) are refused at post time.
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
-static void test_uc_send(struct pair *p)
+static void uc_send_body(const char *name, struct pair *p)
 {
-	const char *name = "uc_send";
 	struct ib_send_wr wr = { .wr_id = 700, .opcode = IB_WR_SEND,
 				 .send_flags = IB_SEND_SIGNALED };
 
@@ -29,9 +28,8 @@ static void test_uc_send(struct pair *p)
 	    expect_wc(name, p->cqb, 710, IB_WC_RECV, 3000))
 		return;
 	sync_for_cpu();
-	if (!compare(name, b.buf, a.buf, 3000) &&
-	    !expect_state(name, p->qa, IB_QPS_RTS))
-		pass(name);
+	if (!compare(name, b.buf, a.buf, 3000))
+		expect_state(name, p->qa, IB_QPS_RTS);
 }
 
 static int uc_write(const char *name, struct pair *p, struct ib_mr *mr,
@@ -85,9 +83,8 @@ static int uc_write(const char *name, struct pair *p, struct ib_mr *mr,
 }
 
 /* RC-only opcodes (IBA 9.2): refused at post time, the QP unharmed. */
-static void test_uc_rc_only(struct pair *p)
+static void uc_rc_only_body(const char *name, struct pair *p)
 {
-	const char *name = "uc_rc_only_opcodes";
 	static const enum ib_wr_opcode ops[] = {
 		IB_WR_SEND_WITH_INV, IB_WR_RDMA_READ,
 		IB_WR_ATOMIC_CMP_AND_SWP, IB_WR_ATOMIC_FETCH_AND_ADD,
@@ -111,31 +108,72 @@ static void test_uc_rc_only(struct pair *p)
 			return;
 		}
 	}
-	if (!expect_empty(name, p->cqa, 0) &&
-	    !expect_state(name, p->qa, IB_QPS_RTS))
-		pass(name);
+	if (!expect_empty(name, p->cqa, 0))
+		expect_state(name, p->qa, IB_QPS_RTS);
 }
 
-void test_uc(void)
+/* The UC pair of every case, and the region of the RDMA WRITE cases. */
+static void with_uc_pair(const char *name,
+			 void (*body)(const char *name, struct pair *p))
 {
 	struct pair_opts o = { .type = IB_QPT_UC };
-	struct ib_mr *mr;
 	struct pair p;
 
-	if (pair_create(&p, &o)) {
-		fail("uc_send", "UC QP pair");
+	if (pair_create(&p, &o))
 		return;
-	}
-	test_uc_send(&p);
-	test_uc_rc_only(&p);
-	mr = frwr_create("uc_rdma_write", pd, p.qb, p.cqb, b.dma2, BUF_SIZE,
-			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
-	if (mr) {
-		if (!uc_write("uc_rdma_write", &p, mr, false))
-			pass("uc_rdma_write");
-		if (!uc_write("uc_rdma_write_imm", &p, mr, true))
-			pass("uc_rdma_write_imm");
-		ib_dereg_mr(mr);
-	}
+	body(name, &p);
 	pair_destroy(&p);
 }
+
+static void uc_write_body(const char *name, struct pair *p, bool imm)
+{
+	struct ib_mr *mr;
+
+	mr = frwr_create(name, pd, p->qb, p->cqb, b.dma2, BUF_SIZE,
+			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		return;
+	uc_write(name, p, mr, imm);
+	ib_dereg_mr(mr);
+}
+
+static void uc_rdma_write_body(const char *name, struct pair *p)
+{
+	uc_write_body(name, p, false);
+}
+
+static void uc_rdma_write_imm_body(const char *name, struct pair *p)
+{
+	uc_write_body(name, p, true);
+}
+
+static void uc_send(struct kunit *test)
+{
+	with_uc_pair(test->name, uc_send_body);
+}
+
+static void uc_rc_only_opcodes(struct kunit *test)
+{
+	with_uc_pair(test->name, uc_rc_only_body);
+}
+
+static void uc_rdma_write(struct kunit *test)
+{
+	with_uc_pair(test->name, uc_rdma_write_body);
+}
+
+static void uc_rdma_write_imm(struct kunit *test)
+{
+	with_uc_pair(test->name, uc_rdma_write_imm_body);
+}
+
+static struct kunit_case uc_cases[] = {
+	KUNIT_CASE(uc_send),
+	KUNIT_CASE(uc_rc_only_opcodes),
+	KUNIT_CASE(uc_rdma_write),
+	KUNIT_CASE(uc_rdma_write_imm),
+	{}
+};
+
+static struct kunit_suite uc_suite = VERBS_SUITE(uc, uc_cases);
+kunit_test_suite(uc_suite);

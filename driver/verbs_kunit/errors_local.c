@@ -9,7 +9,7 @@
  * (transport retries exhausted).  Each error moves the RC QP to ERR and
  * flushes the rest of its send queue (IBA 10.3.1, 11.6.2).
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 /* A 100-byte SEND from p->qa (wr_id 100) followed by two more. */
 static int send_100(const char *name, struct pair *p, u32 lkey)
@@ -22,9 +22,8 @@ static int send_100(const char *name, struct pair *p, u32 lkey)
 	return post_with_tail(name, p->qa, &wr, 2);
 }
 
-static void test_bad_lkey(struct pair *p)
+static void err_bad_lkey_body(const char *name, struct pair *p)
 {
-	const char *name = "err_bad_lkey";
 
 	if (post_recvs(name, p->qb, 200, 2, b.dma, BUF_SIZE) ||
 	    send_100(name, p, 0x12345600) ||
@@ -34,12 +33,10 @@ static void test_bad_lkey(struct pair *p)
 	if (expect_state(name, p->qb, IB_QPS_RTS) ||
 	    expect_empty(name, p->cqb, 20))
 		return;
-	pass(name);
 }
 
-static void test_loc_len(struct pair *p)
+static void err_loc_len_body(const char *name, struct pair *p)
 {
-	const char *name = "err_loc_len";
 
 	if (post_recvs(name, p->qb, 200, 1, b.dma, 16) ||
 	    post_recvs(name, p->qb, 201, 1, b.dma, BUF_SIZE) ||
@@ -48,14 +45,12 @@ static void test_loc_len(struct pair *p)
 	if (expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_REM_INV_REQ_ERR, 2) ||
 	    expect_qp_error(name, p->cqb, p->qb, 200, IB_WC_LOC_LEN_ERR, 1))
 		return;
-	pass(name);
 }
 
 /* The responder's receive WQE names a bad lkey: its completion says
  * IB_WC_LOC_PROT_ERR, the requester gets NAK Remote Operational Error. */
-static void test_recv_bad_lkey(struct pair *p)
+static void err_recv_bad_lkey_body(const char *name, struct pair *p)
 {
-	const char *name = "err_recv_bad_lkey";
 	struct ib_sge sge = { .addr = b.dma, .length = BUF_SIZE,
 			      .lkey = 0x12345600 };
 	struct ib_recv_wr wr = { .wr_id = 200, .sg_list = &sge, .num_sge = 1 };
@@ -73,25 +68,21 @@ static void test_recv_bad_lkey(struct pair *p)
 	if (expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_REM_OP_ERR, 2) ||
 	    expect_qp_error(name, p->cqb, p->qb, 200, IB_WC_LOC_PROT_ERR, 1))
 		return;
-	pass(name);
 }
 
-static void test_rnr_exceeded(struct pair *p)
+static void err_rnr_retry_exc_body(const char *name, struct pair *p)
 {
-	const char *name = "err_rnr_retry_exc";
 
 	if (send_100(name, p, pd->local_dma_lkey) ||
 	    expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_RNR_RETRY_EXC_ERR, 2) ||
 	    expect_state(name, p->qb, IB_QPS_RTS))
 		return;
-	pass(name);
 }
 
 /* rnr_retry 1 and a 491 ms RNR timer: the receive posted after the first
  * RNR NAK is there for the retry. */
-static void test_rnr_in_time(struct pair *p)
+static void rnr_retry_ok_body(const char *name, struct pair *p)
 {
-	const char *name = "rnr_retry_ok";
 	struct ib_send_wr wr = { .wr_id = 100, .opcode = IB_WR_SEND,
 				 .send_flags = IB_SEND_SIGNALED };
 
@@ -110,12 +101,10 @@ static void test_rnr_in_time(struct pair *p)
 	sync_for_cpu();
 	if (compare(name, b.buf, a.buf, MSG_LEN))
 		return;
-	pass(name);
 }
 
-static void test_peer_reset(struct pair *p)
+static void err_retry_exc_reset_body(const char *name, struct pair *p)
 {
-	const char *name = "err_retry_exc_reset";
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
 	int err;
 
@@ -128,62 +117,89 @@ static void test_peer_reset(struct pair *p)
 	    expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_RETRY_EXC_ERR, 2) ||
 	    expect_state(name, p->qb, IB_QPS_RESET))
 		return;
-	pass(name);
 }
 
-static void test_no_peer(struct pair *p)
+static void err_retry_exc_noqp_body(const char *name, struct pair *p)
 {
-	const char *name = "err_retry_exc_noqp";
 
 	if (send_100(name, p, pd->local_dma_lkey) ||
 	    expect_qp_error(name, p->cqa, p->qa, 100, IB_WC_RETRY_EXC_ERR, 2))
 		return;
-	pass(name);
 }
 
-void test_errors_local(void)
+/* body on a new pair with options o (NULL: RC, the defaults). */
+static void on_pair(const char *name, const struct pair_opts *o,
+		    void (*body)(const char *name, struct pair *p))
 {
-	struct pair_opts o = { .type = IB_QPT_RC };
 	struct pair p;
 
-	if (pair_create(&p, &o)) {
-		fail("err_bad_lkey", "QP pair");
+	if (pair_create(&p, o))
 		return;
-	}
-	test_bad_lkey(&p);
-	if (!pair_reset(&p))
-		test_loc_len(&p);
-	if (!pair_reset(&p))
-		test_recv_bad_lkey(&p);
-	if (!pair_reset(&p))
-		test_peer_reset(&p);
-	pair_destroy(&p);
-
-	o.rnr_set = true;
-	o.rnr_retry = 0;
-	if (!pair_create(&p, &o)) {
-		test_rnr_exceeded(&p);
-		pair_destroy(&p);
-	} else {
-		fail("err_rnr_retry_exc", "QP pair");
-	}
-	o.rnr_retry = 1;
-	o.min_rnr_timer = 31;
-	if (!pair_create(&p, &o)) {
-		test_rnr_in_time(&p);
-		pair_destroy(&p);
-	} else {
-		fail("rnr_retry_ok", "QP pair");
-	}
-
-	/* qa connected to a QPN nobody has. */
-	memset(&o, 0, sizeof(o));
-	o.no_connect = true;
-	if (!pair_create(&p, &o) &&
-	    !connect_qp(p.qa, a.port, 0xfffff0, &p.o)) {
-		test_no_peer(&p);
-	} else {
-		fail("err_retry_exc_noqp", "QP pair");
-	}
+	body(name, &p);
 	pair_destroy(&p);
 }
+
+static void err_bad_lkey(struct kunit *test)
+{
+	on_pair(test->name, NULL, err_bad_lkey_body);
+}
+
+static void err_loc_len(struct kunit *test)
+{
+	on_pair(test->name, NULL, err_loc_len_body);
+}
+
+static void err_recv_bad_lkey(struct kunit *test)
+{
+	on_pair(test->name, NULL, err_recv_bad_lkey_body);
+}
+
+static void err_retry_exc_reset(struct kunit *test)
+{
+	on_pair(test->name, NULL, err_retry_exc_reset_body);
+}
+
+static void err_rnr_retry_exc(struct kunit *test)
+{
+	static const struct pair_opts o = { .type = IB_QPT_RC,
+					    .rnr_set = true, .rnr_retry = 0 };
+
+	on_pair(test->name, &o, err_rnr_retry_exc_body);
+}
+
+static void rnr_retry_ok(struct kunit *test)
+{
+	static const struct pair_opts o = { .type = IB_QPT_RC, .rnr_set = true,
+					    .rnr_retry = 1, .min_rnr_timer = 31 };
+
+	on_pair(test->name, &o, rnr_retry_ok_body);
+}
+
+/* qa connected to a QPN nobody has. */
+static void err_retry_exc_noqp(struct kunit *test)
+{
+	static const struct pair_opts o = { .type = IB_QPT_RC,
+					    .no_connect = true };
+	struct pair p;
+
+	if (pair_create(&p, &o))
+		return;
+	if (!connect_qp(p.qa, a.port, 0xfffff0, &p.o))
+		err_retry_exc_noqp_body(test->name, &p);
+	pair_destroy(&p);
+}
+
+static struct kunit_case errors_local_cases[] = {
+	KUNIT_CASE(err_bad_lkey),
+	KUNIT_CASE(err_loc_len),
+	KUNIT_CASE(err_recv_bad_lkey),
+	KUNIT_CASE(err_retry_exc_reset),
+	KUNIT_CASE(err_rnr_retry_exc),
+	KUNIT_CASE(rnr_retry_ok),
+	KUNIT_CASE(err_retry_exc_noqp),
+	{}
+};
+
+static struct kunit_suite errors_local_suite =
+	VERBS_SUITE(errors_local, errors_local_cases);
+kunit_test_suite(errors_local_suite);

@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * vhca_verbs_test.h - what the files of vhca_verbs_test.ko share: the
- * device under test, its PD, the two port "sides" with their DMA buffers,
- * the PASS/FAIL protocol, completion helpers and connected QP pairs
- * (util.c).  One file per concept: main.c (module init and the case
- * order), basic.c, rdma.c, ud.c, errors_local.c, errors_remote.c,
- * atomics.c, invalidate.c, cq.c, uc.c, sends.c, drain.c, query.c,
- * qp_states.c, ulp.c.
+ * verbs_kunit.h - what the files of vhca_verbs_kunit.ko share: the
+ * device under test, its PD, the two port "sides" with their DMA buffers
+ * (fixture.c: every suite's suite_init/suite_exit), how a failure reaches
+ * KUnit, completion helpers and connected QP pairs (util.c).  One KUnit
+ * suite per concept file, named vhca_verbs_<file>: query.c, basic.c,
+ * rdma.c, ud.c, sends.c, uc.c, atomics.c, invalidate.c, ulp.c, cq.c,
+ * errors_local.c, errors_remote.c, qp_states.c, drain.c (Kbuild's order
+ * is the order they run in).
  */
-#ifndef VHCA_VERBS_TEST_H
-#define VHCA_VERBS_TEST_H
+#ifndef VHCA_VERBS_KUNIT_H
+#define VHCA_VERBS_KUNIT_H
 
+#include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
-#define TAG "vhca_verbs_test: "
+#define TAG "vhca_verbs_kunit: "
 #define BUF_SIZE PAGE_SIZE
 #define MSG_LEN 1000
 #define POLL_MS 5000
@@ -40,14 +42,43 @@ struct side {
 extern struct ib_device *ibdev;
 extern struct ib_pd *pd;
 extern struct side a, b;	/* port 1, port 2 */
-extern int passed, failed;
 /* The main CQs' comp_handler counts events and completes cq_event. */
 extern struct completion cq_event;
 extern atomic_t cq_events;
 
-#define pass(name) do { passed++; pr_info(TAG "PASS %s\n", name); } while (0)
-#define fail(name, fmt, ...) do { failed++; \
-	pr_err(TAG "FAIL %s: " fmt "\n", name, ##__VA_ARGS__); } while (0)
+/* The case running now (set by verbs_test_init()).  Helpers report
+ * through it, also from the worker threads of atomics.c. */
+extern struct kunit *verbs_kunit_test;
+
+/* A failed check of step `name` of the running case, with the values
+ * (KUnit prints file:line and the message; the case then fails). */
+#define fail(name, fmt, ...) do {					\
+	if (verbs_kunit_test)						\
+		KUNIT_FAIL(verbs_kunit_test, "%s: " fmt, name, ##__VA_ARGS__); \
+	else								\
+		pr_err(TAG "%s: " fmt "\n", name, ##__VA_ARGS__);	\
+} while (0)
+
+/* ---- fixture.c: the suites' shared set-up ---- */
+/* ib_device `device` (module parameter), its PD, both sides and the main
+ * RC pair a.qp <-> b.qp in RTS. */
+int verbs_suite_init(struct kunit_suite *suite);
+void verbs_suite_exit(struct kunit_suite *suite);
+int verbs_test_init(struct kunit *test);
+void verbs_test_exit(struct kunit *test);
+
+/* A case whose function name differs from its name. */
+#define VERBS_CASE(_run, _name) { .run_case = _run, .name = _name }
+
+/* A suite of one concept file: the shared fixture around its cases. */
+#define VERBS_SUITE(_name, _cases) {				\
+	.name = "vhca_verbs_" #_name,				\
+	.suite_init = verbs_suite_init,				\
+	.suite_exit = verbs_suite_exit,				\
+	.init = verbs_test_init,				\
+	.exit = verbs_test_exit,				\
+	.test_cases = _cases,					\
+}
 
 /* ---- util.c: data and completions ---- */
 void fill(void *buf, size_t len, u8 seed);
@@ -139,20 +170,4 @@ int expect_qp_error(const char *name, struct ib_cq *cq, struct ib_qp *qp,
 int post_recvs(const char *name, struct ib_qp *qp, u64 wr_id, int n,
 	       u64 addr, u32 len);
 
-/* ---- the case groups, in main.c's order ---- */
-void test_query(void);
-void test_basic(void);
-void test_rdma(void);
-void test_ud(void);
-void test_errors_local(void);
-void test_errors_remote(void);
-void test_atomics(void);
-void test_invalidate(void);
-void test_cq(void);
-void test_uc(void);
-void test_sends(void);
-void test_drain(void);
-void test_qp_states(void);
-void test_ulp(void);
-
-#endif /* VHCA_VERBS_TEST_H */
+#endif /* VHCA_VERBS_KUNIT_H */

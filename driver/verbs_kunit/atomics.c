@@ -20,7 +20,7 @@
 #include <linux/kthread.h>
 #include <linux/sort.h>
 
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 #define WORKERS 2
 #define ROUNDS 128
@@ -171,8 +171,9 @@ static void check_result(const char *name, struct worker *w)
 	 * Without that the case proves nothing. */
 	for (i = 1, k = 0; i < ROUNDS; i++)
 		k += w[0].seen[i] != w[0].seen[i - 1] + 1;
-	pr_info(TAG "%s: worker 0 interleaved %d times, compare-and-swaps lost %d + %d\n",
-		name, k, w[0].lost, w[1].lost);
+	kunit_info(verbs_kunit_test,
+		   "worker 0 interleaved %d times, compare-and-swaps lost %d + %d\n",
+		   k, w[0].lost, w[1].lost);
 	if (!k) {
 		fail(name, "the workers did not interleave");
 		return;
@@ -185,7 +186,6 @@ static void check_result(const char *name, struct worker *w)
 			     i, all[i]);
 			return;
 		}
-	pass(name);
 }
 
 static void run(const char *name, struct worker *w, bool cmp_swap)
@@ -220,7 +220,9 @@ static void run(const char *name, struct worker *w, bool cmp_swap)
 	check_result(name, w);
 }
 
-void test_atomics(void)
+/* WORKERS pairs, each with the region of the word bound on its qb, run
+ * with every worker doing fetch-and-adds or compare-and-swap loops. */
+static void run_workers(const char *name, bool cmp_swap)
 {
 	static struct worker w[WORKERS];
 	int i, n = 0;
@@ -228,9 +230,8 @@ void test_atomics(void)
 	for (i = 0; i < WORKERS; i++, n++) {
 		if (pair_create(&w[i].p, NULL))
 			break;
-		w[i].mr = frwr_create("atomic_concurrent_fadd", pd, w[i].p.qb,
-				      w[i].p.cqb, b.dma2, BUF_SIZE,
-				      IB_ACCESS_LOCAL_WRITE |
+		w[i].mr = frwr_create(name, pd, w[i].p.qb, w[i].p.cqb, b.dma2,
+				      BUF_SIZE, IB_ACCESS_LOCAL_WRITE |
 				      IB_ACCESS_REMOTE_ATOMIC);
 		if (!w[i].mr) {
 			pair_destroy(&w[i].p);
@@ -239,14 +240,31 @@ void test_atomics(void)
 		w[i].results = a.buf2 + i * (BUF_SIZE / WORKERS);
 		w[i].results_dma = a.dma2 + i * (BUF_SIZE / WORKERS);
 	}
-	if (n == WORKERS) {
-		run("atomic_concurrent_fadd", w, false);
-		run("atomic_concurrent_cmp_swap", w, true);
-	} else {
-		fail("atomic_concurrent_fadd", "setup of worker %d", n);
-	}
+	if (n == WORKERS)
+		run(name, w, cmp_swap);
+	else
+		fail(name, "setup of worker %d", n);
 	for (i = 0; i < n; i++) {
 		ib_dereg_mr(w[i].mr);
 		pair_destroy(&w[i].p);
 	}
 }
+
+static void atomic_concurrent_fadd(struct kunit *test)
+{
+	run_workers(test->name, false);
+}
+
+static void atomic_concurrent_cmp_swap(struct kunit *test)
+{
+	run_workers(test->name, true);
+}
+
+static struct kunit_case atomics_cases[] = {
+	KUNIT_CASE(atomic_concurrent_fadd),
+	KUNIT_CASE(atomic_concurrent_cmp_swap),
+	{}
+};
+
+static struct kunit_suite atomics_suite = VERBS_SUITE(atomics, atomics_cases);
+kunit_test_suite(atomics_suite);

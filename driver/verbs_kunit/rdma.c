@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * rdma.c - the main RC pair with an FRWR region over b.buf2 (IB_WR_REG_MR
- * on b): RDMA WRITE, READ, WRITE with immediate, fetch-and-add and
- * compare-and-swap from a.
+ * on b, a new region per case): RDMA WRITE, READ, WRITE with immediate,
+ * fetch-and-add and compare-and-swap from a.
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 #define ALL_REMOTE (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 		    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
 /* RDMA WRITE a.buf -> b.buf2 at offset 100; nothing else changes. */
-static int rdma_write(const char *name, struct ib_mr *mr)
+static int rdma_write_to(const char *name, struct ib_mr *mr)
 {
 	struct ib_rdma_wr rw = {};
 	int err;
@@ -41,7 +41,7 @@ static int rdma_write(const char *name, struct ib_mr *mr)
 }
 
 /* RDMA READ b.buf2 -> a.buf2. */
-static int rdma_read(const char *name, struct ib_mr *mr)
+static int rdma_read_from(const char *name, struct ib_mr *mr)
 {
 	struct ib_rdma_wr rw = {};
 	int err;
@@ -66,7 +66,7 @@ static int rdma_read(const char *name, struct ib_mr *mr)
 }
 
 /* RDMA WRITE with immediate: consumes a receive on b. */
-static int rdma_write_imm(const char *name, struct ib_mr *mr)
+static int rdma_write_imm_to(const char *name, struct ib_mr *mr)
 {
 	struct ib_rdma_wr rw = {};
 	struct ib_wc wc;
@@ -143,32 +143,68 @@ static int atomic_op(const char *name, struct ib_mr *mr,
 	return 0;
 }
 
-void test_rdma(void)
+/* The FRWR region over b.buf2 that every case of the suite targets. */
+static struct ib_mr *region(const char *name)
 {
-	struct ib_mr *mr;
-	int err;
+	return frwr_create(name, pd, b.qp, b.cq, b.dma2, BUF_SIZE, ALL_REMOTE);
+}
 
-	mr = frwr_create("frwr_reg_mr", pd, b.qp, b.cq, b.dma2, BUF_SIZE,
-			 ALL_REMOTE);
+static void dereg(struct ib_mr *mr)
+{
+	int err = ib_dereg_mr(mr);
+
+	if (err)
+		fail("ib_dereg_mr", "%d", err);
+}
+
+/* ib_alloc_mr, ib_map_mr_sg and IB_WR_REG_MR (util.c: frwr_create()). */
+static void frwr_reg_mr(struct kunit *test)
+{
+	struct ib_mr *mr = region(test->name);
+
 	if (!mr)
 		return;
-	pass("frwr_reg_mr");
-	if (!rdma_write("rdma_write", mr))
-		pass("rdma_write");
-	if (!rdma_read("rdma_read", mr))
-		pass("rdma_read");
-	if (!rdma_write_imm("rdma_write_imm", mr))
-		pass("rdma_write_imm");
-	if (!atomic_op("atomic_fetch_add", mr, IB_WR_ATOMIC_FETCH_AND_ADD,
-		       1000, 23, 0, 1023))
-		pass("atomic_fetch_add");
-	/* A swap that happens, then one whose compare fails. */
-	if (!atomic_op("atomic_cmp_swap", mr, IB_WR_ATOMIC_CMP_AND_SWP, 1023,
-		       1023, 0x1122334455667788ull, 0x1122334455667788ull) &&
-	    !atomic_op("atomic_cmp_swap", mr, IB_WR_ATOMIC_CMP_AND_SWP, 1023,
-		       1024, 0x1122334455667788ull, 1023))
-		pass("atomic_cmp_swap");
-	err = ib_dereg_mr(mr);
-	if (err)
-		fail("dereg_mr", "%d", err);
+	KUNIT_EXPECT_EQ(test, mr->iova, b.dma2);
+	KUNIT_EXPECT_EQ(test, mr->length, (u64)BUF_SIZE);
+	KUNIT_EXPECT_NE(test, mr->rkey, 0u);
+	dereg(mr);
 }
+
+/* One case per operation on a new region: <case>_case() runs _call.
+ * (atomic_fetch_add is also the kernel's, hence the suffix.) */
+#define RDMA_CASE(_fn, _call)					\
+static void _fn##_case(struct kunit *test)			\
+{								\
+	const char *name = test->name;				\
+	struct ib_mr *mr = region(name);			\
+								\
+	if (!mr)						\
+		return;						\
+	(void)(_call);						\
+	dereg(mr);						\
+}
+
+RDMA_CASE(rdma_write, rdma_write_to(name, mr))
+RDMA_CASE(rdma_read, rdma_read_from(name, mr))
+RDMA_CASE(rdma_write_imm, rdma_write_imm_to(name, mr))
+RDMA_CASE(atomic_fetch_add,
+	  atomic_op(name, mr, IB_WR_ATOMIC_FETCH_AND_ADD, 1000, 23, 0, 1023))
+/* A swap that happens, then one whose compare fails. */
+RDMA_CASE(atomic_cmp_swap,
+	  atomic_op(name, mr, IB_WR_ATOMIC_CMP_AND_SWP, 1023, 1023,
+		    0x1122334455667788ull, 0x1122334455667788ull) ||
+	  atomic_op(name, mr, IB_WR_ATOMIC_CMP_AND_SWP, 1023, 1024,
+		    0x1122334455667788ull, 1023))
+
+static struct kunit_case rdma_cases[] = {
+	KUNIT_CASE(frwr_reg_mr),
+	VERBS_CASE(rdma_write_case, "rdma_write"),
+	VERBS_CASE(rdma_read_case, "rdma_read"),
+	VERBS_CASE(rdma_write_imm_case, "rdma_write_imm"),
+	VERBS_CASE(atomic_fetch_add_case, "atomic_fetch_add"),
+	VERBS_CASE(atomic_cmp_swap_case, "atomic_cmp_swap"),
+	{}
+};
+
+static struct kunit_suite rdma_suite = VERBS_SUITE(rdma, rdma_cases);
+kunit_test_suite(rdma_suite);

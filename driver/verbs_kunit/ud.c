@@ -3,9 +3,10 @@
  * ud.c - UD between the ports: an AH, SEND_WITH_IMM into a QP whose
  * receives come from an SRQ; the same to a multicast group it joined;
  * the SRQ limit event; a datagram to a QPN nobody has, one with a wrong
- * Q_Key, one longer than the MTU.
+ * Q_Key, one longer than the MTU.  Each case gets its own UD QPs, SRQ and
+ * AH (struct ud, the suite's per-case init).
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 static int ud_send(const char *name, struct ib_qp *src, struct ib_cq *scq,
 		   struct ib_srq *srq, struct ib_cq *rcq, struct ib_ah *ah,
@@ -135,9 +136,33 @@ static void srq_event(struct ib_event *event, void *ctx)
 		complete(&srq_limit_event);
 }
 
-void test_ud(void)
+/* qa (port 1, CQ cq) sends through ah to qb (port 2, CQ cq2, receives
+ * from srq). */
+struct ud {
+	struct ib_cq *cq, *cq2;
+	struct ib_srq *srq;
+	struct ib_qp *qa, *qb;
+	struct ib_ah *ah;
+};
+
+static void ud_destroy(struct ud *u)
 {
-	const char *name = "ud_srq_ah";
+	if (u->ah)
+		rdma_destroy_ah(u->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (u->qa)
+		ib_destroy_qp(u->qa);
+	if (u->qb)
+		ib_destroy_qp(u->qb);
+	if (u->srq)
+		ib_destroy_srq(u->srq);
+	if (u->cq)
+		ib_destroy_cq(u->cq);
+	if (u->cq2)
+		ib_destroy_cq(u->cq2);
+}
+
+static int ud_create_queues(struct ud *u)
+{
 	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
 	struct ib_srq_init_attr srq_init = {
 		.srq_type = IB_SRQT_BASIC,
@@ -150,93 +175,120 @@ void test_ud(void)
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 2, .max_recv_sge = 1 },
 	};
-	struct rdma_ah_attr ah_attr = {};
-	struct ib_srq_attr sattr = {};
-	struct ib_cq *cq = NULL, *cq2 = NULL;
-	struct ib_srq *srq = NULL;
-	struct ib_qp *qa = NULL, *qb = NULL;
-	struct ib_ah *ah = NULL, *mah = NULL;
-	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
-				       0, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef } };
-	const u16 mlid = 0xc077;
-	bool attached = false;
-	int err;
+	void *obj;
 
-	cq = ib_create_cq(ibdev, NULL, NULL, NULL, &cq_attr);
-	if (IS_ERR(cq)) {
-		fail(name, "ib_create_cq: %ld", PTR_ERR(cq));
-		cq = NULL;
-		goto out;
-	}
-	cq2 = ib_create_cq(ibdev, NULL, NULL, NULL, &cq_attr);
-	if (IS_ERR(cq2)) {
-		fail(name, "ib_create_cq: %ld", PTR_ERR(cq2));
-		cq2 = NULL;
-		goto out;
-	}
-	srq = ib_create_srq(pd, &srq_init);
-	if (IS_ERR(srq)) {
-		fail(name, "ib_create_srq: %ld", PTR_ERR(srq));
-		srq = NULL;
-		goto out;
-	}
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	qa = ib_create_qp(pd, &init);
-	if (IS_ERR(qa)) {
-		fail(name, "ib_create_qp(UD): %ld", PTR_ERR(qa));
-		qa = NULL;
-		goto out;
-	}
-	init.srq = srq;
-	init.send_cq = cq2;
-	init.recv_cq = cq2;
+	obj = u->cq = ib_create_cq(ibdev, NULL, NULL, NULL, &cq_attr);
+	if (IS_ERR(obj))
+		goto error;
+	obj = u->cq2 = ib_create_cq(ibdev, NULL, NULL, NULL, &cq_attr);
+	if (IS_ERR(obj))
+		goto error;
+	obj = u->srq = ib_create_srq(pd, &srq_init);
+	if (IS_ERR(obj))
+		goto error;
+	init.send_cq = init.recv_cq = u->cq;
+	obj = u->qa = ib_create_qp(pd, &init);
+	if (IS_ERR(obj))
+		goto error;
+	init.srq = u->srq;
+	init.send_cq = init.recv_cq = u->cq2;
 	init.cap.max_recv_wr = 0;
 	init.cap.max_recv_sge = 0;
-	qb = ib_create_qp(pd, &init);
-	if (IS_ERR(qb)) {
-		fail(name, "ib_create_qp(UD, SRQ): %ld", PTR_ERR(qb));
-		qb = NULL;
-		goto out;
-	}
-	err = ud_qp_up(qa, a.port);
-	if (!err)
-		err = ud_qp_up(qb, b.port);
-	if (err) {
-		fail(name, "UD QP to RTS: %d", err);
-		goto out;
-	}
+	obj = u->qb = ib_create_qp(pd, &init);
+	if (IS_ERR(obj))
+		goto error;
+	return 0;
+error:
+	/* The failed one is an ERR_PTR: ud_destroy() must skip it. */
+	if (obj == u->cq)
+		u->cq = NULL;
+	else if (obj == u->cq2)
+		u->cq2 = NULL;
+	else if (obj == u->srq)
+		u->srq = NULL;
+	else if (obj == u->qa)
+		u->qa = NULL;
+	else
+		u->qb = NULL;
+	fail("ud", "creating the CQs, SRQ and UD QPs: %ld", PTR_ERR(obj));
+	return PTR_ERR(obj);
+}
+
+/* The AH from port 1 to port 2's LID, no GRH. */
+static int ud_create_ah(struct ud *u)
+{
+	struct rdma_ah_attr ah_attr = {};
+
 	ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_dlid(&ah_attr, b.lid);
 	rdma_ah_set_port_num(&ah_attr, a.port);
-	ah = rdma_create_ah(pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
-	if (IS_ERR(ah)) {
-		fail(name, "rdma_create_ah: %ld", PTR_ERR(ah));
-		ah = NULL;
-		goto out;
+	u->ah = rdma_create_ah(pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(u->ah)) {
+		fail("ud", "rdma_create_ah: %ld", PTR_ERR(u->ah));
+		u->ah = NULL;
+		return -EIO;
 	}
-	memset(&ah_attr, 0, sizeof(ah_attr));
-	err = rdma_query_ah(ah, &ah_attr);
+	return 0;
+}
+
+static int ud_init(struct kunit *test)
+{
+	struct ud *u;
+
+	verbs_test_init(test);
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return -ENOMEM;
+	test->priv = u;
+	if (ud_create_queues(u) || ud_qp_up(u->qa, a.port) ||
+	    ud_qp_up(u->qb, b.port) || ud_create_ah(u))
+		return -EIO;
+	return 0;
+}
+
+static void ud_exit(struct kunit *test)
+{
+	if (test->priv)
+		ud_destroy(test->priv);
+	verbs_test_exit(test);
+}
+
+static void ud_srq_ah(struct kunit *test)
+{
+	const char *name = test->name;
+	struct rdma_ah_attr ah_attr = {};
+	struct ud *u = test->priv;
+	int err;
+
+	err = rdma_query_ah(u->ah, &ah_attr);
 	if (err || rdma_ah_get_dlid(&ah_attr) != b.lid ||
 	    rdma_ah_get_port_num(&ah_attr) != a.port ||
 	    (rdma_ah_get_ah_flags(&ah_attr) & IB_AH_GRH)) {
 		fail(name, "rdma_query_ah: %d dlid %u port %u flags 0x%x", err,
 		     rdma_ah_get_dlid(&ah_attr), rdma_ah_get_port_num(&ah_attr),
 		     rdma_ah_get_ah_flags(&ah_attr));
-		goto out;
+		return;
 	}
-	if (ud_send(name, qa, cq, srq, cq2, ah, qb->qp_num, 100, false))
-		goto out;
-	pass(name);
+	ud_send(name, u->qa, u->cq, u->srq, u->cq2, u->ah, u->qb->qp_num, 100,
+		false);
+}
 
-	name = "ud_multicast";
-	err = ib_attach_mcast(qb, &mgid, mlid);
+static void ud_multicast(struct kunit *test)
+{
+	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+				       0, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef } };
+	const char *name = test->name;
+	struct rdma_ah_attr ah_attr = {};
+	struct ud *u = test->priv;
+	const u16 mlid = 0xc077;
+	struct ib_ah *mah;
+	int err;
+
+	err = ib_attach_mcast(u->qb, &mgid, mlid);
 	if (err) {
 		fail(name, "ib_attach_mcast: %d", err);
-		goto out;
+		return;
 	}
-	attached = true;
-	memset(&ah_attr, 0, sizeof(ah_attr));
 	ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_dlid(&ah_attr, mlid);
 	rdma_ah_set_port_num(&ah_attr, a.port);
@@ -244,100 +296,121 @@ void test_ud(void)
 	mah = rdma_create_ah(pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(mah)) {
 		fail(name, "rdma_create_ah(mcast): %ld", PTR_ERR(mah));
-		mah = NULL;
-		goto out;
+	} else {
+		ud_send(name, u->qa, u->cq, u->srq, u->cq2, mah, 0xffffff, 110,
+			true);
+		rdma_destroy_ah(mah, RDMA_DESTROY_AH_SLEEPABLE);
 	}
-	if (ud_send(name, qa, cq, srq, cq2, mah, 0xffffff, 110, true))
-		goto out;
-	pass(name);
+	err = ib_detach_mcast(u->qb, &mgid, mlid);
+	if (err)
+		fail(name, "ib_detach_mcast: %d", err);
+}
 
-	/* The SRQ is empty now: arming a limit fires LIMIT_REACHED at once
-	 * and disarms it (IBA 11.2.3.2); with 8 WQEs posted it stays armed. */
-	name = "srq_limit";
+/* Eight receives of 64 bytes of b.buf2 on the SRQ. */
+static int post_srq_recvs(const char *name, struct ib_srq *srq)
+{
+	struct ib_sge sge = { .addr = b.dma2, .length = 64,
+			      .lkey = pd->local_dma_lkey };
+	struct ib_recv_wr rwr[8] = {};
+	const struct ib_recv_wr *rbad;
+	int i, err;
+
+	for (i = 0; i < 8; i++) {
+		rwr[i].wr_id = 200 + i;
+		rwr[i].sg_list = &sge;
+		rwr[i].num_sge = 1;
+		rwr[i].next = i < 7 ? &rwr[i + 1] : NULL;
+	}
+	err = ib_post_srq_recv(srq, rwr, &rbad);
+	if (err)
+		fail(name, "ib_post_srq_recv x8: %d", err);
+	return err;
+}
+
+/* The SRQ is empty: arming a limit fires LIMIT_REACHED at once and
+ * disarms it (IBA 11.2.3.2); with 8 WQEs posted it stays armed. */
+static void srq_limit(struct kunit *test)
+{
+	const char *name = test->name;
+	struct ib_srq_attr sattr = { .srq_limit = 4 };
+	struct ud *u = test->priv;
+	int err;
+
 	init_completion(&srq_limit_event);
-	sattr.srq_limit = 4;
-	err = ib_modify_srq(srq, &sattr, IB_SRQ_LIMIT);
+	err = ib_modify_srq(u->srq, &sattr, IB_SRQ_LIMIT);
 	if (err) {
 		fail(name, "ib_modify_srq: %d", err);
-		goto out;
+		return;
 	}
 	if (!wait_for_completion_timeout(&srq_limit_event,
 					 msecs_to_jiffies(POLL_MS))) {
 		fail(name, "no IB_EVENT_SRQ_LIMIT_REACHED");
-		goto out;
+		return;
 	}
 	memset(&sattr, 0, sizeof(sattr));
-	err = ib_query_srq(srq, &sattr);
+	err = ib_query_srq(u->srq, &sattr);
 	if (err || sattr.srq_limit != 0 || sattr.max_wr < 16) {
 		fail(name, "after the event: err %d limit %u max_wr %u", err,
 		     sattr.srq_limit, sattr.max_wr);
-		goto out;
+		return;
 	}
-	{
-		struct ib_sge sge = { .addr = b.dma2, .length = 64,
-				      .lkey = pd->local_dma_lkey };
-		struct ib_recv_wr rwr[8] = {};
-		const struct ib_recv_wr *rbad;
-		int i;
-
-		for (i = 0; i < 8; i++) {
-			rwr[i].wr_id = 200 + i;
-			rwr[i].sg_list = &sge;
-			rwr[i].num_sge = 1;
-			rwr[i].next = i < 7 ? &rwr[i + 1] : NULL;
-		}
-		err = ib_post_srq_recv(srq, rwr, &rbad);
-		if (err) {
-			fail(name, "ib_post_srq_recv x8: %d", err);
-			goto out;
-		}
-	}
+	if (post_srq_recvs(name, u->srq))
+		return;
 	sattr.srq_limit = 4;
-	err = ib_modify_srq(srq, &sattr, IB_SRQ_LIMIT);
+	err = ib_modify_srq(u->srq, &sattr, IB_SRQ_LIMIT);
 	memset(&sattr, 0, sizeof(sattr));
 	if (!err)
-		err = ib_query_srq(srq, &sattr);
-	if (err || sattr.srq_limit != 4) {
+		err = ib_query_srq(u->srq, &sattr);
+	if (err || sattr.srq_limit != 4)
 		fail(name, "armed: err %d limit %u", err, sattr.srq_limit);
-		goto out;
-	}
-	pass(name);
-
-	/* A datagram to a QPN that does not exist: the sender completes
-	 * with success (IBA 9.6.2: UD is unreliable), nothing arrives. */
-	name = "ud_missing_qpn";
-	if (!ud_send_only(name, qa, cq, ah, 0xfffff0, UD_QKEY, 120) &&
-	    !expect_empty(name, cq, 0) && !expect_empty(name, cq2, 200))
-		pass(name);
-
-	/* A Q_Key that is not the receiver's: dropped (IBA 10.2.5). */
-	name = "ud_qkey_mismatch";
-	if (!ud_send_only(name, qa, cq, ah, qb->qp_num, UD_QKEY + 1, 121) &&
-	    !expect_empty(name, cq, 0) && !expect_empty(name, cq2, 200))
-		pass(name);
-
-	name = "err_ud_too_long";
-	if (!ud_too_long(name, qa, cq, ah, qb->qp_num))
-		pass(name);
-out:
-	if (attached) {
-		err = ib_detach_mcast(qb, &mgid, mlid);
-		if (err)
-			fail("detach_mcast", "%d", err);
-	}
-	if (mah)
-		rdma_destroy_ah(mah, RDMA_DESTROY_AH_SLEEPABLE);
-	if (ah)
-		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-	if (qa)
-		ib_destroy_qp(qa);
-	if (qb)
-		ib_destroy_qp(qb);
-	if (srq)
-		ib_destroy_srq(srq);
-	if (cq)
-		ib_destroy_cq(cq);
-	if (cq2)
-		ib_destroy_cq(cq2);
 }
 
+/* A datagram to a QPN that does not exist: the sender completes with
+ * success (IBA 9.6.2: UD is unreliable), nothing arrives. */
+static void ud_missing_qpn(struct kunit *test)
+{
+	struct ud *u = test->priv;
+
+	if (!ud_send_only(test->name, u->qa, u->cq, u->ah, 0xfffff0, UD_QKEY, 120) &&
+	    !expect_empty(test->name, u->cq, 0))
+		expect_empty(test->name, u->cq2, 200);
+}
+
+/* A Q_Key that is not the receiver's: dropped (IBA 10.2.5). */
+static void ud_qkey_mismatch(struct kunit *test)
+{
+	struct ud *u = test->priv;
+
+	if (!post_srq_recvs(test->name, u->srq) &&
+	    !ud_send_only(test->name, u->qa, u->cq, u->ah, u->qb->qp_num,
+			  UD_QKEY + 1, 121) &&
+	    !expect_empty(test->name, u->cq, 0))
+		expect_empty(test->name, u->cq2, 200);
+}
+
+static void err_ud_too_long(struct kunit *test)
+{
+	struct ud *u = test->priv;
+
+	ud_too_long(test->name, u->qa, u->cq, u->ah, u->qb->qp_num);
+}
+
+static struct kunit_case ud_cases[] = {
+	KUNIT_CASE(ud_srq_ah),
+	KUNIT_CASE(ud_multicast),
+	KUNIT_CASE(srq_limit),
+	KUNIT_CASE(ud_missing_qpn),
+	KUNIT_CASE(ud_qkey_mismatch),
+	KUNIT_CASE(err_ud_too_long),
+	{}
+};
+
+static struct kunit_suite ud_suite = {
+	.name = "vhca_verbs_ud",
+	.suite_init = verbs_suite_init,
+	.suite_exit = verbs_suite_exit,
+	.init = ud_init,
+	.exit = ud_exit,
+	.test_cases = ud_cases,
+};
+kunit_test_suite(ud_suite);

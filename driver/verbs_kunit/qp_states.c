@@ -6,7 +6,7 @@
  * still in RTR that receives its first message raises IB_EVENT_COMM_EST
  * (IBA 11.6.3.1) and delivers it.
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 /* A SEND of len bytes a.buf -> b.buf on p (receive posted first);
  * completes unless hold, then the caller runs it with finish_send(). */
@@ -36,9 +36,9 @@ static int finish_send(const char *name, struct pair *p, u32 len)
 	return compare(name, b.buf, a.buf, len);
 }
 
-static void test_sqd(void)
+static void qp_sqd_drained(struct kunit *test)
 {
-	const char *name = "qp_sqd_drained";
+	const char *name = test->name;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_SQD,
 				   .en_sqd_async_notify = 1 };
 	struct ib_qp_init_attr init;
@@ -73,15 +73,15 @@ static void test_sqd(void)
 		fail(name, "SQD -> RTS: %d", err);
 		goto out;
 	}
-	if (!finish_send(name, &p, 300) && !expect_state(name, p.qa, IB_QPS_RTS))
-		pass(name);
+	if (!finish_send(name, &p, 300))
+		expect_state(name, p.qa, IB_QPS_RTS);
 out:
 	pair_destroy(&p);
 }
 
-static void test_comm_est(void)
+static void event_comm_est(struct kunit *test)
 {
-	const char *name = "event_comm_est";
+	const char *name = test->name;
 	struct pair_opts o = { .type = IB_QPT_RC, .no_connect = true };
 	struct pair p;
 
@@ -100,15 +100,18 @@ static void test_comm_est(void)
 		goto out;
 	}
 	if (!start_send(name, &p, 200) && !finish_send(name, &p, 200) &&
-	    !wait_event_bit(name, &p.events_b, IB_EVENT_COMM_EST) &&
-	    !expect_state(name, p.qb, IB_QPS_RTR))
-		pass(name);
+	    !wait_event_bit(name, &p.events_b, IB_EVENT_COMM_EST))
+		expect_state(name, p.qb, IB_QPS_RTR);
 out:
 	pair_destroy(&p);
 }
 
-void test_qp_states(void)
-{
-	test_sqd();
-	test_comm_est();
-}
+static struct kunit_case qp_states_cases[] = {
+	KUNIT_CASE(qp_sqd_drained),
+	KUNIT_CASE(event_comm_est),
+	{}
+};
+
+static struct kunit_suite qp_states_suite =
+	VERBS_SUITE(qp_states, qp_states_cases);
+kunit_test_suite(qp_states_suite);

@@ -7,7 +7,7 @@
  * IB_CQ_REPORT_MISSED_EVENTS (Guide 8.3: arming returns > 0 while a
  * completion waits).
  */
-#include "vhca_verbs_test.h"
+#include "verbs_kunit.h"
 
 static void cq_handler(struct ib_cq *cq, void *ctx)
 {
@@ -60,9 +60,9 @@ static int resize_pair(const char *name, struct pair *p, struct ib_cq *cq,
 	return 0;
 }
 
-static void test_resize(void)
+static void resize_cq(struct kunit *test)
 {
-	const char *name = "resize_cq";
+	const char *name = test->name;
 	struct ib_cq_init_attr cq_attr = { .cqe = 8 };
 	struct ib_mr *mr;
 	struct ib_cq *cq;
@@ -124,11 +124,9 @@ static void test_resize(void)
 	}
 	if (resize_pair(name, &p, cq, &mr))
 		goto out;
-	err = writes(name, &p, mr, 20, true);
+	writes(name, &p, mr, 20, true);
 	ib_dereg_mr(mr);
 	pair_destroy(&p);
-	if (!err)
-		pass(name);
 out:
 	ib_destroy_cq(cq);
 }
@@ -170,9 +168,9 @@ static struct ib_cq *event_cq(const char *name, int vector,
 	return cq;
 }
 
-static void test_vector(void)
+static void cq_comp_vector(struct kunit *test)
 {
-	const char *name = "cq_comp_vector";
+	const char *name = test->name;
 	struct ib_cq_init_attr bad_attr = { .cqe = 16,
 					    .comp_vector = ibdev->num_comp_vectors };
 	struct completion event;
@@ -202,15 +200,15 @@ static void test_vector(void)
 		;
 	else if (!wait_for_completion_timeout(&event, msecs_to_jiffies(POLL_MS)))
 		fail(name, "no completion event on vector 1");
-	else if (!expect_wc(name, cq, 601, IB_WC_RECV, 64))
-		pass(name);
+	else
+		expect_wc(name, cq, 601, IB_WC_RECV, 64);
 	pair_destroy(&p);
 	ib_destroy_cq(cq);
 }
 
-static void test_missed(void)
+static void cq_report_missed(struct kunit *test)
 {
-	const char *name = "cq_report_missed";
+	const char *name = test->name;
 	const int arm = IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS;
 	struct completion event;
 	struct ib_cq *cq;
@@ -249,16 +247,18 @@ static void test_missed(void)
 		fail(name, "no completion event after the arm");
 		goto out;
 	}
-	if (!expect_wc(name, cq, 601, IB_WC_RECV, 64))
-		pass(name);
+	expect_wc(name, cq, 601, IB_WC_RECV, 64);
 out:
 	pair_destroy(&p);
 	ib_destroy_cq(cq);
 }
 
-void test_cq(void)
-{
-	test_resize();
-	test_vector();
-	test_missed();
-}
+static struct kunit_case cq_cases[] = {
+	KUNIT_CASE(resize_cq),
+	KUNIT_CASE(cq_comp_vector),
+	KUNIT_CASE(cq_report_missed),
+	{}
+};
+
+static struct kunit_suite cq_suite = VERBS_SUITE(cq, cq_cases);
+kunit_test_suite(cq_suite);
