@@ -21,4 +21,4 @@ KERNEL=debug scripts/build-module.sh >/dev/null 2>build/debug-module.err || {
 	exec /usr/bin/python3 scripts/junit.py finish kunit 1
 }
 rm -f build/debug-module.err
-VHCA_KERNEL=debug exec /usr/bin/python3 scripts/kunit-vm.py "$@"
+VHCA_KERNEL=debug exec /usr/bin/python3 scripts/kunit-vm.py kunit
