@@ -207,6 +207,7 @@ static void vhca_port_go_down(VhcaPort *port, bool notify)
     if (was_up) {
         trace_vhca_port_state(port->num, port->state, port->lid);
         if (notify) {
+            port->counters.link_downed++;   /* the link went, not a reset */
             vhca_port_event(port, VHCA_PORT_EV_DOWN);
         }
     }

@@ -80,6 +80,42 @@ bool vhca_link_cabled(const VhcaPort *port)
 
 /* ---- sending ------------------------------------------------------------ */
 
+static bool vhca_link_opcode_reads(uint8_t opcode)
+{
+    return opcode == VHCA_WQE_RDMA_READ ||
+           opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
+           opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * A frame in the port counters as the packets it stands for
+ * (vhca-pma-hook.c): HELLO and LINK are the switch's management of the
+ * cable, no IB packets.
+ */
+static void vhca_link_count(VhcaPort *port, const VhcaWireFrame *f, bool rx)
+{
+    uint32_t packets = MAX(f->packets, 1);
+
+    if (f->kind == VHCA_WIRE_DATAGRAM) {
+        vhca_port_count_datagram(port, rx, f->payload_len,
+                                 f->dlid >= VHCA_MIN_MLID &&
+                                 f->dlid <= VHCA_MAX_MLID);
+        return;
+    }
+    if (f->kind != VHCA_WIRE_REQUEST && f->kind != VHCA_WIRE_RESPONSE) {
+        return;
+    }
+    if (f->kind == VHCA_WIRE_REQUEST ? vhca_link_opcode_reads(f->opcode)
+                                     : f->payload_len == 0) {
+        packets = 1;    /* a READ/atomic request; an ACK, NAK, atomic ACK */
+    }
+    if (rx) {
+        vhca_port_count_rx(port, packets, f->payload_len, false);
+    } else {
+        vhca_port_count_tx(port, packets, f->payload_len, false);
+    }
+}
+
 static void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
                            const uint8_t *payload, uint32_t payload_len)
 {
@@ -93,6 +129,7 @@ static void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
     }
     trace_vhca_link_tx(port->num, f->kind, f->slid, f->dlid, f->dst_qpn,
                        f->psn, payload_len);
+    vhca_link_count(port, f, false);
     qemu_send_packet(qemu_get_queue(port->link->nic), buf, len);
 }
 
@@ -191,13 +228,6 @@ static uint8_t *vhca_link_payload(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
         return NULL;
     }
     return data;
-}
-
-static bool vhca_link_opcode_reads(uint8_t opcode)
-{
-    return opcode == VHCA_WQE_RDMA_READ ||
-           opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
-           opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
 }
 
 /* An RC/UC request of the WQE at sq.ci leaves.  Returns false on error. */
@@ -303,6 +333,7 @@ bool vhca_link_send_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         return false;
     }
     if (pkt->src_port->state != VHCA_PORT_ACTIVE) {
+        pkt->src_port->counters.xmit_discards++;
         return true;                /* no link: lost */
     }
     data = vhca_link_payload(qp, pkt, &ack);
@@ -498,9 +529,32 @@ static void vhca_link_deliver_mcast(VhcaState *ds, VhcaQp *dqp, void *opaque)
     }
 }
 
+/* The PMA's answer to a PerfMgt request that came from the wire. */
+static void vhca_link_pma_answer(VhcaLink *link, const VhcaWireFrame *req,
+                                 const uint8_t *resp)
+{
+    VhcaWireFrame f = {
+        .kind = VHCA_WIRE_DATAGRAM,
+        .opcode = VHCA_WQE_SEND,
+        .slid = link->port->lid,
+        .dlid = req->slid,
+        .src_qpn = VHCA_GSI_QPN,
+        .dst_qpn = req->src_qpn,
+        .qkey = VHCA_WIRE_GSI_QKEY,
+        .sl = req->sl,
+        .packets = 1,
+        .length = VHCA_MAD_SIZE,
+        .qp_type = VHCA_QPT_GSI,
+        .src_guid = link->port->guid,
+    };
+
+    vhca_link_send(link->port, &f, resp, VHCA_MAD_SIZE);
+}
+
 static void vhca_link_rx_datagram(VhcaLink *link, const VhcaWireFrame *f)
 {
     VhcaState *s = link->port->dev;
+    uint8_t resp[VHCA_MAD_SIZE];
     VhcaSendWqe wqe;
     VhcaPacket pkt;
     VhcaSgl data;
@@ -516,6 +570,10 @@ static void vhca_link_rx_datagram(VhcaLink *link, const VhcaWireFrame *f)
     if (f->dlid >= VHCA_MIN_MLID && f->dlid <= VHCA_MAX_MLID) {
         vhca_mcast_foreach(s, link->port->num, f->dlid,
                            vhca_link_deliver_mcast, &pkt);
+        return;
+    }
+    if (vhca_pma_take(link->port, &pkt, resp)) {
+        vhca_link_pma_answer(link, f, resp);
         return;
     }
     dqp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
@@ -568,6 +626,7 @@ static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
     const char *why = vhca_wire_parse(buf, size, &f);
 
     if (why) {
+        port->counters.rcv_errors++;    /* what a bad ICRC is on a link */
         vhca_link_drop(port, why);
         return size;
     }
@@ -577,6 +636,7 @@ static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
         trace_vhca_link_not_ready(port->num, f.kind, port->state);
         return size;
     }
+    vhca_link_count(port, &f, true);
     switch (f.kind) {
     case VHCA_WIRE_LINK:
         vhca_link_rx_link(link, &f);

@@ -23,6 +23,7 @@
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "vhca_hw.h"
+#include "vhca-pma.h"
 #include "net/net.h"
 #include "vhca-verbs.h"
 
@@ -88,6 +89,7 @@ typedef struct VhcaPort {
     uint16_t sm_lid;
     uint64_t guid;
     uint32_t cap_mask;              /* PortInfo:CapabilityMask (SET_PORT_CAP) */
+    VhcaPortCounters counters;      /* the PMA's (vhca-pma-hook.c) */
 } VhcaPort;
 
 struct VhcaState {

@@ -30,8 +30,9 @@ declare -A TARGET_SOURCES=(
     [sma]="qemu-device/vhca-sma.c"
     [sa]="qemu-device/vhca-sa.c qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c qemu-device/vhca-sma.c"
     [wire]="qemu-device/vhca-wire.c"
+    [pma]="qemu-device/vhca-pma.c"
 )
-ALL_TARGETS="cmd_check ring wqe sma sa wire"
+ALL_TARGETS="cmd_check ring wqe sma sa wire pma"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 CFLAGS=(-g -O1 -fno-omit-frame-pointer

@@ -321,6 +321,23 @@ def test_ipoib_ping_across_vms(fabric):
     assert rc == 0 and "3 received" in out, out
 
 
+def test_perfquery_of_a_port_in_the_other_vm(fabric):
+    """The PMA answers across the switch: a resets and reads the counters
+    of b's port, which then count the IPoIB pings between them."""
+    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    _, lid = b.run("cat /sys/class/infiniband/vhca0/ports/1/lid", timeout=30,
+                   check=True)
+    lid = int(lid.strip(), 16)
+    a.run("perfquery -x -R %d 1" % lid, timeout=60, check=True)
+    rc, out = a.run("%s ping %s 5 10" % (TOOL, ADDR["b"]), timeout=120)
+    assert rc == 0 and "5 received" in out, out
+    _, out = a.run("perfquery -x %d 1" % lid, timeout=60, check=True)
+    c = {m.group(1): int(m.group(2)) for m in
+         re.finditer(r"^(\w+):\.+(\d+)\s*$", out, re.M)}
+    assert c["PortRcvPkts"] >= 5 and c["PortXmitPkts"] >= 5, out
+    assert c["PortRcvData"] >= 5 * 26 // 4, out
+
+
 def tcp_transfer(fabric):
     """A TCP stream a -> b; the same byte count and SHA-256 at both ends."""
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
