@@ -253,14 +253,14 @@ static bool vhca_dlid_multicast(uint16_t dlid)
  * answer arrives on the same QP.
  */
 static bool vhca_sq_sma(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
-                        VhcaSmaAction act, const uint8_t *resp)
+                        VhcaSmaAction act, const uint8_t *resp, uint16_t slid)
 {
     if (!vhca_is_enabled(s) || !qp->valid || qp->state != VHCA_QPS_RTS) {
         return false;
     }
     vhca_sq_complete(s, qp, pkt->wqe, VHCA_WC_SUCCESS, VHCA_VERR_NONE, 0);
     if (act == VHCA_SMA_REPLY) {
-        vhca_sma_reply(s, qp, resp);
+        vhca_mad_reply(s, qp, resp, slid, 0);
     }
     return vhca_is_enabled(s) && qp->valid && qp->state == VHCA_QPS_RTS;
 }
@@ -313,15 +313,20 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     VhcaSaReply *reply;
     VhcaSmaAction act;
     VhcaQp *dqp = NULL;
+    uint16_t slid;
 
     if (wqe->length > max) {
         vhca_sq_complete(s, qp, wqe, VHCA_WC_LOC_LEN_ERR, VHCA_VERR_LENGTH, 0);
         return false;
     }
     if (qp->type == VHCA_QPT_SMI) {
+        slid = s->ports[qp->port - 1].lid;
         act = vhca_sma_send(s, qp, pkt, resp);
+        if (act == VHCA_SMA_NOT_MINE) {
+            act = vhca_fabric_smp(s, qp, pkt, resp, &slid);
+        }
         if (act != VHCA_SMA_NOT_MINE) {
-            return vhca_sq_sma(s, qp, pkt, act, resp);
+            return vhca_sq_sma(s, qp, pkt, act, resp, slid);
         }
     }
     if (qp->type == VHCA_QPT_GSI) {

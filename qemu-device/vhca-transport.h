@@ -93,8 +93,10 @@ VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);
 /* vhca-sma.c: the Subnet Management Agent behind each port's SMI QP. */
 VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                             uint8_t *resp);
-void vhca_sma_reply(VhcaState *s, VhcaQp *qp, const uint8_t *resp);
 void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node);
+/* vhca-fabric-smp.c: SMPs for the switch and through it. */
+VhcaSmaAction vhca_fabric_smp(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                              uint8_t *resp, uint16_t *slid);
 void vhca_mad_reply(VhcaState *s, VhcaQp *qp, const uint8_t *mad,
                     uint16_t slid, uint32_t src_qpn);
 
