@@ -7,7 +7,9 @@
  *
  * Besides the sanitizers: an accepted frame's payload lies inside the
  * input and is what follows the header; a data-carrying frame's payload is
- * its message; the message is at most VHCA_WIRE_MAX_PAYLOAD; encoding the
+ * the segment of its message at its offset (a datagram's: the whole
+ * message, at most VHCA_WIRE_MAX_PAYLOAD), inside the message, which is at
+ * most VHCA_WIRE_MAX_MESSAGE; frames with no data have offset 0; encoding the
  * decoded frame and parsing it again gives the same frame (so the device
  * and the switch can forward what they parsed); the same for a HELLO's
  * node description.
@@ -60,10 +62,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     expect(f.payload == buf + sizeof(hdr) &&
            f.payload_len == size - sizeof(hdr), "payload placement");
-    expect(f.length <= VHCA_WIRE_MAX_PAYLOAD, "message length");
-    if (f.kind == VHCA_WIRE_DATAGRAM ||
-        (f.kind == VHCA_WIRE_REQUEST && f.payload_len)) {
-        expect(f.payload_len == f.length, "payload is the message");
+    expect(f.length <= VHCA_WIRE_MAX_MESSAGE, "message length");
+    if (f.kind == VHCA_WIRE_DATAGRAM) {
+        expect(f.offset == 0 && f.payload_len == f.length,
+               "datagram payload is the message");
+    }
+    if (f.kind == VHCA_WIRE_HELLO || f.kind == VHCA_WIRE_LINK) {
+        expect(f.offset == 0, "offset of a link frame");
+    } else if (f.payload_len) {
+        expect((uint64_t)f.offset + f.payload_len <= f.length &&
+               f.offset % VHCA_WIRE_MAX_PAYLOAD == 0 &&
+               (f.payload_len == VHCA_WIRE_MAX_PAYLOAD ||
+                f.offset + f.payload_len == f.length),
+               "payload is a segment of the message");
+    } else {
+        expect(f.offset == 0, "offset of a frame without data");
     }
     vhca_wire_encode(&f, &hdr);
     again = malloc(size);

@@ -25,6 +25,7 @@
 #include "qapi/error.h"
 #include "vhca.h"
 #include "vhca-sa.h"
+#include "vhca-switch-sma.h"
 #include "vhca-link.h"
 #include "trace.h"
 
@@ -39,7 +40,9 @@ struct VhcaFabric {
     GHashTable *lid_by_guid;            /* uint64_t GUID -> LID */
     uint16_t next_lid;
     QEMUTimer *sm_timer;
+    uint32_t sweeps;                    /* SMInfo:ActCount */
     VhcaSa *sa;                         /* the SM's subnet administration */
+    VhcaPort *switch_ports[VHCA_SWITCH_MAX_PORTS + 1];  /* cabled to 1..N */
 };
 
 static GHashTable *vhca_fabrics;        /* name -> VhcaFabric */
@@ -71,6 +74,19 @@ static VhcaFabric *vhca_fabric_get(const char *name)
     return f;
 }
 
+/* The lowest switch port with no cable: the port number SMPs see. */
+static uint8_t vhca_fabric_free_switch_port(VhcaFabric *f)
+{
+    uint8_t n;
+
+    for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
+        if (!f->switch_ports[n]) {
+            return n;
+        }
+    }
+    return 0;
+}
+
 bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp)
 {
     VhcaFabric *f = vhca_fabric_get(fabric_name);
@@ -84,6 +100,13 @@ bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp)
             return false;
         }
     }
+    port->switch_port = vhca_fabric_free_switch_port(f);
+    if (!port->switch_port) {
+        error_setg(errp, "vhca: fabric '%s' has no free switch port (at most "
+                   "%d ports)", fabric_name, VHCA_SWITCH_MAX_PORTS);
+        return false;
+    }
+    f->switch_ports[port->switch_port] = port;
     QTAILQ_INSERT_TAIL(&f->ports, port, fabric_link);
     port->fabric = f;
     trace_vhca_fabric_attach(fabric_name, port->guid);
@@ -94,7 +117,9 @@ void vhca_fabric_detach(VhcaPort *port)
 {
     if (port->fabric) {
         QTAILQ_REMOVE(&port->fabric->ports, port, fabric_link);
+        port->fabric->switch_ports[port->switch_port] = NULL;
         port->fabric = NULL;
+        port->switch_port = 0;
     }
 }
 
@@ -169,6 +194,7 @@ static void vhca_fabric_sm_sweep(void *opaque)
     uint16_t lid;
 
     trace_vhca_fabric_sweep(f->name);
+    f->sweeps++;
     QTAILQ_FOREACH(port, &f->ports, fabric_link) {
         if (port->state != VHCA_PORT_INIT || !vhca_is_enabled(port->dev)) {
             continue;
@@ -207,6 +233,7 @@ static void vhca_port_go_down(VhcaPort *port, bool notify)
     if (was_up) {
         trace_vhca_port_state(port->num, port->state, port->lid);
         if (notify) {
+            port->counters.link_downed++;   /* the link went, not a reset */
             vhca_port_event(port, VHCA_PORT_EV_DOWN);
         }
     }
@@ -348,4 +375,45 @@ void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque)
 VhcaSa *vhca_fabric_sa(VhcaPort *port)
 {
     return port->fabric ? port->fabric->sa : NULL;
+}
+
+/* The CA port cabled to switch port n, if any. */
+VhcaPort *vhca_fabric_switch_port(VhcaPort *port, uint8_t n)
+{
+    if (!port->fabric || n < 1 || n > VHCA_SWITCH_MAX_PORTS) {
+        return NULL;
+    }
+    return port->fabric->switch_ports[n];
+}
+
+/*
+ * The switch of port's fabric as its SMA describes it (vhca-switch-sma.h):
+ * a GUID of its own from the fabric's name, a port per cable.
+ */
+void vhca_fabric_describe_switch(VhcaPort *port, VhcaSwitchNode *sw)
+{
+    VhcaFabric *f = port->fabric;
+    VhcaPort *peer;
+    int n;
+
+    memset(sw, 0, sizeof(*sw));
+    sw->node_guid = (uint64_t)VHCA_VENDOR_OUI << 40 | 0xffull << 32 |
+                    g_str_hash(f->name);
+    sw->vendor_id = VHCA_VENDOR_OUI;
+    sw->lid = VHCA_SM_LID;
+    sw->sm_act_count = f->sweeps;
+    snprintf((char *)sw->node_desc, sizeof(sw->node_desc),
+             "vhca switch %s", f->name);
+    for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
+        peer = f->switch_ports[n];
+        if (peer) {
+            sw->num_ports = n;
+        }
+        sw->ports[n].state = peer ? MAX(peer->state, VHCA_PORT_DOWN)
+                                  : VHCA_PORT_DOWN;
+        sw->ports[n].phys_state = peer && peer->state != VHCA_PORT_DOWN ?
+                                  VHCA_PHYS_LINK_UP : VHCA_PHYS_POLLING;
+        sw->ports[n].peer_lid = peer ? peer->lid : 0;
+    }
+    sw->num_ports = MAX(sw->num_ports, 1);
 }

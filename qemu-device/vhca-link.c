@@ -23,6 +23,10 @@
  *   delivered like local ones on arrival; the switch's SA answers GSI
  *   messages to LID 1, QPN 1.
  *
+ * - A message longer than one frame's payload leaves in segments
+ *   (vhca_link_send_message) and is put together on arrival
+ *   (vhca-link-reasm.c) before any of the above sees it.
+ *
  * Every frame is parsed by vhca_wire_parse() and checked against the
  * port's state before it touches a QP; a refused frame is dropped with a
  * trace event and LOG_GUEST_ERROR.  All of it runs with the BQL held (the
@@ -35,6 +39,7 @@
 #include "qemu/log.h"
 #include "qapi/error.h"
 #include "vhca-link.h"
+#include "vhca-link-reasm.h"
 #include "vhca-wire.h"
 #include "trace.h"
 
@@ -63,6 +68,7 @@ struct VhcaLink {
     QEMUTimer *hello_timer;
     QEMUTimer *watch_timer;     /* is the netdev still connected? */
     GHashTable *answers;        /* QP handle -> VhcaLinkAnswer */
+    VhcaReasm *reasm;           /* messages arriving in segments */
     VhcaLinkSource src;
 };
 
@@ -80,6 +86,42 @@ bool vhca_link_cabled(const VhcaPort *port)
 
 /* ---- sending ------------------------------------------------------------ */
 
+static bool vhca_link_opcode_reads(uint8_t opcode)
+{
+    return opcode == VHCA_WQE_RDMA_READ ||
+           opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
+           opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * A frame in the port counters as the packets it stands for
+ * (vhca-pma-hook.c): HELLO and LINK are the switch's management of the
+ * cable, no IB packets.
+ */
+static void vhca_link_count(VhcaPort *port, const VhcaWireFrame *f, bool rx)
+{
+    uint32_t packets = f->offset ? 0 : MAX(f->packets, 1);
+
+    if (f->kind == VHCA_WIRE_DATAGRAM) {
+        vhca_port_count_datagram(port, rx, f->payload_len,
+                                 f->dlid >= VHCA_MIN_MLID &&
+                                 f->dlid <= VHCA_MAX_MLID);
+        return;
+    }
+    if (f->kind != VHCA_WIRE_REQUEST && f->kind != VHCA_WIRE_RESPONSE) {
+        return;
+    }
+    if (f->kind == VHCA_WIRE_REQUEST ? vhca_link_opcode_reads(f->opcode)
+                                     : f->length == 0 || f->syndrome) {
+        packets = 1;    /* a READ/atomic request; an ACK, NAK, atomic ACK */
+    }
+    if (rx) {
+        vhca_port_count_rx(port, packets, f->payload_len, false);
+    } else {
+        vhca_port_count_tx(port, packets, f->payload_len, false);
+    }
+}
+
 static void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
                            const uint8_t *payload, uint32_t payload_len)
 {
@@ -93,7 +135,22 @@ static void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
     }
     trace_vhca_link_tx(port->num, f->kind, f->slid, f->dlid, f->dst_qpn,
                        f->psn, payload_len);
+    vhca_link_count(port, f, false);
     qemu_send_packet(qemu_get_queue(port->link->nic), buf, len);
+}
+
+/* A message in as many frames as it needs (vhca-wire.h), one if short. */
+static void vhca_link_send_message(VhcaPort *port, VhcaWireFrame *f,
+                                   const uint8_t *data, uint32_t len)
+{
+    uint32_t offset = 0;
+
+    do {
+        f->offset = offset;
+        vhca_link_send(port, f, data ? data + offset : NULL,
+                       vhca_wire_segment_len(len, offset));
+        offset += VHCA_WIRE_MAX_PAYLOAD;
+    } while (offset < len);
 }
 
 static void vhca_link_hello(void *opaque)
@@ -177,10 +234,10 @@ static uint8_t *vhca_link_payload(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
     uint64_t len = pkt->wqe->length;
     uint8_t *data;
 
-    if (len > VHCA_WIRE_MAX_PAYLOAD) {
+    if (len > VHCA_WIRE_MAX_MESSAGE) {
         qemu_log_mask(LOG_UNIMP, "vhca: QP 0x%x message of %" PRIu64 " bytes "
                       "to another process: at most %u\n", qp->handle, len,
-                      VHCA_WIRE_MAX_PAYLOAD);
+                      VHCA_WIRE_MAX_MESSAGE);
         *ack = VHCA_NAK_INV_REQ;
         return NULL;
     }
@@ -191,13 +248,6 @@ static uint8_t *vhca_link_payload(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
         return NULL;
     }
     return data;
-}
-
-static bool vhca_link_opcode_reads(uint8_t opcode)
-{
-    return opcode == VHCA_WQE_RDMA_READ ||
-           opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
-           opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
 }
 
 /* An RC/UC request of the WQE at sq.ci leaves.  Returns false on error. */
@@ -213,7 +263,7 @@ static bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
         if (!data) {
             return false;
         }
-    } else if (wqe->length > VHCA_WIRE_MAX_PAYLOAD) {
+    } else if (wqe->length > VHCA_WIRE_MAX_MESSAGE) {
         *ack = VHCA_NAK_INV_REQ;
         return false;
     }
@@ -227,7 +277,7 @@ static bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
     f.remote_addr = wqe->remote_addr;
     f.compare_add = wqe->compare_add;
     f.swap = wqe->swap;
-    vhca_link_send(pkt->src_port, &f, data, reads ? 0 : wqe->length);
+    vhca_link_send_message(pkt->src_port, &f, data, reads ? 0 : wqe->length);
     return true;
 }
 
@@ -303,6 +353,7 @@ bool vhca_link_send_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         return false;
     }
     if (pkt->src_port->state != VHCA_PORT_ACTIVE) {
+        pkt->src_port->counters.xmit_discards++;
         return true;                /* no link: lost */
     }
     data = vhca_link_payload(qp, pkt, &ack);
@@ -337,6 +388,7 @@ void vhca_link_forget(VhcaQp *qp)
         if (s->ports[i].link) {
             g_hash_table_remove(s->ports[i].link->answers,
                                 GUINT_TO_POINTER(qp->handle));
+            vhca_reasm_forget(s->ports[i].link->reasm, qp->qpn);
         }
     }
 }
@@ -414,8 +466,8 @@ static void vhca_link_respond(VhcaLink *link, const VhcaWireFrame *req,
     bool read_data = ack == VHCA_ACK && req->opcode == VHCA_WQE_RDMA_READ;
 
     QEMU_BUILD_BUG_ON(VHCA_WIRE_NAK_SEQ != (int)VHCA_NAK_SEQ);
-    vhca_link_send(link->port, &f, read_data ? data : NULL,
-                   read_data ? req->length : 0);
+    vhca_link_send_message(link->port, &f, read_data ? data : NULL,
+                           read_data ? req->length : 0);
 }
 
 /* An RC/UC request for a QP of this port. */
@@ -498,9 +550,32 @@ static void vhca_link_deliver_mcast(VhcaState *ds, VhcaQp *dqp, void *opaque)
     }
 }
 
+/* The PMA's answer to a PerfMgt request that came from the wire. */
+static void vhca_link_pma_answer(VhcaLink *link, const VhcaWireFrame *req,
+                                 const uint8_t *resp)
+{
+    VhcaWireFrame f = {
+        .kind = VHCA_WIRE_DATAGRAM,
+        .opcode = VHCA_WQE_SEND,
+        .slid = link->port->lid,
+        .dlid = req->slid,
+        .src_qpn = VHCA_GSI_QPN,
+        .dst_qpn = req->src_qpn,
+        .qkey = VHCA_WIRE_GSI_QKEY,
+        .sl = req->sl,
+        .packets = 1,
+        .length = VHCA_MAD_SIZE,
+        .qp_type = VHCA_QPT_GSI,
+        .src_guid = link->port->guid,
+    };
+
+    vhca_link_send(link->port, &f, resp, VHCA_MAD_SIZE);
+}
+
 static void vhca_link_rx_datagram(VhcaLink *link, const VhcaWireFrame *f)
 {
     VhcaState *s = link->port->dev;
+    uint8_t resp[VHCA_MAD_SIZE];
     VhcaSendWqe wqe;
     VhcaPacket pkt;
     VhcaSgl data;
@@ -516,6 +591,10 @@ static void vhca_link_rx_datagram(VhcaLink *link, const VhcaWireFrame *f)
     if (f->dlid >= VHCA_MIN_MLID && f->dlid <= VHCA_MAX_MLID) {
         vhca_mcast_foreach(s, link->port->num, f->dlid,
                            vhca_link_deliver_mcast, &pkt);
+        return;
+    }
+    if (vhca_pma_take(link->port, &pkt, resp)) {
+        vhca_link_pma_answer(link, f, resp);
         return;
     }
     dqp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
@@ -559,6 +638,51 @@ static bool vhca_link_port_ready(VhcaPort *port, const VhcaWireFrame *f)
              f->dlid <= VHCA_MAX_MLID));
 }
 
+static void vhca_link_take(VhcaLink *link, const VhcaWireFrame *f)
+{
+    switch (f->kind) {
+    case VHCA_WIRE_LINK:
+        vhca_link_rx_link(link, f);
+        break;
+    case VHCA_WIRE_REQUEST:
+        vhca_sq_nest_enter();
+        vhca_link_rx_request(link, f);
+        vhca_sq_nest_leave();
+        break;
+    case VHCA_WIRE_RESPONSE:
+        vhca_link_rx_response(link, f);
+        break;
+    case VHCA_WIRE_DATAGRAM:
+        vhca_sq_nest_enter();
+        vhca_link_rx_datagram(link, f);
+        vhca_sq_nest_leave();
+        break;
+    default:
+        vhca_link_drop(link->port, "a switch's frame kind");
+        break;
+    }
+}
+
+/* A frame, or the message its segments make once all are there. */
+static void vhca_link_dispatch(VhcaLink *link, const VhcaWireFrame *f)
+{
+    VhcaReasmMsg *m;
+    const char *why;
+
+    if (f->length <= VHCA_WIRE_MAX_PAYLOAD || !f->payload_len) {
+        vhca_link_take(link, f);
+        return;
+    }
+    m = vhca_reasm_add(link->reasm, f, &why);
+    if (why) {
+        vhca_link_drop(link->port, why);
+    }
+    if (m) {
+        vhca_link_take(link, &m->frame);
+        vhca_reasm_done(m);
+    }
+}
+
 static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
                                  size_t size)
 {
@@ -568,6 +692,7 @@ static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
     const char *why = vhca_wire_parse(buf, size, &f);
 
     if (why) {
+        port->counters.rcv_errors++;    /* what a bad ICRC is on a link */
         vhca_link_drop(port, why);
         return size;
     }
@@ -577,27 +702,8 @@ static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
         trace_vhca_link_not_ready(port->num, f.kind, port->state);
         return size;
     }
-    switch (f.kind) {
-    case VHCA_WIRE_LINK:
-        vhca_link_rx_link(link, &f);
-        break;
-    case VHCA_WIRE_REQUEST:
-        vhca_sq_nest_enter();
-        vhca_link_rx_request(link, &f);
-        vhca_sq_nest_leave();
-        break;
-    case VHCA_WIRE_RESPONSE:
-        vhca_link_rx_response(link, &f);
-        break;
-    case VHCA_WIRE_DATAGRAM:
-        vhca_sq_nest_enter();
-        vhca_link_rx_datagram(link, &f);
-        vhca_sq_nest_leave();
-        break;
-    default:
-        vhca_link_drop(port, "a switch's frame kind");
-        break;
-    }
+    vhca_link_count(port, &f, true);
+    vhca_link_dispatch(link, &f);
     return size;
 }
 
@@ -616,6 +722,7 @@ void vhca_link_attach(VhcaPort *port, NICConf *conf)
     link->port = port;
     link->answers = g_hash_table_new_full(g_direct_hash, g_direct_equal,
                                           NULL, g_free);
+    link->reasm = vhca_reasm_new();
     link->hello_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_link_hello,
                                      port);
     link->watch_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_link_watch,
@@ -640,6 +747,7 @@ void vhca_link_detach(VhcaPort *port)
     timer_free(link->hello_timer);
     timer_free(link->watch_timer);
     g_hash_table_destroy(link->answers);
+    vhca_reasm_free(link->reasm);
     g_free(link);
     port->link = NULL;
 }

@@ -185,28 +185,61 @@ static VhcaQp *vhca_rc_peer(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     return dqp && dqp->type == qp->type && vhca_qp_receives(dqp) ? dqp : NULL;
 }
 
+/* The payload octets of a request (vhca-pma-hook.c counts the headers). */
+static uint64_t vhca_rc_request_payload(const VhcaPacket *pkt)
+{
+    return vhca_opcode_reads(pkt->wqe->opcode) ? 0 : pkt->wqe->length;
+}
+
+/* The answer's packets and payload: READ response data, AtomicAckETH. */
+static void vhca_rc_count_answer(VhcaPacket *pkt, VhcaAck ack, bool lost)
+{
+    uint8_t opcode = pkt->wqe->opcode;
+    bool read = ack == VHCA_ACK && opcode == VHCA_WQE_RDMA_READ;
+    uint32_t packets = read ? MAX(pkt->packets, 1) : 1;
+    uint64_t payload = read ? pkt->wqe->length :
+                       ack == VHCA_ACK && vhca_opcode_reads(opcode) ? 8 : 0;
+
+    vhca_port_count_tx(pkt->dst_port, packets, payload, false);
+    if (!lost) {
+        vhca_port_count_rx(pkt->src_port, packets, payload, false);
+    }
+}
+
 /* One transmission of an RC request, and what comes back of it. */
 static VhcaAck vhca_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
     VhcaQp *dqp = vhca_rc_peer(s, qp, pkt);
+    uint32_t packets = vhca_rc_request_packets(pkt);
     VhcaAck ack;
+    bool lost;
 
     if (!dqp && vhca_link_cabled(pkt->src_port)) {
         return vhca_link_rc_attempt(s, qp, pkt);    /* another process */
     }
     pkt->psn = qp->sq_psn;
     pkt->first_lost = false;
+    vhca_port_count_tx(pkt->src_port, packets, vhca_rc_request_payload(pkt),
+                       false);
     if (vhca_rc_lost(s->rc_drop_request, &s->rc_requests_sent)) {
         trace_vhca_rc_lost(qp->handle, pkt->psn, "request");
-        if (vhca_rc_request_packets(pkt) == 1) {
+        if (packets == 1) {
             return VHCA_NO_PEER;
         }
         pkt->first_lost = true;
         pkt->psn = (pkt->psn + 1) & VHCA_DB_OBJ_MASK;
     }
+    if (pkt->dst_port) {
+        vhca_port_count_rx(pkt->dst_port, packets - pkt->first_lost,
+                           vhca_rc_request_payload(pkt), false);
+    }
     ack = dqp ? vhca_rc_receive(pkt->dst_port->dev, dqp, pkt) : VHCA_NO_PEER;
-    if (ack != VHCA_NO_PEER &&
-        vhca_rc_lost(s->rc_drop_response, &s->rc_responses_seen)) {
+    if (ack == VHCA_NO_PEER) {
+        return ack;
+    }
+    lost = vhca_rc_lost(s->rc_drop_response, &s->rc_responses_seen);
+    vhca_rc_count_answer(pkt, ack, lost);
+    if (lost) {
         trace_vhca_rc_lost(qp->handle, qp->sq_psn, "response");
         return VHCA_NO_PEER;
     }
@@ -231,6 +264,12 @@ VhcaAck vhca_rc_transmit(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
             return VHCA_ACK;
         }
         /* UC: no answers; with nobody there the message is lost. */
+        vhca_port_count_tx(pkt->src_port, pkt->packets, pkt->wqe->length,
+                           false);
+        if (pkt->dst_port) {
+            vhca_port_count_rx(pkt->dst_port, pkt->packets, pkt->wqe->length,
+                               false);
+        }
         return dqp ? vhca_respond(pkt->dst_port->dev, dqp, pkt) : VHCA_ACK;
     }
     for (;;) {

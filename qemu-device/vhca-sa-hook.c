@@ -111,6 +111,8 @@ void vhca_sa_reply(VhcaState *s, VhcaQp *qp, const VhcaSaReply *reply)
     uint32_t i;
 
     for (i = 0; i < reply->n && vhca_is_enabled(s) && qp->valid; i++) {
+        vhca_port_count_datagram(&s->ports[qp->port - 1], true,
+                                 VHCA_MAD_SIZE, false);
         vhca_mad_reply(s, qp, reply->mads[i], VHCA_SA_SM_LID, VHCA_SA_QPN);
     }
 }

@@ -105,9 +105,3 @@ void vhca_mad_reply(VhcaState *s, VhcaQp *qp, const uint8_t *mad,
         vhca_deliver_datagram(s, qp, &pkt);
     }
 }
-
-/* The SMA's answer arrives on the SMI QP that asked, from QPN 0. */
-void vhca_sma_reply(VhcaState *s, VhcaQp *qp, const uint8_t *resp)
-{
-    vhca_mad_reply(s, qp, resp, s->ports[qp->port - 1].lid, 0);
-}

@@ -131,9 +131,11 @@ static uint16_t sma_pkey_table(uint32_t mod, uint8_t *d)
     return 0;
 }
 
-static uint16_t sma_attr(const VhcaSmaNode *node, uint16_t attr, uint32_t mod,
+static uint16_t sma_attr(const void *opaque, uint16_t attr, uint32_t mod,
                          uint8_t *d)
 {
+    const VhcaSmaNode *node = opaque;
+
     switch (attr) {
     case VHCA_SMP_ATTR_NODE_DESC:
         memcpy(d, node->node_desc, VHCA_SMP_DATA_SIZE);
@@ -158,8 +160,6 @@ VhcaSmaAction vhca_sma_process(const uint8_t *req, uint64_t len,
 {
     const VhcaSmaPort *port = sma_port(node, node->local_port);
     bool dr;
-    uint16_t st;
-    uint8_t method;
 
     *status = 0;
     if (len != VHCA_MAD_SIZE || dqpn != 0 || !port ||
@@ -175,14 +175,31 @@ VhcaSmaAction vhca_sma_process(const uint8_t *req, uint64_t len,
         break;
     case VHCA_MGMT_CLASS_SUBN_DR:
         if (req[SMP_HOP_CNT] != 0) {
-            return VHCA_SMA_NOT_MINE;   /* for the switch: not modelled */
+            return VHCA_SMA_NOT_MINE;   /* vhca-fabric-smp.c */
         }
         dr = true;
         break;
     default:
         return VHCA_SMA_NOT_MINE;
     }
-    method = req[SMP_METHOD];
+    return vhca_smp_answer(req, dr, sma_attr, node, resp, status);
+}
+
+/*
+ * The answer of an agent to an SMP request that reached it (IBA 14.2.1):
+ * GetResp with the request's TID, attribute and path, the attribute's
+ * 64 bytes from attr(), the status, and for directed route the D bit
+ * (IBA 14.2.2.2).  Set is refused with the current value: the SM that
+ * configures this fabric is the embedded one.
+ */
+VhcaSmaAction vhca_smp_answer(const uint8_t *req, bool dr,
+                              VhcaSmpAttrFn attr, const void *opaque,
+                              uint8_t *resp, uint16_t *status)
+{
+    uint8_t method = req[SMP_METHOD];
+    uint16_t st;
+
+    *status = 0;
     if (method & VHCA_MGMT_METHOD_RESP) {
         return VHCA_SMA_NOT_MINE;       /* a response: for the QP's agent */
     }
@@ -199,15 +216,21 @@ VhcaSmaAction vhca_sma_process(const uint8_t *req, uint64_t len,
                method != VHCA_MGMT_METHOD_SET) {
         st = VHCA_MAD_STATUS_UNSUP_METHOD;
     } else {
-        st = sma_attr(node, lduw_be_p(req + SMP_ATTR_ID),
-                      ldl_be_p(req + SMP_ATTR_MOD),
-                      resp + VHCA_SMP_DATA_OFF);
+        st = attr(opaque, lduw_be_p(req + SMP_ATTR_ID),
+                  ldl_be_p(req + SMP_ATTR_MOD), resp + VHCA_SMP_DATA_OFF);
         if (st == 0 && method == VHCA_MGMT_METHOD_SET) {
             st = VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;     /* the SM's job */
         }
     }
     *status = st;
-    /* Directed route: the D bit marks the way back (IBA 14.2.2.2). */
     stw_be_p(resp + SMP_STATUS, st | (dr ? VHCA_SMP_DIRECTION : 0));
     return VHCA_SMA_REPLY;
+}
+
+/* A CA's SMA, for an SMP that reached local_port by any route. */
+VhcaSmaAction vhca_sma_answer(const uint8_t *req, bool dr,
+                              const VhcaSmaNode *node, uint8_t *resp,
+                              uint16_t *status)
+{
+    return vhca_smp_answer(req, dr, sma_attr, node, resp, status);
 }

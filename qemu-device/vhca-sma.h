@@ -3,9 +3,10 @@
  * SMPs that an SMI QP sends to its own port.
  *
  * vhca_sma_process() (vhca-sma.c) is a pure function (bytes in, bytes
- * out, no device state), fuzzed by fuzz/fuzz_sma.c; vhca_sma_send() and
- * vhca_sma_reply() (vhca-sma-hook.c, declared in vhca-transport.h) are
- * the hook the requester (vhca-transport.c) calls for SMI sends.
+ * out, no device state), fuzzed by fuzz/fuzz_sma.c; vhca_sma_send()
+ * (vhca-sma-hook.c, declared in vhca-transport.h) is the hook the
+ * requester (vhca-transport.c) calls for SMI sends, and
+ * vhca-fabric-smp.c takes those for the switch and beyond.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -78,6 +79,23 @@ VhcaSmaAction vhca_sma_process(const uint8_t *req, uint64_t len,
                                uint16_t dlid, uint32_t dqpn,
                                const VhcaSmaNode *node, uint8_t *resp,
                                uint16_t *status);
+
+/* One attribute's 64 bytes of SMP data at d; the MAD status. */
+typedef uint16_t (*VhcaSmpAttrFn)(const void *opaque, uint16_t attr,
+                                  uint32_t mod, uint8_t *d);
+
+/*
+ * The answer to a request SMP that reached an agent (req: VHCA_MAD_SIZE
+ * bytes): VHCA_SMA_REPLY with *resp, CONSUMED for TrapRepress, NOT_MINE
+ * for a response.
+ */
+VhcaSmaAction vhca_smp_answer(const uint8_t *req, bool dr,
+                              VhcaSmpAttrFn attr, const void *opaque,
+                              uint8_t *resp, uint16_t *status);
+/* The same from a CA's SMA, seen through node->local_port. */
+VhcaSmaAction vhca_sma_answer(const uint8_t *req, bool dr,
+                              const VhcaSmaNode *node, uint8_t *resp,
+                              uint16_t *status);
 
 /* The NodeInfo and PortInfo attributes (64-byte SMP data) of a node. */
 uint16_t vhca_sma_node_info(const VhcaSmaNode *node, uint8_t *d);

@@ -238,6 +238,7 @@ static void vhca_mcast_deliver_port(VhcaPort *port, void *opaque)
     VhcaPacket *pkt = opaque;
 
     pkt->dst_port = port;
+    vhca_port_count_datagram(port, true, pkt->wqe->length, true);
     vhca_mcast_foreach(port->dev, port->num, le16_to_cpu(pkt->wqe->av.dlid),
                        vhca_mcast_deliver_qp, pkt);
 }
@@ -252,14 +253,14 @@ static bool vhca_dlid_multicast(uint16_t dlid)
  * answer arrives on the same QP.
  */
 static bool vhca_sq_sma(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
-                        VhcaSmaAction act, const uint8_t *resp)
+                        VhcaSmaAction act, const uint8_t *resp, uint16_t slid)
 {
     if (!vhca_is_enabled(s) || !qp->valid || qp->state != VHCA_QPS_RTS) {
         return false;
     }
     vhca_sq_complete(s, qp, pkt->wqe, VHCA_WC_SUCCESS, VHCA_VERR_NONE, 0);
     if (act == VHCA_SMA_REPLY) {
-        vhca_sma_reply(s, qp, resp);
+        vhca_mad_reply(s, qp, resp, slid, 0);
     }
     return vhca_is_enabled(s) && qp->valid && qp->state == VHCA_QPS_RTS;
 }
@@ -274,12 +275,32 @@ static bool vhca_sq_sa(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
     bool ok = vhca_is_enabled(s) && qp->valid && qp->state == VHCA_QPS_RTS;
 
     if (ok) {
+        vhca_port_count_datagram(&s->ports[qp->port - 1], false,
+                                 pkt->wqe->length, false);
         vhca_sq_complete(s, qp, pkt->wqe, VHCA_WC_SUCCESS, VHCA_VERR_NONE, 0);
         vhca_sa_reply(s, qp, reply);
     }
     g_free(reply);
     return ok && vhca_is_enabled(s) && qp->valid &&
            qp->state == VHCA_QPS_RTS;
+}
+
+/*
+ * A PerfMgt request to QPN 1 of an in-process port, taken by that device's
+ * PMA (vhca-pma-hook.c): the send completes, then the PMA's answer arrives
+ * on the same QP from the port's LID and QPN 1.
+ */
+static bool vhca_sq_pma(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                        const uint8_t *resp)
+{
+    if (!vhca_is_enabled(s) || !qp->valid || qp->state != VHCA_QPS_RTS) {
+        return false;
+    }
+    vhca_sq_complete(s, qp, pkt->wqe, VHCA_WC_SUCCESS, VHCA_VERR_NONE, 0);
+    vhca_port_count_datagram(pkt->dst_port, false, VHCA_MAD_SIZE, false);
+    vhca_port_count_datagram(pkt->src_port, true, VHCA_MAD_SIZE, false);
+    vhca_mad_reply(s, qp, resp, pkt->dst_port->lid, VHCA_GSI_QPN);
+    return vhca_is_enabled(s) && qp->valid && qp->state == VHCA_QPS_RTS;
 }
 
 /* UD/SMI/GSI: deliver or drop; the sender completes either way. */
@@ -292,15 +313,20 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     VhcaSaReply *reply;
     VhcaSmaAction act;
     VhcaQp *dqp = NULL;
+    uint16_t slid;
 
     if (wqe->length > max) {
         vhca_sq_complete(s, qp, wqe, VHCA_WC_LOC_LEN_ERR, VHCA_VERR_LENGTH, 0);
         return false;
     }
     if (qp->type == VHCA_QPT_SMI) {
+        slid = s->ports[qp->port - 1].lid;
         act = vhca_sma_send(s, qp, pkt, resp);
+        if (act == VHCA_SMA_NOT_MINE) {
+            act = vhca_fabric_smp(s, qp, pkt, resp, &slid);
+        }
         if (act != VHCA_SMA_NOT_MINE) {
-            return vhca_sq_sma(s, qp, pkt, act, resp);
+            return vhca_sq_sma(s, qp, pkt, act, resp, slid);
         }
     }
     if (qp->type == VHCA_QPT_GSI) {
@@ -311,6 +337,9 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     }
     if (qp->type == VHCA_QPT_UD &&
         vhca_dlid_multicast(le16_to_cpu(wqe->av.dlid))) {
+        if (!vhca_link_cabled(pkt->src_port)) {
+            vhca_port_count_datagram(pkt->src_port, false, wqe->length, true);
+        }
         vhca_fabric_foreach_active(&s->ports[qp->port - 1],
                                    vhca_mcast_deliver_port, pkt);
         vhca_link_send_datagram(s, qp, pkt);    /* to the switch, if cabled */
@@ -321,6 +350,11 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         goto done;                  /* another process's port, or lost */
     }
     if (pkt->dst_port) {
+        vhca_port_count_datagram(pkt->src_port, false, wqe->length, false);
+        vhca_port_count_datagram(pkt->dst_port, true, wqe->length, false);
+        if (vhca_pma_take(pkt->dst_port, pkt, resp)) {
+            return vhca_sq_pma(s, qp, pkt, resp);
+        }
         dqp = vhca_qp_by_qpn(pkt->dst_port->dev, pkt->dst_port->num,
                              wqe->remote_qpn & VHCA_DB_OBJ_MASK);
     }

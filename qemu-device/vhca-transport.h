@@ -93,12 +93,23 @@ VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);
 /* vhca-sma.c: the Subnet Management Agent behind each port's SMI QP. */
 VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                             uint8_t *resp);
-void vhca_sma_reply(VhcaState *s, VhcaQp *qp, const uint8_t *resp);
 void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node);
+/* vhca-fabric-smp.c: SMPs for the switch and through it. */
+VhcaSmaAction vhca_fabric_smp(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                              uint8_t *resp, uint16_t *slid);
 void vhca_mad_reply(VhcaState *s, VhcaQp *qp, const uint8_t *mad,
                     uint16_t slid, uint32_t src_qpn);
 
 /* vhca-sa-hook.c: the SA of the fabric's SM, behind SM LID 1, QPN 1. */
+/* vhca-pma-hook.c: the port counters and the PMA's requests. */
+void vhca_port_count_tx(VhcaPort *port, uint32_t packets, uint64_t payload,
+                        bool multicast);
+void vhca_port_count_rx(VhcaPort *port, uint32_t packets, uint64_t payload,
+                        bool multicast);
+void vhca_port_count_datagram(VhcaPort *port, bool rx, uint64_t length,
+                              bool multicast);
+bool vhca_pma_take(VhcaPort *port, VhcaPacket *pkt, uint8_t *resp);
+
 typedef struct VhcaSaReply {
     uint32_t n;
     uint8_t mads[VHCA_SA_MAX_SEGS][VHCA_MAD_SIZE];

@@ -35,6 +35,17 @@ static bool vhca_wire_request_carries_data(uint8_t op)
            op != VHCA_WQE_ATOMIC_FETCH_AND_ADD;
 }
 
+/* A data frame carries the segment of its message at offset. */
+static const char *vhca_wire_check_segment(const VhcaWireFrame *f)
+{
+    if (f->offset % VHCA_WIRE_MAX_PAYLOAD ||
+        (f->offset && f->offset >= f->length)) {
+        return "segment offset";
+    }
+    return f->payload_len == vhca_wire_segment_len(f->length, f->offset) ?
+           NULL : "payload is not the message's segment";
+}
+
 /* The payload each kind must carry (the header has been decoded). */
 static const char *vhca_wire_check_payload(const VhcaWireFrame *f)
 {
@@ -53,23 +64,27 @@ static const char *vhca_wire_check_payload(const VhcaWireFrame *f)
         if (!vhca_wire_opcode_valid(f->opcode)) {
             return "opcode";
         }
+        if (f->kind == VHCA_WIRE_DATAGRAM &&
+            f->length > VHCA_WIRE_MAX_PAYLOAD) {
+            return "datagram in segments";
+        }
         if (vhca_wire_request_carries_data(f->opcode)) {
-            return f->payload_len == f->length ? NULL
-                   : "payload is not the message";
+            return vhca_wire_check_segment(f);
         }
         if (f->kind == VHCA_WIRE_DATAGRAM) {
             return "READ/atomic as a datagram";
         }
-        return f->payload_len == 0 ? NULL : "READ/atomic request with data";
+        return f->payload_len == 0 && f->offset == 0 ? NULL
+               : "READ/atomic request with data";
     case VHCA_WIRE_RESPONSE:
         if (f->syndrome > VHCA_WIRE_SYNDROME_MAX) {
             return "syndrome";
         }
         if (f->opcode == VHCA_WQE_RDMA_READ && f->syndrome == VHCA_WIRE_ACK) {
-            return f->payload_len == f->length ? NULL
-                   : "READ response is not the message";
+            return vhca_wire_check_segment(f);
         }
-        return f->payload_len == 0 ? NULL : "response with data";
+        return f->payload_len == 0 && f->offset == 0 ? NULL
+               : "response with data";
     default:
         return "kind";
     }
@@ -119,6 +134,7 @@ const char *vhca_wire_parse(const uint8_t *buf, size_t len, VhcaWireFrame *f)
     f->rkey = le32_to_cpu(hdr.rkey);
     f->qkey = le32_to_cpu(hdr.qkey);
     f->nak_psn = le32_to_cpu(hdr.nak_psn) & VHCA_DB_OBJ_MASK;
+    f->offset = le32_to_cpu(hdr.offset);
     f->flow_label = le32_to_cpu(hdr.flow_label) & 0xfffff;
     f->remote_addr = le64_to_cpu(hdr.remote_addr);
     f->compare_add = le64_to_cpu(hdr.compare_add);
@@ -126,8 +142,12 @@ const char *vhca_wire_parse(const uint8_t *buf, size_t len, VhcaWireFrame *f)
     f->src_guid = le64_to_cpu(hdr.src_guid);
     memcpy(f->dgid, hdr.dgid, sizeof(f->dgid));
     f->payload = buf + sizeof(hdr);
-    if (f->length > VHCA_WIRE_MAX_PAYLOAD) {
+    if (f->length > VHCA_WIRE_MAX_MESSAGE) {
         return "message length";
+    }
+    if (f->offset && f->kind != VHCA_WIRE_REQUEST &&
+        f->kind != VHCA_WIRE_RESPONSE) {
+        return "segment of a kind that has none";
     }
     if ((f->kind == VHCA_WIRE_REQUEST || f->kind == VHCA_WIRE_RESPONSE) &&
         (f->packets == 0 || f->packets > f->length / 256 + 1)) {
@@ -156,6 +176,7 @@ void vhca_wire_encode(const VhcaWireFrame *f, struct vhca_wire_hdr *hdr)
     hdr->rkey = cpu_to_le32(f->rkey);
     hdr->qkey = cpu_to_le32(f->qkey);
     hdr->nak_psn = cpu_to_le32(f->nak_psn);
+    hdr->offset = cpu_to_le32(f->offset);
     hdr->remote_addr = cpu_to_le64(f->remote_addr);
     hdr->compare_add = cpu_to_le64(f->compare_add);
     hdr->swap = cpu_to_le64(f->swap);

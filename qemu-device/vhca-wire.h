@@ -9,9 +9,13 @@
  * holding what the LRH (SLID, DLID, SL), BTH (opcode, destination QP, PSN),
  * DETH (source QP, Q_Key), RETH/AtomicETH (address, R_Key, operands),
  * ImmDt/IETH and AETH/AtomicAckETH (syndrome, original value) carry, then
- * the payload.  One frame is a whole message of up to VHCA_WIRE_MAX_PAYLOAD
- * bytes; `packets` says how many PSNs it uses at the path MTU, so RC PSNs
- * advance as they would packet by packet (Documentation/fabric.md).
+ * the payload.  A message of up to VHCA_WIRE_MAX_PAYLOAD bytes is one
+ * frame; a longer one (up to VHCA_WIRE_MAX_MESSAGE) travels as segments,
+ * frames of the same header each carrying the VHCA_WIRE_MAX_PAYLOAD bytes
+ * at `offset` (the last one the rest), which the receiver puts together
+ * before it takes the message (vhca-link.c).  `packets` says how many PSNs
+ * the message uses at the path MTU, so RC PSNs advance as they would
+ * packet by packet (Documentation/fabric.md).
  * Fields are little-endian.  QEMU's stream netdev puts a 4-byte
  * big-endian length before each frame on the socket.
  *
@@ -26,9 +30,10 @@
 #include "vhca_hw.h"
 
 #define VHCA_WIRE_MAGIC         0x56484346u     /* "FCHV" on the wire */
-#define VHCA_WIRE_VERSION       1
+#define VHCA_WIRE_VERSION       2               /* 2: segments */
 /* QEMU 7.2's stream netdev reassembles frames of at most 4096 + 65536. */
-#define VHCA_WIRE_MAX_PAYLOAD   65536u
+#define VHCA_WIRE_MAX_PAYLOAD   65536u          /* one frame's payload */
+#define VHCA_WIRE_MAX_MESSAGE   (128u << 20)    /* one message, in segments */
 #define VHCA_WIRE_MAX_FRAME     (sizeof(struct vhca_wire_hdr) + \
                                  VHCA_WIRE_MAX_PAYLOAD)
 #define VHCA_WIRE_SM_LID        1               /* the switch's SM and SA */
@@ -77,7 +82,7 @@ struct vhca_wire_hdr {
     vhca_le32   rkey;
     vhca_le32   qkey;
     vhca_le32   nak_psn;        /* RESPONSE: sequence error NAK's ePSN */
-    vhca_le32   rsvd0;
+    vhca_le32   offset;         /* where the payload sits in the message */
     vhca_le64   remote_addr;
     vhca_le64   compare_add;    /* RESPONSE: the atomic's original value */
     vhca_le64   swap;
@@ -132,6 +137,7 @@ typedef struct VhcaWireFrame {
     uint32_t rkey;
     uint32_t qkey;
     uint32_t nak_psn;
+    uint32_t offset;            /* of the payload in the message */
     uint32_t flow_label;
     uint64_t remote_addr;
     uint64_t compare_add;
@@ -141,6 +147,13 @@ typedef struct VhcaWireFrame {
     const uint8_t *payload;     /* into the buffer given to the parser */
     uint32_t payload_len;
 } VhcaWireFrame;
+
+/* The payload of the segment at offset of a message of length bytes. */
+static inline uint32_t vhca_wire_segment_len(uint32_t length, uint32_t offset)
+{
+    return length - offset < VHCA_WIRE_MAX_PAYLOAD ? length - offset
+                                                   : VHCA_WIRE_MAX_PAYLOAD;
+}
 
 /*
  * Check len bytes from the wire and decode them into *f.  Returns NULL, or

@@ -181,6 +181,7 @@ static void vhca_reset(VhcaState *s)
     vhca_ports_disable(s);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         s->ports[i].cap_mask = VHCA_PORT_CAP_FLAGS;
+        memset(&s->ports[i].counters, 0, sizeof(s->ports[i].counters));
     }
     s->status = 0;
     s->cmdq_base = 0;

@@ -23,6 +23,7 @@
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "vhca_hw.h"
+#include "vhca-pma.h"
 #include "net/net.h"
 #include "vhca-verbs.h"
 
@@ -88,6 +89,8 @@ typedef struct VhcaPort {
     uint16_t sm_lid;
     uint64_t guid;
     uint32_t cap_mask;              /* PortInfo:CapabilityMask (SET_PORT_CAP) */
+    VhcaPortCounters counters;      /* the PMA's (vhca-pma-hook.c) */
+    uint8_t switch_port;            /* the fabric switch's port cabled here */
 } VhcaPort;
 
 struct VhcaState {
@@ -189,5 +192,8 @@ VhcaPort *vhca_fabric_route(VhcaPort *src, uint16_t dlid);
 typedef void (*VhcaPortFn)(VhcaPort *port, void *opaque);
 void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque);
 VhcaSa *vhca_fabric_sa(VhcaPort *port);
+VhcaPort *vhca_fabric_switch_port(VhcaPort *port, uint8_t n);
+struct VhcaSwitchNode;
+void vhca_fabric_describe_switch(VhcaPort *port, struct VhcaSwitchNode *sw);
 
 #endif /* HW_MISC_VHCA_H */

@@ -164,8 +164,20 @@ qtest_programs() {
     cat "$REPO/qemu-device/tests/vhca-qtests.txt"
 }
 
+# meson's build directory records absolute paths: a tree copied from
+# another cache (cp -a ~/.cache/vhca ~/.cache/other) would compile the
+# first cache's sources and reconfigure its build.  Refuse it.
+check_tree_location() {
+    local info=$TREE/build/meson-info/meson-info.json src
+    [ -f "$info" ] || return 0
+    src=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["directories"]["source"])' "$info")
+    [ "$src" = "$TREE" ] ||
+        die "$TREE was configured in $src (a copied cache): remove $TREE to build it here"
+}
+
 build_tree() {
     local log=$TREE/ninja.log steps t targets=()
+    check_tree_location
     for t in $(qtest_programs); do
         targets+=("tests/qtest/$t")
     done

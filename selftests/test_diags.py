@@ -104,3 +104,67 @@ def test_ibstat_ports_active_with_sm_lid_1(vm, lids):
     assert out.count("State: Active") == PORTS, out
     assert out.count("SM lid: 1") == PORTS, out
     assert out.count("Link layer: InfiniBand") == PORTS, out
+
+
+# ---- the switch, through SMPs (qemu-device/vhca-switch-sma.c) ----------------
+
+SWITCH_PORTS = PORTS        # one switch port per CA port of the fabric
+
+
+def test_smpquery_switch_by_directed_route(vm, lids):
+    rc, out = vm.run("smpquery -C vhca0 -P 1 -D nodeinfo 0,1", timeout=60,
+                     check=True)
+    assert re.search(r"NodeType:\.*Switch", out), out
+    assert re.search(r"NumPorts:\.*%d\b" % SWITCH_PORTS, out), out
+    rc, out = vm.run("smpquery -C vhca0 -P 1 -D nodedesc 0,1", timeout=60,
+                     check=True)
+    assert "vhca switch default" in out, out
+
+
+def test_smpquery_through_the_switch_to_another_ca(vm, lids):
+    """Directed route 0,1,N: out of vhca0 port 1, out of switch port N, to
+    whichever CA port is cabled there; the route back is the one it came."""
+    guids = set()
+    for n in range(1, SWITCH_PORTS + 1):
+        rc, out = vm.run("smpquery -C vhca0 -P 1 -D nodeinfo 0,1,%d" % n,
+                         timeout=60, check=True)
+        assert re.search(r"NodeType:\.*Channel Adapter", out), out
+        guids.add(re.search(r"PortGuid:\.*(0x[0-9a-f]+)", out).group(1))
+    assert guids == {"0x%016x" % (d["node_guid"] + p)
+                     for d in DEVICES.values()
+                     for p in range(1, d["ports"] + 1)}, guids
+
+
+def test_smp_to_the_sm_lid_and_sminfo(vm, lids):
+    rc, out = vm.run("smpquery nodeinfo 1", timeout=60, check=True)
+    assert re.search(r"NodeType:\.*Switch", out), out
+    rc, out = vm.run("sminfo", timeout=60, check=True)
+    assert "sm lid 1" in out and "SMINFO_MASTER" in out, out
+
+
+def test_smpquery_nodeinfo_of_another_port_by_lid(vm, lids):
+    lid = lids[("vhca1", 1)]
+    rc, out = vm.run("smpquery -C vhca0 -P 1 nodeinfo %d" % lid, timeout=60,
+                     check=True)
+    assert re.search(r"\bGuid:\.*0x5254000000000200", out), out
+
+
+def test_ibnetdiscover_finds_every_ca_port_and_the_switch(vm, lids):
+    rc, out = vm.run("ibnetdiscover", timeout=120, check=True)
+    assert len(re.findall(r"^Switch\s+%d " % SWITCH_PORTS, out, re.M)) == 1, out
+    assert len(re.findall(r"^Ca\s", out, re.M)) == len(DEVICES), out
+    for (dev, port), lid in lids.items():
+        guid = DEVICES[dev]["node_guid"] + port
+        assert re.search(r"\(%x\)\s.*# lid %d " % (guid, lid), out), out
+
+
+def test_ibroute_and_ibtracert_follow_the_switch_table(vm, lids):
+    rc, out = vm.run("ibroute 1", timeout=60, check=True)
+    for lid in lids.values():
+        assert re.search(r"^0x%04x \d{3} : \(Channel Adapter" % lid, out,
+                         re.M), out
+    src, dst = lids[("vhca0", 1)], lids[("vhca1", 1)]
+    rc, out = vm.run("ibtracert %d %d" % (src, dst), timeout=60, check=True)
+    assert "switch port" in out and "To ca" in out, out
+    rc, out = vm.run("iblinkinfo", timeout=60, check=True)
+    assert out.count("Active/  LinkUp") >= 2 * SWITCH_PORTS, out

@@ -135,12 +135,13 @@ def pair(fabric, server, client, tag, timeout=150):
 HDR = struct.Struct("<IBBBBHHIIIIIIIIIIIQQQQBBBBBBHII16s")
 HELLO = struct.Struct("<QQQIIIHBB64s")
 KIND_HELLO, KIND_LINK, KIND_DATAGRAM = 1, 2, 5
+WIRE_VERSION = 2               # qemu-device/vhca-wire.h VHCA_WIRE_VERSION
 
 
 def frame(kind, opcode=0, slid=0, dlid=0, sqpn=0, dqpn=0, payload=b"",
           qkey=0, qp_type=3, length=None):
     length = len(payload) if length is None else length
-    return HDR.pack(0x56484346, 1, kind, opcode, 0, slid, dlid, sqpn, dqpn, 0,
+    return HDR.pack(0x56484346, WIRE_VERSION, kind, opcode, 0, slid, dlid, sqpn, dqpn, 0,
                     1, length, len(payload), 0, 0, qkey, 0, 0, 0, 0, 0, 0,
                     0, 0, 0, qp_type, 0, 0, 0, 0, 0, b"\0" * 16) + payload
 
@@ -321,6 +322,23 @@ def test_ipoib_ping_across_vms(fabric):
     assert rc == 0 and "3 received" in out, out
 
 
+def test_perfquery_of_a_port_in_the_other_vm(fabric):
+    """The PMA answers across the switch: a resets and reads the counters
+    of b's port, which then count the IPoIB pings between them."""
+    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    _, lid = b.run("cat /sys/class/infiniband/vhca0/ports/1/lid", timeout=30,
+                   check=True)
+    lid = int(lid.strip(), 16)
+    a.run("perfquery -x -R %d 1" % lid, timeout=60, check=True)
+    rc, out = a.run("%s ping %s 5 10" % (TOOL, ADDR["b"]), timeout=120)
+    assert rc == 0 and "5 received" in out, out
+    _, out = a.run("perfquery -x %d 1" % lid, timeout=60, check=True)
+    c = {m.group(1): int(m.group(2)) for m in
+         re.finditer(r"^(\w+):\.+(\d+)\s*$", out, re.M)}
+    assert c["PortRcvPkts"] >= 5 and c["PortXmitPkts"] >= 5, out
+    assert c["PortRcvData"] >= 5 * 26 // 4, out
+
+
 def tcp_transfer(fabric):
     """A TCP stream a -> b; the same byte count and SHA-256 at both ends."""
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
@@ -403,6 +421,20 @@ def test_perftest_across_vms(fabric, tool, args):
     perftest(fabric, tool, args, tool)
 
 
+def test_messages_of_several_frames(fabric):
+    """Messages longer than one frame (64 KiB) leave in segments and are
+    put together on arrival: 1 MiB SENDs validated byte for byte, 1 MiB
+    RDMA WRITEs and READs (READ responses in segments too)."""
+    src, crc, sout, cout = pair(
+        fabric, "ibv_rc_pingpong -d vhca0 -g 0 -c -n 20 -s 1048576",
+        "ibv_rc_pingpong -d vhca0 -g 0 -c -n 20 -s 1048576 %s" % ADDR["b"],
+        "pingpong-1m")
+    assert (src, crc) == (0, 0), sout + cout
+    assert len(re.findall(r"(\d+) iters in", sout + cout)) == 2
+    perftest(fabric, "ib_write_bw", "-n 20 -s 1048576", "write-1m")
+    perftest(fabric, "ib_read_bw", "-n 20 -s 1048576", "read-1m")
+
+
 def test_rping_verified(fabric):
     src, crc, sout, cout = pair(
         fabric, "rping -s -a %s -C 200 -V" % ADDR["b"],
@@ -439,6 +471,7 @@ def test_rc_recovers_from_a_lossy_reordering_link(fabric):
             r"(?s).*?Failed status transport retry counter exceeded \(12\) for "
             r"wr_id 2\s+parse WC failed 2\s+.*", sout)), sout
         perftest(fabric, "ib_read_bw", "-n 50 -s 65536", "lossy-read")
+        perftest(fabric, "ib_write_bw", "-n 20 -s 262144", "lossy-write-256k")
     finally:
         assert control(sockdir, "faults 0 0 0 0") == "ok\n"
     after = stats(sockdir)

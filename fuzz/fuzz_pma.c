@@ -1,0 +1,135 @@
+/*
+ * libFuzzer target: the Performance Management Agent
+ * (qemu-device/vhca-pma.c), what the device does with every datagram that
+ * reaches QPN 1 of one of its ports, from this guest or from the fabric.
+ *
+ * Input: byte 0 the device (bit 0: 1 or 2 ports; bit 1: the request came
+ * in on port 2 if it exists); bytes 1..8 seed the counters; the rest is
+ * the message, in a heap buffer of exactly its length (so that
+ * AddressSanitizer sees any read past it).
+ *
+ * Besides the sanitizers: the response is written only for
+ * VHCA_PMA_REPLY, which needs a 256-byte MAD of base version 1, class
+ * 0x04 and a request method; it is then the request with method GetResp,
+ * the status and the data area changed and nothing else.  A Get changes
+ * no counter; a Set only clears (never raises one), and only a Set of
+ * PortCounters or PortCountersExtended with status 0 changes anything.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "vhca-pma.h"
+
+#define HEADER_BYTES    9
+#define DATA_OFF        64
+
+static void expect(bool ok, const char *what, unsigned a, unsigned b)
+{
+    if (!ok) {
+        fprintf(stderr, "fuzz_pma: %s (%u, %u)\n", what, a, b);
+        abort();
+    }
+}
+
+static void seed_counters(const uint8_t *seed, VhcaPortCounters *c)
+{
+    c->xmit_data = (uint64_t)seed[0] << 30 | seed[1];
+    c->rcv_data = (uint64_t)seed[2] << 34 | seed[3];
+    c->xmit_pkts = (uint64_t)seed[4] << 33 | 0x80;
+    c->rcv_pkts = (uint64_t)seed[5] << 20 | 0x40;
+    c->multicast_xmit_pkts = c->xmit_pkts / 3;
+    c->multicast_rcv_pkts = c->rcv_pkts / 5;
+    c->rcv_errors = seed[6] << 9;
+    c->xmit_discards = seed[7];
+    c->link_downed = seed[7] << 2;
+}
+
+/* Every field of after is at most before's, and equal for a Get. */
+static void check_counters(const VhcaPortCounters *before,
+                           const VhcaPortCounters *after, bool may_clear)
+{
+    const uint64_t *b = (const uint64_t *)before;
+    const uint64_t *a = (const uint64_t *)after;
+    size_t i;
+
+    for (i = 0; i < sizeof(*before) / sizeof(uint64_t); i++) {
+        expect(a[i] == b[i] || (may_clear && a[i] < b[i]),
+               "counter changed", i, may_clear);
+    }
+    expect(after->multicast_xmit_pkts <= after->xmit_pkts,
+           "multicast above total (xmit)", 0, 0);
+    expect(after->multicast_rcv_pkts <= after->rcv_pkts,
+           "multicast above total (rcv)", 0, 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    VhcaPortCounters ports[VHCA_MAX_PORTS], before[VHCA_MAX_PORTS];
+    VhcaPortCounters *counters[VHCA_MAX_PORTS];
+    uint8_t resp[VHCA_MAD_SIZE + 16];
+    uint8_t num_ports, local_port;
+    VhcaPmaAction act;
+    uint16_t status, attr;
+    uint8_t *req;
+    size_t len, i;
+    bool set;
+
+    if (size < HEADER_BYTES) {
+        return 0;
+    }
+    num_ports = (data[0] & 1) + 1;
+    local_port = (data[0] & 2) && num_ports == 2 ? 2 : 1;
+    for (i = 0; i < VHCA_MAX_PORTS; i++) {
+        seed_counters(data + 1, &ports[i]);
+        counters[i] = &ports[i];
+    }
+    memcpy(before, ports, sizeof(ports));
+    len = size - HEADER_BYTES;
+    req = malloc(len ? len : 1);
+    memcpy(req, data + HEADER_BYTES, len);
+    memset(resp, 0xa5, sizeof(resp));
+
+    act = vhca_pma_process(req, len, local_port, num_ports, counters, resp,
+                           &status);
+
+    for (i = VHCA_MAD_SIZE; i < sizeof(resp); i++) {
+        expect(resp[i] == 0xa5, "write past the response", i, resp[i]);
+    }
+    if (act != VHCA_PMA_REPLY) {
+        for (i = 0; i < VHCA_MAD_SIZE; i++) {
+            expect(resp[i] == 0xa5, "response written without a reply", i,
+                   act);
+        }
+        for (i = 0; i < VHCA_MAX_PORTS; i++) {
+            check_counters(&before[i], &ports[i], false);
+        }
+        free(req);
+        return 0;
+    }
+    expect(len == VHCA_MAD_SIZE && req[0] == 1 && req[1] == 0x04,
+           "reply to a non-PerfMgt MAD", len, req[1]);
+    expect(!(req[3] & 0x80), "reply to a response", req[3], 0);
+    expect(resp[3] == 0x81, "method not GetResp", resp[3], 0);
+    expect(lduw_be_p(resp + 4) == status, "status", lduw_be_p(resp + 4),
+           status);
+    expect(status == 0 || status == 0x0004 || status == 0x0008 ||
+           status == 0x000c || status == 0x001c, "unknown status", status, 0);
+    for (i = 0; i < DATA_OFF; i++) {
+        if (i != 3 && i != 4 && i != 5) {
+            expect(resp[i] == req[i], "header changed", i, resp[i]);
+        }
+    }
+    attr = lduw_be_p(req + 16);
+    set = req[3] == 0x02 && status == 0 &&
+          (attr == VHCA_PMA_ATTR_PORT_COUNTERS ||
+           attr == VHCA_PMA_ATTR_PORT_COUNTERS_EXT);
+    for (i = 0; i < VHCA_MAX_PORTS; i++) {
+        check_counters(&before[i], &ports[i], set);
+    }
+    free(req);
+    return 0;
+}

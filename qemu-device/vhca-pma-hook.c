@@ -1,0 +1,99 @@
+/*
+ * vhca - the port counters and the hook to the Performance Management
+ * Agent (vhca-pma.c).
+ *
+ * A port counts a packet where it crosses the port's link: what leaves the
+ * port (requests, datagrams, answers of a responder, MADs to the SA) in
+ * its Xmit counters, what arrives in its Rcv counters.  In one process the
+ * transport (vhca-transport.c, vhca-rc.c) counts both ends of each
+ * exchange; a cabled port (vhca-link.c) counts its frames.  An SMP to the
+ * port's own SMA never reaches the link and is not counted.  Packets are
+ * the PSNs a message uses at the path MTU; data is the payload plus the
+ * headers every packet has: LRH 8, BTH 12, ICRC 4 and VCRC 2 octets
+ * (IBA 7.7, 9.2), and a datagram's DETH 8; extension headers (RETH, AETH,
+ * AtomicETH, ImmDt, GRH) are not counted.  A frame from the link that
+ * cannot be parsed counts as a PortRcvError (what a bad ICRC is on a real
+ * link), a datagram sent while the port is not ACTIVE as a
+ * PortXmitDiscard, a link lost while the port was up as LinkDowned.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "vhca-transport.h"
+#include "trace.h"
+
+#define VHCA_PKT_HDR_OCTETS     26      /* LRH + BTH + ICRC + VCRC */
+#define VHCA_DETH_OCTETS        8
+
+static uint64_t vhca_octets(uint32_t packets, uint64_t payload)
+{
+    return payload + (uint64_t)packets * VHCA_PKT_HDR_OCTETS;
+}
+
+void vhca_port_count_tx(VhcaPort *port, uint32_t packets, uint64_t payload,
+                        bool multicast)
+{
+    VhcaPortCounters *c = &port->counters;
+
+    c->xmit_pkts += packets;
+    c->xmit_data += vhca_octets(packets, payload);
+    if (multicast) {
+        c->multicast_xmit_pkts += packets;
+    }
+}
+
+void vhca_port_count_rx(VhcaPort *port, uint32_t packets, uint64_t payload,
+                        bool multicast)
+{
+    VhcaPortCounters *c = &port->counters;
+
+    c->rcv_pkts += packets;
+    c->rcv_data += vhca_octets(packets, payload);
+    if (multicast) {
+        c->multicast_rcv_pkts += packets;
+    }
+}
+
+/* A datagram's one packet carries its DETH too. */
+void vhca_port_count_datagram(VhcaPort *port, bool rx, uint64_t length,
+                              bool multicast)
+{
+    if (rx) {
+        vhca_port_count_rx(port, 1, length + VHCA_DETH_OCTETS, multicast);
+    } else {
+        vhca_port_count_tx(port, 1, length + VHCA_DETH_OCTETS, multicast);
+    }
+}
+
+/*
+ * A datagram for QPN 1 of port: if it is a PerfMgt request the device's
+ * PMA takes it (it never reaches the guest's QP1) and the answer is left
+ * in resp (VHCA_MAD_SIZE bytes).
+ */
+bool vhca_pma_take(VhcaPort *port, VhcaPacket *pkt, uint8_t *resp)
+{
+    VhcaState *s = port->dev;
+    VhcaPortCounters *counters[VHCA_MAX_PORTS];
+    uint8_t req[VHCA_MAD_SIZE];
+    uint16_t status = 0;
+    uint8_t i;
+
+    if ((pkt->wqe->remote_qpn & VHCA_DB_OBJ_MASK) != VHCA_GSI_QPN ||
+        pkt->src_qp->type == VHCA_QPT_SMI ||
+        pkt->wqe->length != VHCA_MAD_SIZE || !vhca_is_enabled(s) ||
+        vhca_sgl_read(pkt->local, req, VHCA_MAD_SIZE) != VHCA_VERR_NONE) {
+        return false;               /* not a MAD: the guest's QP1 judges */
+    }
+    for (i = 0; i < s->num_ports && i < VHCA_MAX_PORTS; i++) {
+        counters[i] = &s->ports[i].counters;
+    }
+    if (vhca_pma_process(req, VHCA_MAD_SIZE, port->num, s->num_ports,
+                         counters, resp, &status) != VHCA_PMA_REPLY) {
+        return false;
+    }
+    /* port, method, attribute id, status */
+    trace_vhca_pma(port->num, req[3], lduw_be_p(req + 16), status);
+    return true;
+}
