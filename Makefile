@@ -150,7 +150,7 @@ test: deps
 # perftest on vhca and on rdma_rxe over veth in one TCG guest, plus the
 # guest's memcpy ceiling: prints a table, writes build/bench/results.json.
 # Not part of `make test`.  Documentation/performance.md.
-bench: deps qemu module initramfs provider
+bench: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" = default || { echo "bench: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/bench.sh
 

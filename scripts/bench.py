@@ -27,6 +27,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "selftests"))
 import vmlib  # noqa: E402
+import bench_fabric  # noqa: E402
 
 OUT_DIR = os.path.join(vmlib.BUILD, "bench")
 MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
@@ -376,7 +377,7 @@ def share(v, ceiling, lower_is_better):
     return ceiling / v if lower_is_better else v / ceiling
 
 
-def build_rows(vhca, rxe, ceiling, limits):
+def build_rows(vhca, rxe, xvm, ceiling, limits):
     rows = []
     for metric, unit, _tool, _opts, _column, lower in METRICS:
         v = value(vhca.get(metric))
@@ -388,6 +389,11 @@ def build_rows(vhca, rxe, ceiling, limits):
                      "vhca_runs": runs(vhca.get(metric)), "rxe_runs": runs(rxe.get(metric)),
                      "vhca_failed_runs": failed_runs(vhca.get(metric)),
                      "rxe_failed_runs": failed_runs(rxe.get(metric))})
+    for metric, unit, _tool, _opts, _column, _lower in bench_fabric.XVM_METRICS:
+        v = xvm.get(metric)
+        rows.append({"metric": metric, "unit": unit, "vhca": value(v),
+                     "rxe": None, "ratio": None, "vhca_runs": runs(v),
+                     "vhca_failed_runs": failed_runs(v)})
     # The ceiling is one figure of the guest, the same for both columns.
     rows.append({"metric": "memcpy_ceiling", "unit": "MB/s", "vhca": ceiling,
                  "rxe": ceiling, "ratio": None})
@@ -435,6 +441,25 @@ def print_table(rows, footnotes, load):
             if row.get(side + "_failed_runs"):
                 print("note: %s %s: %d failed run(s) repeated (build/bench/bench.log)"
                       % (side, row["metric"], row[side + "_failed_runs"]))
+
+
+def measure_cross_vm(footnotes):
+    """The xvm_* rows (scripts/bench_fabric.py), after the single-VM
+    guest has stopped: {metric: result}; what failed goes to footnotes."""
+    footnotes.append("xvm_*: two VMs of one vCPU through build/vhca-switch "
+                     "(Documentation/fabric.md); rxe is not run across VMs")
+    with open(os.path.join(OUT_DIR, "bench.log"), "a") as log:
+        def note(title, text):
+            log.write("---- xvm: %s ----\n%s\n" % (title, text.rstrip()))
+        try:
+            xvm = bench_fabric.measure(parse_perftest, RUNS, note)
+        except (vmlib.VMError, FileNotFoundError, AssertionError) as err:
+            footnotes.append("xvm rows not measured: %s" % str(err).splitlines()[0])
+            return {}
+    for metric, result in xvm.items():
+        if isinstance(result, str):
+            footnotes.append("vhca %s: %s" % (metric, result))
+    return xvm
 
 
 def load_average():
@@ -487,7 +512,8 @@ def main():
             footnotes.append("vhca runs stopped, the guest or QEMU failed: %s"
                              % str(err).splitlines()[0])
             bad = []
-    rows = build_rows(vhca, rxe, ceiling, limits)
+    xvm = measure_cross_vm(footnotes)
+    rows = build_rows(vhca, rxe, xvm, ceiling, limits)
     with open(os.path.join(OUT_DIR, "results.json"), "w") as f:
         json.dump(rows, f, indent=1)
         f.write("\n")

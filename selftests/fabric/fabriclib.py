@@ -1,0 +1,97 @@
+"""Two VMs cabled to the standalone switch (Documentation/fabric.md),
+for `make check-fabric` (twovms.py) and the cross-VM rows of `make bench`
+(scripts/bench_fabric.py).
+
+two_vms() starts build/vhca-switch with two unix socket ports and boots
+two guests (one vCPU each by default), each with one vhca port cabled to
+a switch port through `-netdev stream` and the device's port1-netdev
+property, vhca.ko, the provider, and IPoIB up with ADDR[name].
+"""
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import vmlib  # noqa: E402
+
+MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
+PROVIDER = os.path.join(vmlib.BUILD, "provider")
+SWITCH = os.path.join(vmlib.BUILD, "vhca-switch")
+TOOL = "python3 %s/scripts/guest/net-tool.py" % vmlib.REPO
+NODES = {"a": 0x5254000000000a00, "b": 0x5254000000000b00}
+ADDR = {"a": "10.78.0.1", "b": "10.78.0.2"}
+TCP_BYTES = 8 << 20
+
+WAIT_ACTIVE = ("for i in $(seq 1 300); do grep -q ACTIVE "
+               "/sys/class/infiniband/vhca0/ports/1/state && exit 0; "
+               "sleep 0.2; done; exit 1")
+
+
+def log(title, text):
+    print("==== %s ====\n%s" % (title, text))
+
+
+def boot(name, sockdir, smp=1):
+    # server=on: QEMU listens on vm-<name>.sock and the switch dials it
+    # (--connect), so a restarted switch reconnects.
+    vm = vmlib.VM(
+        devices=["vhca,id=vhca0,ports=1,node-guid=0x%016x,doorbell-pages=64,"
+                 "port1-netdev=wire0" % NODES[name]],
+        extra_args=["-netdev", "stream,id=wire0,server=on,addr.type=unix,"
+                    "addr.path=%s/vm-%s.sock" % (sockdir, name)],
+        # no_timer_check: a one-vCPU TCG guest on a loaded host can fail
+        # the kernel's IO-APIC timer check and panic at boot.
+        name="fabric-" + name, smp=smp, append="no_timer_check")
+    vm.start()
+    vm.run("modprobe -a ib_core ib_uverbs ib_umad ib_ipoib rdma_ucm",
+           timeout=120, check=True)
+    vm.run("insmod %s" % MODULE, timeout=120, check=True)
+    vm.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
+           timeout=60, check=True)
+    rc, _ = vm.run(WAIT_ACTIVE, timeout=120)
+    assert rc == 0, "%s: port not ACTIVE" % name
+    _, ifname = vm.run("ls /sys/class/infiniband/vhca0/device/net/", timeout=30,
+                       check=True)
+    ifname = ifname.split()[0]
+    vm.run("ip addr add %s/24 dev %s && ip link set %s up" % (ADDR[name], ifname, ifname),
+           timeout=60, check=True)
+    vm.ifname = ifname
+    return vm
+
+
+def start_switch(sockdir, log_file):
+    """The switch of the two VMs: port 1 dials VM a, port 2 VM b."""
+    return subprocess.Popen(
+        [SWITCH, "--ports", "2", "--control", os.path.join(sockdir, "control"),
+         "--connect", "1=%s/vm-a.sock" % sockdir,
+         "--connect", "2=%s/vm-b.sock" % sockdir],
+        stdout=log_file, stderr=subprocess.STDOUT)
+
+
+@contextlib.contextmanager
+def two_vms(smp=1):
+    """{"vms": {"a", "b"}, "switch", "log", "logfile", "sockdir"}; stops
+    every guest and the switch on the way out."""
+    for path in (MODULE, SWITCH, os.path.join(PROVIDER, "libvhca-rdmav34.so")):
+        if not os.path.exists(path):
+            raise FileNotFoundError("%s missing: run `make module provider switch`" % path)
+    sockdir = tempfile.mkdtemp(prefix="vhca-switch-")
+    os.makedirs(os.path.join(vmlib.BUILD, "vm-logs"), exist_ok=True)
+    swlog_path = os.path.join(vmlib.BUILD, "vm-logs", "fabric-switch.log")
+    swlog = open(swlog_path, "wb")
+    state = {"vms": {}, "switch": start_switch(sockdir, swlog),
+             "log": swlog_path, "logfile": swlog, "sockdir": sockdir}
+    try:
+        state["vms"]["a"] = boot("a", sockdir, smp)
+        state["vms"]["b"] = boot("b", sockdir, smp)
+        yield state
+    finally:
+        for vm in state["vms"].values():
+            vm.shutdown()
+        state["switch"].terminate()
+        state["switch"].wait(timeout=10)
+        swlog.close()
+        shutil.rmtree(sockdir, ignore_errors=True)
