@@ -25,13 +25,12 @@
 #include "vhca-switch-sma.h"
 #include "trace.h"
 
-/* IBA 14.2.1.2 directed-route SMP fields. */
-#define DR_HOP_PTR          6
-#define DR_HOP_CNT          7
-#define DR_DLID             34
-#define DR_INITIAL_PATH     128
-#define DR_RETURN_PATH      192
-#define LID_PERMISSIVE      0xffff
+#define DR_HOP_PTR          VHCA_SMP_HOP_PTR
+#define DR_HOP_CNT          VHCA_SMP_HOP_CNT
+#define DR_DLID             VHCA_SMP_DR_DLID
+#define DR_INITIAL_PATH     VHCA_SMP_INITIAL_PATH
+#define DR_RETURN_PATH      VHCA_SMP_RETURN_PATH
+#define LID_PERMISSIVE      VHCA_LID_PERMISSIVE
 
 /* The switch's answer, for an SMP that came in on its port in_port. */
 static VhcaSmaAction vhca_fabric_switch_answer(VhcaPort *port,

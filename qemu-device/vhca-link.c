@@ -40,6 +40,7 @@
 #include "qapi/error.h"
 #include "vhca-link.h"
 #include "vhca-link-reasm.h"
+#include "vhca-switch-sma.h"
 #include "vhca-wire.h"
 #include "trace.h"
 
@@ -137,6 +138,12 @@ static void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
                        f->psn, payload_len);
     vhca_link_count(port, f, false);
     qemu_send_packet(qemu_get_queue(port->link->nic), buf, len);
+}
+
+void vhca_link_send_frame(VhcaPort *port, VhcaWireFrame *f,
+                          const uint8_t *payload, uint32_t payload_len)
+{
+    vhca_link_send(port, f, payload, payload_len);
 }
 
 /* A message in as many frames as it needs (vhca-wire.h), one if short. */
@@ -550,32 +557,9 @@ static void vhca_link_deliver_mcast(VhcaState *ds, VhcaQp *dqp, void *opaque)
     }
 }
 
-/* The PMA's answer to a PerfMgt request that came from the wire. */
-static void vhca_link_pma_answer(VhcaLink *link, const VhcaWireFrame *req,
-                                 const uint8_t *resp)
-{
-    VhcaWireFrame f = {
-        .kind = VHCA_WIRE_DATAGRAM,
-        .opcode = VHCA_WQE_SEND,
-        .slid = link->port->lid,
-        .dlid = req->slid,
-        .src_qpn = VHCA_GSI_QPN,
-        .dst_qpn = req->src_qpn,
-        .qkey = VHCA_WIRE_GSI_QKEY,
-        .sl = req->sl,
-        .packets = 1,
-        .length = VHCA_MAD_SIZE,
-        .qp_type = VHCA_QPT_GSI,
-        .src_guid = link->port->guid,
-    };
-
-    vhca_link_send(link->port, &f, resp, VHCA_MAD_SIZE);
-}
-
 static void vhca_link_rx_datagram(VhcaLink *link, const VhcaWireFrame *f)
 {
     VhcaState *s = link->port->dev;
-    uint8_t resp[VHCA_MAD_SIZE];
     VhcaSendWqe wqe;
     VhcaPacket pkt;
     VhcaSgl data;
@@ -593,9 +577,8 @@ static void vhca_link_rx_datagram(VhcaLink *link, const VhcaWireFrame *f)
                            vhca_link_deliver_mcast, &pkt);
         return;
     }
-    if (vhca_pma_take(link->port, &pkt, resp)) {
-        vhca_link_pma_answer(link, f, resp);
-        return;
+    if (vhca_link_agents_take(link->port, f, &pkt)) {
+        return;                 /* the device's SMA or PMA answered it */
     }
     dqp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
     if (!dqp || !vhca_qp_receives(dqp) ||
@@ -631,6 +614,10 @@ static bool vhca_link_port_ready(VhcaPort *port, const VhcaWireFrame *f)
     }
     if (f->kind == VHCA_WIRE_LINK) {
         return true;
+    }
+    if (f->kind == VHCA_WIRE_DATAGRAM && f->qp_type == VHCA_QPT_SMI &&
+        f->dlid == VHCA_LID_PERMISSIVE) {
+        return true;            /* directed route: any live port (14.2.2) */
     }
     return port->state == VHCA_PORT_ACTIVE &&
            (f->dlid == port->lid ||

@@ -10,6 +10,7 @@
 
 #include "net/net.h"
 #include "vhca-transport.h"
+#include "vhca-wire.h"
 
 void vhca_link_attach(VhcaPort *port, NICConf *conf);
 void vhca_link_detach(VhcaPort *port);
@@ -21,6 +22,16 @@ void vhca_link_port_init(VhcaPort *port);
 VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 void vhca_link_uc_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 bool vhca_link_send_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
+/* A frame out of port's cable (for the device's agents). */
+void vhca_link_send_frame(VhcaPort *port, VhcaWireFrame *f,
+                          const uint8_t *payload, uint32_t payload_len);
+/*
+ * vhca-link-agents.c: a datagram from the wire that the device's SMA or
+ * PMA answers (true: answered, not for the guest's QP).
+ */
+bool vhca_link_agents_take(VhcaPort *port, const VhcaWireFrame *f,
+                           VhcaPacket *pkt);
+
 /* RESET of a QP: an answer kept for it is stale. */
 void vhca_link_forget(VhcaQp *qp);
 

@@ -43,6 +43,15 @@ typedef struct VhcaSwitchNode {
     VhcaSwitchPort ports[VHCA_SWITCH_MAX_PORTS + 1];    /* [0]: port 0 */
 } VhcaSwitchNode;
 
+/* IBA 14.2.1.2: the directed-route fields of an SMP. */
+#define VHCA_SMP_HOP_PTR            6
+#define VHCA_SMP_HOP_CNT            7
+#define VHCA_SMP_DR_SLID            32
+#define VHCA_SMP_DR_DLID            34
+#define VHCA_SMP_INITIAL_PATH       128
+#define VHCA_SMP_RETURN_PATH        192
+#define VHCA_LID_PERMISSIVE         0xffff
+
 /*
  * A request SMP (VHCA_MAD_SIZE bytes at req) that reached the switch on
  * in_port (0: LID-routed to port 0's LID): as vhca_smp_answer().

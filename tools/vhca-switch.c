@@ -45,7 +45,6 @@
 #include <unistd.h>
 
 #define SW_FIRST_LID        2
-#define SW_GUID             0x0002c9ffff000001ull
 #define SW_FRAME_MAX        (4 + VHCA_WIRE_MAX_FRAME)
 #define SW_DIAL_MS          200         /* --connect ports: dial again */
 
@@ -122,8 +121,8 @@ void sw_send(SwPort *p, const uint8_t *frame, uint32_t len)
     p->tx_frames++;
 }
 
-static void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
-                          uint32_t payload_len)
+void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
+                   uint32_t payload_len)
 {
     uint8_t *buf = malloc(sizeof(struct vhca_wire_hdr) + payload_len);
 
@@ -234,7 +233,7 @@ static void sw_hello(SwPort *p, const VhcaWireFrame *f)
     link.opcode = VHCA_PORT_ACTIVE;
     link.slid = VHCA_WIRE_SM_LID;
     link.dlid = lid;
-    link.src_guid = SW_GUID;
+    link.src_guid = SW_NODE_GUID;
     sw_send_frame(p, &link, NULL, 0);
 }
 
@@ -292,7 +291,7 @@ static void sw_sa_emit(void *opaque, const uint8_t *mad)
         .qp_type = VHCA_QPT_GSI,
         .length = VHCA_MAD_SIZE,
         .packets = 1,
-        .src_guid = SW_GUID,
+        .src_guid = SW_NODE_GUID,
     };
 
     sw_send_frame(c->p, &f, mad, VHCA_MAD_SIZE);
@@ -384,6 +383,10 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
         sw_log("port %d: frame kind %u from SLID %u dropped (port LID %u)\n",
                p->num, f.kind, f.slid, p->lid);
         return;
+    }
+    if (f.kind == VHCA_WIRE_DATAGRAM && f.qp_type == VHCA_QPT_SMI &&
+        (sw_smp(p, sw_ports, sw_nports, &f) || f.dlid == 0xffff)) {
+        return;     /* taken, or a directed route that goes nowhere */
     }
     if (f.dlid == VHCA_WIRE_SM_LID) {
         if (f.kind == VHCA_WIRE_DATAGRAM) {

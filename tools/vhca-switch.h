@@ -11,6 +11,7 @@
 #include "vhca-wire.h"
 
 #define SW_MAX_PORTS        32          /* = VHCA_SA_MAX_PORTS */
+#define SW_NODE_GUID        0x525400ff00000001ull   /* 52:54:00: no vendor */
 
 typedef struct SwPort {
     int num;                    /* 1..nports */
@@ -31,6 +32,15 @@ typedef struct SwPort {
 
 /* Write one frame out of port p (its stream length first). */
 void sw_send(SwPort *p, const uint8_t *frame, uint32_t len);
+
+/* A frame the switch itself sends out of port p. */
+void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
+                   uint32_t payload_len);
+/*
+ * vhca-switch-smp.c: an SMI datagram the switch takes (its SMA, the SM's
+ * SMInfo, a directed route through it); false: forward it by DLID.
+ */
+bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
 
 /* vhca-switch-faults.c: a forwarded frame leaves through p's link. */
 void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len);

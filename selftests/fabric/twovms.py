@@ -254,6 +254,32 @@ def test_ipoib_ping_across_vms(fabric):
     assert rc == 0 and "3 received" in out, out
 
 
+def test_diags_see_the_switch_and_the_other_vm(fabric):
+    """SMPs across the switch: its own SMA and SM (LID 1, directed route
+    0,1), through it to the other VM's port (0,1,2: that device's SMA
+    answers from the wire), LID-routed to the other port; ibnetdiscover
+    draws the switch and both CAs, ibroute shows the SM's table."""
+    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    guid_b = "0x%016x" % (fabriclib.NODES["b"] + 1)
+    _, lid = b.run("cat /sys/class/infiniband/vhca0/ports/1/lid", timeout=30,
+                   check=True)
+    lid = int(lid.strip(), 16)
+    _, out = a.run("smpquery -D nodeinfo 0,1", timeout=60, check=True)
+    assert re.search(r"NodeType:\.*Switch", out), out
+    _, out = a.run("smpquery -D nodeinfo 0,1,2", timeout=60, check=True)
+    assert re.search(r"PortGuid:\.*%s" % guid_b, out), out
+    _, out = a.run("smpquery nodeinfo %d" % lid, timeout=60, check=True)
+    assert re.search(r"PortGuid:\.*%s" % guid_b, out), out
+    _, out = a.run("sminfo", timeout=60, check=True)
+    assert "sm lid 1" in out and "SMINFO_MASTER" in out, out
+    _, out = a.run("ibnetdiscover", timeout=120, check=True)
+    assert re.search(r"^Switch\s+2 ", out, re.M), out
+    assert len(re.findall(r"^Ca\s", out, re.M)) == 2, out
+    assert "%x" % (fabriclib.NODES["b"] + 1) in out, out
+    _, out = a.run("ibroute 1", timeout=60, check=True)
+    assert re.search(r"^0x%04x 002 : \(Channel Adapter" % lid, out, re.M), out
+
+
 def test_perfquery_of_a_port_in_the_other_vm(fabric):
     """The PMA answers across the switch: a resets and reads the counters
     of b's port, which then count the IPoIB pings between them."""

@@ -1,0 +1,97 @@
+/*
+ * vhca - MADs from the wire that the device's own agents answer, as a
+ * hardware HCA's firmware does, before any reaches the guest's QP0 or QP1
+ * (Documentation/fabric.md "SMPs across VMs"):
+ *
+ * - the SMA (vhca-sma.c): an SMP request LID-routed to the port's LID, or
+ *   a directed-route one whose path ends here (hop pointer = hop count,
+ *   C14-9:3), which gets the port in return path[hop count] and goes back
+ *   with the D bit and that hop pointer (the destination's increment and
+ *   the sending decrement of C14-13:1 cancel out), DLID permissive;
+ * - the PMA (vhca-pma.c): a PerfMgt request to QPN 1.
+ *
+ * Responses (GetResp) are for the guest's agents and go on to its QP.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "vhca-link.h"
+#include "vhca-switch-sma.h"
+#include "trace.h"
+
+/* An agent's answer to req, from QPN src_qpn of port. */
+static void vhca_link_agent_answer(VhcaPort *port, const VhcaWireFrame *req,
+                                   uint32_t src_qpn, uint16_t dlid,
+                                   const uint8_t *resp)
+{
+    VhcaWireFrame f = {
+        .kind = VHCA_WIRE_DATAGRAM,
+        .opcode = VHCA_WQE_SEND,
+        .slid = port->lid,
+        .dlid = dlid,
+        .src_qpn = src_qpn,
+        .dst_qpn = req->src_qpn,
+        .qkey = src_qpn ? VHCA_WIRE_GSI_QKEY : 0,
+        .sl = req->sl,
+        .packets = 1,
+        .length = VHCA_MAD_SIZE,
+        .qp_type = src_qpn ? VHCA_QPT_GSI : VHCA_QPT_SMI,
+        .src_guid = port->guid,
+    };
+
+    vhca_link_send_frame(port, &f, resp, VHCA_MAD_SIZE);
+}
+
+/* An SMP for this port's SMA: the answer in resp; *dr for its route. */
+static bool vhca_link_smp_for_me(VhcaPort *port, const VhcaWireFrame *f,
+                                 uint8_t *smp, bool *dr)
+{
+    uint8_t hops;
+
+    if (f->qp_type != VHCA_QPT_SMI || f->dst_qpn != 0 ||
+        f->payload_len != VHCA_MAD_SIZE || f->payload[0] != 1) {
+        return false;
+    }
+    memcpy(smp, f->payload, VHCA_MAD_SIZE);
+    if (smp[1] == VHCA_MGMT_CLASS_SUBN_LID) {
+        *dr = false;
+        return port->lid && f->dlid == port->lid;
+    }
+    hops = smp[VHCA_SMP_HOP_CNT];
+    if (smp[1] != VHCA_MGMT_CLASS_SUBN_DR || hops == 0 ||
+        smp[VHCA_SMP_HOP_PTR] != hops ||
+        lduw_be_p(smp + 4) & VHCA_SMP_DIRECTION ||
+        lduw_be_p(smp + VHCA_SMP_DR_DLID) != VHCA_LID_PERMISSIVE) {
+        return false;
+    }
+    smp[VHCA_SMP_RETURN_PATH + hops] = port->num;
+    *dr = true;
+    return true;
+}
+
+bool vhca_link_agents_take(VhcaPort *port, const VhcaWireFrame *f,
+                           VhcaPacket *pkt)
+{
+    uint8_t smp[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
+    VhcaSmaNode node;
+    uint16_t status;
+    bool dr;
+
+    if (vhca_pma_take(port, pkt, resp)) {
+        vhca_link_agent_answer(port, f, VHCA_GSI_QPN, f->slid, resp);
+        return true;
+    }
+    if (!vhca_link_smp_for_me(port, f, smp, &dr)) {
+        return false;
+    }
+    vhca_sma_describe(port->dev, port->num, &node);
+    if (vhca_sma_answer(smp, dr, &node, resp, &status) != VHCA_SMA_REPLY) {
+        return false;           /* a response, or TrapRepress: the guest's */
+    }
+    trace_vhca_sma(port->num, smp[1], smp[3], lduw_be_p(smp + 16), status);
+    vhca_link_agent_answer(port, f, 0, dr ? VHCA_LID_PERMISSIVE : f->slid,
+                           resp);
+    return true;
+}

@@ -1,0 +1,148 @@
+/*
+ * vhca-switch - the SMPs that reach the standalone switch (Documentation/
+ * fabric.md "SMPs across VMs"): its own SMA and the SM's SMInfo, the same
+ * code as the in-process switch (qemu-device/vhca-switch-sma.c), and
+ * directed routes through it (IBA 14.2.2).
+ *
+ * An SMI datagram (QPN 0) LID-routed to the SM's LID 1 is answered here.
+ * A directed-route SMP comes in with hop pointer 1 (the sending CA took
+ * the first hop, C14-9:1): the switch is hop 1, so it fills return path[1]
+ * with the port it came in on and either answers it (hop count 1: D bit,
+ * back out of that port) or sends it on out of initial path[2] with hop
+ * pointer 2, to the CA port there, whose device answers it
+ * (qemu-device/vhca-link.c).  An answer coming back (D bit, hop pointer 2)
+ * goes out of return path[1] with hop pointer 1 (C14-13:2).  Longer paths
+ * go through a CA and are dropped (a CA does not forward, C14-9:2), and so
+ * are paths to ports with no cable.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "vhca-switch-sma.h"
+#include "vhca-switch.h"
+
+static void sw_describe(SwPort *ports, int nports, VhcaSwitchNode *sw)
+{
+    int i;
+
+    memset(sw, 0, sizeof(*sw));
+    sw->node_guid = SW_NODE_GUID;
+    sw->vendor_id = 0x525400;
+    sw->lid = VHCA_WIRE_SM_LID;
+    sw->num_ports = nports;
+    sw->sm_act_count = 1;
+    snprintf((char *)sw->node_desc, sizeof(sw->node_desc), "vhca-switch");
+    for (i = 0; i < nports && i < VHCA_SWITCH_MAX_PORTS; i++) {
+        const SwPort *p = &ports[i];
+
+        sw->ports[i + 1].state = p->lid ? 4 : p->fd >= 0 ? 2 : 1;
+        sw->ports[i + 1].phys_state = p->fd >= 0 ? 5 : 2;
+        sw->ports[i + 1].peer_lid = p->lid;
+    }
+}
+
+/* An SMP frame from the switch's port 0 (its SMA or SM) out of port p. */
+static void sw_smp_reply(SwPort *p, const VhcaWireFrame *req, bool dr,
+                         const uint8_t *resp)
+{
+    VhcaWireFrame f = {
+        .kind = VHCA_WIRE_DATAGRAM,
+        .opcode = req->opcode,
+        .slid = dr ? VHCA_LID_PERMISSIVE : VHCA_WIRE_SM_LID,
+        .dlid = req->slid,
+        .src_qpn = 0,
+        .dst_qpn = req->src_qpn,
+        .packets = 1,
+        .length = VHCA_MAD_SIZE,
+        .qp_type = req->qp_type,
+        .src_guid = SW_NODE_GUID,
+    };
+
+    sw_send_frame(p, &f, resp, VHCA_MAD_SIZE);
+}
+
+/* The SMP of f with its directed-route fields changed, out of port out. */
+static void sw_smp_forward(SwPort *out, const VhcaWireFrame *f,
+                           const uint8_t *smp)
+{
+    VhcaWireFrame g = *f;
+
+    g.dlid = VHCA_LID_PERMISSIVE;
+    sw_send_frame(out, &g, smp, VHCA_MAD_SIZE);
+}
+
+static SwPort *sw_port_num(SwPort *ports, int nports, uint8_t num)
+{
+    return num >= 1 && num <= nports && ports[num - 1].fd >= 0 ?
+           &ports[num - 1] : NULL;
+}
+
+static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
+                      const VhcaWireFrame *f, uint8_t *smp)
+{
+    bool returning = lduw_be_p(smp + 4) & VHCA_SMP_DIRECTION;
+    uint8_t hops = smp[VHCA_SMP_HOP_CNT];
+    uint8_t resp[VHCA_MAD_SIZE];
+    VhcaSwitchNode sw;
+    uint16_t status;
+    SwPort *out;
+
+    if (returning) {
+        /* C14-13:2: an answer from hop 2 on its way to hop 0. */
+        out = smp[VHCA_SMP_HOP_PTR] == 2 ?
+              sw_port_num(ports, nports, smp[VHCA_SMP_RETURN_PATH + 1]) : NULL;
+        if (out) {
+            smp[VHCA_SMP_HOP_PTR] = 1;
+            sw_smp_forward(out, f, smp);
+        }
+        return out != NULL;
+    }
+    if (smp[VHCA_SMP_HOP_PTR] != 1 || hops < 1 || hops > 2 ||
+        lduw_be_p(smp + VHCA_SMP_DR_DLID) != VHCA_LID_PERMISSIVE) {
+        return false;
+    }
+    smp[VHCA_SMP_RETURN_PATH + 1] = in->num;
+    if (hops == 2) {
+        out = sw_port_num(ports, nports, smp[VHCA_SMP_INITIAL_PATH + 2]);
+        if (out) {
+            smp[VHCA_SMP_HOP_PTR] = 2;
+            sw_smp_forward(out, f, smp);
+        }
+        return out != NULL;
+    }
+    sw_describe(ports, nports, &sw);
+    if (vhca_switch_sma_answer(smp, true, &sw, in->num, resp, &status) !=
+        VHCA_SMA_REPLY) {
+        return false;
+    }
+    resp[VHCA_SMP_HOP_PTR] = 1;
+    sw_smp_reply(in, f, true, resp);
+    return true;
+}
+
+bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
+{
+    uint8_t smp[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
+    VhcaSwitchNode sw;
+    uint16_t status;
+
+    if (f->payload_len != VHCA_MAD_SIZE || f->payload[0] != 1) {
+        return false;
+    }
+    memcpy(smp, f->payload, VHCA_MAD_SIZE);
+    if (smp[1] == VHCA_MGMT_CLASS_SUBN_DR) {
+        return sw_smp_dr(in, ports, nports, f, smp);
+    }
+    if (smp[1] != VHCA_MGMT_CLASS_SUBN_LID || f->dlid != VHCA_WIRE_SM_LID) {
+        return false;
+    }
+    sw_describe(ports, nports, &sw);
+    if (vhca_switch_sma_answer(smp, false, &sw, 0, resp, &status) !=
+        VHCA_SMA_REPLY) {
+        return false;
+    }
+    sw_smp_reply(in, f, false, resp);
+    return true;
+}
