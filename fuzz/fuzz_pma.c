@@ -4,7 +4,7 @@
  * reaches QPN 1 of one of its ports, from this guest or from the fabric.
  *
  * Input: byte 0 the device (bit 0: 1 or 2 ports; bit 1: the request came
- * in on port 2 if it exists); bytes 1..8 seed the counters; the rest is
+ * in on port 2 if it exists; bit 2: a switch, ports 0 and 1); bytes 1..8 seed the counters; the rest is
  * the message, in a heap buffer of exactly its length (so that
  * AddressSanitizer sees any read past it).
  *
@@ -82,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     num_ports = (data[0] & 1) + 1;
-    local_port = (data[0] & 2) && num_ports == 2 ? 2 : 1;
+    local_port = (data[0] & 4) ? VHCA_PMA_SWITCH :
+                 (data[0] & 2) && num_ports == 2 ? 2 : 1;
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         seed_counters(data + 1, &ports[i]);
         counters[i] = &ports[i];

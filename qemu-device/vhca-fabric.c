@@ -43,6 +43,8 @@ struct VhcaFabric {
     uint32_t sweeps;                    /* SMInfo:ActCount */
     VhcaSa *sa;                         /* the SM's subnet administration */
     VhcaPort *switch_ports[VHCA_SWITCH_MAX_PORTS + 1];  /* cabled to 1..N */
+    /* The switch's PMA counters, port 0 (management) first. */
+    VhcaPortCounters switch_counters[VHCA_SWITCH_MAX_PORTS + 1];
 };
 
 static GHashTable *vhca_fabrics;        /* name -> VhcaFabric */
@@ -416,4 +418,28 @@ void vhca_fabric_describe_switch(VhcaPort *port, VhcaSwitchNode *sw)
         sw->ports[n].peer_lid = peer ? peer->lid : 0;
     }
     sw->num_ports = MAX(sw->num_ports, 1);
+}
+
+/* The counters of the switch port port is cabled to, if any. */
+VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port)
+{
+    return port->fabric ? &port->fabric->switch_counters[port->switch_port]
+                        : NULL;
+}
+
+/*
+ * The switch's counters for its PMA, port 0 first, up to the highest
+ * cabled port: how many.
+ */
+uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,
+                                        VhcaPortCounters **out)
+{
+    VhcaSwitchNode sw;
+    int n;
+
+    vhca_fabric_describe_switch(port, &sw);
+    for (n = 0; n <= sw.num_ports; n++) {
+        out[n] = &port->fabric->switch_counters[n];
+    }
+    return sw.num_ports + 1;
 }

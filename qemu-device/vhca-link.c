@@ -94,32 +94,20 @@ static bool vhca_link_opcode_reads(uint8_t opcode)
            opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
 }
 
-/*
- * A frame in the port counters as the packets it stands for
- * (vhca-pma-hook.c): HELLO and LINK are the switch's management of the
- * cable, no IB packets.
- */
+/* A frame in the port counters (vhca-pma-hook.c). */
 static void vhca_link_count(VhcaPort *port, const VhcaWireFrame *f, bool rx)
 {
-    uint32_t packets = f->offset ? 0 : MAX(f->packets, 1);
+    uint32_t packets;
+    uint64_t payload;
+    bool multicast;
 
-    if (f->kind == VHCA_WIRE_DATAGRAM) {
-        vhca_port_count_datagram(port, rx, f->payload_len,
-                                 f->dlid >= VHCA_MIN_MLID &&
-                                 f->dlid <= VHCA_MAX_MLID);
+    if (!vhca_wire_packets(f, &packets, &payload, &multicast)) {
         return;
-    }
-    if (f->kind != VHCA_WIRE_REQUEST && f->kind != VHCA_WIRE_RESPONSE) {
-        return;
-    }
-    if (f->kind == VHCA_WIRE_REQUEST ? vhca_link_opcode_reads(f->opcode)
-                                     : f->length == 0 || f->syndrome) {
-        packets = 1;    /* a READ/atomic request; an ACK, NAK, atomic ACK */
     }
     if (rx) {
-        vhca_port_count_rx(port, packets, f->payload_len, false);
+        vhca_port_count_rx(port, packets, payload, multicast);
     } else {
-        vhca_port_count_tx(port, packets, f->payload_len, false);
+        vhca_port_count_tx(port, packets, payload, multicast);
     }
 }
 

@@ -22,38 +22,57 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "vhca-transport.h"
+#include "vhca-switch-sma.h"
 #include "trace.h"
 
-#define VHCA_PKT_HDR_OCTETS     26      /* LRH + BTH + ICRC + VCRC */
 #define VHCA_DETH_OCTETS        8
 
-static uint64_t vhca_octets(uint32_t packets, uint64_t payload)
-{
-    return payload + (uint64_t)packets * VHCA_PKT_HDR_OCTETS;
-}
-
+/*
+ * What leaves a CA port of the in-process fabric enters the switch port
+ * at the other end of its cable, and the other way round.
+ */
 void vhca_port_count_tx(VhcaPort *port, uint32_t packets, uint64_t payload,
                         bool multicast)
 {
-    VhcaPortCounters *c = &port->counters;
+    VhcaPortCounters *peer = vhca_fabric_switch_counters(port);
 
-    c->xmit_pkts += packets;
-    c->xmit_data += vhca_octets(packets, payload);
-    if (multicast) {
-        c->multicast_xmit_pkts += packets;
+    vhca_pma_count(&port->counters, false, packets, payload, multicast);
+    if (peer) {
+        vhca_pma_count(peer, true, packets, payload, multicast);
     }
 }
 
 void vhca_port_count_rx(VhcaPort *port, uint32_t packets, uint64_t payload,
                         bool multicast)
 {
-    VhcaPortCounters *c = &port->counters;
+    VhcaPortCounters *peer = vhca_fabric_switch_counters(port);
 
-    c->rcv_pkts += packets;
-    c->rcv_data += vhca_octets(packets, payload);
-    if (multicast) {
-        c->multicast_rcv_pkts += packets;
+    vhca_pma_count(&port->counters, true, packets, payload, multicast);
+    if (peer) {
+        vhca_pma_count(peer, false, packets, payload, multicast);
     }
+}
+
+/*
+ * A PerfMgt request to the switch (LID 1, QPN 1, in-process): the switch's
+ * PMA answers it in resp (false: not a PerfMgt request).
+ */
+bool vhca_pma_switch_take(VhcaPort *port, const uint8_t *req, uint8_t *resp)
+{
+    VhcaPortCounters *counters[VHCA_SWITCH_MAX_PORTS + 1];
+    uint16_t status = 0;
+    uint8_t n;
+
+    if (!port->fabric) {
+        return false;
+    }
+    n = vhca_fabric_switch_counters_all(port, counters);
+    if (vhca_pma_process(req, VHCA_MAD_SIZE, VHCA_PMA_SWITCH, n, counters,
+                         resp, &status) != VHCA_PMA_REPLY) {
+        return false;
+    }
+    trace_vhca_pma(0, req[3], lduw_be_p(req + 16), status);
+    return true;
 }
 
 /* A datagram's one packet carries its DETH too. */

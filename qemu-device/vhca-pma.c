@@ -12,8 +12,8 @@
  *   CounterSelect names and answers with the counters after clearing;
  * - Get/Set(PortCountersExtended) (IBA 16.1.4.11), the 64-bit counters.
  *
- * PortSelect names a port of this device; 0 means the port the request
- * came in on.  AllPortSelect (0xFF) is not served (its capability bit is
+ * PortSelect names a port of this device; for a CA 0 means the port the
+ * request came in on, for a switch port 0 is its management port.  AllPortSelect (0xFF) is not served (its capability bit is
  * clear), nor is any other attribute: "unsupported method/attribute
  * combination" (0x000C).  A PortSelect naming no port is "invalid
  * attribute value" (0x001C), other methods 0x0008, a class version other
@@ -59,6 +59,25 @@
 
 /* IBA 13.4.6.1: RespTimeValue, 4.096 us * 2^18 (about 1 s), as the SMA. */
 #define PMA_RESP_TIME_VALUE     18
+
+/* Octets every packet has: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 (IBA 7.7). */
+#define PKT_HDR_OCTETS      26
+
+void vhca_pma_count(VhcaPortCounters *c, bool rcv, uint32_t packets,
+                    uint64_t payload, bool multicast)
+{
+    uint64_t octets = payload + (uint64_t)packets * PKT_HDR_OCTETS;
+
+    if (rcv) {
+        c->rcv_pkts += packets;
+        c->rcv_data += octets;
+        c->multicast_rcv_pkts += multicast ? packets : 0;
+    } else {
+        c->xmit_pkts += packets;
+        c->xmit_data += octets;
+        c->multicast_xmit_pkts += multicast ? packets : 0;
+    }
+}
 
 static uint64_t sat(uint64_t v, uint64_t max)
 {
@@ -156,13 +175,21 @@ static void pma_clear_port_counters_ext(VhcaPortCounters *c, uint16_t select)
     }
 }
 
-/* PortSelect (data byte 1): 0 is the port the request came in on. */
+/*
+ * PortSelect (data byte 1).  A CA's ports are 1..num_ports and 0 is the
+ * port the request came in on; a switch's are 0 (the management port)
+ * to num_ports - 1, taken as they are (local_port VHCA_PMA_SWITCH).
+ */
 static VhcaPortCounters *pma_port(const uint8_t *d, uint8_t local_port,
                                   uint8_t num_ports,
                                   VhcaPortCounters *const *counters)
 {
-    uint8_t port = d[1] ? d[1] : local_port;
+    uint8_t port = d[1];
 
+    if (local_port == VHCA_PMA_SWITCH) {
+        return port < num_ports ? counters[port] : NULL;
+    }
+    port = port ? port : local_port;
     return port >= 1 && port <= num_ports ? counters[port - 1] : NULL;
 }
 

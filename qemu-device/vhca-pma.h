@@ -48,14 +48,26 @@ typedef struct VhcaPortCounters {
     uint64_t link_downed;           /* LinkDownedCounter */
 } VhcaPortCounters;
 
+/*
+ * Count packets (their payload octets besides) received (rcv) or sent:
+ * data includes the 26 octets of LRH, BTH, ICRC and VCRC per packet.
+ */
+void vhca_pma_count(VhcaPortCounters *c, bool rcv, uint32_t packets,
+                    uint64_t payload, bool multicast);
+
 typedef enum VhcaPmaAction {
     VHCA_PMA_NOT_MINE,              /* not a PerfMgt request */
     VHCA_PMA_REPLY,                 /* taken, *resp is the answer */
 } VhcaPmaAction;
 
+/* local_port of a switch: counters[0] is its management port 0. */
+#define VHCA_PMA_SWITCH             0xff
+
 /*
- * req: len bytes that reached QPN 1 of port local_port (1..num_ports).
- * counters: num_ports pointers, port 1 first; a Set clears some of them.
+ * req: len bytes that reached QPN 1 of port local_port (1..num_ports) of a
+ * CA, or of a switch (local_port VHCA_PMA_SWITCH).
+ * counters: num_ports pointers, the CA's port 1 or the switch's port 0
+ * first; a Set clears some of them.
  * resp: VHCA_MAD_SIZE bytes, written only for VHCA_PMA_REPLY;
  * *status: the MAD status of the reply (for tracing).
  */

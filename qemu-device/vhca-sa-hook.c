@@ -82,6 +82,11 @@ VhcaSaReply *vhca_sa_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         vhca_sa_reject(qp, "message unreadable");
         return reply;
     }
+    if (req[1] == VHCA_MGMT_CLASS_PERF_MGMT &&
+        vhca_pma_switch_take(port, req, reply->mads[0])) {
+        reply->n = 1;               /* LID 1 is the switch's too: its PMA */
+        return reply;
+    }
     if (req[1] != VHCA_MGMT_CLASS_SUBN_ADM) {
         vhca_sa_reject(qp, "management class the SM does not serve");
         return reply;

@@ -109,6 +109,7 @@ void vhca_port_count_rx(VhcaPort *port, uint32_t packets, uint64_t payload,
 void vhca_port_count_datagram(VhcaPort *port, bool rx, uint64_t length,
                               bool multicast);
 bool vhca_pma_take(VhcaPort *port, VhcaPacket *pkt, uint8_t *resp);
+bool vhca_pma_switch_take(VhcaPort *port, const uint8_t *req, uint8_t *resp);
 
 typedef struct VhcaSaReply {
     uint32_t n;

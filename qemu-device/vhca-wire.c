@@ -234,3 +234,29 @@ void vhca_wire_hello_encode(const VhcaWireHello *h,
     out->local_port = h->local_port;
     memcpy(out->node_desc, h->node_desc, sizeof(out->node_desc));
 }
+
+bool vhca_wire_packets(const VhcaWireFrame *f, uint32_t *packets,
+                       uint64_t *payload, bool *multicast)
+{
+    *multicast = f->dlid >= VHCA_WIRE_MIN_MLID && f->dlid != 0xffff;
+    *payload = f->payload_len;
+    *packets = f->offset ? 0 : MAX(f->packets, 1);
+    switch (f->kind) {
+    case VHCA_WIRE_DATAGRAM:
+        *packets = 1;
+        *payload += 8;                              /* DETH */
+        return true;
+    case VHCA_WIRE_REQUEST:
+        if (!vhca_wire_request_carries_data(f->opcode)) {
+            *packets = 1;
+        }
+        return true;
+    case VHCA_WIRE_RESPONSE:
+        if (f->length == 0 || f->syndrome || f->opcode != VHCA_WQE_RDMA_READ) {
+            *packets = 1;
+        }
+        return true;
+    default:
+        return false;
+    }
+}

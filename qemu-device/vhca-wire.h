@@ -37,6 +37,7 @@
 #define VHCA_WIRE_MAX_FRAME     (sizeof(struct vhca_wire_hdr) + \
                                  VHCA_WIRE_MAX_PAYLOAD)
 #define VHCA_WIRE_SM_LID        1               /* the switch's SM and SA */
+#define VHCA_WIRE_MIN_MLID      0xc000          /* IBA 4.1.3: multicast */
 #define VHCA_WIRE_GSI_QKEY      0x80010000u     /* IBA 13.5.3.4 */
 
 enum vhca_wire_kind {
@@ -154,6 +155,16 @@ static inline uint32_t vhca_wire_segment_len(uint32_t length, uint32_t offset)
     return length - offset < VHCA_WIRE_MAX_PAYLOAD ? length - offset
                                                    : VHCA_WIRE_MAX_PAYLOAD;
 }
+
+/*
+ * The IB packets a frame stands for, for the port counters (vhca-pma.h):
+ * false for the switch's HELLO and LINK (no IB packets).  A segment
+ * counts its payload, and the message's packets with its first segment; a
+ * READ or atomic request, an ACK, NAK or atomic ACK is one packet; a
+ * datagram's payload includes its DETH.
+ */
+bool vhca_wire_packets(const VhcaWireFrame *f, uint32_t *packets,
+                       uint64_t *payload, bool *multicast);
 
 /*
  * Check len bytes from the wire and decode them into *f.  Returns NULL, or

@@ -195,5 +195,8 @@ VhcaSa *vhca_fabric_sa(VhcaPort *port);
 VhcaPort *vhca_fabric_switch_port(VhcaPort *port, uint8_t n);
 struct VhcaSwitchNode;
 void vhca_fabric_describe_switch(VhcaPort *port, struct VhcaSwitchNode *sw);
+VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port);
+uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,
+                                        VhcaPortCounters **out);
 
 #endif /* HW_MISC_VHCA_H */

@@ -93,3 +93,26 @@ def test_perfquery_port_that_does_not_exist_is_refused(vm, lids):
     lid = lids[("vhca1", 1)]
     rc, out = perfquery(vm, "vhca0", "%d 2" % lid, check=False)
     assert rc != 0, out
+
+
+def switch_port_of(vm, ca):
+    """The switch port ca's port 1 is cabled to (the switch's NodeInfo
+    LocalPortNum, read by directed route out of that port)."""
+    _, out = vm.run("smpquery -C %s -P 1 -D nodeinfo 0,1" % ca, timeout=60,
+                    check=True)
+    return int(re.search(r"LocalPort:\.+(\d+)", out).group(1))
+
+
+def test_perfquery_of_the_switch_port_mirrors_the_ca_port(vm, lids):
+    """The switch's PMA (LID 1): what vhca1's port sends, its switch port
+    receives."""
+    n = switch_port_of(vm, "vhca1")
+    perfquery(vm, "vhca0", "-x -R 1 %d" % n)
+    sa_queries(vm, "vhca1", 3)
+    _, out = perfquery(vm, "vhca0", "-x 1 %d" % n)
+    c = counters(out)
+    assert c["PortSelect"] == n, out
+    assert c["PortRcvPkts"] >= 3 and c["PortXmitPkts"] >= 3, out
+    assert c["PortRcvData"] >= 3 * MAD_WORDS, out
+    rc, out = perfquery(vm, "vhca0", "1 %d" % (n + 10), check=False)
+    assert rc != 0, out             # a switch port that does not exist

@@ -1,8 +1,9 @@
 /*
- * vhca-switch - the SMPs that reach the standalone switch (Documentation/
- * fabric.md "SMPs across VMs"): its own SMA and the SM's SMInfo, the same
- * code as the in-process switch (qemu-device/vhca-switch-sma.c), and
- * directed routes through it (IBA 14.2.2).
+ * vhca-switch - the management agents of the standalone switch
+ * (Documentation/fabric.md "SMPs across VMs"): its SMA and the SM's
+ * SMInfo, the same code as the in-process switch (qemu-device/
+ * vhca-switch-sma.c), directed routes through it (IBA 14.2.2), and its
+ * PMA (qemu-device/vhca-pma.c) over the counters of its ports.
  *
  * An SMI datagram (QPN 0) LID-routed to the SM's LID 1 is answered here.
  * A directed-route SMP comes in with hop pointer 1 (the sending CA took
@@ -144,5 +145,52 @@ bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
         return false;
     }
     sw_smp_reply(in, f, false, resp);
+    return true;
+}
+
+void sw_count(SwPort *p, const VhcaWireFrame *f, bool rx)
+{
+    uint32_t packets;
+    uint64_t payload;
+    bool multicast;
+
+    if (vhca_wire_packets(f, &packets, &payload, &multicast)) {
+        vhca_pma_count(&p->counters, rx, packets, payload, multicast);
+    }
+}
+
+bool sw_pma(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
+{
+    static VhcaPortCounters port0;      /* the management port's */
+    VhcaPortCounters *counters[SW_MAX_PORTS + 1] = { &port0 };
+    uint8_t resp[VHCA_MAD_SIZE];
+    uint16_t status;
+    VhcaWireFrame g = {
+        .kind = VHCA_WIRE_DATAGRAM,
+        .opcode = VHCA_WQE_SEND,
+        .slid = VHCA_WIRE_SM_LID,
+        .dlid = f->slid,
+        .src_qpn = 1,
+        .dst_qpn = f->src_qpn,
+        .qkey = VHCA_WIRE_GSI_QKEY,
+        .qp_type = VHCA_QPT_GSI,
+        .length = VHCA_MAD_SIZE,
+        .packets = 1,
+        .src_guid = SW_NODE_GUID,
+    };
+    int i;
+
+    if (f->payload_len != VHCA_MAD_SIZE || f->dst_qpn != 1) {
+        return false;
+    }
+    for (i = 0; i < nports; i++) {
+        counters[i + 1] = &ports[i].counters;
+    }
+    if (vhca_pma_process(f->payload, VHCA_MAD_SIZE, VHCA_PMA_SWITCH,
+                         nports + 1, counters, resp, &status) !=
+        VHCA_PMA_REPLY) {
+        return false;
+    }
+    sw_send_frame(in, &g, resp, VHCA_MAD_SIZE);
     return true;
 }

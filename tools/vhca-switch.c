@@ -108,6 +108,7 @@ static bool sw_write_all(int fd, const uint8_t *buf, size_t len)
 /* Send one frame (without its length) out of port p. */
 void sw_send(SwPort *p, const uint8_t *frame, uint32_t len)
 {
+    VhcaWireFrame f;
     uint8_t be[4];
 
     if (p->fd < 0) {
@@ -119,6 +120,9 @@ void sw_send(SwPort *p, const uint8_t *frame, uint32_t len)
         return;
     }
     p->tx_frames++;
+    if (!vhca_wire_parse(frame, len, &f)) {
+        sw_count(p, &f, false);
+    }
 }
 
 void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
@@ -387,6 +391,11 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
     if (f.kind == VHCA_WIRE_DATAGRAM && f.qp_type == VHCA_QPT_SMI &&
         (sw_smp(p, sw_ports, sw_nports, &f) || f.dlid == 0xffff)) {
         return;     /* taken, or a directed route that goes nowhere */
+    }
+    sw_count(p, &f, true);
+    if (f.dlid == VHCA_WIRE_SM_LID && f.kind == VHCA_WIRE_DATAGRAM &&
+        sw_pma(p, sw_ports, sw_nports, &f)) {
+        return;
     }
     if (f.dlid == VHCA_WIRE_SM_LID) {
         if (f.kind == VHCA_WIRE_DATAGRAM) {

@@ -9,6 +9,7 @@
 
 #include "qemu/osdep.h"
 #include "vhca-wire.h"
+#include "vhca-pma.h"
 
 #define SW_MAX_PORTS        32          /* = VHCA_SA_MAX_PORTS */
 #define SW_NODE_GUID        0x525400ff00000001ull   /* 52:54:00: no vendor */
@@ -24,6 +25,7 @@ typedef struct SwPort {
     VhcaWireHello node;
     uint16_t lid;               /* 0 until the SM assigned one */
     uint64_t rx_frames, tx_frames, drops;
+    VhcaPortCounters counters;  /* the switch PMA's (vhca-switch-smp.c) */
     /* link faults (vhca-switch-faults.c) */
     uint8_t *held;              /* a frame held back to reorder */
     uint32_t held_len;
@@ -41,6 +43,10 @@ void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
  * SMInfo, a directed route through it); false: forward it by DLID.
  */
 bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
+/* A frame in port p's counters (rx: it came in, else it went out). */
+void sw_count(SwPort *p, const VhcaWireFrame *f, bool rx);
+/* A PerfMgt request to LID 1: the switch's PMA answers (true). */
+bool sw_pma(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
 
 /* vhca-switch-faults.c: a forwarded frame leaves through p's link. */
 void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len);

@@ -295,6 +295,15 @@ def test_perfquery_of_a_port_in_the_other_vm(fabric):
          re.finditer(r"^(\w+):\.+(\d+)\s*$", out, re.M)}
     assert c["PortRcvPkts"] >= 5 and c["PortXmitPkts"] >= 5, out
     assert c["PortRcvData"] >= 5 * 26 // 4, out
+    # The standalone switch's PMA: its port 2 is cabled to b.
+    a.run("perfquery -x -R 1 2", timeout=60, check=True)
+    rc, out = a.run("%s ping %s 5 10" % (TOOL, ADDR["b"]), timeout=120)
+    assert rc == 0 and "5 received" in out, out
+    _, out = a.run("perfquery -x 1 2", timeout=60, check=True)
+    c = {m.group(1): int(m.group(2)) for m in
+         re.finditer(r"^(\w+):\.+(\d+)\s*$", out, re.M)}
+    assert c["PortSelect"] == 2, out
+    assert c["PortXmitPkts"] >= 5 and c["PortRcvPkts"] >= 5, out
 
 
 def tcp_transfer(fabric):
