@@ -447,7 +447,7 @@ static void test_sa_malformed(void)
     mad[3] = 0x81;
     sa_send(&r, 1, mad, 256);
     mad[3] = 0x01;
-    mad[1] = 0x04;
+    mad[1] = 0x06;          /* DevMgt: neither the SA's nor the switch's */
     sa_send(&r, 1, mad, 256);
     /* An ACK for no transfer: taken without an answer. */
     sa_ack(&r, 1, 1, 65);
