@@ -339,10 +339,19 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         vhca_dlid_multicast(le16_to_cpu(wqe->av.dlid))) {
         if (!vhca_link_cabled(pkt->src_port)) {
             vhca_port_count_datagram(pkt->src_port, false, wqe->length, true);
+            vhca_fabric_foreach_active(pkt->src_port, vhca_mcast_deliver_port,
+                                       pkt);
+            goto done;
         }
-        vhca_fabric_foreach_active(&s->ports[qp->port - 1],
-                                   vhca_mcast_deliver_port, pkt);
-        vhca_link_send_datagram(s, qp, pkt);    /* to the switch, if cabled */
+        /*
+         * The switch sends a multicast packet out of every member port but
+         * the one it came in on: the other QPs of the sending port get it
+         * from the HCA itself (loopback), as a hardware HCA does.
+         */
+        pkt->dst_port = pkt->src_port;
+        vhca_mcast_foreach(s, qp->port, le16_to_cpu(wqe->av.dlid),
+                           vhca_mcast_deliver_qp, pkt);
+        vhca_link_send_datagram(s, qp, pkt);
         goto done;
     }
     pkt->dst_port = vhca_qp_route(s, qp, &wqe->av);

@@ -402,6 +402,26 @@ def test_messages_of_several_frames(fabric):
     perftest(fabric, "ib_read_bw", "-n 20 -s 1048576", "read-1m")
 
 
+def test_multicast_to_the_other_vm_and_back_to_the_sender_port(fabric):
+    """mckey (rdma_cm, UD multicast joined through the switch's SA): a
+    sender in VM a, receivers in VM b (through the switch) and in VM a on
+    the sending port itself (the HCA's loopback: the switch never sends a
+    packet back out of the port it came in on)."""
+    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    group = "224.0.1.78"
+    background(b, "mckey -m %s -b %s" % (group, ADDR["b"]), "mckey-b", 120)
+    background(a, "mckey -m %s -b %s" % (group, ADDR["a"]), "mckey-a", 120)
+    time.sleep(3)
+    rc, out = a.run("timeout 120 mckey -m %s -b %s -s" % (group, ADDR["a"]),
+                    timeout=150)
+    sb, outb = finish(b, "mckey-b")
+    sa, outa = finish(a, "mckey-a")
+    log("mckey", "sender:\n%s\nb:\n%s\na:\n%s" % (out, outb, outa))
+    assert rc == 0 and "test complete" in out, out
+    assert sb == 0 and "test complete" in outb, outb
+    assert sa == 0 and "test complete" in outa, outa
+
+
 def test_rping_verified(fabric):
     src, crc, sout, cout = pair(
         fabric, "rping -s -a %s -C 200 -V" % ADDR["b"],
