@@ -1,19 +1,27 @@
 /*
  * vhca-switch - link faults on demand, and the control socket that sets
- * them (Documentation/fabric.md "Faults").
+ * them (Documentation/fabric.md "Faults on demand").
  *
  * Every data frame the switch forwards (not HELLO/LINK) leaves through
- * sw_egress(), which applies the fault rates, in percent, of every link:
- * corruption (the frame is dropped as a receiver drops a packet with a bad
- * ICRC, and counted as such), loss, reordering (the frame is held back and
- * sent after the next frame to the same port) and duplication.  The
- * choices come from a seeded xorshift generator, so a run is repeatable.
+ * sw_egress(), which applies the faults of the link it leaves by, in
+ * percent: corruption (the frame is dropped as a receiver drops a packet
+ * with a bad ICRC, and counted as such), loss, reordering (the frame is
+ * held back and sent after the next frame to the same port) and
+ * duplication; then the link's added delay (frames wait in a FIFO, so a
+ * delay alone never reorders).  The choices come from a seeded xorshift
+ * generator, so a run is repeatable.  A flap pulls a link's cable for a
+ * while: the port's connection is closed, and a --connect port is dialled
+ * again once the time is up (a listening port waits for its QEMU, which in
+ * 7.2 does not reconnect: flap is refused there).
  *
  * The control socket (DIR/control with --dir) takes one line per
  * connection and answers one line:
- *   faults LOSS DUP REORDER CORRUPT   set the rates (0..100 each)
- *   stats                             per port: rx tx drops lost dup
- *                                     reordered icrc
+ *   faults LOSS DUP REORDER CORRUPT        every link's rates (0..100)
+ *   port N faults LOSS DUP REORDER CORRUPT one link's rates
+ *   port N delay MS                        one link's added delay (0..10000)
+ *   port N flap MS                         pull port N's cable for MS ms
+ *   stats                                  per port: rx tx drops lost dup
+ *                                          reordered icrc delayed flaps
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -24,11 +32,12 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
-static struct {
-    unsigned loss, dup, reorder, corrupt;       /* percent */
-} sw_faults;
+#define SW_MAX_DELAY_MS     10000
+#define SW_MAX_FLAP_MS      60000
+
 static uint64_t sw_rng = 0x9e3779b97f4a7c15ull;
 
 void sw_faults_seed(uint64_t seed)
@@ -48,28 +57,96 @@ static bool sw_roll(unsigned pct)
     return sw_rng % 100 < pct;
 }
 
+
+int64_t sw_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A frame onto the link: now, or once the link's delay has passed. */
+static void sw_emit(SwPort *p, const uint8_t *frame, uint32_t len)
+{
+    SwDelayed *d;
+
+    if (!p->faults.delay_ms) {
+        sw_send(p, frame, len);
+        return;
+    }
+    d = malloc(sizeof(*d) + len);
+    if (!d) {
+        p->lost++;
+        return;
+    }
+    d->next = NULL;
+    d->due_ms = sw_now_ms() + p->faults.delay_ms;
+    d->len = len;
+    memcpy(d->frame, frame, len);
+    if (!p->delayed) {
+        p->delayed_tail = &p->delayed;
+    }
+    *p->delayed_tail = d;
+    p->delayed_tail = &d->next;
+    p->delayed_frames++;
+}
+
 static void sw_send_held(SwPort *p)
 {
     uint8_t *held = p->held;
 
     if (held) {
         p->held = NULL;
-        sw_send(p, held, p->held_len);
+        sw_emit(p, held, p->held_len);
         free(held);
+    }
+}
+
+int sw_faults_tick(SwPort *ports, int nports)
+{
+    int64_t now = sw_now_ms(), next = -1;
+    SwDelayed *d;
+    int i;
+
+    for (i = 0; i < nports; i++) {
+        SwPort *p = &ports[i];
+
+        while ((d = p->delayed) && d->due_ms <= now) {
+            p->delayed = d->next;
+            sw_send(p, d->frame, d->len);
+            free(d);
+        }
+        if (p->delayed && (next < 0 || p->delayed->due_ms - now < next)) {
+            next = p->delayed->due_ms - now;
+        }
+    }
+    return (int)next;
+}
+
+void sw_faults_link_down(SwPort *p)
+{
+    SwDelayed *d;
+
+    free(p->held);
+    p->held = NULL;
+    while ((d = p->delayed)) {
+        p->delayed = d->next;
+        free(d);
     }
 }
 
 void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len)
 {
-    if (sw_roll(sw_faults.corrupt)) {
+    if (sw_roll(p->faults.corrupt)) {
         p->icrc_errors++;
         return;
     }
-    if (sw_roll(sw_faults.loss)) {
+    if (sw_roll(p->faults.loss)) {
         p->lost++;
         return;
     }
-    if (!p->held && sw_roll(sw_faults.reorder)) {
+    if (!p->held && sw_roll(p->faults.reorder)) {
         p->held = malloc(len);
         if (p->held) {
             memcpy(p->held, frame, len);
@@ -78,10 +155,10 @@ void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len)
             return;
         }
     }
-    sw_send(p, frame, len);
-    if (sw_roll(sw_faults.dup)) {
+    sw_emit(p, frame, len);
+    if (sw_roll(p->faults.dup)) {
         p->duplicated++;
-        sw_send(p, frame, len);
+        sw_emit(p, frame, len);
     }
     sw_send_held(p);
 }
@@ -118,35 +195,102 @@ static void sw_control_stats(SwPort *ports, int nports, char *out,
                                  "port %d lid %u rx %" PRIu64 " tx %" PRIu64
                                  " drops %" PRIu64 " lost %" PRIu64
                                  " dup %" PRIu64 " reordered %" PRIu64
-                                 " icrc %" PRIu64 "\n", p->num, p->lid,
+                                 " icrc %" PRIu64 " delayed %" PRIu64
+                                 " flaps %" PRIu64 "\n", p->num, p->lid,
                                  p->rx_frames, p->tx_frames, p->drops,
                                  p->lost, p->duplicated, p->reordered,
-                                 p->icrc_errors);
+                                 p->icrc_errors, p->delayed_frames,
+                                 p->flaps);
     }
+}
+
+static bool sw_rates_ok(const SwFaults *f)
+{
+    return f->loss <= 100 && f->dup <= 100 && f->reorder <= 100 &&
+           f->corrupt <= 100;
+}
+
+static void sw_set_rates(SwPort *p, const SwFaults *f)
+{
+    p->faults.loss = f->loss;
+    p->faults.dup = f->dup;
+    p->faults.reorder = f->reorder;
+    p->faults.corrupt = f->corrupt;
+    fprintf(stderr, "vhca-switch: port %d faults loss %u%% dup %u%% reorder "
+            "%u%% corrupt %u%%\n", p->num, f->loss, f->dup, f->reorder,
+            f->corrupt);
+}
+
+static const char *sw_flap(SwPort *p, unsigned ms)
+{
+    if (!p->connect_path) {
+        return "error: flap needs a --connect port (QEMU 7.2 does not "
+               "redial)\n";
+    }
+    if (ms > SW_MAX_FLAP_MS) {
+        return "error: flap lasts at most 60000 ms\n";
+    }
+    p->flaps++;
+    p->down_until_ms = sw_now_ms() + ms;
+    if (p->fd >= 0) {
+        sw_disconnect(p, "flap");
+    }
+    return "ok\n";
+}
+
+/* "port N ...": one link's faults, delay or flap. */
+static const char *sw_port_command(const char *args, SwPort *p)
+{
+    SwFaults f;
+    unsigned ms;
+
+    if (sscanf(args, "faults %u %u %u %u", &f.loss, &f.dup, &f.reorder,
+               &f.corrupt) == 4) {
+        if (!sw_rates_ok(&f)) {
+            return "error: rates are percentages\n";
+        }
+        sw_set_rates(p, &f);
+        return "ok\n";
+    }
+    if (sscanf(args, "delay %u", &ms) == 1) {
+        if (ms > SW_MAX_DELAY_MS) {
+            return "error: delay is at most 10000 ms\n";
+        }
+        p->faults.delay_ms = ms;
+        fprintf(stderr, "vhca-switch: port %d delay %u ms\n", p->num, ms);
+        return "ok\n";
+    }
+    if (sscanf(args, "flap %u", &ms) == 1) {
+        return sw_flap(p, ms);
+    }
+    return "error: port N faults L D R C | port N delay MS | port N flap MS\n";
 }
 
 static void sw_control_command(char *line, SwPort *ports, int nports,
                                char *out, size_t size)
 {
-    unsigned loss, dup, reorder, corrupt;
+    int num, used = 0, i;
+    SwFaults f;
 
-    if (sscanf(line, "faults %u %u %u %u", &loss, &dup, &reorder,
-               &corrupt) == 4) {
-        if (loss > 100 || dup > 100 || reorder > 100 || corrupt > 100) {
+    if (sscanf(line, "faults %u %u %u %u", &f.loss, &f.dup, &f.reorder,
+               &f.corrupt) == 4) {
+        if (!sw_rates_ok(&f)) {
             snprintf(out, size, "error: rates are percentages\n");
             return;
         }
-        sw_faults.loss = loss;
-        sw_faults.dup = dup;
-        sw_faults.reorder = reorder;
-        sw_faults.corrupt = corrupt;
-        fprintf(stderr, "vhca-switch: faults loss %u%% dup %u%% reorder "
-                "%u%% corrupt %u%%\n", loss, dup, reorder, corrupt);
+        for (i = 0; i < nports; i++) {
+            sw_set_rates(&ports[i], &f);
+        }
         snprintf(out, size, "ok\n");
+    } else if (sscanf(line, "port %d %n", &num, &used) == 1 && used) {
+        snprintf(out, size, "%s", num >= 1 && num <= nports ?
+                 sw_port_command(line + used, &ports[num - 1]) :
+                 "error: no such port\n");
     } else if (!strncmp(line, "stats", 5)) {
         sw_control_stats(ports, nports, out, size);
     } else {
-        snprintf(out, size, "error: faults LOSS DUP REORDER CORRUPT | stats\n");
+        snprintf(out, size, "error: faults LOSS DUP REORDER CORRUPT | "
+                 "port N ... | stats\n");
     }
 }
 

@@ -76,7 +76,7 @@ static void sw_log(const char *fmt, ...)
 
 /* ---- ports and sockets -------------------------------------------------- */
 
-static void sw_disconnect(SwPort *p, const char *why)
+void sw_disconnect(SwPort *p, const char *why)
 {
     fprintf(stderr, "vhca-switch: port %d: link down (%s)\n", p->num, why);
     close(p->fd);
@@ -84,8 +84,7 @@ static void sw_disconnect(SwPort *p, const char *why)
     p->rx_len = 0;
     p->hello = false;
     p->lid = 0;
-    free(p->held);              /* a frame held back dies with the link */
-    p->held = NULL;
+    sw_faults_link_down(p);     /* frames held or delayed die with the link */
 }
 
 static bool sw_write_all(int fd, const uint8_t *buf, size_t len)
@@ -613,7 +612,7 @@ int main(int argc, char **argv)
     struct pollfd pfd[2 * SW_MAX_PORTS + 1];
     SwArgs args = { 0 };
     char control[108];
-    int control_fd = -1, i, n, nfds;
+    int control_fd = -1, i, n, nfds, timeout;
     bool dialing;
 
     sw_parse_args(argc, argv, &args);
@@ -642,9 +641,15 @@ int main(int argc, char **argv)
         dialing = false;
         for (i = 0; i < sw_nports; i++) {
             if (sw_ports[i].connect_path && sw_ports[i].fd < 0) {
-                sw_dial(&sw_ports[i]);
+                if (sw_now_ms() >= sw_ports[i].down_until_ms) {
+                    sw_dial(&sw_ports[i]);
+                }
                 dialing |= sw_ports[i].fd < 0;
             }
+        }
+        timeout = sw_faults_tick(sw_ports, sw_nports);
+        if (dialing && (timeout < 0 || timeout > SW_DIAL_MS)) {
+            timeout = SW_DIAL_MS;
         }
         for (i = 0; i < sw_nports; i++) {
             pfd[2 * i] = (struct pollfd){ sw_ports[i].listen_fd, POLLIN, 0 };
@@ -652,7 +657,7 @@ int main(int argc, char **argv)
         }
         nfds = 2 * sw_nports;
         pfd[nfds++] = (struct pollfd){ control_fd, POLLIN, 0 };
-        n = poll(pfd, nfds, dialing ? SW_DIAL_MS : -1);
+        n = poll(pfd, nfds, timeout);
         if (n < 0 && errno != EINTR) {
             perror("vhca-switch: poll");
             return 1;

@@ -14,6 +14,20 @@
 #define SW_MAX_PORTS        32          /* = VHCA_SA_MAX_PORTS */
 #define SW_NODE_GUID        0x525400ff00000001ull   /* 52:54:00: no vendor */
 
+/* The faults of one link, in percent, and its added delay (fabric.md). */
+typedef struct SwFaults {
+    unsigned loss, dup, reorder, corrupt;
+    unsigned delay_ms;
+} SwFaults;
+
+/* A frame waiting out its link's delay. */
+typedef struct SwDelayed {
+    struct SwDelayed *next;
+    int64_t due_ms;
+    uint32_t len;
+    uint8_t frame[];
+} SwDelayed;
+
 typedef struct SwPort {
     int num;                    /* 1..nports */
     int listen_fd;              /* -1 with connect_path */
@@ -27,9 +41,12 @@ typedef struct SwPort {
     uint64_t rx_frames, tx_frames, drops;
     VhcaPortCounters counters;  /* the switch PMA's (vhca-switch-smp.c) */
     /* link faults (vhca-switch-faults.c) */
+    SwFaults faults;
     uint8_t *held;              /* a frame held back to reorder */
     uint32_t held_len;
-    uint64_t lost, duplicated, reordered, icrc_errors;
+    SwDelayed *delayed, **delayed_tail;     /* FIFO: one delay per link */
+    int64_t down_until_ms;      /* flapped: no dialing before this */
+    uint64_t lost, duplicated, reordered, icrc_errors, delayed_frames, flaps;
 } SwPort;
 
 /* Write one frame out of port p (its stream length first). */
@@ -51,6 +68,14 @@ bool sw_pma(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
 /* vhca-switch-faults.c: a forwarded frame leaves through p's link. */
 void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len);
 void sw_faults_seed(uint64_t seed);
+/* Milliseconds on a monotonic clock. */
+int64_t sw_now_ms(void);
+/* Send the delayed frames that are due; ms until the next one (-1: none). */
+int sw_faults_tick(SwPort *ports, int nports);
+/* A link goes down (the cable is pulled): what waits on it is lost. */
+void sw_faults_link_down(SwPort *p);
+/* The switch closes a port's connection (vhca-switch.c). */
+void sw_disconnect(SwPort *p, const char *why);
 /* DIR/control: one text command per connection (fabric.md). */
 int sw_control_listen(const char *path);
 void sw_control_accept(int listen_fd, SwPort *ports, int nports);

@@ -234,6 +234,36 @@ def test_switch_faults_from_the_control_socket(lone_switch):
     assert proc.poll() is None
 
 
+def test_switch_faults_per_link_and_delay(lone_switch):
+    """Faults of one link leave the other alone; a link's delay holds its
+    frames back, in order; flap needs a --connect port; bad commands are
+    refused."""
+    proc, (p1, p2), sockdir = lone_switch
+    lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
+    to2 = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, payload=b"2" * 32)
+    to1 = frame(KIND_DATAGRAM, opcode=2, slid=lid2, dlid=lid1, payload=b"1" * 32)
+    assert control(sockdir, "port 2 faults 100 0 0 0") == "ok\n"
+    send(p1, to2)                       # lost on link 2
+    send(p2, to1)
+    assert recv(p1) == to1              # link 1 untouched
+    assert control(sockdir, "port 2 faults 0 0 0 0") == "ok\n"
+    assert control(sockdir, "port 2 delay 400") == "ok\n"
+    first = to2[:-1] + b"a"
+    started = time.monotonic()
+    send(p1, first)
+    send(p1, to2)
+    assert recv(p2, timeout=5) == first and recv(p2, timeout=5) == to2
+    assert time.monotonic() - started >= 0.35
+    assert control(sockdir, "port 2 delay 0") == "ok\n"
+    counters = stats(sockdir)[2]
+    assert (counters["lost"], counters["delayed"]) == (1, 2), counters
+    assert control(sockdir, "port 2 flap 100").startswith("error")
+    assert control(sockdir, "port 3 delay 1").startswith("error")
+    assert control(sockdir, "port 1 delay 10001").startswith("error")
+    assert control(sockdir, "port 1 faults 0 0 0 101").startswith("error")
+    assert proc.poll() is None
+
+
 # ---- two VMs ------------------------------------------------------------------
 
 def test_switch_sm_gives_each_vm_a_lid(fabric):
@@ -472,6 +502,23 @@ def port_state(vm):
     _, out = vm.run("cat /sys/class/infiniband/vhca0/ports/1/state "
                     "/sys/class/infiniband/vhca0/ports/1/lid", timeout=30, check=True)
     return out.split()[1], int(out.split()[2], 16)
+
+
+def test_link_flap_port_goes_down_and_comes_back(fabric):
+    """port 2 flap: the switch pulls b's cable for 1.5 s; b's port goes
+    DOWN (PORT_ERR), comes back ACTIVE with its LID, and traffic runs."""
+    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    state, lid = port_state(b)
+    assert state == "ACTIVE"
+    assert control(fabric["sockdir"], "port 2 flap 1500") == "ok\n"
+    b.wait_until("cat /sys/class/infiniband/vhca0/ports/1/state",
+                 lambda t: "DOWN" in t, timeout=30)
+    b.wait_until("cat /sys/class/infiniband/vhca0/ports/1/state",
+                 lambda t: "ACTIVE" in t, timeout=60)
+    assert port_state(b) == ("ACTIVE", lid)
+    assert stats(fabric["sockdir"])[2]["flaps"] == 1
+    rc, out = a.run("%s ping %s 3 20" % (TOOL, ADDR["b"]), timeout=120)
+    assert rc == 0 and "3 received" in out, out
 
 
 def test_switch_restart_ports_go_down_and_come_back(fabric):
