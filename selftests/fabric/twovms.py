@@ -288,7 +288,9 @@ def test_diags_see_the_switch_and_the_other_vm(fabric):
     """SMPs across the switch: its own SMA and SM (LID 1, directed route
     0,1), through it to the other VM's port (0,1,2: that device's SMA
     answers from the wire), LID-routed to the other port; ibnetdiscover
-    draws the switch and both CAs, ibroute shows the SM's table."""
+    draws the switch and both CAs, ibroute shows the SM's table, ibtracert
+    and iblinkinfo follow it, ibqueryerrors reads every PMA, ibping gets
+    its pongs from the other VM."""
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
     guid_b = "0x%016x" % (fabriclib.NODES["b"] + 1)
     _, lid = b.run("cat /sys/class/infiniband/vhca0/ports/1/lid", timeout=30,
@@ -308,6 +310,22 @@ def test_diags_see_the_switch_and_the_other_vm(fabric):
     assert "%x" % (fabriclib.NODES["b"] + 1) in out, out
     _, out = a.run("ibroute 1", timeout=60, check=True)
     assert re.search(r"^0x%04x 002 : \(Channel Adapter" % lid, out, re.M), out
+    _, lid_a = a.run("cat /sys/class/infiniband/vhca0/ports/1/lid", timeout=30,
+                     check=True)
+    _, out = a.run("ibtracert %d %d" % (int(lid_a.strip(), 16), lid), timeout=60,
+                   check=True)
+    assert "switch port" in out and "To ca" in out, out
+    _, out = a.run("iblinkinfo", timeout=60, check=True)
+    assert out.count("Active/  LinkUp") >= 4, out
+    # The PMA of every port, the switch's included; no errors anywhere.
+    _, out = a.run("ibqueryerrors", timeout=120, check=True)
+    assert "3 nodes checked, 0 bad nodes found" in out, out
+    # ibping with its responder in the other VM (vendor MADs over GSI).
+    background(b, "ibping -S", "ibping-server", 60)
+    time.sleep(2)
+    rc, out = a.run("ibping -c 3 %d" % lid, timeout=60)
+    b.run("pkill -x ibping", timeout=30)
+    assert rc == 0 and "3 received" in out, out
 
 
 def test_perfquery_of_a_port_in_the_other_vm(fabric):
