@@ -24,7 +24,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full check-middleware check-libfabric-rdm check-install check-dkms install check-fabric switch test \
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full check-middleware check-install check-dkms install check-fabric switch test \
 	bench run clean
 
 all: qemu module initramfs
@@ -111,12 +111,6 @@ check-middleware: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-middleware: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-middleware.sh
 
-# libfabric's fi_pingpong over an rdm endpoint (NOT in `make test`: ofi_rxm
-# cannot open its verbs CQ on vhca yet; Documentation/testing.md
-# "check-libfabric-rdm").
-check-libfabric-rdm: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "check-libfabric-rdm: KERNEL=default only" >&2; exit 1; }
-	PYTHON=$(PYTHON) scripts/run-libfabric-rdm.sh
 
 # `make install` in a guest (NOT in `make test`: DKMS compiles the module
 # under TCG, about half an hour): selftests/install/install.py.

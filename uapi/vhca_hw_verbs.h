@@ -80,7 +80,11 @@ VHCA_SIZE_CHECK(struct vhca_buf_desc, 16);
  * declaring the CQ full, and passes it with every arm doorbell.
  */
 #define VHCA_MIN_LOG_CQ			1
-#define VHCA_MAX_LOG_CQ			16
+/*
+ * 2^22 - 1 CQEs at most, as mlx5 devices report: libfabric's ofi_rxm sizes
+ * its CQ as (tx + rx size) * universe size, 65536 entries by default.
+ */
+#define VHCA_MAX_LOG_CQ			22
 
 struct vhca_cmd_create_cq {
 	struct vhca_buf_desc buf;	/* 2^log_size * sizeof(struct vhca_cqe) bytes */

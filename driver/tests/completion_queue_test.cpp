@@ -37,7 +37,8 @@ TEST_F(CqTest, SizeLimits) {
   vhca_core_cq* cq = nullptr;
   unsigned actual = 0;
   EXPECT_EQ(vhca_core_create_cq(core_, 0, 0, nullptr, &cq, &actual), -VHCA_EINVAL);
-  EXPECT_EQ(vhca_core_create_cq(core_, 1u << 16, 0, nullptr, &cq, &actual), -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_create_cq(core_, 1u << VHCA_MAX_LOG_CQ, 0, nullptr, &cq, &actual),
+            -VHCA_EINVAL);
   EXPECT_EQ(vhca_core_create_cq(core_, 1, 2, nullptr, &cq, &actual), -VHCA_EINVAL);  // 2 vectors
   EXPECT_EQ(vhca::CompletionQueue::LogSizeFor(1), 1u);
   EXPECT_EQ(vhca::CompletionQueue::LogSizeFor(3), 2u);
@@ -296,7 +297,7 @@ TEST_F(CqTest, ResizeKeepsUnpolledCompletions) {
   const int64_t without_qp = kernel_.outstanding();
   // Refused sizes and device errors leave the CQ as it was.
   EXPECT_EQ(vhca_core_resize_cq(cq, 0, &actual), -VHCA_EINVAL);
-  EXPECT_EQ(vhca_core_resize_cq(cq, 1u << 16, &actual), -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_resize_cq(cq, 1u << VHCA_MAX_LOG_CQ, &actual), -VHCA_EINVAL);
   device_.forced_status[VHCA_CMD_RESIZE_CQ] = VHCA_CMD_BAD_PARAM;
   EXPECT_EQ(vhca_core_resize_cq(cq, 8, &actual), -VHCA_EINVAL);
   EXPECT_EQ(Cq(cq).log_size(), 7u);

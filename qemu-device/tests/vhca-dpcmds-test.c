@@ -159,7 +159,7 @@ static void test_dp_cq_commands(void)
                      VHCA_CMD_BAD_HANDLE);
     g_assert_cmpuint(dp_create_cq_at(dp, &cq2, 0, dp->eqn, 0), ==,
                      VHCA_CMD_BAD_PARAM);
-    g_assert_cmpuint(dp_create_cq_at(dp, &cq2, 17, dp->eqn, 0), ==,
+    g_assert_cmpuint(dp_create_cq_at(dp, &cq2, VHCA_MAX_LOG_CQ + 1, dp->eqn, 0), ==,
                      VHCA_CMD_BAD_PARAM);
     g_assert_cmpuint(dp_create_cq_at(dp, &cq2, 6, dp->eqn, 16), ==,
                      VHCA_CMD_BAD_PARAM);

@@ -14,8 +14,8 @@ set up as for uverbs.py (vhca.ko, the provider of build/provider):
   Allreduce and Alltoall checked, with the same UCX_TLS/UCX_NET_DEVICES
   restrictions per rank.
 - libfabric's verbs provider: `fi_info -p verbs` lists the vhca domains;
-  fi_pingpong -c over a msg endpoint (rdma_cm over IPoIB, fabric.py).  The
-  rdm endpoint (ofi_rxm) fails on vhca: libfabric_rdm.py, `make check-libfabric-rdm`.
+  fi_pingpong -c over a msg endpoint (rdma_cm over IPoIB) and over an rdm
+  endpoint (ofi_rxm over verbs), libfabric.py.
 
 The file name does not match test_*.py: only `make check-middleware` runs it.
 """
@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
 from vmlib import log  # noqa: E402
-from libfabric_rdm import fi_pingpong  # noqa: E402
+from libfabric import fi_pingpong  # noqa: E402
 from uverbs import ipoib, run_pair, verbs_vm  # noqa: E402,F401
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
@@ -133,5 +133,6 @@ def test_fi_info(vm):
     assert re.search(r"type:\s+FI_EP_MSG", out), out
 
 
-def test_fi_pingpong_msg(vm, ipoib):
-    fi_pingpong(vm, "msg")
+@pytest.mark.parametrize("endpoint", ["msg", "rdm"])
+def test_fi_pingpong(vm, ipoib, endpoint):
+    fi_pingpong(vm, endpoint)
