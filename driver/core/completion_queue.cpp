@@ -207,7 +207,7 @@ bool CompletionQueue::Valid(uint32_t index) const {
   return owner == vhca_eqe_owner(index, log_size_);
 }
 
-int CompletionQueue::Poll(int max, vhca_core_wc* wc) {
+int CompletionQueue::Poll(int max, vhca_core_wc_convert convert, void* ctx) {
   if (user()) return 0;  // the provider's
   int polled = 0;
   LockGuard guard(lock_);
@@ -219,7 +219,8 @@ int CompletionQueue::Poll(int max, vhca_core_wc* wc) {
     vhca_cqe cqe;
     CopyBytes(&cqe, Entry(consumer_index_), sizeof(cqe));
     consumer_index_++;
-    if (Decode(cqe, &wc[polled])) polled++;
+    vhca_core_wc wc;
+    if (Decode(cqe, &wc)) convert(ctx, polled++, &wc);
   }
   if (consumer_index_ != start) {
     // Our reads of the CQEs before the store that frees their slots.

@@ -84,15 +84,6 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
   return Ok();
 }
 
-Status SharedReceiveQueue::PostRecv(const vhca_core_recv_wr& wr) {
-  if (user()) return Error{-VHCA_EINVAL};  // the provider posts
-  LockGuard guard(lock_);
-  if (rq_.full()) return Error{-VHCA_ENOMEM};
-  VHCA_TRY(BuildRecvWqe(layout_, wr, rq_.NextWqe()));
-  rq_.Produced();
-  return Ok();
-}
-
 Status SharedReceiveQueue::PostRecvChain(const void** item,
                                          vhca_core_recv_wr_convert convert) {
   if (user()) return Error{-VHCA_EINVAL};
@@ -106,12 +97,6 @@ Status SharedReceiveQueue::PostRecvChain(const void** item,
       &posted);
   if (posted) device_.registers().RingData(VHCA_DB_SRQ, srqn_, 0, rq_.producer());
   return status;
-}
-
-void SharedReceiveQueue::Ring() {
-  if (user()) return;
-  LockGuard guard(lock_);
-  device_.registers().RingData(VHCA_DB_SRQ, srqn_, 0, rq_.producer());
 }
 
 Status SharedReceiveQueue::SetLimit(uint32_t limit) {

@@ -33,7 +33,7 @@ class SharedReceiveQueue : public DeviceResource {
   // An SRQ of a user context: its ring (2^log_size WQEs of 2^wqe_shift
   // bytes, the geometry ComputeQpLayout gives for max_wr/max_sge) at the
   // start of `buffer`, rung through doorbell page db_page.  The provider
-  // posts; PostRecv refuses, Ring does nothing.
+  // posts; PostRecvChain refuses.
   static Result<OwnedPtr<SharedReceiveQueue>> CreateUser(
       Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
       uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
@@ -46,10 +46,8 @@ class SharedReceiveQueue : public DeviceResource {
   uint32_t max_sge() const { return layout_.max_sge; }
   const WorkQueue& rq() const { return rq_; }
 
-  Status PostRecv(const vhca_core_recv_wr& wr);
   // A whole chain under one lock and one doorbell (vhca_core_verbs.h).
   Status PostRecvChain(const void** item, vhca_core_recv_wr_convert convert);
-  void Ring();
   void CompletedOne() { rq_.CompletedOne(); }
 
   // Arms the limit event (IBA 11.2.3.2); 0 disarms.
