@@ -61,6 +61,8 @@ class CompletionQueue : public DeviceResource {
   uint32_t capacity() const { return (1u << log_size_) - 1; }
   uint32_t consumer_index() const { return consumer_index_; }
   void* context() const { return context_; }
+  // The MSI-X vector of its completion EQ (completion vector + 1).
+  uint32_t vector() const { return vector_; }
   bool user() const { return user_buffer_.get() != nullptr; }
   const vhca_cqe* ring() const { return static_cast<const vhca_cqe*>(ring_.cpu()); }
 
@@ -116,6 +118,7 @@ class CompletionQueue : public DeviceResource {
   uint32_t log_size_ = 0;
   bool live_ = false;
   uint32_t eqn_ = 0;
+  uint32_t vector_ = 0;
   DmaBuffer ring_;        // the CQEs, then the doorbell record
   OwnedPtr<UserBuffer> user_buffer_;  // user CQs: the ring instead of ring_
   // A new ring whose RESIZE_CQ failed without a device answer: the device

@@ -16,8 +16,7 @@ Result<OwnedPtr<QueuePair>> QueuePair::Create(Device& device,
   const Status status = qp->Init(init, nullptr);
   if (!status.ok()) return device.FailCreate(qp, status.error());
   qp->Attach();
-  device.objects().Add(qp.get());
-  return qp;
+  return device.Publish(Move(qp));
 }
 
 Result<OwnedPtr<QueuePair>> QueuePair::CreateUser(Device& device,
@@ -33,8 +32,7 @@ Result<OwnedPtr<QueuePair>> QueuePair::CreateUser(Device& device,
   const Status status = qp->Init(init, rings);
   if (!status.ok()) return device.FailCreate(qp, status.error());
   qp->Attach();
-  device.objects().Add(qp.get());
-  return qp;
+  return device.Publish(Move(qp));
 }
 
 Status QueuePair::Init(vhca_core_qp_init* init, UserQpRings* rings) {

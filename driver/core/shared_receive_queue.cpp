@@ -14,8 +14,7 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::Create(
   if (!srq) return Error{-VHCA_ENOMEM};
   const Status status = srq->Init(pdn, max_wr, max_sge, limit, 0, 0, 0);
   if (!status.ok()) return device.FailCreate(srq, status.error());
-  device.objects().Add(srq.get());
-  return srq;
+  return device.Publish(Move(srq));
 }
 
 Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
@@ -29,8 +28,7 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
   const Status status =
       srq->Init(pdn, max_wr, max_sge, limit, log_size, wqe_shift, db_page);
   if (!status.ok()) return device.FailCreate(srq, status.error());
-  device.objects().Add(srq.get());
-  return srq;
+  return device.Publish(Move(srq));
 }
 
 Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
@@ -109,7 +107,7 @@ Result<uint32_t> SharedReceiveQueue::QueryLimit() {
 }
 
 Status SharedReceiveQueue::DestroyOnDevice() {
-  if (__atomic_load_n(&users_, __ATOMIC_RELAXED)) return Error{-VHCA_EBUSY};
+  if (users_.Read()) return Error{-VHCA_EBUSY};
   if (!live_) return Ok();
   const Status status = device_.commands().DestroySrq(srqn_);
   if (!status.ok() && !DeviceMayStillUse(status.error())) return status;

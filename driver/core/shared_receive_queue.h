@@ -9,6 +9,7 @@
 #define VHCA_CORE_SHARED_RECEIVE_QUEUE_H
 
 #include "device_resource.h"
+#include "memory_model.h"
 #include "owned_ptr.h"
 #include "qp_attributes.h"
 #include "result.h"
@@ -56,8 +57,8 @@ class SharedReceiveQueue : public DeviceResource {
   // Refused (-EBUSY) while QPs use it.
   Status DestroyOnDevice();
   Device& device() const { return device_; }
-  void AddUser() { __atomic_add_fetch(&users_, 1, __ATOMIC_RELAXED); }
-  void RemoveUser() { __atomic_sub_fetch(&users_, 1, __ATOMIC_RELAXED); }
+  void AddUser() { users_.Add(1); }
+  void RemoveUser() { users_.Add(-1); }
 
  private:
   SharedReceiveQueue(Device& device, void* context)
@@ -71,7 +72,7 @@ class SharedReceiveQueue : public DeviceResource {
   void* context_;
   uint32_t srqn_ = 0;
   bool live_ = false;
-  uint32_t users_ = 0;
+  AtomicU32 users_;
   RecvQueueLayout layout_;
   SpinLock lock_;
   WorkQueue rq_;

@@ -197,14 +197,11 @@ void vhca_kapi_dma_free(struct vhca_kapi_device *kdev,
 	memset(buf, 0, sizeof(*buf));
 }
 
-void vhca_kapi_dma_rmb(void)
+/* The fake's interrupts are irq_work items (fake_device.c). */
+void vhca_kapi_synchronize_irq(struct vhca_kapi_device *kdev,
+			       unsigned int vector)
 {
-	dma_rmb();
-}
-
-void vhca_kapi_dma_mb(void)
-{
-	dma_mb();
+	vhca_fake_sync_vector(kdev->fake, vector);
 }
 
 /* Spinlocks, semaphores, completions: driver/shim/sync.c, linked in, on
