@@ -2,8 +2,9 @@
 /*
  * vhca_kapi.h - the kernel services the driver core (freestanding C++)
  * needs, implemented by the C shims in driver/shim (and, for the host unit
- * tests, by driver/tests/fake_kernel.cpp; for the KUnit suites, by
- * driver/kunit/kapi.c).
+ * tests, by driver/tests/fake_kernel.cpp and fake_memory_model.cpp; for
+ * the KUnit suites, by driver/kunit/kapi.c with driver/shim/sync.c,
+ * barrier.c and atomic.c linked in).
  *
  * This header is seen by two compilers with two different C libraries: the
  * kernel's (uint64_t = unsigned long long) and gcc's freestanding one

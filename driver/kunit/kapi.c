@@ -3,10 +3,12 @@
  * The fake kernel half of vhca_kunit.ko: vhca_kapi.h's memory, DMA and
  * logging services on real kernel objects (so KASAN, lockdep and kmemleak
  * watch the core exactly as in vhca.ko; locking is driver/shim/sync.c
- * itself, allocating through vhca_kapi_zalloc() here), plus what the tests
+ * itself, allocating through vhca_kapi_zalloc() here, and the memory model
+ * driver/shim/barrier.c and atomic.c), plus what the tests
  * need on top: allocation-failure injection, a count of live objects, and
  * a list of live "DMA" buffers the fake device checks its accesses against.
- * MMIO and port events are the fake device's (fake_device.c).
+ * MMIO, port events and synchronize_irq are the fake device's
+ * (fake_device.c).
  */
 #include <linux/kernel.h>
 #include <linux/list.h>
