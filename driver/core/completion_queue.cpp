@@ -5,6 +5,7 @@
 #include "endian.h"
 #include "log.h"
 #include "memory.h"
+#include "memory_model.h"
 #include "page_list.h"
 #include "queue_pair.h"
 #include "vhca_errno.h"
@@ -69,8 +70,7 @@ Result<OwnedPtr<CompletionQueue>> CompletionQueue::Create(Device& device,
   if (!cq) return Error{-VHCA_ENOMEM};
   const Status status = cq->Init(entries, comp_vector);
   if (!status.ok()) return device.FailCreate(cq, status.error());
-  device.objects().Add(cq.get());
-  return cq;
+  return device.Publish(Move(cq));
 }
 
 Result<OwnedPtr<CompletionQueue>> CompletionQueue::CreateUser(
@@ -85,14 +85,14 @@ Result<OwnedPtr<CompletionQueue>> CompletionQueue::CreateUser(
   cq->user_buffer_ = Move(buffer);
   const Status status = cq->InitUser(log_size, dbrec_offset, comp_vector, db_page);
   if (!status.ok()) return device.FailCreate(cq, status.error());
-  device.objects().Add(cq.get());
-  return cq;
+  return device.Publish(Move(cq));
 }
 
 Status CompletionQueue::InitUser(uint32_t log_size, uint32_t dbrec_offset,
                                  uint32_t comp_vector, uint32_t db_page) {
   log_size_ = log_size;
   eqn_ = device_.comp_eqn(comp_vector);
+  vector_ = comp_vector + 1;
   const uint64_t ring_bytes = uint64_t{sizeof(vhca_cqe)} << log_size;
   // The record must not overlap the ring the device writes.
   if (dbrec_offset < ring_bytes) return Error{-VHCA_EINVAL};
@@ -137,6 +137,7 @@ Result<DmaBuffer> CompletionQueue::AllocateRing(uint32_t log_size,
 Status CompletionQueue::Init(uint32_t entries, uint32_t comp_vector) {
   log_size_ = LogSizeFor(entries);
   eqn_ = device_.comp_eqn(comp_vector);
+  vector_ = comp_vector + 1;
   auto lock = SpinLock::Create(VHCA_LOCK_COMPLETION_QUEUE);
   VHCA_TRY(lock);
   lock_ = lock.Take();
@@ -207,7 +208,7 @@ bool CompletionQueue::Valid(uint32_t index) const {
   return owner == vhca_eqe_owner(index, log_size_);
 }
 
-int CompletionQueue::Poll(int max, vhca_core_wc* wc) {
+int CompletionQueue::Poll(int max, vhca_core_wc_convert convert, void* ctx) {
   if (user()) return 0;  // the provider's
   int polled = 0;
   LockGuard guard(lock_);
@@ -219,13 +220,13 @@ int CompletionQueue::Poll(int max, vhca_core_wc* wc) {
     vhca_cqe cqe;
     CopyBytes(&cqe, Entry(consumer_index_), sizeof(cqe));
     consumer_index_++;
-    if (Decode(cqe, &wc[polled])) polled++;
+    vhca_core_wc wc;
+    if (Decode(cqe, &wc)) convert(ctx, polled++, &wc);
   }
   if (consumer_index_ != start) {
     // Our reads of the CQEs before the store that frees their slots.
     vhca_kapi_dma_mb();
-    __atomic_store_n(&dbrec_->consumer_index, ToLe32(consumer_index_),
-                     __ATOMIC_RELAXED);
+    WriteOnce(&dbrec_->consumer_index, ToLe32(consumer_index_));
   }
   return polled;
 }

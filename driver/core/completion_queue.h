@@ -4,7 +4,8 @@
 // doorbell record holding our consumer index (the device reads it before
 // declaring the CQ full), and the arm doorbell.
 //
-// Poll decodes each CQE into a vhca_core_wc and hands the freed WQEs back
+// Poll decodes each CQE into a vhca_core_wc for the caller's converter
+// (the shim writes it into ib_wc) and hands the freed WQEs back
 // to their queue pair (wqe_index); the QPs that use this CQ are attached
 // to it (under lock_), so that a QP cannot vanish during a poll and its
 // leftover CQEs can be cleaned when it is destroyed (Guide 8.2.3 note 2).
@@ -60,11 +61,14 @@ class CompletionQueue : public DeviceResource {
   uint32_t capacity() const { return (1u << log_size_) - 1; }
   uint32_t consumer_index() const { return consumer_index_; }
   void* context() const { return context_; }
+  // The MSI-X vector of its completion EQ (completion vector + 1).
+  uint32_t vector() const { return vector_; }
   bool user() const { return user_buffer_.get() != nullptr; }
   const vhca_cqe* ring() const { return static_cast<const vhca_cqe*>(ring_.cpu()); }
 
-  // Up to `max` completions into wc; returns how many.
-  int Poll(int max, vhca_core_wc* wc);
+  // Up to `max` completions, each given to convert(ctx, n, wc) under
+  // lock_ (vhca_core_verbs.h); returns how many.
+  int Poll(int max, vhca_core_wc_convert convert, void* ctx);
   // Arms (VHCA_CORE_CQ_* flags); 1 with REPORT_MISSED when a CQE waits.
   int Arm(uint32_t flags);
 
@@ -114,6 +118,7 @@ class CompletionQueue : public DeviceResource {
   uint32_t log_size_ = 0;
   bool live_ = false;
   uint32_t eqn_ = 0;
+  uint32_t vector_ = 0;
   DmaBuffer ring_;        // the CQEs, then the doorbell record
   OwnedPtr<UserBuffer> user_buffer_;  // user CQs: the ring instead of ring_
   // A new ring whose RESIZE_CQ failed without a device answer: the device

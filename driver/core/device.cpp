@@ -12,6 +12,14 @@ uint32_t Clamp(uint32_t value, uint32_t low, uint32_t high) {
   return value < low ? low : value > high ? high : value;
 }
 
+// The object limits ib_core sees are the ones the registry's tables hold.
+void ClampObjectLimits(vhca_device_attr* attr) {
+  vhca_le32* const limits[] = {&attr->max_qp, &attr->max_cq, &attr->max_srq};
+  for (vhca_le32* limit : limits)
+    if (FromLe32(*limit) > ObjectRegistry::kMaxObjects)
+      *limit = ToLe32(ObjectRegistry::kMaxObjects);
+}
+
 // Polls for ENABLE's effect (the device applies it synchronously; the
 // loop tolerates a device that takes a moment).
 constexpr uint32_t kEnablePolls = 50;
@@ -30,7 +38,7 @@ Device::~Device() {
   // Members (rings) are freed after this body: stop the device first.
   if (hw_enabled_) regs_.Reset();
   // The device does no DMA now: retired resources can go.
-  ListNode* node = __atomic_exchange_n(&retired_, nullptr, __ATOMIC_ACQUIRE);
+  ListNode* node = Exchange<ListNode>(&retired_, nullptr);
   while (node) {
     ListNode* next = node->next;
     node->next = nullptr;
@@ -53,9 +61,10 @@ int Device::FinishDestroy(DeviceResource* resource, int error) {
 
 void Device::Retire(DeviceResource* resource) {
   ListNode* node = resource;
-  node->next = __atomic_load_n(&retired_, __ATOMIC_RELAXED);
-  while (!__atomic_compare_exchange_n(&retired_, &node->next, node, true,
-                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  // A lock-free push (any context): on a lost race node->next gets the
+  // new top and the exchange is tried again.
+  node->next = nullptr;
+  while (!CompareExchange<ListNode>(&retired_, &node->next, node)) {
   }
 }
 
@@ -79,7 +88,7 @@ Status Device::Init() {
   }
   ports_.set_num_ports(caps_.num_ports);
   db_pages_.Init(regs_.ReadDoorbellPages());
-  VHCA_TRY(objects_.Init());
+  objects_.Init(kdev);
 
   auto cmdq = CommandQueue::Create(
       regs_, Clamp(kCmdqLogSize, VHCA_MIN_LOG_CMDQ, caps_.max_log_cmdq));
@@ -125,6 +134,8 @@ Status Device::Start(uint32_t num_vectors) {
                  attr_.num_ports, caps_.num_ports);
     return Error{-VHCA_EPROTO};
   }
+  ClampObjectLimits(&attr_);
+  VHCA_TRY(objects_.SetLimits(attr_));
   uint32_t comp_vectors = num_vectors - 1;
   // max_eq counts EQ 0.
   if (attr_.max_eq >= 1 && comp_vectors > attr_.max_eq - 1u)
@@ -148,7 +159,7 @@ Status Device::CreateCompEqs(uint32_t count) {
     VHCA_TRY(eqn);
     comp_eqs_[i]->set_eqn(eqn.value());
     // Publish before arming: the handler of vector i + 1 looks it up.
-    __atomic_store_n(&num_comp_eqs_, i + 1, __ATOMIC_RELEASE);
+    StoreRelease(&num_comp_eqs_, i + 1);
     comp_eqs_[i]->Arm();
   }
   return Ok();
@@ -179,7 +190,7 @@ void Device::HandleIrq(uint32_t vector) {
     eq0_->Poll([this](const vhca_eqe& event) { HandleEq0Event(event); });
     return;
   }
-  const uint32_t live = __atomic_load_n(&num_comp_eqs_, __ATOMIC_ACQUIRE);
+  const uint32_t live = LoadAcquire(&num_comp_eqs_);
   if (vector - 1 >= live) return;
   comp_eqs_[vector - 1]->Poll([this](const vhca_eqe& event) {
     if (event.type == VHCA_EQE_COMPLETION)

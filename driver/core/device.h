@@ -13,6 +13,7 @@
 #include "doorbell_pages.h"
 #include "event_queue.h"
 #include "heap.h"
+#include "memory_model.h"
 #include "owned_ptr.h"
 #include "ports.h"
 #include "protection_domains.h"
@@ -60,8 +61,7 @@ class Device : public HeapObject {
   // regions"), so that a key of a destroyed region whose index was
   // reused does not name the new one.
   uint8_t NextKeyVariant() {
-    return static_cast<uint8_t>(
-        __atomic_add_fetch(&key_variant_, 1, __ATOMIC_RELAXED));
+    return static_cast<uint8_t>(key_variant_.Add(1));
   }
   // Takes an object whose memory the device may still use (see
   // device_resource.h); it is deleted after the device reset.  Any context.
@@ -78,6 +78,17 @@ class Device : public HeapObject {
   // (and reported as destroyed: the device is dead) when the device may
   // still use it; kept with the error otherwise (e.g. -EBUSY).
   int FinishDestroy(DeviceResource* resource, int error);
+  // Registers a created CQ, QP or SRQ for its events.  A handle the
+  // registry refuses (a device bug) destroys the object again and fails
+  // the create with -EPROTO.
+  template <typename T>
+  Result<OwnedPtr<T>> Publish(OwnedPtr<T> object) {
+    const Status added = objects_.Add(object.get());
+    if (added.ok()) return object;
+    T* raw = object.Release();
+    FinishDestroy(raw, raw->DestroyOnDevice().error());
+    return Error{added.error()};
+  }
   const EventQueue* comp_eq(uint32_t index) const {
     return index < num_comp_eqs_ ? comp_eqs_[index].get() : nullptr;
   }
@@ -107,7 +118,7 @@ class Device : public HeapObject {
   OwnedPtr<EventQueue> comp_eqs_[VHCA_MAX_VECTORS - 1];
   uint32_t num_comp_eqs_ = 0;
   bool comp_eqs_live_ = false;  // created on the device, not yet destroyed
-  uint32_t key_variant_ = 0;
+  AtomicU32 key_variant_;
   // Retired resources, a lock-free stack linked through ListNode::next.
   ListNode* retired_ = nullptr;
 };

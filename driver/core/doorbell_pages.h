@@ -5,8 +5,8 @@
 // data doorbell only on the page its object was created with, so a
 // process can ring only its own queues.
 //
-// A lock-free bitmap: Alloc and Free may run concurrently from any
-// context.
+// A lock-free bitmap (the kernel's bit operations): Alloc and Free may run
+// concurrently from any context.
 #ifndef VHCA_CORE_DOORBELL_PAGES_H
 #define VHCA_CORE_DOORBELL_PAGES_H
 
@@ -31,9 +31,11 @@ class DoorbellPages {
   uint32_t in_use() const;
 
  private:
-  static constexpr uint32_t kBitsPerWord = 64;
+  static constexpr uint32_t kBitsPerWord = 8 * sizeof(unsigned long);
   uint32_t count_ = 0;
-  uint64_t used_[kMaxPages / kBitsPerWord] = {};
+  // The kernel's bitmap layout (linux/bitops.h), changed only through
+  // vhca_kapi_test_and_set_bit_lock / vhca_kapi_clear_bit_unlock.
+  unsigned long used_[kMaxPages / kBitsPerWord] = {};
 };
 
 }  // namespace vhca

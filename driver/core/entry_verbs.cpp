@@ -91,8 +91,9 @@ int vhca_core_resize_cq(vhca_core_cq* cq, unsigned int entries,
   return error;
 }
 
-int vhca_core_poll_cq(vhca_core_cq* cq, int num, vhca_core_wc* wc) {
-  return AsCq(cq)->Poll(num, wc);
+int vhca_core_poll_cq(vhca_core_cq* cq, int num, vhca_core_wc_convert convert,
+                      void* ctx) {
+  return AsCq(cq)->Poll(num, convert, ctx);
 }
 
 int vhca_core_arm_cq(vhca_core_cq* cq, unsigned int flags) {
@@ -123,14 +124,6 @@ int vhca_core_destroy_qp(vhca_core_qp* qp) {
   return Destroy(object->device(), object);
 }
 
-int vhca_core_post_send(vhca_core_qp* qp, const vhca_core_send_wr* wr) {
-  return AsQp(qp)->PostSend(*wr).error();
-}
-
-int vhca_core_post_recv(vhca_core_qp* qp, const vhca_core_recv_wr* wr) {
-  return AsQp(qp)->PostRecv(*wr).error();
-}
-
 int vhca_core_post_send_chain(vhca_core_qp* qp, const void** item,
                               vhca_core_send_wr_convert convert, void* ctx) {
   return AsQp(qp)->PostSendChain(item, convert, ctx).error();
@@ -140,9 +133,6 @@ int vhca_core_post_recv_chain(vhca_core_qp* qp, const void** item,
                               vhca_core_recv_wr_convert convert) {
   return AsQp(qp)->PostRecvChain(item, convert).error();
 }
-
-void vhca_core_ring_sq(vhca_core_qp* qp) { AsQp(qp)->RingSq(); }
-void vhca_core_ring_rq(vhca_core_qp* qp) { AsQp(qp)->RingRq(); }
 
 int vhca_core_attach_mcast(vhca_core_qp* qp, unsigned short mlid,
                            const unsigned char mgid[16]) {
@@ -185,12 +175,6 @@ int vhca_core_destroy_srq(vhca_core_srq* srq) {
   vhca::SharedReceiveQueue* object = AsSrq(srq);
   return Destroy(object->device(), object);
 }
-
-int vhca_core_post_srq_recv(vhca_core_srq* srq, const vhca_core_recv_wr* wr) {
-  return AsSrq(srq)->PostRecv(*wr).error();
-}
-
-void vhca_core_ring_srq(vhca_core_srq* srq) { AsSrq(srq)->Ring(); }
 
 int vhca_core_post_srq_recv_chain(vhca_core_srq* srq, const void** item,
                                   vhca_core_recv_wr_convert convert) {

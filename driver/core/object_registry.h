@@ -5,21 +5,30 @@
 // (-> the asynchronous event handler), vhca_hw_verbs.h "Asynchronous
 // events".
 //
-// A dispatch looks the object up under the registry lock, counts itself in
-// dispatching_ and runs the handler after dropping the lock (from the EQ's
-// interrupt handler).  Remove() unlinks the object under the lock and then
-// sleeps until dispatching_ is zero, so once Remove() returns no handler
-// runs for the object any more and it can be freed (Guide 8.2.3 note 4: no
-// event of a destroyed CQ reaches a new owner).  Lookups are linear walks
-// of the lists: fine for the object counts of a virtual device.
+// Each kind has a bounded-index table (handle_table.h) sized from
+// QUERY_DEVICE's limits: the interrupt handler finds the object with one
+// acquire load and runs the handler, with no lock held (a ULP handler
+// takes its own locks, which elsewhere are held while posting to our
+// queues, like mlx4's qp_event).  Remove() empties the slot and then
+// synchronize_irq()s every vector whose handler could have found the
+// object: EQ 0's (vector 0) for all kinds, and the CQ's completion vector.
+// After that no handler runs for the object, and none will (the slot is
+// empty), so it can be freed (Guide 8.2.3 note 4: no event of a destroyed
+// CQ reaches a new owner).  Those handlers are the only dispatchers: the
+// core never polls an EQ outside vhca_core_irq.
+//
+// No lock: slots change by cmpxchg, so Add/Remove of different objects
+// may run concurrently (process context); Dispatch* run in hard-IRQ
+// context.  set_ops() happens before the first Add (the shim sets the
+// handlers before registering the ib_device).
 #ifndef VHCA_CORE_OBJECT_REGISTRY_H
 #define VHCA_CORE_OBJECT_REGISTRY_H
 
-#include "intrusive_list.h"
+#include "handle_table.h"
 #include "result.h"
-#include "sync.h"
 #include "vhca_core_verbs.h"
 #include "vhca_hw.h"
+#include "vhca_kapi.h"
 
 namespace vhca {
 
@@ -29,41 +38,53 @@ class SharedReceiveQueue;
 
 class ObjectRegistry {
  public:
-  Status Init();
-  void set_ops(const vhca_core_event_ops& ops);
+  // The most objects of one kind the tables hold (512 KiB of slots): a
+  // device reporting more is clamped to this (Device::Start).
+  static constexpr uint32_t kMaxObjects = 1u << 16;
 
-  // Remove() unlinks the object and then waits (sleeping: process
-  // context only) until no handler that may have found it still runs.
-  void Add(CompletionQueue* cq);
+  void Init(vhca_kapi_device* kdev) { kdev_ = kdev; }
+  // Sizes the tables: cqn < max_cq, srqn < max_srq, QPNs 2..max_qp+1 and
+  // the SMI/GSI handles of num_ports ports (Documentation/device.md
+  // "Handles").  Once, before the first Add.
+  Status SetLimits(const vhca_device_attr& attr);
+  void set_ops(const vhca_core_event_ops& ops) { ops_ = ops; }
+
+  // Add: -EPROTO for a handle outside its table or already registered (a
+  // device bug; the caller destroys the object again).  Remove: empties
+  // the slot, then waits for the handlers that may have found the object
+  // (sleeps: process context only); a no-op wait if it was never added.
+  Status Add(CompletionQueue* cq);
   void Remove(CompletionQueue* cq);
-  void Add(QueuePair* qp);
+  Status Add(QueuePair* qp);
   void Remove(QueuePair* qp);
-  void Add(SharedReceiveQueue* srq);
+  Status Add(SharedReceiveQueue* srq);
   void Remove(SharedReceiveQueue* srq);
 
-  // A VHCA_EQE_COMPLETION (hard-IRQ context).
+  // A VHCA_EQE_COMPLETION (hard-IRQ context, the CQ's vector).
   void DispatchCompletion(uint32_t cqn);
-  // A QP_EVENT, CQ_ERROR or SRQ_EVENT from EQ 0; false for other types.
+  // A QP_EVENT, CQ_ERROR or SRQ_EVENT from EQ 0 (hard-IRQ context, vector
+  // 0); false for other types.
   bool DispatchAsync(const vhca_eqe& event);
 
-  uint32_t dropped() const { return dropped_; }
+  // Events for no (longer) registered object.
+  uint32_t dropped() const { return dropped_.Read(); }
 
  private:
-  // Handlers run without lock_ held (like mlx4's qp_event): a ULP handler
-  // takes its own locks (ipoib's priv->lock) which, elsewhere, are held
-  // while posting to our queues.  dispatching_ counts the handlers that
-  // run; Remove() waits for it to drain so no handler sees a freed object.
-  void* BeginDispatch(void* context);
-  void EndDispatch();
-  void WaitForDispatches();
+  // The QP table's index of a QP handle: the QPN for port 1's SMI/GSI (0,
+  // 1) and for RC/UC/UD QPs (2..max_qp+1); after them two slots per
+  // further port.  Out of range: the table size (never a valid index).
+  uint32_t QpIndex(uint32_t handle) const;
+  // Runs the handler for `context` (nullptr: counted as dropped).
+  void DeliverAsync(const vhca_eqe& event, void* context);
 
-  SpinLock lock_;
-  uint32_t dispatching_ = 0;  // under lock_
+  vhca_kapi_device* kdev_ = nullptr;
   vhca_core_event_ops ops_{};
-  IntrusiveList<CompletionQueue> cqs_;
-  IntrusiveList<QueuePair> qps_;
-  IntrusiveList<SharedReceiveQueue> srqs_;
-  uint32_t dropped_ = 0;  // events for no (longer) registered object
+  HandleTable<CompletionQueue> cqs_;
+  HandleTable<QueuePair> qps_;
+  HandleTable<SharedReceiveQueue> srqs_;
+  uint32_t max_qp_ = 0;
+  uint32_t num_ports_ = 0;
+  AtomicU32 dropped_;
 };
 
 }  // namespace vhca

@@ -6,6 +6,7 @@
 #define VHCA_CORE_PROTECTION_DOMAINS_H
 
 #include "device_commands.h"
+#include "memory_model.h"
 #include "result.h"
 
 namespace vhca {
@@ -18,11 +19,11 @@ class ProtectionDomains {
   Status Dealloc(uint32_t pdn);
   // Allocated and not yet deallocated (approximate under concurrency:
   // only for diagnostics).
-  uint32_t outstanding() const { return outstanding_; }
+  uint32_t outstanding() const { return outstanding_.Read(); }
 
  private:
   DeviceCommands* commands_;
-  uint32_t outstanding_ = 0;
+  AtomicU32 outstanding_;
 };
 
 }  // namespace vhca

@@ -16,8 +16,7 @@ Result<OwnedPtr<QueuePair>> QueuePair::Create(Device& device,
   const Status status = qp->Init(init, nullptr);
   if (!status.ok()) return device.FailCreate(qp, status.error());
   qp->Attach();
-  device.objects().Add(qp.get());
-  return qp;
+  return device.Publish(Move(qp));
 }
 
 Result<OwnedPtr<QueuePair>> QueuePair::CreateUser(Device& device,
@@ -33,8 +32,7 @@ Result<OwnedPtr<QueuePair>> QueuePair::CreateUser(Device& device,
   const Status status = qp->Init(init, rings);
   if (!status.ok()) return device.FailCreate(qp, status.error());
   qp->Attach();
-  device.objects().Add(qp.get());
-  return qp;
+  return device.Publish(Move(qp));
 }
 
 Status QueuePair::Init(vhca_core_qp_init* init, UserQpRings* rings) {
@@ -149,37 +147,6 @@ void QueuePair::Detach() {
   if (recv_cq_ != send_cq_) recv_cq_->Detach(&recv_attachment_, handle_);
   if (srq_) srq_->RemoveUser();
   attached_ = false;
-}
-
-Status QueuePair::PostSend(const vhca_core_send_wr& wr) {
-  if (user_) return Error{-VHCA_EINVAL};  // the provider posts
-  LockGuard guard(sq_lock_);
-  if (sq_.full()) return Error{-VHCA_ENOMEM};
-  VHCA_TRY(BuildSendWqe(send_layout_, wr, sq_.NextWqe()));
-  sq_.Produced();
-  return Ok();
-}
-
-Status QueuePair::PostRecv(const vhca_core_recv_wr& wr) {
-  if (srq_ || user_) return Error{-VHCA_EINVAL};  // the SRQ's, the provider's
-  LockGuard guard(rq_lock_);
-  if (rq_.full()) return Error{-VHCA_ENOMEM};
-  VHCA_TRY(BuildRecvWqe(recv_layout_, wr, rq_.NextWqe()));
-  rq_.Produced();
-  return Ok();
-}
-
-// The doorbell write (writeq) orders the WQEs before it (vhca_kapi.h).
-void QueuePair::RingSq() {
-  if (user_) return;
-  LockGuard guard(sq_lock_);
-  device_.registers().RingData(VHCA_DB_SQ, handle_, 0, sq_.producer());
-}
-
-void QueuePair::RingRq() {
-  if (srq_ || user_) return;
-  LockGuard guard(rq_lock_);
-  device_.registers().RingData(VHCA_DB_RQ, handle_, 0, rq_.producer());
 }
 
 Status QueuePair::PostSendChain(const void** item,

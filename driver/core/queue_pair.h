@@ -47,7 +47,7 @@ class QueuePair : public DeviceResource {
   static Result<OwnedPtr<QueuePair>> Create(Device& device,
                                             vhca_core_qp_init* init);
   // A QP of a user context (RC, UC, UD) on user CQs (and SRQ): the
-  // provider posts and rings; PostSend/PostRecv refuse, Ring* do nothing.
+  // provider posts and rings; PostSendChain/PostRecvChain refuse.
   static Result<OwnedPtr<QueuePair>> CreateUser(Device& device,
                                                 vhca_core_qp_init* init,
                                                 UserQpRings* rings);
@@ -63,11 +63,6 @@ class QueuePair : public DeviceResource {
   const WorkQueue& sq() const { return sq_; }
   const WorkQueue& rq() const { return rq_; }
 
-  // One WR into the ring, no doorbell: -EINVAL, or -ENOMEM when full.
-  Status PostSend(const vhca_core_send_wr& wr);
-  Status PostRecv(const vhca_core_recv_wr& wr);
-  void RingSq();
-  void RingRq();
   // A whole chain under one lock and one doorbell (vhca_core_verbs.h).
   Status PostSendChain(const void** item, vhca_core_send_wr_convert convert,
                        void* ctx);

@@ -14,8 +14,7 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::Create(
   if (!srq) return Error{-VHCA_ENOMEM};
   const Status status = srq->Init(pdn, max_wr, max_sge, limit, 0, 0, 0);
   if (!status.ok()) return device.FailCreate(srq, status.error());
-  device.objects().Add(srq.get());
-  return srq;
+  return device.Publish(Move(srq));
 }
 
 Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
@@ -29,8 +28,7 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
   const Status status =
       srq->Init(pdn, max_wr, max_sge, limit, log_size, wqe_shift, db_page);
   if (!status.ok()) return device.FailCreate(srq, status.error());
-  device.objects().Add(srq.get());
-  return srq;
+  return device.Publish(Move(srq));
 }
 
 Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
@@ -84,15 +82,6 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
   return Ok();
 }
 
-Status SharedReceiveQueue::PostRecv(const vhca_core_recv_wr& wr) {
-  if (user()) return Error{-VHCA_EINVAL};  // the provider posts
-  LockGuard guard(lock_);
-  if (rq_.full()) return Error{-VHCA_ENOMEM};
-  VHCA_TRY(BuildRecvWqe(layout_, wr, rq_.NextWqe()));
-  rq_.Produced();
-  return Ok();
-}
-
 Status SharedReceiveQueue::PostRecvChain(const void** item,
                                          vhca_core_recv_wr_convert convert) {
   if (user()) return Error{-VHCA_EINVAL};
@@ -108,12 +97,6 @@ Status SharedReceiveQueue::PostRecvChain(const void** item,
   return status;
 }
 
-void SharedReceiveQueue::Ring() {
-  if (user()) return;
-  LockGuard guard(lock_);
-  device_.registers().RingData(VHCA_DB_SRQ, srqn_, 0, rq_.producer());
-}
-
 Status SharedReceiveQueue::SetLimit(uint32_t limit) {
   if (limit > max_wr()) return Error{-VHCA_EINVAL};
   return device_.commands().ModifySrq(srqn_, limit);
@@ -124,7 +107,7 @@ Result<uint32_t> SharedReceiveQueue::QueryLimit() {
 }
 
 Status SharedReceiveQueue::DestroyOnDevice() {
-  if (__atomic_load_n(&users_, __ATOMIC_RELAXED)) return Error{-VHCA_EBUSY};
+  if (users_.Read()) return Error{-VHCA_EBUSY};
   if (!live_) return Ok();
   const Status status = device_.commands().DestroySrq(srqn_);
   if (!status.ok() && !DeviceMayStillUse(status.error())) return status;

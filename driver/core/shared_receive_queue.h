@@ -9,6 +9,7 @@
 #define VHCA_CORE_SHARED_RECEIVE_QUEUE_H
 
 #include "device_resource.h"
+#include "memory_model.h"
 #include "owned_ptr.h"
 #include "qp_attributes.h"
 #include "result.h"
@@ -33,7 +34,7 @@ class SharedReceiveQueue : public DeviceResource {
   // An SRQ of a user context: its ring (2^log_size WQEs of 2^wqe_shift
   // bytes, the geometry ComputeQpLayout gives for max_wr/max_sge) at the
   // start of `buffer`, rung through doorbell page db_page.  The provider
-  // posts; PostRecv refuses, Ring does nothing.
+  // posts; PostRecvChain refuses.
   static Result<OwnedPtr<SharedReceiveQueue>> CreateUser(
       Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
       uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
@@ -46,10 +47,8 @@ class SharedReceiveQueue : public DeviceResource {
   uint32_t max_sge() const { return layout_.max_sge; }
   const WorkQueue& rq() const { return rq_; }
 
-  Status PostRecv(const vhca_core_recv_wr& wr);
   // A whole chain under one lock and one doorbell (vhca_core_verbs.h).
   Status PostRecvChain(const void** item, vhca_core_recv_wr_convert convert);
-  void Ring();
   void CompletedOne() { rq_.CompletedOne(); }
 
   // Arms the limit event (IBA 11.2.3.2); 0 disarms.
@@ -58,8 +57,8 @@ class SharedReceiveQueue : public DeviceResource {
   // Refused (-EBUSY) while QPs use it.
   Status DestroyOnDevice();
   Device& device() const { return device_; }
-  void AddUser() { __atomic_add_fetch(&users_, 1, __ATOMIC_RELAXED); }
-  void RemoveUser() { __atomic_sub_fetch(&users_, 1, __ATOMIC_RELAXED); }
+  void AddUser() { users_.Add(1); }
+  void RemoveUser() { users_.Add(-1); }
 
  private:
   SharedReceiveQueue(Device& device, void* context)
@@ -73,7 +72,7 @@ class SharedReceiveQueue : public DeviceResource {
   void* context_;
   uint32_t srqn_ = 0;
   bool live_ = false;
-  uint32_t users_ = 0;
+  AtomicU32 users_;
   RecvQueueLayout layout_;
   SpinLock lock_;
   WorkQueue rq_;

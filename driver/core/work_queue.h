@@ -2,12 +2,17 @@
 // A work queue ring in kernel DMA memory (send queue, receive queue or
 // SRQ): 2^log_size WQEs of 2^wqe_shift bytes, a free-running producer
 // index (the poster's, under the owner's lock) and a free-running consumer
-// index advanced by the CQ poller (atomics, so post and poll share no lock:
-// Guide 8.2.3 note 3).
+// index advanced by the CQ poller, so post and poll share no lock (Guide
+// 8.2.3 note 3).  The consumer index is released by the poller and
+// acquired by the poster (a slot is reused only after its completion was
+// read); the producer index is read by the poller only as a bound.  An
+// SRQ's consumer index is advanced by the pollers of several CQs at once:
+// an atomic_t.
 #ifndef VHCA_CORE_WORK_QUEUE_H
 #define VHCA_CORE_WORK_QUEUE_H
 
 #include "dma_buffer.h"
+#include "memory_model.h"
 #include "page_list.h"
 #include "result.h"
 #include "vhca_errno.h"
@@ -52,9 +57,7 @@ class WorkQueue {
   }
 
   uint32_t producer() const { return producer_; }
-  uint32_t consumer() const {
-    return __atomic_load_n(&consumer_, __ATOMIC_ACQUIRE);
-  }
+  uint32_t consumer() const { return consumer_.ReadAcquire(); }
   bool full() const { return producer_ - consumer() >= size(); }
   // The WQE at the producer index (owner's lock held, !full()).
   uint8_t* NextWqe() const { return Wqe(producer_); }
@@ -62,36 +65,35 @@ class WorkQueue {
     return static_cast<uint8_t*>(ring_.cpu()) +
            (size_t{index & (size() - 1)} << wqe_shift_);
   }
-  void Produced() { __atomic_store_n(&producer_, producer_ + 1, __ATOMIC_RELEASE); }
+  void Produced() { WriteOnce(&producer_, producer_ + 1); }
 
   // A CQE for the WQE whose index has low 16 bits wqe_index: it and every
   // earlier WQE are done (unsignaled sends complete silently before it).
   // The full index is the one within 2^16 after the consumer index (at
   // most 2^VHCA_MAX_LOG_WQ WQEs are outstanding).
   void CompletedThrough(uint16_t wqe_index) {
-    const uint32_t consumer = __atomic_load_n(&consumer_, __ATOMIC_RELAXED);
+    const uint32_t consumer = consumer_.Read();
     const uint32_t done =
         consumer + static_cast<uint16_t>(wqe_index - static_cast<uint16_t>(consumer));
     // A CQE naming a WQE that was never posted (a device bug) must not
     // push the consumer past the producer.
-    if (done - consumer >= __atomic_load_n(&producer_, __ATOMIC_RELAXED) - consumer)
-      return;
-    __atomic_store_n(&consumer_, done + 1, __ATOMIC_RELEASE);
+    if (done - consumer >= ReadOnce(&producer_) - consumer) return;
+    consumer_.SetRelease(done + 1);
   }
   // One WQE done, in order (SRQ).
-  void CompletedOne() { __atomic_add_fetch(&consumer_, 1, __ATOMIC_RELEASE); }
+  void CompletedOne() { consumer_.AddRelease(1); }
   // QP back to RESET: the device forgets the queue's indexes.
   void Reset() {
-    __atomic_store_n(&producer_, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&consumer_, 0, __ATOMIC_RELEASE);
+    WriteOnce(&producer_, 0);
+    consumer_.SetRelease(0);
   }
 
  private:
   uint32_t log_size_ = 0;
   uint32_t wqe_shift_ = 0;
   DmaBuffer ring_;
-  uint32_t producer_ = 0;
-  uint32_t consumer_ = 0;
+  uint32_t producer_ = 0;  // written under the owner's lock
+  AtomicU32 consumer_;
 };
 
 template <typename Wr, typename Convert, typename Build>

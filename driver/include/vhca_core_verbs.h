@@ -12,8 +12,8 @@
  * fields through.
  *
  * Context: create/destroy/modify/query/attach may sleep (commands);
- * post_*, ring_*, poll_cq and arm_cq are callable from any context and
- * never sleep.
+ * post_*, poll_cq and arm_cq are callable from any context and never
+ * sleep.
  */
 #ifndef VHCA_CORE_VERBS_H
 #define VHCA_CORE_VERBS_H
@@ -51,7 +51,7 @@ struct vhca_core_ah_attr {
 	unsigned char dgid[16];		/* network byte order */
 };
 
-/* ---- work completions (the shim copies them into struct ib_wc) ---- */
+/* ---- work completions (the shim's converter writes them into ib_wc) ---- */
 /* opcode: enum vhca_cqe_opcode == enum ib_wc_opcode values. */
 #define VHCA_CORE_WC_GRH		(1u << 0)	/* IB_WC_GRH */
 #define VHCA_CORE_WC_WITH_IMM		(1u << 1)	/* IB_WC_WITH_IMM */
@@ -157,9 +157,17 @@ int vhca_core_create_cq(struct vhca_core_device *dev, unsigned int entries,
 int vhca_core_destroy_cq(struct vhca_core_cq *cq);
 int vhca_core_resize_cq(struct vhca_core_cq *cq, unsigned int entries,
 			unsigned int *actual_entries);
-/* Up to num completions into wc; returns how many. */
+/*
+ * poll_cq: up to num completions, each decoded once and handed to the
+ * shim's converter as completion number index (0..num-1), which writes it
+ * into the caller's array (ib_wc[index]); returns how many.  The converter
+ * runs under the CQ's lock: it must not sleep, take locks or call back
+ * into the core.
+ */
+typedef void (*vhca_core_wc_convert)(void *ctx, int index,
+				     const struct vhca_core_wc *wc);
 int vhca_core_poll_cq(struct vhca_core_cq *cq, int num,
-		      struct vhca_core_wc *wc);
+		      vhca_core_wc_convert convert, void *ctx);
 /* 0, or 1 with VHCA_CORE_CQ_REPORT_MISSED when a CQE was already waiting. */
 int vhca_core_arm_cq(struct vhca_core_cq *cq, unsigned int flags);
 
@@ -218,21 +226,15 @@ int vhca_core_modify_qp(struct vhca_core_qp *qp,
 			unsigned int attr_mask);
 int vhca_core_query_qp(struct vhca_core_qp *qp, struct vhca_core_qp_attr *attr);
 int vhca_core_destroy_qp(struct vhca_core_qp *qp);
-/* One WR into the ring (no doorbell); -EINVAL (bad WR), -ENOMEM (full). */
-int vhca_core_post_send(struct vhca_core_qp *qp,
-			const struct vhca_core_send_wr *wr);
-int vhca_core_post_recv(struct vhca_core_qp *qp,
-			const struct vhca_core_recv_wr *wr);
-/* The doorbell for everything posted so far. */
-void vhca_core_ring_sq(struct vhca_core_qp *qp);
-void vhca_core_ring_rq(struct vhca_core_qp *qp);
-
 /*
  * post_send / post_recv / post_srq_recv of a whole chain (ib_send_wr's
  * next pointers): the queue's lock is taken once, every WR is converted by
  * the shim's callback (item -> *wr, and the next item or NULL) and written
  * into the ring, and one doorbell covers all of them.  On an error *item
  * is the WR that failed (the caller's bad_wr); those before it are posted.
+ * Errors: the converter's, -EINVAL (a WR the queue cannot take: too many
+ * SGEs, too much inline data, an opcode the QP type does not allow; or a
+ * user queue, which the provider posts to), -ENOMEM (the ring is full).
  */
 typedef int (*vhca_core_send_wr_convert)(void *ctx, const void *item,
 					 struct vhca_core_send_wr *wr,
@@ -258,9 +260,6 @@ int vhca_core_create_srq(struct vhca_core_device *dev, unsigned int pdn,
 int vhca_core_modify_srq(struct vhca_core_srq *srq, unsigned int limit);
 int vhca_core_query_srq(struct vhca_core_srq *srq, unsigned int *limit);
 int vhca_core_destroy_srq(struct vhca_core_srq *srq);
-int vhca_core_post_srq_recv(struct vhca_core_srq *srq,
-			    const struct vhca_core_recv_wr *wr);
-void vhca_core_ring_srq(struct vhca_core_srq *srq);
 /* post_srq_recv of a chain: as vhca_core_post_recv_chain. */
 int vhca_core_post_srq_recv_chain(struct vhca_core_srq *srq, const void **item,
 				  vhca_core_recv_wr_convert convert);

@@ -32,7 +32,9 @@ void WriteEqe(vhca_eqe* ring, uint32_t log_size, uint32_t index,
   vhca::ZeroBytes(slot, offsetof(vhca_eqe, owner));
   slot->type = VHCA_EQE_COMPLETION;
   slot->subtype = marker;
-  __atomic_store_n(&slot->owner, owner, __ATOMIC_RELEASE);
+  // dma_wmb(): the entry before the byte that hands it over.
+  vhca_kapi_dma_wmb();
+  *static_cast<volatile uint8_t*>(&slot->owner) = owner;
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ struct vhca_fake {
 	struct vhca_node_desc node_desc;
 };
 
-static const u64 fake_node_guid = 0x0002c90300001000ull;
+static const u64 fake_node_guid = 0x5254000000001000ull;
 
 static void fake_raise(struct vhca_fake *fake, int vector)
 {
@@ -95,6 +95,13 @@ static void fake_interrupt(struct irq_work *work)
 	spin_unlock_irqrestore(&fake->lock, flags);
 	if (core)
 		vhca_core_irq(core, vector->index);
+}
+
+void vhca_fake_sync_vector(struct vhca_fake *fake, unsigned int vector)
+{
+	might_sleep();
+	if (vector < VHCA_MAX_VECTORS)
+		irq_work_sync(&fake->vectors[vector].work);
 }
 
 /* Under fake->lock: writes the EQE.  Returns the vector to raise (-1 for

@@ -12,6 +12,9 @@ struct vhca_kapi_device {
 	struct vhca_fake *fake;
 };
 
+/* synchronize_irq() of the fake's vector: irq_work_sync. */
+void vhca_fake_sync_vector(struct vhca_fake *fake, unsigned int vector);
+
 /* True when [addr, addr + len) lies inside one live DMA buffer. */
 bool vhca_fake_dma_live(unsigned long long addr, size_t len);
 

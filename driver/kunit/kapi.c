@@ -3,10 +3,12 @@
  * The fake kernel half of vhca_kunit.ko: vhca_kapi.h's memory, DMA and
  * logging services on real kernel objects (so KASAN, lockdep and kmemleak
  * watch the core exactly as in vhca.ko; locking is driver/shim/sync.c
- * itself, allocating through vhca_kapi_zalloc() here), plus what the tests
+ * itself, allocating through vhca_kapi_zalloc() here, and the memory model
+ * driver/shim/barrier.c and atomic.c), plus what the tests
  * need on top: allocation-failure injection, a count of live objects, and
  * a list of live "DMA" buffers the fake device checks its accesses against.
- * MMIO and port events are the fake device's (fake_device.c).
+ * MMIO, port events and synchronize_irq are the fake device's
+ * (fake_device.c).
  */
 #include <linux/kernel.h>
 #include <linux/list.h>
@@ -197,14 +199,11 @@ void vhca_kapi_dma_free(struct vhca_kapi_device *kdev,
 	memset(buf, 0, sizeof(*buf));
 }
 
-void vhca_kapi_dma_rmb(void)
+/* The fake's interrupts are irq_work items (fake_device.c). */
+void vhca_kapi_synchronize_irq(struct vhca_kapi_device *kdev,
+			       unsigned int vector)
 {
-	dma_rmb();
-}
-
-void vhca_kapi_dma_mb(void)
-{
-	dma_mb();
+	vhca_fake_sync_vector(kdev->fake, vector);
 }
 
 /* Spinlocks, semaphores, completions: driver/shim/sync.c, linked in, on

@@ -123,7 +123,7 @@ static void cmdq_query_device_round_trip(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_create_and_start(test, 3), 0);
 	attr = vhca_core_device_attr(fx->core);
 	KUNIT_EXPECT_EQ(test, attr->num_ports, 2);
-	KUNIT_EXPECT_EQ(test, attr->node_guid, 0x0002c90300001000ull);
+	KUNIT_EXPECT_EQ(test, attr->node_guid, 0x5254000000001000ull);
 	KUNIT_EXPECT_EQ(test, attr->fw_version, (1ull << 32) | (2ull << 16) | 3);
 	KUNIT_EXPECT_EQ(test, vhca_core_num_ports(fx->core), 2u);
 	KUNIT_EXPECT_EQ(test, vhca_core_num_comp_vectors(fx->core), 2u);
@@ -264,7 +264,7 @@ static void cmdq_round_trip_data(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gid.raw[15], 0x02);	/* node GUID + port 2 */
 	KUNIT_EXPECT_EQ(test, vhca_core_query_port(fx->core, 1, &attr), 0);
 	KUNIT_EXPECT_EQ(test, attr.state, VHCA_PORT_ACTIVE);
-	KUNIT_EXPECT_EQ(test, attr.port_guid, 0x0002c90300001001ull);
+	KUNIT_EXPECT_EQ(test, attr.port_guid, 0x5254000000001001ull);
 	KUNIT_EXPECT_EQ(test, vhca_core_query_gid(fx->core, 3, 0, &gid), -VHCA_EINVAL);
 	KUNIT_EXPECT_EQ(test, vhca_core_query_pkey(fx->core, 1, VHCA_PKEY_TABLE_LEN, &pkey),
 			-VHCA_EINVAL);

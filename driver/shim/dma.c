@@ -35,13 +35,3 @@ void vhca_kapi_dma_free(struct vhca_kapi_device *kdev,
 	dma_free_coherent(&kdev->pdev->dev, buf->size, buf->cpu, buf->dma);
 	memset(buf, 0, sizeof(*buf));
 }
-
-void vhca_kapi_dma_rmb(void)
-{
-	dma_rmb();
-}
-
-void vhca_kapi_dma_mb(void)
-{
-	dma_mb();
-}

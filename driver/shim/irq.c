@@ -2,7 +2,8 @@
 /*
  * irq.c - MSI-X vectors and their handlers.  Vector 0 serves EQ 0
  * (command completions, port events); vectors 1..n-1 the completion EQs.
- * Every handler just calls into the core.
+ * Every handler just calls into the core; vhca_kapi_synchronize_irq waits
+ * for them.
  */
 #include <linux/interrupt.h>
 #include <linux/pci.h>
@@ -48,6 +49,15 @@ int vhca_irq_setup(struct vhca_kapi_device *kdev)
 		virq->requested = true;
 	}
 	return 0;
+}
+
+/* vhca_kapi.h: the core's wait for the handlers of one vector, after it
+ * unpublished an object they could find (ObjectRegistry::Remove). */
+void vhca_kapi_synchronize_irq(struct vhca_kapi_device *kdev,
+			       unsigned int vector)
+{
+	if (vector < kdev->num_vectors && kdev->irqs[vector].requested)
+		synchronize_irq(pci_irq_vector(kdev->pdev, vector));
 }
 
 void vhca_irq_teardown(struct vhca_kapi_device *kdev)

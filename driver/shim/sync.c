@@ -30,7 +30,6 @@ struct vhca_kapi_completion {
 static struct lock_class_key vhca_lock_keys[VHCA_LOCK_CLASSES];
 static const char *const vhca_lock_names[VHCA_LOCK_CLASSES] = {
 	[VHCA_LOCK_COMMAND_QUEUE] = "vhca_command_queue",
-	[VHCA_LOCK_OBJECT_REGISTRY] = "vhca_object_registry",
 	[VHCA_LOCK_COMPLETION_QUEUE] = "vhca_completion_queue",
 	[VHCA_LOCK_SEND_QUEUE] = "vhca_send_queue",
 	[VHCA_LOCK_RECEIVE_QUEUE] = "vhca_receive_queue",

@@ -52,50 +52,40 @@ int vhca_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	return 0;
 }
 
-/* Completions are read in batches of this many into an on-stack array. */
-#define VHCA_POLL_BATCH 8
+/*
+ * The core's converter (vhca_core_wc_convert): completion `index` of this
+ * poll straight into the caller's ib_wc array, under the CQ's lock.
+ */
+static void vhca_ib_wc_convert(void *ctx, int index,
+			       const struct vhca_core_wc *c)
+{
+	struct ib_wc *w = (struct ib_wc *)ctx + index;
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = c->wr_id;
+	w->status = c->status;
+	w->vendor_err = c->vendor_err;
+	w->qp = c->qp_context;
+	if (c->status != IB_WC_SUCCESS)
+		return;	/* error CQEs: wr_id, status, qp */
+	w->opcode = c->opcode;
+	w->byte_len = c->byte_len;
+	w->src_qp = c->src_qp;
+	w->wc_flags = c->wc_flags;
+	if (c->wc_flags & IB_WC_WITH_IMM)
+		w->ex.imm_data = (__force __be32)c->imm_inv;
+	else if (c->wc_flags & IB_WC_WITH_INVALIDATE)
+		w->ex.invalidate_rkey = c->imm_inv;
+	w->slid = c->slid;
+	w->sl = c->sl;
+	w->dlid_path_bits = c->dlid_path_bits;
+	w->pkey_index = c->pkey_index;
+}
 
 int vhca_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
-	struct vhca_core_cq *core = to_vcq(ibcq)->core;
-	struct vhca_core_wc batch[VHCA_POLL_BATCH];
-	int done = 0;
-
-	while (done < num_entries) {
-		int want = min(num_entries - done, VHCA_POLL_BATCH);
-		int got = vhca_core_poll_cq(core, want, batch);
-		int i;
-
-		if (got <= 0)
-			break;
-		for (i = 0; i < got; i++, done++) {
-			const struct vhca_core_wc *c = &batch[i];
-			struct ib_wc *w = &wc[done];
-
-			memset(w, 0, sizeof(*w));
-			w->wr_id = c->wr_id;
-			w->status = c->status;
-			w->vendor_err = c->vendor_err;
-			w->qp = c->qp_context;
-			if (c->status != IB_WC_SUCCESS)
-				continue;	/* error CQEs: wr_id, status, qp */
-			w->opcode = c->opcode;
-			w->byte_len = c->byte_len;
-			w->src_qp = c->src_qp;
-			w->wc_flags = c->wc_flags;
-			if (c->wc_flags & IB_WC_WITH_IMM)
-				w->ex.imm_data = (__force __be32)c->imm_inv;
-			else if (c->wc_flags & IB_WC_WITH_INVALIDATE)
-				w->ex.invalidate_rkey = c->imm_inv;
-			w->slid = c->slid;
-			w->sl = c->sl;
-			w->dlid_path_bits = c->dlid_path_bits;
-			w->pkey_index = c->pkey_index;
-		}
-		if (got < want)
-			break;
-	}
-	return done;
+	return vhca_core_poll_cq(to_vcq(ibcq)->core, num_entries,
+				 vhca_ib_wc_convert, wc);
 }
 
 int vhca_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)

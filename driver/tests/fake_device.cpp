@@ -212,7 +212,10 @@ void FakeDevice::DeliverInterrupts() {
     if (!irq_pending_[v]) continue;
     irq_pending_[v] = false;
     irqs_delivered.push_back(v);
-    if (core) vhca_core_irq(core, v);
+    if (!core) continue;
+    FakeKernel::Current().in_irq_vector = static_cast<int>(v);
+    vhca_core_irq(core, v);
+    FakeKernel::Current().in_irq_vector = -1;
   }
 }
 

@@ -80,9 +80,12 @@ class FakeDevice {
   uint32_t max_qp = 64, max_qp_wr = 1u << 15, max_sge = 32, max_cq = 64,
            max_cqe = 1u << 16, max_mr = 64, max_srq = 16, max_srq_wr = 1u << 15;
   bool fail_enable = false;   // ENABLE -> FATAL (BAD_CMDQ_CONFIG)
+  // >= 0: the next CREATE_CQ answers this cqn, whatever the handle rule
+  // says (a broken device); then back to -1.
+  int64_t forced_cqn = -1;
   bool hang = false;          // consume commands, never complete them
   std::map<uint16_t, uint8_t> forced_status;  // opcode -> status
-  uint64_t node_guid = 0x0002c90300001000ull;
+  uint64_t node_guid = 0x5254000000001000ull;
   Port ports[VHCA_MAX_PORTS];
 
   // ---- MMIO ----
@@ -149,7 +152,7 @@ class FakeDevice {
   void DeliverInterrupts();
 
   std::vector<uint32_t> hung_tokens_;
-  uint32_t next_cqn_ = 1, next_qpn_ = 2, next_srqn_ = 1, next_mr_index_ = 1;
+  uint32_t next_mr_index_ = 1;
   bool irq_pending_[VHCA_MAX_VECTORS] = {};
 };
 

@@ -9,6 +9,19 @@
 #include "fake_device.h"
 #include "fake_kernel.h"
 
+namespace {
+
+// The device's handle rule (Documentation/device.md "Handles"): the
+// lowest free number from `first`, so handles stay below the limits.
+template <typename Map>
+uint32_t LowestFree(const Map& objects, uint32_t first) {
+  uint32_t handle = first;
+  while (objects.count(handle)) handle++;
+  return handle;
+}
+
+}  // namespace
+
 template <typename T>
 bool FakeDevice::ReadIn(const vhca_cmd& cmd, T* in) {
   if (cmd.in_len != sizeof(T)) return false;
@@ -147,7 +160,9 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
         return MigrateCq(&it->second, in);
       }
       if (cqs.size() >= max_cq) return VHCA_CMD_NO_RESOURCES;
-      const uint32_t cqn = next_cqn_++;
+      const uint32_t cqn =
+          forced_cqn >= 0 ? static_cast<uint32_t>(forced_cqn) : LowestFree(cqs, 0);
+      forced_cqn = -1;
       cqs[cqn].in = in;
       result[0] = cqn;
       return VHCA_CMD_OK;
@@ -183,7 +198,7 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
         qpn = VHCA_SPECIAL_QP_HANDLE(in.port, in.type == VHCA_QPT_SMI ? 0 : 1);
         if (qps.count(qpn)) return VHCA_CMD_BUSY;
       } else {
-        qpn = next_qpn_++;
+        qpn = LowestFree(qps, 2);
       }
       qps[qpn].in = in;
       result[0] = qpn;
@@ -227,7 +242,7 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
       if (!RingReachable(in.buf, size_t{1} << (in.log_size + in.wqe_shift)))
         return VHCA_CMD_BAD_ADDR;
       if (srqs.size() >= max_srq) return VHCA_CMD_NO_RESOURCES;
-      const uint32_t srqn = next_srqn_++;
+      const uint32_t srqn = LowestFree(srqs, 0);
       srqs[srqn].in = in;
       srqs[srqn].limit = in.limit;
       result[0] = srqn;

@@ -92,9 +92,6 @@ void vhca_kapi_dma_free(vhca_kapi_device* kdev, vhca_kapi_dma_buf* buf) {
   *buf = vhca_kapi_dma_buf{};
 }
 
-void vhca_kapi_dma_rmb(void) {}
-void vhca_kapi_dma_mb(void) {}
-
 unsigned int vhca_kapi_reg_read32(vhca_kapi_device* kdev, unsigned int offset) {
   return kdev->device->ReadRegister(offset);
 }
@@ -200,6 +197,17 @@ int vhca_kapi_wait_timeout(vhca_kapi_completion* c, unsigned int timeout_ms) {
 void vhca_kapi_msleep(unsigned int ms) {
   EXPECT_EQ(FakeKernel::Current().locks_held, 0) << "sleeping with a lock held";
   FakeKernel::Current().sleeps_ms += ms;
+}
+
+// Single-threaded: no handler runs while the core waits, so the wait is
+// only recorded and checked for what deadlocks in a real kernel.
+void vhca_kapi_synchronize_irq(vhca_kapi_device* kdev, unsigned int vector) {
+  FakeKernel& k = FakeKernel::Current();
+  EXPECT_EQ(k.locks_held, 0) << "synchronize_irq with a lock held";
+  EXPECT_NE(k.in_irq_vector, static_cast<int>(vector))
+      << "synchronize_irq from the vector's own handler";
+  EXPECT_LT(vector, unsigned{VHCA_MAX_VECTORS});
+  k.synchronized_irqs().push_back(vector);
 }
 
 void vhca_kapi_log(vhca_kapi_device* kdev, int level, const char* fmt, ...) {

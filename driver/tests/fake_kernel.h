@@ -3,8 +3,9 @@
 // memory with allocation-failure injection and leak accounting, DMA
 // buffers whose "bus address" is their host address, single-threaded
 // locks/semaphores/completions that check their own use, captured logs and
-// port events.  Waiting on a completion runs the fake device (commands are
-// asynchronous on the real device too).
+// port events, the vectors synchronize_irq waited for.  Waiting on a
+// completion runs the fake device (commands are asynchronous on the real
+// device too).
 #ifndef VHCA_TESTS_FAKE_KERNEL_H
 #define VHCA_TESTS_FAKE_KERNEL_H
 
@@ -49,8 +50,11 @@ class FakeKernel {
   std::vector<std::pair<unsigned, unsigned>>& port_events() {
     return port_events_;
   }
+  // Vectors vhca_kapi_synchronize_irq waited for, in order.
+  std::vector<unsigned>& synchronized_irqs() { return synchronized_irqs_; }
   int locks_held = 0;
   unsigned sleeps_ms = 0;
+  int in_irq_vector = -1;  // the vector whose handler runs (FakeDevice)
 
  private:
   uint64_t fail_at_ = 0;
@@ -59,6 +63,7 @@ class FakeKernel {
   std::map<uint64_t, size_t> dma_buffers_;
   std::vector<std::string> log_;
   std::vector<std::pair<unsigned, unsigned>> port_events_;
+  std::vector<unsigned> synchronized_irqs_;
 };
 
 #endif  // VHCA_TESTS_FAKE_KERNEL_H

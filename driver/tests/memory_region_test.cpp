@@ -184,7 +184,7 @@ TEST_F(MrTest, FastRegistrationThroughAQueuePair) {
   wr.reg.key = vhca_core_mr_key(mr);
   wr.reg.iova = 0x1000;
   wr.reg.length = 600 * 4096;
-  ASSERT_EQ(vhca_core_post_send(qp, &wr), 0);
+  ASSERT_EQ(PostSend(qp, wr), 0);
   vhca_wqe_reg_mr seg;
   memcpy(&seg, Qp(qp).sq().Wqe(0) + sizeof(vhca_wqe_ctrl), sizeof(seg));
   EXPECT_EQ(seg.pages.mode, VHCA_BUF_INDIRECT);
@@ -194,7 +194,7 @@ TEST_F(MrTest, FastRegistrationThroughAQueuePair) {
   vhca_core_send_wr inv{};
   inv.opcode = VHCA_WQE_LOCAL_INV;
   inv.imm_inv = vhca_core_mr_key(mr);
-  ASSERT_EQ(vhca_core_post_send(qp, &inv), 0);
+  ASSERT_EQ(PostSend(qp, inv), 0);
 }
 
 TEST_F(MrTest, DestroyAfterAFailedRegistrationUsesThePreviousKey) {

@@ -64,8 +64,8 @@ TEST_F(QpTest, SpecialQpsNameTheirPort) {
   ASSERT_TRUE(device_.qps.count(handle));
   EXPECT_EQ(device_.qps[handle].in.port, 2);
   EXPECT_EQ(device_.qps[handle].in.type, VHCA_QPT_GSI);
-  vhca_core_ring_sq(qp);
-  EXPECT_EQ(LastDoorbell().value, uint64_t{handle});
+  ASSERT_EQ(PostSend(qp, SendWr(4)), 0);
+  EXPECT_EQ(LastDoorbell().value, (uint64_t{1} << 32) | handle);
   device_.PostCqe(Cq(cq).cqn(), Cqe(handle, VHCA_CQE_RECV, 5));
   auto wc = Poll(cq);
   ASSERT_EQ(wc.size(), 1u);
@@ -131,12 +131,8 @@ TEST_F(QpTest, PostSendWritesTheRingAndRingsTheDoorbell) {
   vhca_core_qp_init init = QpInit(cq);
   vhca_core_qp* qp = CreateQp(&init);
   const uint32_t qpn = vhca_core_qp_num(qp);
-  for (uint64_t i = 0; i < 3; i++) {
-    vhca_core_send_wr wr = SendWr(0x100 + i);
-    ASSERT_EQ(vhca_core_post_send(qp, &wr), 0);
-  }
   const size_t doorbells = device_.data_doorbells.size();
-  vhca_core_ring_sq(qp);
+  ASSERT_EQ(PostSends(qp, {SendWr(0x100), SendWr(0x101), SendWr(0x102)}), 0);
   ASSERT_EQ(device_.data_doorbells.size(), doorbells + 1);
   EXPECT_EQ(LastDoorbell().offset, uint32_t{VHCA_DB_SQ});
   EXPECT_EQ(LastDoorbell().value, (uint64_t{3} << 32) | qpn);
@@ -203,22 +199,21 @@ TEST_F(QpTest, FullSendQueueIsNoMemoryAndWqeIndexFreesUnsignaled) {
   init.cap.max_send_wr = 4;
   vhca_core_qp* qp = CreateQp(&init);
   const uint32_t qpn = vhca_core_qp_num(qp);
-  for (int i = 0; i < 4; i++) {
-    vhca_core_send_wr wr = SendWr(i, i == 2 ? VHCA_CORE_SEND_SIGNALED : 0);
-    ASSERT_EQ(vhca_core_post_send(qp, &wr), 0);
-  }
-  vhca_core_send_wr more = SendWr(9);
-  EXPECT_EQ(vhca_core_post_send(qp, &more), -VHCA_ENOMEM);
-  EXPECT_EQ(Qp(qp).sq().producer(), 4u);  // the failed post changed nothing
+  std::vector<vhca_core_send_wr> wrs;
+  for (int i = 0; i < 4; i++)
+    wrs.push_back(SendWr(i, i == 2 ? VHCA_CORE_SEND_SIGNALED : 0));
+  const vhca_core_send_wr more = SendWr(9);
+  wrs.push_back(more);
+  size_t failed = 0;
+  EXPECT_EQ(PostSends(qp, wrs, &failed), -VHCA_ENOMEM);
+  EXPECT_EQ(failed, 4u);  // bad_wr: the fifth
+  EXPECT_EQ(Qp(qp).sq().producer(), 4u);  // the failed WR changed nothing
   // WQE 2 completes: 0 and 1 (unsignaled) are free too.
   device_.PostCqe(Cq(cq).cqn(), Cqe(qpn, VHCA_CQE_SEND, 2, 2));
   ASSERT_EQ(Poll(cq).size(), 1u);
   EXPECT_EQ(Qp(qp).sq().consumer(), 3u);
-  for (int i = 0; i < 3; i++) {
-    vhca_core_send_wr wr = SendWr(10 + i);
-    EXPECT_EQ(vhca_core_post_send(qp, &wr), 0) << i;
-  }
-  EXPECT_EQ(vhca_core_post_send(qp, &more), -VHCA_ENOMEM);
+  for (int i = 0; i < 3; i++) EXPECT_EQ(PostSend(qp, SendWr(10 + i)), 0) << i;
+  EXPECT_EQ(PostSend(qp, more), -VHCA_ENOMEM);
   // A CQE naming a WQE never posted does not free anything.
   device_.PostCqe(Cq(cq).cqn(), Cqe(qpn, VHCA_CQE_SEND, 0, 100));
   ASSERT_EQ(Poll(cq).size(), 1u);
@@ -234,8 +229,7 @@ TEST_F(QpTest, WqeIndexAcrossThe16BitWrap) {
   uint32_t posted = 0;
   for (int round = 0; round < 5000; round++) {  // 80000 WQEs > 2^16
     for (int i = 0; i < 16; i++) {
-      vhca_core_send_wr wr = SendWr(posted, 0);
-      ASSERT_EQ(vhca_core_post_send(qp, &wr), 0) << "round " << round;
+      ASSERT_EQ(PostSend(qp, SendWr(posted, 0)), 0) << "round " << round;
       posted++;
     }
     device_.PostCqe(Cq(cq).cqn(),
@@ -255,10 +249,7 @@ TEST_F(QpTest, ReceiveQueue) {
   const uint32_t qpn = vhca_core_qp_num(qp);
   const vhca_core_sge sge{0x8000, 256, 5};
   vhca_core_recv_wr wr{0xaa, 1, &sge};
-  ASSERT_EQ(vhca_core_post_recv(qp, &wr), 0);
-  ASSERT_EQ(vhca_core_post_recv(qp, &wr), 0);
-  EXPECT_EQ(vhca_core_post_recv(qp, &wr), -VHCA_ENOMEM);
-  vhca_core_ring_rq(qp);
+  EXPECT_EQ(PostRecvs(qp, {wr, wr, wr}), -VHCA_ENOMEM);  // two fit
   EXPECT_EQ(LastDoorbell().offset, uint32_t{VHCA_DB_RQ});
   EXPECT_EQ(LastDoorbell().value, (uint64_t{2} << 32) | qpn);
   WireBytes expected(32);  // 16 + 1 SGE -> 32-byte stride
@@ -267,9 +258,9 @@ TEST_F(QpTest, ReceiveQueue) {
   device_.PostCqe(Cq(cq).cqn(), Cqe(qpn, VHCA_CQE_RECV, 0xaa, 0));
   ASSERT_EQ(Poll(cq).size(), 1u);
   wr.num_sge = 2;  // granted 1 SGE in 32 bytes
-  EXPECT_EQ(vhca_core_post_recv(qp, &wr), -VHCA_EINVAL);
+  EXPECT_EQ(PostRecv(qp, wr), -VHCA_EINVAL);
   wr.num_sge = 1;
-  EXPECT_EQ(vhca_core_post_recv(qp, &wr), 0);
+  EXPECT_EQ(PostRecv(qp, wr), 0);
 }
 
 // vhca_qp_context offsets (vhca_hw_verbs.h field order).
@@ -379,8 +370,7 @@ TEST_F(QpTest, ResetEmptiesTheQueues) {
   vhca_core_qp* qp = CreateQp(&init);
   const uint32_t qpn = vhca_core_qp_num(qp);
   for (int i = 0; i < 3; i++) {
-    vhca_core_send_wr wr = SendWr(i);
-    ASSERT_EQ(vhca_core_post_send(qp, &wr), 0);
+    ASSERT_EQ(PostSend(qp, SendWr(i)), 0);
   }
   device_.PostCqe(Cq(cq).cqn(), Cqe(qpn, VHCA_CQE_SEND, 0, 0, VHCA_WC_WR_FLUSH_ERR));
   vhca_core_qp_attr attr{};

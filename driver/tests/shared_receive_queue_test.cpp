@@ -60,11 +60,11 @@ TEST_F(SrqTest, PostRingAndComplete) {
 
   const vhca_core_sge sge{0x9000, 128, 3};
   vhca_core_recv_wr wr{0x51, 1, &sge};
-  ASSERT_EQ(vhca_core_post_srq_recv(srq, &wr), 0);
-  ASSERT_EQ(vhca_core_post_srq_recv(srq, &wr), 0);
-  EXPECT_EQ(vhca_core_post_srq_recv(srq, &wr), -VHCA_ENOMEM);
-  EXPECT_EQ(vhca_core_post_recv(a, &wr), -VHCA_EINVAL);  // the QP has no RQ
-  vhca_core_ring_srq(srq);
+  const size_t doorbells = device_.data_doorbells.size();
+  // A chain of three into two free WQEs: two go in, one doorbell.
+  EXPECT_EQ(PostSrqRecvs(srq, {wr, wr, wr}), -VHCA_ENOMEM);
+  EXPECT_EQ(PostRecv(a, wr), -VHCA_EINVAL);  // the QP has no RQ
+  ASSERT_EQ(device_.data_doorbells.size(), doorbells + 1);
   EXPECT_EQ(LastDoorbell().offset, uint32_t{VHCA_DB_SRQ});
   EXPECT_EQ(LastDoorbell().value, (uint64_t{2} << 32) | Srq(srq).srqn());
   WireBytes expected(32);
@@ -75,7 +75,7 @@ TEST_F(SrqTest, PostRingAndComplete) {
   device_.PostCqe(Cq(cq).cqn(), Cqe(vhca_core_qp_num(a), VHCA_CQE_RECV, 0x51, 1));
   EXPECT_EQ(Poll(cq).size(), 2u);
   EXPECT_EQ(Srq(srq).rq().consumer(), 2u);
-  ASSERT_EQ(vhca_core_post_srq_recv(srq, &wr), 0);
+  ASSERT_EQ(PostSrqRecv(srq, wr), 0);
   // In use: refused until its QPs are gone.
   EXPECT_EQ(vhca_core_destroy_srq(srq), -VHCA_EBUSY);
 }

@@ -154,13 +154,11 @@ TEST_F(UserVerbsTest, UserQpCommandAndGeometry) {
   EXPECT_EQ(vhca_core_qp_max_inline(qp), 128u - 80u);
   // The provider posts and rings; the kernel entry points refuse.
   vhca_core_send_wr wr = SendWr(1);
-  EXPECT_EQ(vhca_core_post_send(qp, &wr), -VHCA_EINVAL);
+  const size_t doorbells = device_.data_doorbells.size();
+  EXPECT_EQ(PostSend(qp, wr), -VHCA_EINVAL);
   const vhca_core_sge sge{0x9000, 16, 1};
   vhca_core_recv_wr rwr{2, 1, &sge};
-  EXPECT_EQ(vhca_core_post_recv(qp, &rwr), -VHCA_EINVAL);
-  const size_t doorbells = device_.data_doorbells.size();
-  vhca_core_ring_sq(qp);
-  vhca_core_ring_rq(qp);
+  EXPECT_EQ(PostRecv(qp, rwr), -VHCA_EINVAL);
   EXPECT_EQ(device_.data_doorbells.size(), doorbells);
   // RESET and destroy leave the provider's CQ ring alone.
   vhca_core_qp_attr attr{};
@@ -225,7 +223,7 @@ TEST_F(UserVerbsTest, UserSrq) {
   EXPECT_EQ(in.limit, 10u);
   const vhca_core_sge one{0x9000, 16, 1};
   vhca_core_recv_wr rwr{2, 1, &one};
-  EXPECT_EQ(vhca_core_post_srq_recv(srq, &rwr), -VHCA_EINVAL);
+  EXPECT_EQ(PostSrqRecv(srq, rwr), -VHCA_EINVAL);
   EXPECT_EQ(vhca_core_modify_srq(srq, 20), 0);
 
   // A user QP on it; a kernel QP may not use it.

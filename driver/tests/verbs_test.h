@@ -18,6 +18,45 @@
 #include "vhca_core_verbs.h"
 #include "vhca_errno.h"
 
+// A chain over an array: the converter's context knows where it ends.
+template <typename Wr>
+struct ArrayChain {
+  const Wr* begin;
+  const Wr* end;
+};
+
+// Receive converters have no context: the chain is linked, like
+// ib_recv_wr's next.
+struct LinkedRecvWr {
+  vhca_core_recv_wr wr;
+  const LinkedRecvWr* next;
+};
+
+inline int ConvertSend(void* ctx, const void* item, vhca_core_send_wr* wr,
+                       const void** next) {
+  const auto* chain = static_cast<const ArrayChain<vhca_core_send_wr>*>(ctx);
+  const auto* it = static_cast<const vhca_core_send_wr*>(item);
+  *wr = *it;
+  *next = it + 1 < chain->end ? it + 1 : nullptr;
+  return 0;
+}
+
+inline int ConvertRecv(const void* item, vhca_core_recv_wr* wr, const void** next) {
+  const auto* it = static_cast<const LinkedRecvWr*>(item);
+  *wr = it->wr;
+  *next = it->next;
+  return 0;
+}
+
+// wrs linked into a chain (valid while `links` lives); its first item.
+inline const void* LinkRecvs(const std::vector<vhca_core_recv_wr>& wrs,
+                             std::vector<LinkedRecvWr>* links) {
+  links->resize(wrs.size());
+  for (size_t i = 0; i < wrs.size(); i++)
+    (*links)[i] = {wrs[i], i + 1 < wrs.size() ? &(*links)[i + 1] : nullptr};
+  return links->empty() ? nullptr : links->data();
+}
+
 class VerbsTest : public CoreTest {
  protected:
   void SetUp() override {
@@ -90,12 +129,51 @@ class VerbsTest : public CoreTest {
     return cqe;
   }
 
+  // vhca_core_poll_cq with a converter that keeps the completions as the
+  // core hands them over (and checks that their indexes count up from 0).
   std::vector<vhca_core_wc> Poll(vhca_core_cq* cq, int max = 64) {
-    std::vector<vhca_core_wc> wc(max);
-    const int n = vhca_core_poll_cq(cq, max, wc.data());
+    std::vector<vhca_core_wc> wc;
+    const int n = vhca_core_poll_cq(cq, max, KeepWc, &wc);
     EXPECT_GE(n, 0);
-    wc.resize(n < 0 ? 0 : n);
+    EXPECT_EQ(size_t(n < 0 ? 0 : n), wc.size());
     return wc;
+  }
+  static void KeepWc(void* ctx, int index, const vhca_core_wc* wc) {
+    auto* out = static_cast<std::vector<vhca_core_wc>*>(ctx);
+    EXPECT_EQ(size_t(index), out->size());
+    out->push_back(*wc);
+  }
+
+  // The chain API with the WRs of an array, as the shim hands over an
+  // ib_send_wr list: returns the error and, in *failed, the index of the
+  // WR it stopped at (wrs.size() when all went in).
+  static int PostSends(vhca_core_qp* qp, const std::vector<vhca_core_send_wr>& wrs,
+                       size_t* failed = nullptr) {
+    ArrayChain<vhca_core_send_wr> chain{wrs.data(), wrs.data() + wrs.size()};
+    const void* item = wrs.empty() ? nullptr : wrs.data();
+    const int err = vhca_core_post_send_chain(qp, &item, ConvertSend, &chain);
+    if (failed) *failed = item ? static_cast<const vhca_core_send_wr*>(item) - wrs.data()
+                               : wrs.size();
+    return err;
+  }
+  static int PostSend(vhca_core_qp* qp, const vhca_core_send_wr& wr) {
+    return PostSends(qp, {wr});
+  }
+  static int PostRecvs(vhca_core_qp* qp, const std::vector<vhca_core_recv_wr>& wrs) {
+    std::vector<LinkedRecvWr> links;
+    const void* item = LinkRecvs(wrs, &links);
+    return vhca_core_post_recv_chain(qp, &item, ConvertRecv);
+  }
+  static int PostRecv(vhca_core_qp* qp, const vhca_core_recv_wr& wr) {
+    return PostRecvs(qp, {wr});
+  }
+  static int PostSrqRecvs(vhca_core_srq* srq, const std::vector<vhca_core_recv_wr>& wrs) {
+    std::vector<LinkedRecvWr> links;
+    const void* item = LinkRecvs(wrs, &links);
+    return vhca_core_post_srq_recv_chain(srq, &item, ConvertRecv);
+  }
+  static int PostSrqRecv(vhca_core_srq* srq, const vhca_core_recv_wr& wr) {
+    return PostSrqRecvs(srq, {wr});
   }
 
   // A signaled RC send of one SGE.
