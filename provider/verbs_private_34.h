@@ -248,6 +248,7 @@ VHCA_DECLARE_CMD(ibv_get_context, ib_uverbs_get_context);
 VHCA_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 VHCA_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
 VHCA_DECLARE_CMD(ibv_create_cq, ib_uverbs_create_cq);
+VHCA_DECLARE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 VHCA_DECLARE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 VHCA_DECLARE_CMD(ibv_create_srq, ib_uverbs_create_srq);
 VHCA_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
@@ -313,6 +314,9 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t cmd_size, struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,

@@ -207,6 +207,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.query_srq = vhca_query_srq,
 	.reg_mr = vhca_reg_mr,
 	.req_notify_cq = vhca_req_notify_cq,
+	.resize_cq = vhca_resize_cq,
 };
 
 static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,

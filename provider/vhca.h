@@ -128,6 +128,7 @@ static inline void vhca_ring_doorbell(struct vhca_context *ctx,
 struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel, int comp_vector);
 int vhca_destroy_cq(struct ibv_cq *cq);
+int vhca_resize_cq(struct ibv_cq *cq, int cqe);
 /* An extended CQ whose attributes cq_ex.c checked (the extended command). */
 struct vhca_cq *vhca_cq_create(struct ibv_context *context,
 			       struct ibv_cq_init_attr_ex *attr);

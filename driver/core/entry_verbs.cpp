@@ -283,6 +283,11 @@ int vhca_core_create_user_cq(vhca_core_device* dev, vhca_core_ubuf* buf,
   return Publish(cq, out);
 }
 
+int vhca_core_resize_user_cq(vhca_core_cq* cq, vhca_core_ubuf* buf,
+                             unsigned int log_size, unsigned int dbrec_offset) {
+  return AsCq(cq)->ResizeUser(TakeUbuf(buf), log_size, dbrec_offset).error();
+}
+
 int vhca_core_create_user_qp(vhca_core_device* dev, vhca_core_qp_init* init,
                              vhca_core_user_qp_rings* rings, vhca_core_qp** out) {
   vhca::UserQpRings user;

@@ -46,6 +46,15 @@ int vhca_core_create_user_cq(struct vhca_core_device *dev,
 			     void *cq_context, struct vhca_core_cq **out,
 			     unsigned int *cqn);
 
+/* ibv_resize_cq: the CQ moves to the ring in buf, laid out as for
+ * create (same doorbell page); the CQEs not yet consumed (per the old
+ * doorbell record) move to its index 0.  Takes buf over; on success the
+ * old ring is no longer the device's (ib_cq.cqe = 2^log_size - 1), on
+ * -ETIMEDOUT/-EIO neither ring may be unpinned before destroy. */
+int vhca_core_resize_user_cq(struct vhca_core_cq *cq,
+			     struct vhca_core_ubuf *buf, unsigned int log_size,
+			     unsigned int dbrec_offset);
+
 struct vhca_core_user_qp_rings {
 	struct vhca_core_ubuf *sq;
 	struct vhca_core_ubuf *rq;	/* NULL with an SRQ */

@@ -62,6 +62,7 @@ struct vhca_cq {
 	struct ib_cq ibcq;
 	struct vhca_core_cq *core;
 	struct vhca_uring uring;	/* user CQs: CQEs and doorbell record */
+	struct vhca_uring orphan_uring;	/* a resize the device never answered */
 };
 
 struct vhca_qp {
@@ -212,6 +213,7 @@ void vhca_uring_release(struct vhca_uring *ring);
 /* uverbs_queues.c: the udata halves of create_cq/qp/srq/ah */
 int vhca_uverbs_create_cq(struct vhca_cq *cq, const struct ib_cq_init_attr *attr,
 			  struct ib_udata *udata);
+int vhca_uverbs_resize_cq(struct vhca_cq *cq, int cqe, struct ib_udata *udata);
 int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
 			  struct ib_udata *udata);
 int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,

@@ -111,6 +111,8 @@ class FakeDevice {
   // A ring of `bytes` described by desc lies in live DMA memory (CONTIG,
   // or DIRECT/INDIRECT pages as user rings come).
   bool RingReachable(const vhca_buf_desc& desc, uint64_t bytes);
+  // `len` bytes at byte `offset` of such a ring; nullptr outside it.
+  void* RingSlot(const vhca_buf_desc& desc, uint64_t offset, uint32_t len);
 
   // ---- observations ----
   bool enabled = false;

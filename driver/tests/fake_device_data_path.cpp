@@ -81,6 +81,17 @@ std::vector<uint64_t> FakeDevice::ReadPages(const vhca_buf_desc& desc) {
   return pages;
 }
 
+// `len` bytes at byte `offset` of a ring, through its page list (user
+// rings are not contiguous); nullptr outside it.
+void* FakeDevice::RingSlot(const vhca_buf_desc& desc, uint64_t offset, uint32_t len) {
+  if (desc.mode == VHCA_BUF_CONTIG) return Dma(desc.addr + offset, len);
+  const uint64_t page_size = uint64_t{1} << desc.page_shift;
+  const std::vector<uint64_t> pages = ReadPages(desc);
+  const uint64_t page = offset / page_size;
+  if (page >= pages.size() || offset % page_size + len > page_size) return nullptr;
+  return Dma(pages[page] + offset % page_size, len);
+}
+
 void FakeDevice::PostCqe(uint32_t cqn, const vhca_cqe& cqe) {
   auto it = cqs.find(cqn);
   ASSERT_NE(it, cqs.end());
@@ -89,9 +100,9 @@ void FakeDevice::PostCqe(uint32_t cqn, const vhca_cqe& cqe) {
   auto* dbrec = static_cast<vhca_cq_dbrec*>(Dma(cq.in.dbrec_addr, sizeof(vhca_cq_dbrec)));
   ASSERT_NE(dbrec, nullptr);
   ASSERT_LT(cq.producer - dbrec->consumer_index, size) << "CQ " << cqn << " overrun";
-  auto* ring = static_cast<vhca_cqe*>(Dma(cq.in.buf.addr, sizeof(vhca_cqe) * size));
-  ASSERT_NE(ring, nullptr);
-  vhca_cqe* slot = &ring[cq.producer & (size - 1)];
+  auto* slot = static_cast<vhca_cqe*>(
+      RingSlot(cq.in.buf, (cq.producer & (size - 1)) * sizeof(vhca_cqe), sizeof(vhca_cqe)));
+  ASSERT_NE(slot, nullptr);
   memcpy(slot, &cqe, offsetof(vhca_cqe, owner));
   slot->owner = vhca_eqe_owner(cq.producer, cq.in.log_size);
   cq.producer++;
@@ -112,15 +123,17 @@ uint8_t FakeDevice::MigrateCq(Cq* cq, const vhca_cmd_create_cq& in) {
   const uint32_t old_size = 1u << cq->in.log_size;
   const uint32_t new_size = 1u << in.log_size;
   auto* dbrec = static_cast<vhca_cq_dbrec*>(Dma(cq->in.dbrec_addr, sizeof(vhca_cq_dbrec)));
-  auto* from = static_cast<vhca_cqe*>(Dma(cq->in.buf.addr, sizeof(vhca_cqe) * old_size));
-  auto* to = static_cast<vhca_cqe*>(Dma(in.buf.addr, sizeof(vhca_cqe) * new_size));
-  if (!dbrec || !from || !to) return VHCA_CMD_BAD_ADDR;
+  if (!dbrec) return VHCA_CMD_BAD_ADDR;
   const uint32_t ci = dbrec->consumer_index;
   const uint32_t pending = cq->producer - ci;
   if (pending > old_size || pending > new_size) return VHCA_CMD_BAD_PARAM;
   for (uint32_t i = 0; i < pending; i++) {
-    memcpy(&to[i], &from[(ci + i) & (old_size - 1)], offsetof(vhca_cqe, owner));
-    to[i].owner = vhca_eqe_owner(i, in.log_size);
+    auto* from = static_cast<vhca_cqe*>(RingSlot(
+        cq->in.buf, ((ci + i) & (old_size - 1)) * sizeof(vhca_cqe), sizeof(vhca_cqe)));
+    auto* to = static_cast<vhca_cqe*>(RingSlot(in.buf, i * sizeof(vhca_cqe), sizeof(vhca_cqe)));
+    if (!from || !to) return VHCA_CMD_BAD_ADDR;
+    memcpy(to, from, offsetof(vhca_cqe, owner));
+    to->owner = vhca_eqe_owner(i, in.log_size);
   }
   cq->in = in;
   cq->producer = pending;
