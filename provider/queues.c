@@ -208,7 +208,7 @@ int vhca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct vhca_cq *cq = to_vcq(ibcq);
 	struct {
 		struct ibv_resize_cq ibv_cmd;
-		struct vhca_resize_cq_req drv;
+		struct vhca_create_cq_req drv;
 	} cmd = {};
 	struct ib_uverbs_resize_cq_resp resp = {};
 	struct vhca_cq_dbrec *dbrec;

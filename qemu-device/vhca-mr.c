@@ -146,12 +146,12 @@ static uint8_t vhca_mr_load_pages(VhcaState *s, VhcaMr *mr,
     return status;
 }
 
-uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2])
+/* A CREATE_MR/REREG_MR input read and checked into *mr (pages loaded). */
+static uint8_t vhca_mr_load(VhcaState *s, uint64_t in_addr, VhcaMr *mr_out)
 {
     struct vhca_cmd_create_mr in;
     VhcaMr mr = { 0 };
     uint8_t status;
-    int index;
 
     if (vhca_dma_read(s, in_addr, &in, sizeof(in)) != MEMTX_OK) {
         return VHCA_CMD_BAD_ADDR;
@@ -188,13 +188,27 @@ uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2])
             return status;
         }
     }
+    mr.valid = true;
+    mr.bound = true;
+    *mr_out = mr;
+    return VHCA_CMD_OK;
+}
+
+uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2])
+{
+    VhcaMr mr;
+    uint8_t status;
+    int index;
+
+    status = vhca_mr_load(s, in_addr, &mr);
+    if (status != VHCA_CMD_OK) {
+        return status;
+    }
     index = vhca_mr_alloc_index(s);
     if (index < 0) {
         vhca_mr_free_pages(s, &mr);
         return VHCA_CMD_NO_RESOURCES;
     }
-    mr.valid = true;
-    mr.bound = true;
     s->mrs[index] = mr;
     result[0] = (uint32_t)index << 8 | mr.variant;
     trace_vhca_mr_create(result[0], mr.pdn, mr.access, mr.iova, mr.length);
@@ -256,6 +270,37 @@ uint8_t vhca_cmd_destroy_mr(VhcaState *s, uint32_t key)
     vhca_mr_free_pages(s, mr);
     memset(mr, 0, sizeof(*mr));
     trace_vhca_mr_destroy(key);
+    return VHCA_CMD_OK;
+}
+
+/*
+ * REREG_MR (IBA 11.2.8.x Reregister Memory Region): a CREATE_MR region
+ * takes the translation, PD and access of a CREATE_MR input and keeps its
+ * key (the input's key_variant is ignored); a refused input leaves it as
+ * it was.  Not while memory windows are bound to it (BUSY).
+ */
+uint8_t vhca_cmd_rereg_mr(VhcaState *s, uint32_t key, uint64_t in_addr)
+{
+    VhcaMr *mr = vhca_mr_lookup(s, key);
+    VhcaMr next;
+    uint8_t status;
+
+    if (!mr || mr->window || mr->frwr) {
+        trace_vhca_mr_reject("rereg: no such region", key);
+        return VHCA_CMD_BAD_HANDLE;
+    }
+    if (vhca_mw_bound_to(s, VHCA_KEY_INDEX(key))) {
+        vhca_mr_reject("rereg: memory windows are bound to it", key);
+        return VHCA_CMD_BUSY;
+    }
+    status = vhca_mr_load(s, in_addr, &next);
+    if (status != VHCA_CMD_OK) {
+        return status;
+    }
+    vhca_mr_free_pages(s, mr);
+    next.variant = mr->variant;
+    *mr = next;
+    trace_vhca_mr_create(key, next.pdn, next.access, next.iova, next.length);
     return VHCA_CMD_OK;
 }
 

@@ -40,6 +40,7 @@ static const VhcaVerbsCmdInfo vhca_verbs_cmds[] = {
     { VHCA_CMD_CREATE_MR, "CREATE_MR", sizeof(struct vhca_cmd_create_mr), 0 },
     { VHCA_CMD_ALLOC_MR, "ALLOC_MR", 0, 0 },
     { VHCA_CMD_DESTROY_MR, "DESTROY_MR", 0, 0 },
+    { VHCA_CMD_REREG_MR, "REREG_MR", sizeof(struct vhca_cmd_create_mr), 0 },
     { VHCA_CMD_ALLOC_MW, "ALLOC_MW", 0, 0 },
     { VHCA_CMD_DEALLOC_MW, "DEALLOC_MW", 0, 0 },
     { VHCA_CMD_ATTACH_MCAST, "ATTACH_MCAST", 0, 0 },
@@ -148,6 +149,8 @@ uint8_t vhca_verbs_cmd_execute(VhcaState *s, const struct vhca_cmd *raw,
         return vhca_cmd_alloc_mr(s, (const void *)raw->in.raw, result);
     case VHCA_CMD_DESTROY_MR:
         return vhca_cmd_destroy_mr(s, handle);
+    case VHCA_CMD_REREG_MR:
+        return vhca_cmd_rereg_mr(s, handle, in_addr);
     case VHCA_CMD_ALLOC_MW:
         return vhca_cmd_alloc_mw(s, (const void *)raw->in.raw, result);
     case VHCA_CMD_DEALLOC_MW:

@@ -224,6 +224,7 @@ uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2]);
 uint8_t vhca_cmd_alloc_mr(VhcaState *s, const struct vhca_cmd_alloc_mr_in *in,
                           uint32_t result[2]);
 uint8_t vhca_cmd_destroy_mr(VhcaState *s, uint32_t key);
+uint8_t vhca_cmd_rereg_mr(VhcaState *s, uint32_t key, uint64_t in_addr);
 /* remote_qpn of vhca_mr_translate for a local access (no windows). */
 #define VHCA_MR_LOCAL UINT32_MAX
 uint8_t vhca_mr_translate(VhcaState *s, uint32_t key, uint32_t pdn,

@@ -78,20 +78,12 @@ struct vhca_create_cq_resp {
 };
 VHCA_SIZE_CHECK(struct vhca_create_cq_resp, 16);
 
-/* ibv_resize_cq: a new buffer laid out as for create, sized for the new
- * cqe.  The provider holds its poll lock across the command and has
- * stored its consumer index in the old record; the kernel's RESIZE_CQ
- * moves the CQEs past it to index 0 of the new ring, where polling
- * resumes (consumer index 0).  On an error the old ring stays the CQ's. */
-struct vhca_resize_cq_req {
-	uint64_t	comp_mask;	/* 0 */
-	uint64_t	buf_addr;	/* user virtual address, page aligned */
-	uint64_t	buf_len;
-	uint32_t	dbrec_offset;
-	uint8_t		log_size;	/* smallest with 2^log_size - 1 >= cqe */
-	uint8_t		rsvd[3];
-};
-VHCA_SIZE_CHECK(struct vhca_resize_cq_req, 32);
+/* ibv_resize_cq: its driver data is a struct vhca_create_cq_req for a new
+ * buffer laid out as for create, sized for the new cqe.  The provider
+ * holds its poll lock across the command and has stored its consumer
+ * index in the old record; the kernel's RESIZE_CQ moves the CQEs past it
+ * to index 0 of the new ring, where polling resumes (consumer index 0).
+ * On an error the old ring stays the CQ's. */
 
 /* ---- queue pairs (RC, UC, UD) ----
  * The send ring (2^sq_log_size WQEs of 2^sq_wqe_shift bytes) and the

@@ -63,7 +63,7 @@ release:
 int vhca_uverbs_resize_cq(struct vhca_cq *cq, int cqe, struct ib_udata *udata)
 {
 	struct ib_cq *ibcq = &cq->ibcq;
-	struct vhca_resize_cq_req req;
+	struct vhca_create_cq_req req;
 	struct vhca_uring next = {};
 	struct vhca_core_ubuf *buf;
 	int err;

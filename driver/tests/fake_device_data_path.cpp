@@ -268,16 +268,26 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
       srqs.erase(handle);
       return VHCA_CMD_OK;
     }
-    case VHCA_CMD_CREATE_MR: {
+    case VHCA_CMD_CREATE_MR:
+    case VHCA_CMD_REREG_MR: {
       Mr mr;
       if (!ReadIn(cmd, &mr.in)) return VHCA_CMD_BAD_SIZE;
-      if (!pds.count(mr.in.pdn) || mr.in.access & ~0xfu) return VHCA_CMD_BAD_PARAM;
+      if (!pds.count(mr.in.pdn) || mr.in.access & ~0x1fu) return VHCA_CMD_BAD_PARAM;
       if (!(mr.in.flags & VHCA_MR_F_PHYSICAL)) {
         if (mr.in.pages.mode == VHCA_BUF_CONTIG || mr.in.pages.npages == 0 ||
             mr.in.pages.page_shift < VHCA_MIN_PAGE_SHIFT ||
             mr.in.pages.page_shift > VHCA_MAX_PAGE_SHIFT)
           return VHCA_CMD_BAD_PARAM;
         mr.pages = ReadPages(mr.in.pages);
+      }
+      if (cmd.opcode == VHCA_CMD_REREG_MR) {  // the key stays
+        auto it = mrs.find(VHCA_KEY_INDEX(handle));
+        if (it == mrs.end() || it->second.fast_reg ||
+            it->second.variant != VHCA_KEY_VARIANT(handle))
+          return VHCA_CMD_BAD_HANDLE;
+        mr.variant = it->second.variant;
+        it->second = mr;
+        return VHCA_CMD_OK;
       }
       if (mrs.size() >= max_mr) return VHCA_CMD_NO_RESOURCES;
       const uint32_t index = next_mr_index_++;
@@ -307,6 +317,19 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
       mrs.erase(it);
       return VHCA_CMD_OK;
     }
+    case VHCA_CMD_ALLOC_MW: {
+      vhca_cmd_alloc_mw_in in;
+      memcpy(&in, cmd.in.raw, sizeof(in));
+      if (!pds.count(in.pdn)) return VHCA_CMD_BAD_HANDLE;
+      if (in.type != VHCA_MW_TYPE_1 && in.type != VHCA_MW_TYPE_2) return VHCA_CMD_BAD_PARAM;
+      if (mrs.size() + mws.size() >= max_mr) return VHCA_CMD_NO_RESOURCES;
+      const uint32_t index = next_mr_index_++;
+      mws[index] = in;
+      result[0] = (index << 8) | in.key_variant;
+      return VHCA_CMD_OK;
+    }
+    case VHCA_CMD_DEALLOC_MW:  // the index only (binds change the variant)
+      return mws.erase(VHCA_KEY_INDEX(handle)) ? VHCA_CMD_OK : VHCA_CMD_BAD_HANDLE;
     case VHCA_CMD_ATTACH_MCAST:
     case VHCA_CMD_DETACH_MCAST: {
       vhca_cmd_mcast_in in;

@@ -168,9 +168,21 @@ static void test_mw_type1(void)
     g_assert_cmpuint(mw_write(dp, &p, 4, m.b + 4096, mw, &m), ==,
                      VHCA_WC_REM_ACCESS_ERR);   /* the old variant */
     dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
-    /* A region with bound windows stays. */
+    /* A region with bound windows stays as it is. */
     g_assert_cmpuint(dp_simple(dp, VHCA_CMD_DESTROY_MR, mr, NULL), ==,
                      VHCA_CMD_BUSY);
+    {
+        struct vhca_cmd_create_mr in;
+
+        memset(&in, 0, sizeof(in));
+        in.iova = cpu_to_le64(m.b);
+        in.length = cpu_to_le64(4096);
+        in.pdn = cpu_to_le32(dp->pd);
+        in.access = cpu_to_le32(MR_BINDABLE);
+        in.flags = VHCA_MR_F_PHYSICAL;
+        g_assert_cmpuint(dp_exec_in(dp, VHCA_CMD_REREG_MR, mr, &in, sizeof(in),
+                                    NULL), ==, VHCA_CMD_BUSY);
+    }
     /* Rebind on another QP of the PD (the window follows), then unbind. */
     mw_bind(dp, &p.a, 0xa1, key, mr, m.b, 4096, VHCA_ACCESS_REMOTE_WRITE);
     expect_bind(dp, &p.a, &p.acq, VHCA_WC_SUCCESS);
