@@ -85,6 +85,8 @@ static uint32_t segment_bytes(uint8_t opcode, uint8_t qp_type)
         return 32;
     case VHCA_WQE_REG_MR:
         return 48;
+    case VHCA_WQE_BIND_MW:
+        return 32;
     case VHCA_WQE_LOCAL_INV:
         return 0;
     default:
@@ -150,6 +152,12 @@ static void fuzz_send(const uint8_t *buf, uint32_t stride, uint8_t qp_type,
     }
     if (wqe.opcode == VHCA_WQE_RDMA_READ) {
         expect(qp_type == VHCA_QPT_RC, "RDMA READ off RC", qp_type, 0);
+    }
+    if (wqe.opcode == VHCA_WQE_BIND_MW) {
+        expect(qp_type == VHCA_QPT_RC || qp_type == VHCA_QPT_UC,
+               "BIND_MW off a connected QP", qp_type, 0);
+        expect(wqe.num_sge == 0 && wqe.inline_len == 0 && wqe.length == 0,
+               "BIND_MW with data", wqe.num_sge, wqe.inline_len);
     }
     if (qp_type == VHCA_QPT_UD || qp_type == VHCA_QPT_SMI ||
         qp_type == VHCA_QPT_GSI) {

@@ -46,7 +46,9 @@ static int wqe_opcode(const struct vhca_qp *qp, enum ibv_wr_opcode opcode,
 		       (int)IBV_WR_RDMA_READ == (int)VHCA_WQE_RDMA_READ &&
 		       (int)IBV_WR_ATOMIC_CMP_AND_SWP == (int)VHCA_WQE_ATOMIC_CMP_AND_SWP &&
 		       (int)IBV_WR_ATOMIC_FETCH_AND_ADD == (int)VHCA_WQE_ATOMIC_FETCH_AND_ADD &&
-		       (int)IBV_WR_SEND_WITH_INV == (int)VHCA_WQE_SEND_WITH_INV,
+		       (int)IBV_WR_SEND_WITH_INV == (int)VHCA_WQE_SEND_WITH_INV &&
+		       (int)IBV_WR_LOCAL_INV == (int)VHCA_WQE_LOCAL_INV &&
+		       (int)IBV_WR_BIND_MW == (int)VHCA_WQE_BIND_MW,
 		       "ibv_wr_opcode and vhca_wqe_opcode differ");
 	switch (opcode) {
 	case IBV_WR_SEND:
@@ -57,9 +59,11 @@ static int wqe_opcode(const struct vhca_qp *qp, enum ibv_wr_opcode opcode,
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_LOCAL_INV:	/* of a type 2 memory window */
+	case IBV_WR_BIND_MW:
 		break;
 	default:
-		return EINVAL;	/* LOCAL_INV, BIND_MW, TSO: not from user space */
+		return EINVAL;	/* TSO, atomic write: not in the device */
 	}
 	if (!vhca_wqe_opcode_allowed(opcode, qp->type))
 		return EINVAL;
@@ -80,8 +84,8 @@ static uint8_t wqe_flags(unsigned int send_flags)
 	return flags;
 }
 
-/* The RDMA or atomic segment (after the control segment). */
-static void write_segment(const struct ibv_send_wr *wr, char *at)
+/* The RDMA, atomic or bind segment (after the control segment). */
+static int write_segment(const struct ibv_send_wr *wr, char *at)
 {
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
@@ -104,9 +108,13 @@ static void write_segment(const struct ibv_send_wr *wr, char *at)
 			seg->swap = htole64(wr->wr.atomic.swap);
 		break;
 	}
+	case IBV_WR_BIND_MW:
+		return vhca_bind_segment(wr->bind_mw.rkey, &wr->bind_mw.bind_info,
+					 (void *)at);
 	default:	/* SENDs: the UD segment comes from vhca_wqe_set_ud */
 		break;
 	}
+	return 0;
 }
 
 void vhca_wqe_set_ud(struct vhca_send_wqe *w, struct ibv_ah *ah,
@@ -142,11 +150,10 @@ int vhca_wqe_begin(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		ctrl->imm_inv = wr->imm_data;	/* wire order, as given */
-	else if (wr->opcode == IBV_WR_SEND_WITH_INV)
+	else if (wr->opcode == IBV_WR_SEND_WITH_INV ||
+		 wr->opcode == IBV_WR_LOCAL_INV)
 		ctrl->imm_inv = htole32(wr->invalidate_rkey);
-	if (segment)
-		write_segment(wr, wqe + sizeof(*ctrl));
-	return 0;
+	return segment ? write_segment(wr, wqe + sizeof(*ctrl)) : 0;
 }
 
 int vhca_wqe_add_inline(const struct vhca_qp *qp, struct vhca_send_wqe *w,
@@ -201,6 +208,8 @@ static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr
 	if (qp->type == VHCA_QPT_UD)
 		vhca_wqe_set_ud(&w, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 				wr->wr.ud.remote_qkey);
+	if (!vhca_wqe_carries_data(wr->opcode))
+		return wr->num_sge ? EINVAL : 0;
 	if (!(wr->send_flags & IBV_SEND_INLINE))
 		return vhca_wqe_set_sges(qp, &w, wr->sg_list, (size_t)wr->num_sge);
 	for (i = 0; i < wr->num_sge && !err; i++)

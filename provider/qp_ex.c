@@ -15,8 +15,9 @@
  * makes it post
  * nothing and return that error, as ibv_wr_abort does (ibv_wr_post(3)).
  *
- * Not offered: LOCAL_INV, BIND_MW (no memory windows), TSO, ATOMIC_WRITE:
- * send_ops_flags naming them fail ibv_create_qp_ex with EOPNOTSUPP.
+ * ibv_wr_bind_mw and ibv_wr_local_inv open a complete WQE (no data).
+ * Not offered: TSO, ATOMIC_WRITE: send_ops_flags naming them fail
+ * ibv_create_qp_ex with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |      \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                  \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |        \
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV)
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV |   \
+	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 
 _Static_assert(IBV_QP_EX_WITH_SEND == 1u << IBV_WR_SEND &&
 	       IBV_QP_EX_WITH_SEND_WITH_INV == 1u << IBV_WR_SEND_WITH_INV &&
@@ -173,6 +175,27 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qp_ex, uint32_t rkey,
 	open_atomic(qp_ex, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
 
+/* A type 2 window bound to this QP, with the key the caller chose
+ * (ibv_inc_rkey of the current one); mw.c writes the segment. */
+static void wr_bind_mw(struct ibv_qp_ex *qp_ex, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *bind_info)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_BIND_MW };
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info = *bind_info;
+	open_wqe(to_vqp_ex(qp_ex), &wr);
+}
+
+static void wr_local_inv(struct ibv_qp_ex *qp_ex, uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_LOCAL_INV,
+				  .invalidate_rkey = invalidate_rkey };
+
+	open_wqe(to_vqp_ex(qp_ex), &wr);
+}
+
 static void wr_set_ud_addr(struct ibv_qp_ex *qp_ex, struct ibv_ah *ah,
 			   uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -283,6 +306,8 @@ void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags)
 	qp_ex->wr_rdma_read = wr_rdma_read;
 	qp_ex->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	qp_ex->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	qp_ex->wr_bind_mw = wr_bind_mw;
+	qp_ex->wr_local_inv = wr_local_inv;
 	qp_ex->wr_set_ud_addr = wr_set_ud_addr;
 	qp_ex->wr_set_sge = wr_set_sge;
 	qp_ex->wr_set_sge_list = wr_set_sge_list;

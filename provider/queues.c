@@ -55,6 +55,31 @@ static void ring_free(struct vhca_ring *ring)
 
 /* ---- completion queues ---- */
 
+/* CompletionQueue::LogSizeFor: one more than asked, a power of 2; 0 when
+ * cqe is 0 or too big. */
+static uint32_t cq_log_size(uint32_t cqe)
+{
+	uint32_t log_size = VHCA_MIN_LOG_CQ;
+
+	if (cqe == 0 || cqe > INT32_MAX)
+		return 0;
+	while (log_size <= VHCA_MAX_LOG_CQ && (1u << log_size) - 1 < cqe)
+		log_size++;
+	return log_size <= VHCA_MAX_LOG_CQ ? log_size : 0;
+}
+
+/* A zeroed ring of 2^log_size CQEs, the doorbell record right after. */
+static int cq_ring_alloc(struct vhca_ring *ring, struct vhca_cq_dbrec **dbrec,
+			 uint32_t log_size)
+{
+	int err = ring_alloc(ring, log_size, 6, sizeof(struct vhca_cq_dbrec));
+
+	if (!err)
+		*dbrec = (struct vhca_cq_dbrec *)((char *)ring->buf +
+						  (sizeof(struct vhca_cqe) << log_size));
+	return err;
+}
+
 /* The kernel's CREATE_CQ, the driver's data right after the command. */
 static int cq_cmd(struct ibv_context *context, const struct ibv_cq_init_attr_ex *attr,
 		  struct vhca_cq *cq, const struct vhca_create_cq_req *req)
@@ -106,34 +131,25 @@ static struct vhca_cq *cq_create(struct ibv_context *context,
 {
 	struct vhca_create_cq_req req = {};
 	struct vhca_cq *cq;
-	uint32_t log_size = VHCA_MIN_LOG_CQ;
-	size_t ring_bytes;
+	uint32_t log_size;
 	int err;
 
-	/* CompletionQueue::LogSizeFor: one more than asked, a power of 2. */
-	if (attr->cqe == 0 || attr->cqe > INT32_MAX) {
-		errno = EINVAL;
-		return NULL;
-	}
-	while (log_size <= VHCA_MAX_LOG_CQ && (1u << log_size) - 1 < attr->cqe)
-		log_size++;
-	if (log_size > VHCA_MAX_LOG_CQ) {
+	log_size = cq_log_size(attr->cqe);
+	if (!log_size) {
 		errno = EINVAL;
 		return NULL;
 	}
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	ring_bytes = sizeof(struct vhca_cqe) << log_size;
-	err = ring_alloc(&cq->ring, log_size, 6, sizeof(struct vhca_cq_dbrec));
+	err = cq_ring_alloc(&cq->ring, &cq->dbrec, log_size);
 	if (err)
 		goto free_cq;
-	cq->dbrec = (struct vhca_cq_dbrec *)((char *)cq->ring.buf + ring_bytes);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
 	req.buf_addr = (uintptr_t)cq->ring.buf;
 	req.buf_len = cq->ring.buf_len;
-	req.dbrec_offset = ring_bytes;
+	req.dbrec_offset = (uint32_t)((char *)cq->dbrec - (char *)cq->ring.buf);
 	req.log_size = log_size;
 	err = ex ? cq_cmd_ex(context, attr, cq, &req) : cq_cmd(context, attr, cq, &req);
 	if (err)
@@ -178,6 +194,51 @@ int vhca_destroy_cq(struct ibv_cq *ibcq)
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
+}
+
+/*
+ * ibv_resize_cq: a new ring for the kernel's RESIZE_CQ, which moves the
+ * CQEs past the consumer index in our old record (poll_cq stored it) to
+ * index 0 of the new ring.  The CQ's lock is held throughout, so nobody
+ * polls the old ring while the device moves it (Documentation/device.md
+ * "Completion queues"); arming carries over in the device.
+ */
+int vhca_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct vhca_cq *cq = to_vcq(ibcq);
+	struct {
+		struct ibv_resize_cq ibv_cmd;
+		struct vhca_create_cq_req drv;
+	} cmd = {};
+	struct ib_uverbs_resize_cq_resp resp = {};
+	struct vhca_cq_dbrec *dbrec;
+	struct vhca_ring ring;
+	uint32_t log_size = cq_log_size(cqe > 0 ? (uint32_t)cqe : 0);
+	int err;
+
+	if (!log_size)
+		return EINVAL;
+	err = cq_ring_alloc(&ring, &dbrec, log_size);
+	if (err)
+		return err;
+	cmd.drv.buf_addr = (uintptr_t)ring.buf;
+	cmd.drv.buf_len = ring.buf_len;
+	cmd.drv.dbrec_offset = (uint32_t)((char *)dbrec - (char *)ring.buf);
+	cmd.drv.log_size = log_size;
+
+	pthread_spin_lock(&cq->lock);
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+	if (!err) {
+		struct vhca_ring old = cq->ring;
+
+		cq->ring = ring;	/* ci 0: where the moved CQEs start */
+		cq->dbrec = dbrec;
+		ring = old;
+	}
+	pthread_spin_unlock(&cq->lock);
+	ring_free(&ring);	/* the old one, or the refused new one */
+	return err;
 }
 
 /* ---- the QPN table: CQEs name their QP by QPN ---- */

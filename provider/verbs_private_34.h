@@ -140,7 +140,7 @@ struct verbs_srq {
 struct verbs_context_ops {
 	void *advise_mr;
 	void *alloc_dm;
-	void *alloc_mw;
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	void *alloc_null_mr;
 	void *alloc_parent_domain;
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
@@ -148,7 +148,8 @@ struct verbs_context_ops {
 	void (*async_event)(struct ibv_context *context, struct ibv_async_event *event);
 	void *attach_counters_point_flow;
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
-	void *bind_mw;
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
 	void *close_xrcd;
 	void (*cq_event)(struct ibv_cq *cq);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
@@ -168,7 +169,7 @@ struct verbs_context_ops {
 				      struct ibv_srq_init_attr *srq_init_attr);
 	void *create_srq_ex;
 	void *create_wq;
-	void *dealloc_mw;
+	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	void *dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);
@@ -222,7 +223,8 @@ struct verbs_context_ops {
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	void *rereg_mr;
+	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	void *set_ece;
 	void *unimport_dm;
@@ -247,7 +249,10 @@ _Static_assert(offsetof(struct verbs_context_ops, post_send) == 55 * sizeof(void
 VHCA_DECLARE_CMD(ibv_get_context, ib_uverbs_get_context);
 VHCA_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 VHCA_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+VHCA_DECLARE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
+VHCA_DECLARE_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 VHCA_DECLARE_CMD(ibv_create_cq, ib_uverbs_create_cq);
+VHCA_DECLARE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 VHCA_DECLARE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 VHCA_DECLARE_CMD(ibv_create_srq, ib_uverbs_create_srq);
 VHCA_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
@@ -302,6 +307,14 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd, size_t cmd_size,
+		     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd, size_t cmd_sz,
+		     struct ib_uverbs_rereg_mr_resp *resp, size_t resp_sz);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
@@ -313,6 +326,9 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t cmd_size, struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,

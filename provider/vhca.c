@@ -98,6 +98,23 @@ static struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/* ibv_rereg_mr: the kernel registers the region again on the same handle
+ * (driver.md "User verbs"); libibverbs checked the flags and takes the
+ * new lkey and rkey from the answer. */
+static int vhca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			 void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int err;
+
+	err = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr, access,
+			       pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (err)
+		errno = err;
+	return err;
+}
+
 static int vhca_dereg_mr(struct verbs_mr *vmr)
 {
 	int err = ibv_cmd_dereg_mr(vmr);
@@ -179,14 +196,17 @@ static void vhca_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops vhca_ctx_ops = {
+	.alloc_mw = vhca_alloc_mw,
 	.alloc_pd = vhca_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = vhca_bind_mw,
 	.create_ah = vhca_create_ah,
 	.create_cq = vhca_create_cq,
 	.create_cq_ex = vhca_create_cq_ex,
 	.create_qp = vhca_create_qp,
 	.create_qp_ex = vhca_create_qp_ex,
 	.create_srq = vhca_create_srq,
+	.dealloc_mw = vhca_dealloc_mw,
 	.dealloc_pd = vhca_dealloc_pd,
 	.dereg_mr = vhca_dereg_mr,
 	.destroy_ah = vhca_destroy_ah,
@@ -207,6 +227,8 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.query_srq = vhca_query_srq,
 	.reg_mr = vhca_reg_mr,
 	.req_notify_cq = vhca_req_notify_cq,
+	.rereg_mr = vhca_rereg_mr,
+	.resize_cq = vhca_resize_cq,
 };
 
 static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,

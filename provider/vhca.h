@@ -128,6 +128,7 @@ static inline void vhca_ring_doorbell(struct vhca_context *ctx,
 struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel, int comp_vector);
 int vhca_destroy_cq(struct ibv_cq *cq);
+int vhca_resize_cq(struct ibv_cq *cq, int cqe);
 /* An extended CQ whose attributes cq_ex.c checked (the extended command). */
 struct vhca_cq *vhca_cq_create(struct ibv_context *context,
 			       struct ibv_cq_init_attr_ex *attr);
@@ -181,6 +182,15 @@ static inline void *vhca_sq_entry(const struct vhca_qp *qp, uint32_t index)
 	return (char *)qp->sq.buf +
 	       ((size_t)(index & ((1u << qp->sq.log_size) - 1)) << qp->sq.shift);
 }
+
+/* mw.c */
+struct ibv_mw *vhca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int vhca_dealloc_mw(struct ibv_mw *mw);
+int vhca_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind);
+/* The BIND_MW segment of a work request (EINVAL for what the device
+ * cannot do). */
+int vhca_bind_segment(uint32_t rkey, const struct ibv_mw_bind_info *info,
+		      struct vhca_wqe_bind_mw *seg);
 
 /* cq_ex.c */
 struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *context,

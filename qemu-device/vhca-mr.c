@@ -19,7 +19,8 @@
 #include "trace.h"
 
 #define VHCA_ACCESS_ALL (VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE | \
-                         VHCA_ACCESS_REMOTE_READ | VHCA_ACCESS_REMOTE_ATOMIC)
+                         VHCA_ACCESS_REMOTE_READ | VHCA_ACCESS_REMOTE_ATOMIC | \
+                         VHCA_ACCESS_MW_BIND)
 
 /* The reserved lkey: the whole DMA address space, every local right. */
 static const VhcaMr vhca_dma_mr = {
@@ -145,12 +146,12 @@ static uint8_t vhca_mr_load_pages(VhcaState *s, VhcaMr *mr,
     return status;
 }
 
-uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2])
+/* A CREATE_MR/REREG_MR input read and checked into *mr (pages loaded). */
+static uint8_t vhca_mr_load(VhcaState *s, uint64_t in_addr, VhcaMr *mr_out)
 {
     struct vhca_cmd_create_mr in;
     VhcaMr mr = { 0 };
     uint8_t status;
-    int index;
 
     if (vhca_dma_read(s, in_addr, &in, sizeof(in)) != MEMTX_OK) {
         return VHCA_CMD_BAD_ADDR;
@@ -187,13 +188,27 @@ uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2])
             return status;
         }
     }
+    mr.valid = true;
+    mr.bound = true;
+    *mr_out = mr;
+    return VHCA_CMD_OK;
+}
+
+uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2])
+{
+    VhcaMr mr;
+    uint8_t status;
+    int index;
+
+    status = vhca_mr_load(s, in_addr, &mr);
+    if (status != VHCA_CMD_OK) {
+        return status;
+    }
     index = vhca_mr_alloc_index(s);
     if (index < 0) {
         vhca_mr_free_pages(s, &mr);
         return VHCA_CMD_NO_RESOURCES;
     }
-    mr.valid = true;
-    mr.bound = true;
     s->mrs[index] = mr;
     result[0] = (uint32_t)index << 8 | mr.variant;
     trace_vhca_mr_create(result[0], mr.pdn, mr.access, mr.iova, mr.length);
@@ -244,9 +259,13 @@ uint8_t vhca_cmd_destroy_mr(VhcaState *s, uint32_t key)
 {
     VhcaMr *mr = vhca_mr_lookup(s, key);
 
-    if (!mr) {
+    if (!mr || mr->window) {
         trace_vhca_mr_reject("destroy: no such key", key);
         return VHCA_CMD_BAD_HANDLE;
+    }
+    if (vhca_mw_bound_to(s, VHCA_KEY_INDEX(key))) {
+        vhca_mr_reject("destroy: memory windows are bound to it", key);
+        return VHCA_CMD_BUSY;
     }
     vhca_mr_free_pages(s, mr);
     memset(mr, 0, sizeof(*mr));
@@ -255,13 +274,48 @@ uint8_t vhca_cmd_destroy_mr(VhcaState *s, uint32_t key)
 }
 
 /*
+ * REREG_MR (IBA 11.2.8.x Reregister Memory Region): a CREATE_MR region
+ * takes the translation, PD and access of a CREATE_MR input and keeps its
+ * key (the input's key_variant is ignored); a refused input leaves it as
+ * it was.  Not while memory windows are bound to it (BUSY).
+ */
+uint8_t vhca_cmd_rereg_mr(VhcaState *s, uint32_t key, uint64_t in_addr)
+{
+    VhcaMr *mr = vhca_mr_lookup(s, key);
+    VhcaMr next;
+    uint8_t status;
+
+    if (!mr || mr->window || mr->frwr) {
+        trace_vhca_mr_reject("rereg: no such region", key);
+        return VHCA_CMD_BAD_HANDLE;
+    }
+    if (vhca_mw_bound_to(s, VHCA_KEY_INDEX(key))) {
+        vhca_mr_reject("rereg: memory windows are bound to it", key);
+        return VHCA_CMD_BUSY;
+    }
+    status = vhca_mr_load(s, in_addr, &next);
+    if (status != VHCA_CMD_OK) {
+        return status;
+    }
+    vhca_mr_free_pages(s, mr);
+    next.variant = mr->variant;
+    *mr = next;
+    trace_vhca_mr_create(key, next.pdn, next.access, next.iova, next.length);
+    return VHCA_CMD_OK;
+}
+
+/*
  * The protection check of every data access (IBA 10.6.3, Guide 6): returns
  * VHCA_VERR_NONE and the region, or the vendor error naming the violation.
  * access: the VHCA_ACCESS_* right needed (0 for a local read).
+ * remote_qpn: the responder QP of a remote access, whose rkey may name a
+ * memory window (vhca-mw.c); VHCA_MR_LOCAL for an lkey (IBA 10.6.7: a
+ * window grants remote access only).
  */
 uint8_t vhca_mr_translate(VhcaState *s, uint32_t key, uint32_t pdn,
-                          uint32_t access, bool allow_dma_lkey, uint64_t addr,
-                          uint64_t len, const VhcaMr **mr_out)
+                          uint32_t access, bool allow_dma_lkey,
+                          uint32_t remote_qpn, uint64_t addr, uint64_t len,
+                          const VhcaMr **mr_out)
 {
     const VhcaMr *mr;
     uint8_t verr = VHCA_VERR_NONE;
@@ -271,7 +325,14 @@ uint8_t vhca_mr_translate(VhcaState *s, uint32_t key, uint32_t pdn,
         mr = &vhca_dma_mr;
     } else {
         mr = vhca_mr_lookup(s, key);
-        if (!mr || !mr->bound) {
+        if (mr && mr->window && remote_qpn != VHCA_MR_LOCAL) {
+            verr = vhca_mw_translate(s, mr, pdn, remote_qpn, access, addr,
+                                     len, &mr);
+            if (verr == VHCA_VERR_NONE) {
+                *mr_out = mr;
+                return verr;
+            }
+        } else if (!mr || !mr->bound || mr->window) {
             verr = VHCA_VERR_BAD_KEY;
         } else if (mr->pdn != pdn) {
             verr = VHCA_VERR_PD_MISMATCH;
@@ -318,11 +379,18 @@ uint64_t vhca_mr_piece(const VhcaMr *mr, uint64_t addr, uint64_t len,
     return piece->len;
 }
 
-/* LOCAL_INV WQE: a bound fast-registration region becomes free. */
-uint8_t vhca_mr_local_inv(VhcaState *s, uint32_t key, uint32_t pdn)
+/*
+ * LOCAL_INV WQE on QP qpn, or SEND_WITH_INV arriving on it: a bound
+ * fast-registration region becomes free, or a type 2 window (vhca-mw.c).
+ */
+uint8_t vhca_mr_local_inv(VhcaState *s, uint32_t key, uint32_t pdn,
+                          uint32_t qpn)
 {
     VhcaMr *mr = vhca_mr_lookup(s, key);
 
+    if (mr && mr->window) {
+        return vhca_mw_invalidate(s, key, pdn, qpn);
+    }
     if (!mr || !mr->frwr) {
         return VHCA_VERR_BAD_KEY;
     }

@@ -38,7 +38,7 @@ uint8_t vhca_sgl_from_sges(VhcaState *s, uint32_t pdn, bool kernel,
     sgl->dev = s;
     for (i = 0; i < n; i++) {
         verr = vhca_mr_translate(s, sge[i].lkey, pdn, access, kernel,
-                                 sge[i].addr, sge[i].length,
+                                 VHCA_MR_LOCAL, sge[i].addr, sge[i].length,
                                  &sgl->seg[i].mr);
         if (verr != VHCA_VERR_NONE) {
             return verr;
@@ -51,15 +51,15 @@ uint8_t vhca_sgl_from_sges(VhcaState *s, uint32_t pdn, bool kernel,
     return VHCA_VERR_NONE;
 }
 
-uint8_t vhca_sgl_remote(VhcaState *s, uint32_t pdn, uint32_t rkey,
-                        uint64_t addr, uint64_t len, uint32_t access,
-                        VhcaSgl *sgl)
+uint8_t vhca_sgl_remote(VhcaState *s, uint32_t pdn, uint32_t qpn,
+                        uint32_t rkey, uint64_t addr, uint64_t len,
+                        uint32_t access, VhcaSgl *sgl)
 {
     uint8_t verr;
 
     memset(sgl, 0, sizeof(*sgl));
     sgl->dev = s;
-    verr = vhca_mr_translate(s, rkey, pdn, access, false, addr, len,
+    verr = vhca_mr_translate(s, rkey, pdn, access, false, qpn, addr, len,
                              &sgl->seg[0].mr);
     if (verr != VHCA_VERR_NONE) {
         return verr;
@@ -353,7 +353,8 @@ static VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         d.flags = VHCA_CQE_F_IMM;
         d.imm_inv = wqe->imm_inv;
     } else if (wqe->opcode == VHCA_WQE_SEND_WITH_INV) {
-        verr = vhca_mr_local_inv(s, le32_to_cpu(wqe->imm_inv), qp->pdn);
+        verr = vhca_mr_local_inv(s, le32_to_cpu(wqe->imm_inv), qp->pdn,
+                                 qp->handle);
         if (verr != VHCA_VERR_NONE) {
             return vhca_recv_fail(s, qp, rwqe.wr_id, pkt,
                                   VHCA_WC_LOC_PROT_ERR, verr,
@@ -386,8 +387,8 @@ static uint8_t vhca_remote_target(VhcaState *s, VhcaQp *qp,
         remote->dev = s;
         return VHCA_VERR_NONE;
     }
-    return vhca_sgl_remote(s, qp->pdn, wqe->rkey, wqe->remote_addr, len,
-                           access, remote);
+    return vhca_sgl_remote(s, qp->pdn, qp->handle, wqe->rkey,
+                           wqe->remote_addr, len, access, remote);
 }
 
 static VhcaAck vhca_respond_write(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)

@@ -64,12 +64,12 @@ static uint32_t vhca_packets(const VhcaQp *qp, uint64_t len)
 
 /*
  * The PSNs a WQE uses (IBA 9.7.1): one per packet of the message (of the
- * READ response for an RDMA READ), none for LOCAL_INV and REG_MR, which
- * are executed by the local device and never reach the wire.
+ * READ response for an RDMA READ), none for LOCAL_INV, REG_MR and
+ * BIND_MW, which are executed by the local device and never reach the wire.
  */
 static uint32_t vhca_wqe_psns(const VhcaQp *qp, const VhcaSendWqe *wqe)
 {
-    if (wqe->opcode == VHCA_WQE_LOCAL_INV || wqe->opcode == VHCA_WQE_REG_MR) {
+    if (!vhca_wqe_carries_data(wqe->opcode)) {
         return 0;
     }
     return vhca_packets(qp, wqe->length);
@@ -383,19 +383,32 @@ done:
     return true;
 }
 
-/* LOCAL_INV and REG_MR: memory operations of the local device. */
+/* The completion status of a failed memory operation (IBA 11.6.2). */
+static uint8_t vhca_memory_op_status(uint8_t opcode, uint8_t verr)
+{
+    if (verr == VHCA_VERR_BAD_WQE) {
+        return VHCA_WC_LOC_QP_OP_ERR;
+    }
+    return opcode == VHCA_WQE_BIND_MW ? VHCA_WC_MW_BIND_ERR
+                                      : VHCA_WC_LOC_PROT_ERR;
+}
+
+/* LOCAL_INV, REG_MR and BIND_MW: memory operations of the local device. */
 static bool vhca_sq_memory_op(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe)
 {
     uint8_t verr;
 
     if (wqe->opcode == VHCA_WQE_LOCAL_INV) {
-        verr = vhca_mr_local_inv(s, le32_to_cpu(wqe->imm_inv), qp->pdn);
+        verr = vhca_mr_local_inv(s, le32_to_cpu(wqe->imm_inv), qp->pdn,
+                                 qp->handle);
+    } else if (wqe->opcode == VHCA_WQE_BIND_MW) {
+        verr = vhca_mw_bind(s, qp, &wqe->bind_mw);
     } else {
         verr = vhca_mr_fast_reg(s, qp->pdn, &wqe->reg_mr);
     }
     if (verr != VHCA_VERR_NONE) {
-        vhca_sq_complete(s, qp, wqe, verr == VHCA_VERR_BAD_WQE ?
-                         VHCA_WC_LOC_QP_OP_ERR : VHCA_WC_LOC_PROT_ERR, verr, 0);
+        vhca_sq_complete(s, qp, wqe, vhca_memory_op_status(wqe->opcode, verr),
+                         verr, 0);
         return false;
     }
     vhca_sq_complete(s, qp, wqe, VHCA_WC_SUCCESS, VHCA_VERR_NONE, 0);
@@ -443,7 +456,7 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
         qp->rnr_left = qp->rnr_retry;
         qp->retry_left = qp->retry_cnt;
     }
-    if (wqe.opcode == VHCA_WQE_LOCAL_INV || wqe.opcode == VHCA_WQE_REG_MR) {
+    if (!vhca_wqe_carries_data(wqe.opcode)) {
         return vhca_sq_memory_op(s, qp, &wqe);
     }
     reads = wqe.opcode == VHCA_WQE_RDMA_READ ||

@@ -63,9 +63,10 @@ typedef struct VhcaPacket {
 uint8_t vhca_sgl_from_sges(VhcaState *s, uint32_t pdn, bool kernel,
                            const VhcaSge *sge, uint32_t n, uint32_t access,
                            VhcaSgl *sgl);
-uint8_t vhca_sgl_remote(VhcaState *s, uint32_t pdn, uint32_t rkey,
-                        uint64_t addr, uint64_t len, uint32_t access,
-                        VhcaSgl *sgl);
+/* qpn: the responder QP (a memory window's rkey may be bound to it). */
+uint8_t vhca_sgl_remote(VhcaState *s, uint32_t pdn, uint32_t qpn,
+                        uint32_t rkey, uint64_t addr, uint64_t len,
+                        uint32_t access, VhcaSgl *sgl);
 void vhca_sgl_host(VhcaState *s, const uint8_t *bytes, uint64_t len,
                    VhcaSgl *sgl);
 uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,

@@ -40,6 +40,9 @@ static const VhcaVerbsCmdInfo vhca_verbs_cmds[] = {
     { VHCA_CMD_CREATE_MR, "CREATE_MR", sizeof(struct vhca_cmd_create_mr), 0 },
     { VHCA_CMD_ALLOC_MR, "ALLOC_MR", 0, 0 },
     { VHCA_CMD_DESTROY_MR, "DESTROY_MR", 0, 0 },
+    { VHCA_CMD_REREG_MR, "REREG_MR", sizeof(struct vhca_cmd_create_mr), 0 },
+    { VHCA_CMD_ALLOC_MW, "ALLOC_MW", 0, 0 },
+    { VHCA_CMD_DEALLOC_MW, "DEALLOC_MW", 0, 0 },
     { VHCA_CMD_ATTACH_MCAST, "ATTACH_MCAST", 0, 0 },
     { VHCA_CMD_DETACH_MCAST, "DETACH_MCAST", 0, 0 },
 };
@@ -146,6 +149,12 @@ uint8_t vhca_verbs_cmd_execute(VhcaState *s, const struct vhca_cmd *raw,
         return vhca_cmd_alloc_mr(s, (const void *)raw->in.raw, result);
     case VHCA_CMD_DESTROY_MR:
         return vhca_cmd_destroy_mr(s, handle);
+    case VHCA_CMD_REREG_MR:
+        return vhca_cmd_rereg_mr(s, handle, in_addr);
+    case VHCA_CMD_ALLOC_MW:
+        return vhca_cmd_alloc_mw(s, (const void *)raw->in.raw, result);
+    case VHCA_CMD_DEALLOC_MW:
+        return vhca_cmd_dealloc_mw(s, handle);
     case VHCA_CMD_ATTACH_MCAST:
     case VHCA_CMD_DETACH_MCAST:
         return vhca_cmd_mcast(s, opcode == VHCA_CMD_ATTACH_MCAST,
@@ -191,6 +200,9 @@ void vhca_verbs_device_attr(struct vhca_device_attr *attr)
     attr->max_mr_size = cpu_to_le64(VHCA_MAX_MR_SIZE);
     attr->page_size_cap = cpu_to_le64(VHCA_PAGE_SIZE_CAP);
     attr->max_mr = cpu_to_le32(VHCA_MAX_MR - 1);
+    attr->max_mw = cpu_to_le32(VHCA_MAX_MR - 1);    /* one key table */
+    attr->dev_caps = cpu_to_le32(VHCA_DEV_CAP_MW_TYPE_1 |
+                                 VHCA_DEV_CAP_MW_TYPE_2);
     attr->max_cq = cpu_to_le32(VHCA_MAX_CQ);
     attr->max_cqe = cpu_to_le32(VHCA_MAX_CQE);
     attr->max_qp = cpu_to_le32(VHCA_MAX_QP);

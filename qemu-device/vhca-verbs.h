@@ -71,7 +71,11 @@ typedef struct VhcaMr {
     bool frwr;              /* ALLOC_MR: bound by REG_MR WQEs */
     bool bound;             /* CREATE_MR, or a FRWR region after REG_MR */
     bool physical;          /* iova is a DMA address */
+    bool window;            /* ALLOC_MW (vhca-mw.c): bound by BIND_MW */
+    uint8_t mw_type;        /* windows: VHCA_MW_TYPE_* */
     uint8_t variant;
+    uint32_t parent;        /* bound windows: the region's index */
+    uint32_t bound_qpn;     /* bound windows: the QP of the last bind */
     uint32_t pdn;
     uint32_t access;
     uint32_t max_pages;
@@ -220,15 +224,33 @@ uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2]);
 uint8_t vhca_cmd_alloc_mr(VhcaState *s, const struct vhca_cmd_alloc_mr_in *in,
                           uint32_t result[2]);
 uint8_t vhca_cmd_destroy_mr(VhcaState *s, uint32_t key);
+uint8_t vhca_cmd_rereg_mr(VhcaState *s, uint32_t key, uint64_t in_addr);
+/* remote_qpn of vhca_mr_translate for a local access (no windows). */
+#define VHCA_MR_LOCAL UINT32_MAX
 uint8_t vhca_mr_translate(VhcaState *s, uint32_t key, uint32_t pdn,
-                          uint32_t access, bool allow_dma_lkey, uint64_t addr,
-                          uint64_t len, const VhcaMr **mr_out);
+                          uint32_t access, bool allow_dma_lkey,
+                          uint32_t remote_qpn, uint64_t addr, uint64_t len,
+                          const VhcaMr **mr_out);
 uint64_t vhca_mr_piece(const VhcaMr *mr, uint64_t addr, uint64_t len,
                        VhcaDmaPiece *piece);
-uint8_t vhca_mr_local_inv(VhcaState *s, uint32_t key, uint32_t pdn);
+uint8_t vhca_mr_local_inv(VhcaState *s, uint32_t key, uint32_t pdn,
+                          uint32_t qpn);
 uint8_t vhca_mr_fast_reg(VhcaState *s, uint32_t pdn,
                          const struct vhca_wqe_reg_mr *wqe);
 bool vhca_pd_valid(VhcaState *s, uint32_t pdn);
+
+/* vhca-mw.c */
+uint8_t vhca_cmd_alloc_mw(VhcaState *s, const struct vhca_cmd_alloc_mw_in *in,
+                          uint32_t result[2]);
+uint8_t vhca_cmd_dealloc_mw(VhcaState *s, uint32_t key);
+bool vhca_mw_bound_to(VhcaState *s, uint32_t index);
+uint8_t vhca_mw_bind(VhcaState *s, const VhcaQp *qp,
+                     const struct vhca_wqe_bind_mw *wqe);
+uint8_t vhca_mw_invalidate(VhcaState *s, uint32_t key, uint32_t pdn,
+                           uint32_t qpn);
+uint8_t vhca_mw_translate(VhcaState *s, const VhcaMr *mw, uint32_t pdn,
+                          uint32_t qpn, uint32_t access, uint64_t addr,
+                          uint64_t len, const VhcaMr **mr_out);
 bool vhca_pd_in_use(VhcaState *s, uint32_t pdn);
 
 /* vhca-cq.c */

@@ -33,6 +33,8 @@ uint8_t vhca_wqe_cqe_opcode(uint8_t wqe_opcode)
         return VHCA_CQE_LOCAL_INV;
     case VHCA_WQE_REG_MR:
         return VHCA_CQE_REG_MR;
+    case VHCA_WQE_BIND_MW:
+        return VHCA_CQE_BIND_MW;
     default:
         return VHCA_CQE_SEND;
     }
@@ -66,6 +68,9 @@ static void vhca_wqe_decode_segment(const uint8_t *seg, uint8_t qp_type,
         break;
     case VHCA_WQE_REG_MR:
         memcpy(&wqe->reg_mr, seg, sizeof(wqe->reg_mr));
+        break;
+    case VHCA_WQE_BIND_MW:
+        memcpy(&wqe->bind_mw, seg, sizeof(wqe->bind_mw));
         break;
     case VHCA_WQE_LOCAL_INV:
         break;

@@ -43,6 +43,7 @@ typedef struct VhcaSendWqe {
     uint32_t remote_qkey;
     uint16_t pkey_index;
     struct vhca_wqe_reg_mr reg_mr;  /* little-endian as given */
+    struct vhca_wqe_bind_mw bind_mw; /* little-endian as given */
 } VhcaSendWqe;
 
 typedef struct VhcaRecvWqe {

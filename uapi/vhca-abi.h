@@ -78,6 +78,13 @@ struct vhca_create_cq_resp {
 };
 VHCA_SIZE_CHECK(struct vhca_create_cq_resp, 16);
 
+/* ibv_resize_cq: its driver data is a struct vhca_create_cq_req for a new
+ * buffer laid out as for create, sized for the new cqe.  The provider
+ * holds its poll lock across the command and has stored its consumer
+ * index in the old record; the kernel's RESIZE_CQ moves the CQEs past it
+ * to index 0 of the new ring, where polling resumes (consumer index 0).
+ * On an error the old ring stays the CQ's. */
+
 /* ---- queue pairs (RC, UC, UD) ----
  * The send ring (2^sq_log_size WQEs of 2^sq_wqe_shift bytes) and the
  * receive ring (none with an SRQ) are two page-aligned buffers. */

@@ -298,9 +298,15 @@ struct vhca_device_attr {
 	vhca_le32	max_mcast_grp;
 	vhca_le32	max_mcast_qp_attach;
 	vhca_le32	max_qp_rd_atom;
-	uint8_t		rsvd[148];
+	vhca_le32	max_mw;		/* windows share the regions' key table */
+	vhca_le32	dev_caps;	/* VHCA_DEV_CAP_* */
+	uint8_t		rsvd[140];
 };
 VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
+
+/* vhca_device_attr.dev_caps */
+#define VHCA_DEV_CAP_MW_TYPE_1		(1u << 0)	/* memory windows type 1 */
+#define VHCA_DEV_CAP_MW_TYPE_2		(1u << 1)	/* memory windows type 2B */
 
 /* IBA 14.2.5.6 PortInfo values used below. */
 enum vhca_port_state {

@@ -42,6 +42,9 @@ enum vhca_verbs_cmd_opcode {
 	VHCA_CMD_CREATE_MR		= 0x0060,	/* in_addr: vhca_cmd_create_mr; result[0]: key */
 	VHCA_CMD_ALLOC_MR		= 0x0061,	/* in: vhca_cmd_alloc_mr_in; result[0]: key (FREE state) */
 	VHCA_CMD_DESTROY_MR		= 0x0062,	/* in: handle = key */
+	VHCA_CMD_ALLOC_MW		= 0x0063,	/* in: vhca_cmd_alloc_mw_in; result[0]: key (free) */
+	VHCA_CMD_DEALLOC_MW		= 0x0064,
+	VHCA_CMD_REREG_MR		= 0x0065,	/* in: handle = key; in_addr: vhca_cmd_create_mr (key kept) */	/* in: handle = key (its index; any variant) */
 	VHCA_CMD_ATTACH_MCAST		= 0x0080,	/* in: vhca_cmd_mcast_in */
 	VHCA_CMD_DETACH_MCAST		= 0x0081,	/* in: vhca_cmd_mcast_in */
 };
@@ -109,6 +112,7 @@ enum vhca_wc_status {
 	VHCA_WC_LOC_QP_OP_ERR		= 2,
 	VHCA_WC_LOC_PROT_ERR		= 4,
 	VHCA_WC_WR_FLUSH_ERR		= 5,
+	VHCA_WC_MW_BIND_ERR		= 6,
 	VHCA_WC_BAD_RESP_ERR		= 7,
 	VHCA_WC_LOC_ACCESS_ERR		= 8,
 	VHCA_WC_REM_INV_REQ_ERR		= 9,
@@ -143,6 +147,7 @@ enum vhca_cqe_opcode {
 	VHCA_CQE_RDMA_READ		= 0x02,
 	VHCA_CQE_COMP_SWAP		= 0x03,
 	VHCA_CQE_FETCH_ADD		= 0x04,
+	VHCA_CQE_BIND_MW		= 0x05,
 	VHCA_CQE_LOCAL_INV		= 0x06,
 	VHCA_CQE_REG_MR			= 0x08,
 	VHCA_CQE_RECV			= 0x80,
@@ -281,6 +286,7 @@ enum vhca_qp_attr {
 #define VHCA_ACCESS_REMOTE_WRITE	(1u << 1)
 #define VHCA_ACCESS_REMOTE_READ		(1u << 2)
 #define VHCA_ACCESS_REMOTE_ATOMIC	(1u << 3)
+#define VHCA_ACCESS_MW_BIND		(1u << 4)	/* regions: windows may be bound */
 
 /* QP attributes, written by MODIFY_QP (fields named by attr_mask) and read
  * by QUERY_QP (all fields, attr_mask 0).  The device checks every state
@@ -370,6 +376,30 @@ struct vhca_cmd_alloc_mr_in {		/* ALLOC_MR: a fast-registration region */
 VHCA_SIZE_CHECK(struct vhca_cmd_alloc_mr_in, 32);
 
 /* ------------------------------------------------------------------------
+ * Memory windows (IBA 10.6.7): a key in the regions' key space that grants
+ * remote access to a range of a region once bound by a BIND_MW WQE.  Type
+ * 1 windows are bound and unbound (length 0) by BIND_MW on any QP of their
+ * PD; type 2 (2B) windows are bound only when free, to the QP that posted
+ * the BIND_MW, which alone may use and invalidate them (LOCAL_INV, or
+ * SEND_WITH_INV arriving on it).  Each bind gives the window a new key
+ * variant (the mw_key of the WQE), so DEALLOC_MW names the window by the
+ * index of its key alone.  A region with bound windows cannot be
+ * destroyed (BUSY).
+ */
+enum vhca_mw_type {
+	VHCA_MW_TYPE_1			= 1,
+	VHCA_MW_TYPE_2			= 2,
+};
+
+struct vhca_cmd_alloc_mw_in {		/* ALLOC_MW: a free window */
+	vhca_le32	pdn;
+	uint8_t		type;		/* enum vhca_mw_type */
+	uint8_t		key_variant;
+	uint8_t		rsvd[26];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_alloc_mw_in, 32);
+
+/* ------------------------------------------------------------------------
  * Multicast (IBA 10.5): a UD QP attached to a group receives every packet
  * sent to its MLID on the fabric.
  */
@@ -394,6 +424,7 @@ VHCA_SIZE_CHECK(struct vhca_cmd_mcast_in, 32);
  *   ATOMIC_CMP_AND_SWP, _FETCH_AND_ADD  vhca_wqe_atomic (8-byte operands)
  *   LOCAL_INV                       none (imm_inv = the key)
  *   REG_MR                          vhca_wqe_reg_mr
+ *   BIND_MW                         vhca_wqe_bind_mw
  */
 enum vhca_wqe_opcode {
 	VHCA_WQE_RDMA_WRITE		= 0x00,
@@ -404,6 +435,7 @@ enum vhca_wqe_opcode {
 	VHCA_WQE_ATOMIC_CMP_AND_SWP	= 0x05,
 	VHCA_WQE_ATOMIC_FETCH_AND_ADD	= 0x06,
 	VHCA_WQE_LOCAL_INV		= 0x07,
+	VHCA_WQE_BIND_MW		= 0x08,
 	VHCA_WQE_SEND_WITH_INV		= 0x09,
 	VHCA_WQE_REG_MR			= 0x20,
 };
@@ -460,6 +492,16 @@ struct vhca_wqe_reg_mr {		/* IB_WR_REG_MR: (re)binds a FRWR region */
 	uint8_t		rsvd[4];
 };
 VHCA_SIZE_CHECK(struct vhca_wqe_reg_mr, 48);
+
+struct vhca_wqe_bind_mw {		/* binds (length 0: unbinds) a window */
+	vhca_le32	mw_key;		/* the window's key with the new variant */
+	vhca_le32	mr_key;		/* the region the window lies in */
+	vhca_le64	addr;		/* in the region's address space */
+	vhca_le64	length;
+	vhca_le32	access;		/* VHCA_ACCESS_REMOTE_* */
+	uint8_t		rsvd[4];
+};
+VHCA_SIZE_CHECK(struct vhca_wqe_bind_mw, 32);
 
 struct vhca_sge {
 	vhca_le64	addr;

@@ -33,7 +33,9 @@ static inline int vhca_qpt_is_datagram(uint8_t qp_type)
  * the device does not know).  IBA 9.2 (the OpCode table): UC has SEND and
  * RDMA WRITE (with immediate), not RDMA READ, atomics or SEND with
  * Invalidate; UD only SEND (with immediate).  LOCAL_INV and REG_MR are
- * local operations on the send queue of any QP type (IBA 10.6.5).
+ * local operations on the send queue of any QP type (IBA 10.6.5); windows
+ * are bound on connected QPs (IBA 10.6.7.2: their rkeys are used by the
+ * peer of an RC or UC connection).
  */
 static inline uint32_t vhca_wqe_qp_types(uint8_t opcode)
 {
@@ -45,6 +47,7 @@ static inline uint32_t vhca_wqe_qp_types(uint8_t opcode)
 		return VHCA_QPT_ANY;
 	case VHCA_WQE_RDMA_WRITE:
 	case VHCA_WQE_RDMA_WRITE_WITH_IMM:
+	case VHCA_WQE_BIND_MW:
 		return VHCA_QPT_CONNECTED;
 	case VHCA_WQE_SEND_WITH_INV:
 	case VHCA_WQE_RDMA_READ:
@@ -75,6 +78,8 @@ static inline uint32_t vhca_wqe_segment_size(uint8_t opcode, uint8_t qp_type)
 		return sizeof(struct vhca_wqe_atomic);
 	case VHCA_WQE_REG_MR:
 		return sizeof(struct vhca_wqe_reg_mr);
+	case VHCA_WQE_BIND_MW:
+		return sizeof(struct vhca_wqe_bind_mw);
 	case VHCA_WQE_LOCAL_INV:
 		return 0;
 	default:	/* the SENDs: an address vector on datagram QPs */
@@ -85,7 +90,8 @@ static inline uint32_t vhca_wqe_segment_size(uint8_t opcode, uint8_t qp_type)
 /* Whether the WQE has SGEs or inline data (the local operations do not). */
 static inline int vhca_wqe_carries_data(uint8_t opcode)
 {
-	return opcode != VHCA_WQE_LOCAL_INV && opcode != VHCA_WQE_REG_MR;
+	return opcode != VHCA_WQE_LOCAL_INV && opcode != VHCA_WQE_REG_MR &&
+	       opcode != VHCA_WQE_BIND_MW;
 }
 
 /* Inline data replaces the gather list of an outgoing payload; READ and

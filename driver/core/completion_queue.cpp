@@ -88,32 +88,59 @@ Result<OwnedPtr<CompletionQueue>> CompletionQueue::CreateUser(
   return device.Publish(Move(cq));
 }
 
+Status CompletionQueue::UserRingInput(const UserBuffer& buffer,
+                                      uint32_t log_size, uint32_t dbrec_offset,
+                                      vhca_cmd_create_cq* in) const {
+  if (log_size < VHCA_MIN_LOG_CQ || log_size > VHCA_MAX_LOG_CQ)
+    return Error{-VHCA_EINVAL};
+  const uint64_t ring_bytes = uint64_t{sizeof(vhca_cqe)} << log_size;
+  // The record must not overlap the ring the device writes.
+  if (dbrec_offset < ring_bytes) return Error{-VHCA_EINVAL};
+  auto buf = buffer.RingDescriptor(ring_bytes);
+  VHCA_TRY(buf);
+  auto dbrec = buffer.AddressOf(dbrec_offset, sizeof(vhca_cq_dbrec),
+                                sizeof(vhca_cq_dbrec));
+  VHCA_TRY(dbrec);
+  *in = vhca_cmd_create_cq{};
+  in->buf = buf.value();
+  in->dbrec_addr = ToLe64(dbrec.value());
+  in->eqn = ToLe32(eqn_);
+  in->db_page = ToLe32(db_page_);
+  in->log_size = static_cast<uint8_t>(log_size);
+  return Ok();
+}
+
 Status CompletionQueue::InitUser(uint32_t log_size, uint32_t dbrec_offset,
                                  uint32_t comp_vector, uint32_t db_page) {
   log_size_ = log_size;
   eqn_ = device_.comp_eqn(comp_vector);
   vector_ = comp_vector + 1;
-  const uint64_t ring_bytes = uint64_t{sizeof(vhca_cqe)} << log_size;
-  // The record must not overlap the ring the device writes.
-  if (dbrec_offset < ring_bytes) return Error{-VHCA_EINVAL};
-  auto buf = user_buffer_->RingDescriptor(ring_bytes);
-  VHCA_TRY(buf);
-  auto dbrec = user_buffer_->AddressOf(dbrec_offset, sizeof(vhca_cq_dbrec),
-                                       sizeof(vhca_cq_dbrec));
-  VHCA_TRY(dbrec);
+  db_page_ = db_page;
+  vhca_cmd_create_cq in;
+  VHCA_TRY(UserRingInput(*user_buffer_, log_size, dbrec_offset, &in));
   auto lock = SpinLock::Create(VHCA_LOCK_COMPLETION_QUEUE);
   VHCA_TRY(lock);
   lock_ = lock.Take();
-  vhca_cmd_create_cq in{};
-  in.buf = buf.value();
-  in.dbrec_addr = ToLe64(dbrec.value());
-  in.eqn = ToLe32(eqn_);
-  in.db_page = ToLe32(db_page);
-  in.log_size = static_cast<uint8_t>(log_size);
   auto cqn = device_.commands().CreateCq(in);
   VHCA_TRY(cqn);
   cqn_ = cqn.value();
   live_ = true;
+  return Ok();
+}
+
+Status CompletionQueue::ResizeUser(OwnedPtr<UserBuffer> buffer,
+                                   uint32_t log_size, uint32_t dbrec_offset) {
+  if (!user() || !buffer) return Error{-VHCA_EINVAL};
+  vhca_cmd_create_cq in;
+  VHCA_TRY(UserRingInput(*buffer, log_size, dbrec_offset, &in));
+  const Status resized = device_.commands().ResizeCq(cqn_, in);
+  if (!resized.ok()) {
+    if (DeviceMayStillUse(resized.error())) orphan_user_buffer_ = Move(buffer);
+    return resized;
+  }
+  // The device copied the new page list and let go of the old one.
+  user_buffer_ = Move(buffer);
+  log_size_ = log_size;
   return Ok();
 }
 

@@ -46,7 +46,8 @@ class CompletionQueue : public DeviceResource {
   // A CQ of a user context (uverbs): 2^log_size CQEs at the start of
   // `buffer` and the doorbell record at byte dbrec_offset of it, rung
   // through doorbell page db_page.  The provider polls and arms it; the
-  // kernel never does (Poll and Arm do nothing, Resize is -EOPNOTSUPP).
+  // kernel never does (Poll and Arm do nothing, Resize is -EOPNOTSUPP:
+  // the provider resizes with ResizeUser).
   static Result<OwnedPtr<CompletionQueue>> CreateUser(
       Device& device, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
       uint32_t dbrec_offset, uint32_t comp_vector, uint32_t db_page,
@@ -85,6 +86,13 @@ class CompletionQueue : public DeviceResource {
   // of the new ring, where polling resumes at index 0.  A new size smaller
   // than what waits is the device's BAD_PARAM (-EINVAL), the CQ unchanged.
   Status Resize(uint32_t entries);
+  // RESIZE_CQ of a user CQ onto the provider's new ring (laid out as for
+  // CreateUser, same doorbell page).  The provider holds its poll lock and
+  // has stored its consumer index in the old record; the device moves the
+  // CQEs past it to index 0 of the new ring.  On success the old buffer
+  // is dropped; after a lost command the new one stays with the CQ.
+  Status ResizeUser(OwnedPtr<UserBuffer> buffer, uint32_t log_size,
+                    uint32_t dbrec_offset);
 
   Status DestroyOnDevice();
   Device& device() const { return device_; }
@@ -96,6 +104,9 @@ class CompletionQueue : public DeviceResource {
   Status Init(uint32_t entries, uint32_t comp_vector);
   Status InitUser(uint32_t log_size, uint32_t dbrec_offset,
                   uint32_t comp_vector, uint32_t db_page);
+  // CREATE_CQ/RESIZE_CQ input for a user ring in `buffer`.
+  Status UserRingInput(const UserBuffer& buffer, uint32_t log_size,
+                       uint32_t dbrec_offset, vhca_cmd_create_cq* in) const;
   // A zeroed ring of 2^log_size CQEs plus the doorbell record, and its
   // CREATE_CQ/RESIZE_CQ input.
   Result<DmaBuffer> AllocateRing(uint32_t log_size, vhca_cmd_create_cq* in);
@@ -121,6 +132,9 @@ class CompletionQueue : public DeviceResource {
   uint32_t vector_ = 0;
   DmaBuffer ring_;        // the CQEs, then the doorbell record
   OwnedPtr<UserBuffer> user_buffer_;  // user CQs: the ring instead of ring_
+  uint32_t db_page_ = 0;              // user CQs: the context's page
+  // A user ring whose RESIZE_CQ got no device answer (as orphan_ring_).
+  OwnedPtr<UserBuffer> orphan_user_buffer_;
   // A new ring whose RESIZE_CQ failed without a device answer: the device
   // may use it, so it lives as long as the CQ.
   DmaBuffer orphan_ring_;

@@ -118,6 +118,29 @@ Status DeviceCommands::DestroyMr(uint32_t key) {
   return Ok();
 }
 
+Status DeviceCommands::ReregMr(uint32_t key, const vhca_cmd_create_mr& in) {
+  CommandRequest request = MakeRequest(VHCA_CMD_REREG_MR, HandleIn(key));
+  SetInput(&request, in);
+  VHCA_TRY(Run(request));
+  return Ok();
+}
+
+Result<uint32_t> DeviceCommands::AllocMw(uint32_t pdn, uint32_t type,
+                                         uint8_t key_variant) {
+  vhca_cmd_alloc_mw_in in{};
+  in.pdn = ToLe32(pdn);
+  in.type = static_cast<uint8_t>(type);
+  in.key_variant = key_variant;
+  auto response = Run(MakeRequest(VHCA_CMD_ALLOC_MW, in));
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
+Status DeviceCommands::DeallocMw(uint32_t key) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_DEALLOC_MW, HandleIn(key))));
+  return Ok();
+}
+
 Status DeviceCommands::AttachMcast(uint32_t qpn, uint16_t mlid,
                                    const uint8_t mgid[16]) {
   VHCA_TRY(Run(MakeRequest(VHCA_CMD_ATTACH_MCAST, McastIn(qpn, mlid, mgid))));

@@ -56,6 +56,9 @@ class DeviceCommands {
   Result<uint32_t> AllocMr(uint32_t pdn, uint32_t max_pages,
                            uint8_t key_variant);
   Status DestroyMr(uint32_t key);
+  Status ReregMr(uint32_t key, const vhca_cmd_create_mr& in);
+  Result<uint32_t> AllocMw(uint32_t pdn, uint32_t type, uint8_t key_variant);
+  Status DeallocMw(uint32_t key);
   Status AttachMcast(uint32_t qpn, uint16_t mlid, const uint8_t mgid[16]);
   Status DetachMcast(uint32_t qpn, uint16_t mlid, const uint8_t mgid[16]);
 

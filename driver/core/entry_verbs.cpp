@@ -2,10 +2,11 @@
 // The extern "C" data path functions of vhca_core_verbs.h.  The opaque C
 // handles are the core objects: vhca_core_cq is a CompletionQueue,
 // vhca_core_qp a QueuePair, vhca_core_srq a SharedReceiveQueue,
-// vhca_core_mr a MemoryRegion.
+// vhca_core_mr a MemoryRegion, vhca_core_mw a MemoryWindow.
 #include "completion_queue.h"
 #include "device.h"
 #include "memory_region.h"
+#include "memory_window.h"
 #include "queue_pair.h"
 #include "shared_receive_queue.h"
 #include "user_buffer.h"
@@ -35,6 +36,12 @@ vhca::MemoryRegion* AsMr(vhca_core_mr* mr) {
 }
 const vhca::MemoryRegion* AsMr(const vhca_core_mr* mr) {
   return reinterpret_cast<const vhca::MemoryRegion*>(mr);
+}
+vhca::MemoryWindow* AsMw(vhca_core_mw* mw) {
+  return reinterpret_cast<vhca::MemoryWindow*>(mw);
+}
+const vhca::MemoryWindow* AsMw(const vhca_core_mw* mw) {
+  return reinterpret_cast<const vhca::MemoryWindow*>(mw);
 }
 vhca::UserBuffer* AsUbuf(vhca_core_ubuf* buf) {
   return reinterpret_cast<vhca::UserBuffer*>(buf);
@@ -208,6 +215,14 @@ int vhca_core_mr_register(vhca_core_mr* mr, unsigned int pdn,
   return AsMr(mr)->Register(pdn, iova, length, page_shift, access).error();
 }
 
+int vhca_core_mr_reregister(vhca_core_mr* mr, vhca_core_mr* staged,
+                            unsigned int pdn, unsigned long long iova,
+                            unsigned long long length, unsigned int page_shift,
+                            unsigned int access) {
+  return AsMr(mr)->Reregister(*AsMr(staged), pdn, iova, length, page_shift,
+                              access).error();
+}
+
 int vhca_core_alloc_frwr_mr(vhca_core_device* dev, unsigned int pdn,
                             unsigned int max_pages, vhca_core_mr** out) {
   auto mr = vhca::MemoryRegion::AllocFastReg(*AsDevice(dev), pdn, max_pages);
@@ -265,6 +280,24 @@ int vhca_core_create_user_cq(vhca_core_device* dev, vhca_core_ubuf* buf,
                                               comp_vector, db_page, cq_context);
   if (cq.ok()) *cqn = cq.value()->cqn();
   return Publish(cq, out);
+}
+
+int vhca_core_resize_user_cq(vhca_core_cq* cq, vhca_core_ubuf* buf,
+                             unsigned int log_size, unsigned int dbrec_offset) {
+  return AsCq(cq)->ResizeUser(TakeUbuf(buf), log_size, dbrec_offset).error();
+}
+
+int vhca_core_alloc_mw(vhca_core_device* dev, unsigned int pdn,
+                       unsigned int type, vhca_core_mw** out) {
+  auto mw = vhca::MemoryWindow::Alloc(*AsDevice(dev), pdn, type);
+  return Publish(mw, out);
+}
+
+unsigned int vhca_core_mw_key(const vhca_core_mw* mw) { return AsMw(mw)->key(); }
+
+int vhca_core_dealloc_mw(vhca_core_mw* mw) {
+  vhca::MemoryWindow* object = AsMw(mw);
+  return Destroy(object->device(), object);
 }
 
 int vhca_core_create_user_qp(vhca_core_device* dev, vhca_core_qp_init* init,

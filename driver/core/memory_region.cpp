@@ -15,7 +15,6 @@ uint32_t FirstByteOffset(uint64_t iova, uint32_t page_shift) {
 }  // namespace
 
 Result<uint32_t> MemoryRegion::DeviceAccess(uint32_t ib_access) {
-  if (ib_access & kMwBindAccess) return Error{-VHCA_EOPNOTSUPP};
   if (ib_access & ~(kAccessMask | kOptionalAccess)) return Error{-VHCA_EINVAL};
   return ib_access & kAccessMask;
 }
@@ -56,10 +55,12 @@ Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreatePaged(Device& device,
   return mr;
 }
 
-Status MemoryRegion::Register(uint32_t pdn, uint64_t iova, uint64_t length,
-                              uint32_t page_shift, uint32_t access) {
+Result<vhca_cmd_create_mr> MemoryRegion::PagedInput(uint32_t pdn, uint64_t iova,
+                                                   uint64_t length,
+                                                   uint32_t page_shift,
+                                                   uint32_t access) const {
   // [iova, iova + length) must not wrap around the address space.
-  if (kind_ != Kind::kPaged || live_ || length == 0 || iova + length < iova)
+  if (kind_ != Kind::kPaged || length == 0 || iova + length < iova)
     return Error{-VHCA_EINVAL};
   auto device_access = DeviceAccess(access);
   VHCA_TRY(device_access);
@@ -80,11 +81,34 @@ Status MemoryRegion::Register(uint32_t pdn, uint64_t iova, uint64_t length,
   in.pdn = ToLe32(pdn);
   in.access = ToLe32(device_access.value());
   in.first_byte_offset = ToLe32(static_cast<uint32_t>(offset));
-  in.key_variant = device_.NextKeyVariant();
-  auto key = device_.commands().CreateMr(in);
+  return in;
+}
+
+Status MemoryRegion::Register(uint32_t pdn, uint64_t iova, uint64_t length,
+                              uint32_t page_shift, uint32_t access) {
+  if (live_) return Error{-VHCA_EINVAL};
+  auto in = PagedInput(pdn, iova, length, page_shift, access);
+  VHCA_TRY(in);
+  in.value().key_variant = device_.NextKeyVariant();
+  auto key = device_.commands().CreateMr(in.value());
   VHCA_TRY(key);
   key_ = key.value();
   live_ = true;
+  return Ok();
+}
+
+Status MemoryRegion::Reregister(MemoryRegion& staged, uint32_t pdn,
+                                uint64_t iova, uint64_t length,
+                                uint32_t page_shift, uint32_t access) {
+  if (kind_ != Kind::kPaged || !live_ || staged.live_ || &staged == this)
+    return Error{-VHCA_EINVAL};
+  auto in = staged.PagedInput(pdn, iova, length, page_shift, access);
+  VHCA_TRY(in);
+  VHCA_TRY(device_.commands().ReregMr(key_, in.value()));
+  // The device copied the staged list; ours goes away with `staged`.
+  PageList old = Move(pages_);
+  pages_ = Move(staged.pages_);
+  staged.pages_ = Move(old);
   return Ok();
 }
 

@@ -27,15 +27,14 @@ class MemoryRegion : public DeviceResource {
  public:
   enum class Kind : uint8_t { kDma, kPaged, kFastReg };
 
-  // IB_ACCESS_* bits the device implements; the optional hints
-  // (IB_ACCESS_OPTIONAL, bits 20..29) are ignored; MW_BIND (bit 4: memory
-  // windows, Documentation/verbs.md "Not supported") is -EOPNOTSUPP;
-  // anything else is -EINVAL.
+  // IB_ACCESS_* bits the device implements (MW_BIND, bit 4, lets memory
+  // windows be bound to the region); the optional hints
+  // (IB_ACCESS_OPTIONAL, bits 20..29) are ignored; anything else is
+  // -EINVAL.
   static constexpr uint32_t kAccessMask = VHCA_ACCESS_LOCAL_WRITE |
       VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_READ |
-      VHCA_ACCESS_REMOTE_ATOMIC;
+      VHCA_ACCESS_REMOTE_ATOMIC | VHCA_ACCESS_MW_BIND;
   static constexpr uint32_t kOptionalAccess = 0x3ffu << 20;
-  static constexpr uint32_t kMwBindAccess = 1u << 4;
   static Result<uint32_t> DeviceAccess(uint32_t ib_access);
 
   // A physical region over DMA addresses [dma_addr, dma_addr + length).
@@ -58,6 +57,12 @@ class MemoryRegion : public DeviceResource {
   // Paged regions: CREATE_MR over the first `npages` filled pages.
   Status Register(uint32_t pdn, uint64_t iova, uint64_t length,
                   uint32_t page_shift, uint32_t access);
+  // REREG_MR (IBA 11.2.8): a live paged region takes the translation
+  // (the pages filled in `staged`, a paged region never registered), PD
+  // and access given, and keeps its key.  On success `staged` holds the
+  // old pages (free it); on an error nothing changed.
+  Status Reregister(MemoryRegion& staged, uint32_t pdn, uint64_t iova,
+                    uint64_t length, uint32_t page_shift, uint32_t access);
   // Paged and fast-registration regions.
   void SetPage(uint32_t index, uint64_t page_addr) { pages_.Set(index, page_addr); }
   // Fast registration: the mapping the next REG_MR WQE installs.
@@ -76,6 +81,11 @@ class MemoryRegion : public DeviceResource {
   Device& device() const { return device_; }
 
  private:
+  // The CREATE_MR/REREG_MR input over this paged region's pages (no
+  // key_variant).
+  Result<vhca_cmd_create_mr> PagedInput(uint32_t pdn, uint64_t iova,
+                                        uint64_t length, uint32_t page_shift,
+                                        uint32_t access) const;
   MemoryRegion(Device& device, Kind kind)
       : DeviceResource(&DeleteAs<MemoryRegion>), device_(device), kind_(kind) {}
 

@@ -18,6 +18,7 @@
 #include "entry_verbs.cpp"
 #include "event_queue.cpp"
 #include "memory_region.cpp"
+#include "memory_window.cpp"
 #include "object_registry.cpp"
 #include "page_list.cpp"
 #include "ports.cpp"

@@ -46,6 +46,25 @@ int vhca_core_create_user_cq(struct vhca_core_device *dev,
 			     void *cq_context, struct vhca_core_cq **out,
 			     unsigned int *cqn);
 
+/* ibv_resize_cq: the CQ moves to the ring in buf, laid out as for
+ * create (same doorbell page); the CQEs not yet consumed (per the old
+ * doorbell record) move to its index 0.  Takes buf over; on success the
+ * old ring is no longer the device's (ib_cq.cqe = 2^log_size - 1), on
+ * -ETIMEDOUT/-EIO neither ring may be unpinned before destroy. */
+int vhca_core_resize_user_cq(struct vhca_core_cq *cq,
+			     struct vhca_core_ubuf *buf, unsigned int log_size,
+			     unsigned int dbrec_offset);
+
+/* Memory windows (ibv_alloc_mw): type 1 or 2 (IB_MW_TYPE_*, the device's
+ * numbering), -EOPNOTSUPP when the device has no such windows.  The
+ * provider binds them with BIND_MW WQEs; the key is the one ALLOC_MW
+ * gave (binds change its variant).  Dealloc: as a destroy. */
+struct vhca_core_mw;
+int vhca_core_alloc_mw(struct vhca_core_device *dev, unsigned int pdn,
+		       unsigned int type, struct vhca_core_mw **out);
+unsigned int vhca_core_mw_key(const struct vhca_core_mw *mw);
+int vhca_core_dealloc_mw(struct vhca_core_mw *mw);
+
 struct vhca_core_user_qp_rings {
 	struct vhca_core_ubuf *sq;
 	struct vhca_core_ubuf *rq;	/* NULL with an SRQ */

@@ -282,6 +282,14 @@ void vhca_core_mr_set_page(struct vhca_core_mr *mr, unsigned int index,
 int vhca_core_mr_register(struct vhca_core_mr *mr, unsigned int pdn,
 			  unsigned long long iova, unsigned long long length,
 			  unsigned int page_shift, unsigned int access);
+/* rereg_user_mr: a registered paged region takes the translation of
+ * `staged` (a paged region filled but not registered), the PD and the
+ * access, and keeps its key (REREG_MR).  On success `staged` holds the old
+ * pages: destroy it (no command).  On an error nothing changed. */
+int vhca_core_mr_reregister(struct vhca_core_mr *mr, struct vhca_core_mr *staged,
+			    unsigned int pdn, unsigned long long iova,
+			    unsigned long long length, unsigned int page_shift,
+			    unsigned int access);
 /* alloc_mr (IB_MR_TYPE_MEM_REG): a fast-registration region. */
 int vhca_core_alloc_frwr_mr(struct vhca_core_device *dev, unsigned int pdn,
 			    unsigned int max_pages, struct vhca_core_mr **out);

@@ -60,6 +60,41 @@ release:
 	return err;
 }
 
+int vhca_uverbs_resize_cq(struct vhca_cq *cq, int cqe, struct ib_udata *udata)
+{
+	struct ib_cq *ibcq = &cq->ibcq;
+	struct vhca_create_cq_req req;
+	struct vhca_uring next = {};
+	struct vhca_core_ubuf *buf;
+	int err;
+
+	err = vhca_udata_request(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (cqe <= 0 || req.log_size < VHCA_MIN_LOG_CQ ||
+	    req.log_size > VHCA_MAX_LOG_CQ || (1u << req.log_size) - 1 < cqe)
+		return -EINVAL;
+	err = vhca_uring_pin(ibcq->device, req.buf_addr, req.buf_len, &next, &buf);
+	if (err)
+		return err;
+	err = vhca_core_resize_user_cq(cq->core, buf, req.log_size,
+				       req.dbrec_offset);
+	if (err == -ETIMEDOUT || err == -EIO) {
+		/* No answer: the device may use the new ring until destroy. */
+		vhca_uring_release(&cq->orphan_uring);
+		cq->orphan_uring = next;
+		return err;
+	}
+	if (err) {
+		vhca_uring_release(&next);
+		return err;
+	}
+	vhca_uring_release(&cq->uring);	/* the device left it */
+	cq->uring = next;
+	ibcq->cqe = (1u << req.log_size) - 1;
+	return 0;
+}
+
 int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
 			  struct ib_udata *udata)
 {

@@ -229,6 +229,7 @@ void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 			     struct ib_device_attr *props)
 {
 	props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	vhca_mw_query_device(vhca_core_device_attr(kdev->core), props);
 	/* 8-byte atomics, atomic between every QP of the device (the device
 	 * serializes them, vhca-responder.c); no masked atomics. */
 	props->atomic_cap = IB_ATOMIC_HCA;
@@ -268,11 +269,15 @@ const struct ib_device_ops vhca_verbs_ops = {
 	.query_qp = vhca_ib_query_qp,
 	.query_srq = vhca_ib_query_srq,
 	.reg_user_mr = vhca_ib_reg_user_mr,
+	.rereg_user_mr = vhca_ib_rereg_user_mr,
+	.alloc_mw = vhca_ib_alloc_mw,
+	.dealloc_mw = vhca_ib_dealloc_mw,
 	.req_notify_cq = vhca_ib_req_notify_cq,
 	.resize_cq = vhca_ib_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vhca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vhca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, vhca_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vhca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, vhca_srq, ibsrq),
 };

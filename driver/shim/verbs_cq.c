@@ -31,8 +31,10 @@ int vhca_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	int err;
 
 	err = vhca_core_destroy_cq(cq->core);
-	if (!err)
+	if (!err) {
 		vhca_uring_release(&cq->uring);	/* user CQs */
+		vhca_uring_release(&cq->orphan_uring);
+	}
 	return err;
 }
 
@@ -42,7 +44,7 @@ int vhca_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	int err;
 
 	if (udata)
-		return -EOPNOTSUPP;
+		return vhca_uverbs_resize_cq(to_vcq(ibcq), cqe, udata);
 	if (cqe <= 0)
 		return -EINVAL;
 	err = vhca_core_resize_cq(to_vcq(ibcq)->core, cqe, &actual);

@@ -62,6 +62,7 @@ struct vhca_cq {
 	struct ib_cq ibcq;
 	struct vhca_core_cq *core;
 	struct vhca_uring uring;	/* user CQs: CQEs and doorbell record */
+	struct vhca_uring orphan_uring;	/* a resize the device never answered */
 };
 
 struct vhca_qp {
@@ -88,6 +89,12 @@ struct vhca_mr {
 	unsigned int npages;		/* map_mr_sg: pages set so far */
 	unsigned int max_pages;
 	struct ib_umem *umem;		/* reg_user_mr */
+	int access;			/* reg_user_mr: for rereg_user_mr */
+};
+
+struct vhca_mw {
+	struct ib_mw ibmw;
+	struct vhca_core_mw *core;
 };
 
 struct vhca_ah {
@@ -97,6 +104,7 @@ struct vhca_ah {
 
 #define to_vcq(x) container_of(x, struct vhca_cq, ibcq)
 #define to_vqp(x) container_of(x, struct vhca_qp, ibqp)
+#define to_vmw(x) container_of(x, struct vhca_mw, ibmw)
 #define to_vsrq(x) container_of(x, struct vhca_srq, ibsrq)
 #define to_vmr(x) container_of(x, struct vhca_mr, ibmr)
 #define to_vah(x) container_of(x, struct vhca_ah, ibah)
@@ -187,11 +195,19 @@ struct ib_mr *vhca_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 virt_addr, int access,
 				  struct ib_udata *udata);
+struct ib_mr *vhca_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 virt_addr, int access,
+				    struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *vhca_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			       u32 max_num_sg);
 int vhca_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int vhca_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+int vhca_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int vhca_ib_dealloc_mw(struct ib_mw *ibmw);
+void vhca_mw_query_device(const struct vhca_device_attr *attr,
+			  struct ib_device_attr *props);
 
 int vhca_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		      struct ib_udata *udata);
@@ -212,6 +228,7 @@ void vhca_uring_release(struct vhca_uring *ring);
 /* uverbs_queues.c: the udata halves of create_cq/qp/srq/ah */
 int vhca_uverbs_create_cq(struct vhca_cq *cq, const struct ib_cq_init_attr *attr,
 			  struct ib_udata *udata);
+int vhca_uverbs_resize_cq(struct vhca_cq *cq, int cqe, struct ib_udata *udata);
 int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
 			  struct ib_udata *udata);
 int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,

@@ -282,6 +282,8 @@ uint8_t FakeDevice::Execute(const vhca_cmd& cmd, uint32_t result[2]) {
         attr.max_srq = max_srq;
         attr.max_srq_wr = max_srq_wr;
         attr.max_mr_size = 1ull << 40;
+        attr.max_mw = max_mr;
+        attr.dev_caps = dev_caps;
       }
       return WriteOut(cmd, &attr, sizeof(attr)) ? VHCA_CMD_OK : VHCA_CMD_BAD_SIZE;
     }

@@ -114,6 +114,8 @@ class FakeDevice {
   // A ring of `bytes` described by desc lies in live DMA memory (CONTIG,
   // or DIRECT/INDIRECT pages as user rings come).
   bool RingReachable(const vhca_buf_desc& desc, uint64_t bytes);
+  // `len` bytes at byte `offset` of such a ring; nullptr outside it.
+  void* RingSlot(const vhca_buf_desc& desc, uint64_t offset, uint32_t len);
 
   // ---- observations ----
   bool enabled = false;
@@ -134,6 +136,8 @@ class FakeDevice {
   std::map<uint32_t, Qp> qps;
   std::map<uint32_t, Srq> srqs;
   std::map<uint32_t, Mr> mrs;       // by key index
+  std::map<uint32_t, vhca_cmd_alloc_mw_in> mws;  // by key index (ALLOC_MW)
+  uint32_t dev_caps = VHCA_DEV_CAP_MW_TYPE_1 | VHCA_DEV_CAP_MW_TYPE_2;
   std::set<std::pair<uint32_t, uint16_t>> mcast;  // (qpn, mlid)
   std::vector<DataDoorbell> data_doorbells;
   vhca_node_desc node_desc{};

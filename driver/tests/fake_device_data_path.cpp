@@ -94,6 +94,17 @@ std::vector<uint64_t> FakeDevice::ReadPages(const vhca_buf_desc& desc) {
   return pages;
 }
 
+// `len` bytes at byte `offset` of a ring, through its page list (user
+// rings are not contiguous); nullptr outside it.
+void* FakeDevice::RingSlot(const vhca_buf_desc& desc, uint64_t offset, uint32_t len) {
+  if (desc.mode == VHCA_BUF_CONTIG) return Dma(desc.addr + offset, len);
+  const uint64_t page_size = uint64_t{1} << desc.page_shift;
+  const std::vector<uint64_t> pages = ReadPages(desc);
+  const uint64_t page = offset / page_size;
+  if (page >= pages.size() || offset % page_size + len > page_size) return nullptr;
+  return Dma(pages[page] + offset % page_size, len);
+}
+
 void FakeDevice::PostCqe(uint32_t cqn, const vhca_cqe& cqe) {
   auto it = cqs.find(cqn);
   ASSERT_NE(it, cqs.end());
@@ -102,9 +113,9 @@ void FakeDevice::PostCqe(uint32_t cqn, const vhca_cqe& cqe) {
   auto* dbrec = static_cast<vhca_cq_dbrec*>(Dma(cq.in.dbrec_addr, sizeof(vhca_cq_dbrec)));
   ASSERT_NE(dbrec, nullptr);
   ASSERT_LT(cq.producer - dbrec->consumer_index, size) << "CQ " << cqn << " overrun";
-  auto* ring = static_cast<vhca_cqe*>(Dma(cq.in.buf.addr, sizeof(vhca_cqe) * size));
-  ASSERT_NE(ring, nullptr);
-  vhca_cqe* slot = &ring[cq.producer & (size - 1)];
+  auto* slot = static_cast<vhca_cqe*>(
+      RingSlot(cq.in.buf, (cq.producer & (size - 1)) * sizeof(vhca_cqe), sizeof(vhca_cqe)));
+  ASSERT_NE(slot, nullptr);
   memcpy(slot, &cqe, offsetof(vhca_cqe, owner));
   slot->owner = vhca_eqe_owner(cq.producer, cq.in.log_size);
   cq.producer++;
@@ -125,15 +136,17 @@ uint8_t FakeDevice::MigrateCq(Cq* cq, const vhca_cmd_create_cq& in) {
   const uint32_t old_size = 1u << cq->in.log_size;
   const uint32_t new_size = 1u << in.log_size;
   auto* dbrec = static_cast<vhca_cq_dbrec*>(Dma(cq->in.dbrec_addr, sizeof(vhca_cq_dbrec)));
-  auto* from = static_cast<vhca_cqe*>(Dma(cq->in.buf.addr, sizeof(vhca_cqe) * old_size));
-  auto* to = static_cast<vhca_cqe*>(Dma(in.buf.addr, sizeof(vhca_cqe) * new_size));
-  if (!dbrec || !from || !to) return VHCA_CMD_BAD_ADDR;
+  if (!dbrec) return VHCA_CMD_BAD_ADDR;
   const uint32_t ci = dbrec->consumer_index;
   const uint32_t pending = cq->producer - ci;
   if (pending > old_size || pending > new_size) return VHCA_CMD_BAD_PARAM;
   for (uint32_t i = 0; i < pending; i++) {
-    memcpy(&to[i], &from[(ci + i) & (old_size - 1)], offsetof(vhca_cqe, owner));
-    to[i].owner = vhca_eqe_owner(i, in.log_size);
+    auto* from = static_cast<vhca_cqe*>(RingSlot(
+        cq->in.buf, ((ci + i) & (old_size - 1)) * sizeof(vhca_cqe), sizeof(vhca_cqe)));
+    auto* to = static_cast<vhca_cqe*>(RingSlot(in.buf, i * sizeof(vhca_cqe), sizeof(vhca_cqe)));
+    if (!from || !to) return VHCA_CMD_BAD_ADDR;
+    memcpy(to, from, offsetof(vhca_cqe, owner));
+    to->owner = vhca_eqe_owner(i, in.log_size);
   }
   cq->in = in;
   cq->producer = pending;
@@ -270,16 +283,26 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
       srqs.erase(handle);
       return VHCA_CMD_OK;
     }
-    case VHCA_CMD_CREATE_MR: {
+    case VHCA_CMD_CREATE_MR:
+    case VHCA_CMD_REREG_MR: {
       Mr mr;
       if (!ReadIn(cmd, &mr.in)) return VHCA_CMD_BAD_SIZE;
-      if (!pds.count(mr.in.pdn) || mr.in.access & ~0xfu) return VHCA_CMD_BAD_PARAM;
+      if (!pds.count(mr.in.pdn) || mr.in.access & ~0x1fu) return VHCA_CMD_BAD_PARAM;
       if (!(mr.in.flags & VHCA_MR_F_PHYSICAL)) {
         if (mr.in.pages.mode == VHCA_BUF_CONTIG || mr.in.pages.npages == 0 ||
             mr.in.pages.page_shift < VHCA_MIN_PAGE_SHIFT ||
             mr.in.pages.page_shift > VHCA_MAX_PAGE_SHIFT)
           return VHCA_CMD_BAD_PARAM;
         mr.pages = ReadPages(mr.in.pages);
+      }
+      if (cmd.opcode == VHCA_CMD_REREG_MR) {  // the key stays
+        auto it = mrs.find(VHCA_KEY_INDEX(handle));
+        if (it == mrs.end() || it->second.fast_reg ||
+            it->second.variant != VHCA_KEY_VARIANT(handle))
+          return VHCA_CMD_BAD_HANDLE;
+        mr.variant = it->second.variant;
+        it->second = mr;
+        return VHCA_CMD_OK;
       }
       if (mrs.size() >= max_mr) return VHCA_CMD_NO_RESOURCES;
       const uint32_t index = next_mr_index_++;
@@ -309,6 +332,19 @@ uint8_t FakeDevice::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
       mrs.erase(it);
       return VHCA_CMD_OK;
     }
+    case VHCA_CMD_ALLOC_MW: {
+      vhca_cmd_alloc_mw_in in;
+      memcpy(&in, cmd.in.raw, sizeof(in));
+      if (!pds.count(in.pdn)) return VHCA_CMD_BAD_HANDLE;
+      if (in.type != VHCA_MW_TYPE_1 && in.type != VHCA_MW_TYPE_2) return VHCA_CMD_BAD_PARAM;
+      if (mrs.size() + mws.size() >= max_mr) return VHCA_CMD_NO_RESOURCES;
+      const uint32_t index = next_mr_index_++;
+      mws[index] = in;
+      result[0] = (index << 8) | in.key_variant;
+      return VHCA_CMD_OK;
+    }
+    case VHCA_CMD_DEALLOC_MW:  // the index only (binds change the variant)
+      return mws.erase(VHCA_KEY_INDEX(handle)) ? VHCA_CMD_OK : VHCA_CMD_BAD_HANDLE;
     case VHCA_CMD_ATTACH_MCAST:
     case VHCA_CMD_DETACH_MCAST: {
       vhca_cmd_mcast_in in;

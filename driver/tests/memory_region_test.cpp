@@ -42,7 +42,11 @@ TEST_F(MrTest, KeyVariantsDifferAndAccessIsChecked) {
   EXPECT_NE(VHCA_KEY_VARIANT(vhca_core_mr_key(a)), VHCA_KEY_VARIANT(vhca_core_mr_key(b)));
   EXPECT_EQ(device_.mrs[VHCA_KEY_INDEX(vhca_core_mr_key(b))].in.access, 0u);
   vhca_core_mr* bad = nullptr;
-  EXPECT_EQ(vhca_core_create_dma_mr(core_, pdn_, 1u << 4, 0x1000, 0x1000, &bad), -VHCA_EOPNOTSUPP);  // MW_BIND
+  vhca_core_mr* bindable = nullptr;  // MW_BIND: windows may be bound to it
+  ASSERT_EQ(vhca_core_create_dma_mr(core_, pdn_, 1u << 4, 0x1000, 0x1000, &bindable), 0);
+  Track(bindable);
+  EXPECT_EQ(device_.mrs[VHCA_KEY_INDEX(vhca_core_mr_key(bindable))].in.access,
+            uint32_t{VHCA_ACCESS_MW_BIND});
   EXPECT_EQ(vhca_core_create_dma_mr(core_, pdn_, 1u << 5, 0x1000, 0x1000, &bad), -VHCA_EINVAL);  // ZERO_BASED
   // The range: not empty, not wrapping, at most max_mr_size (2^40 here).
   EXPECT_EQ(vhca_core_create_dma_mr(core_, pdn_, 0, 0x1000, 0, &bad), -VHCA_EINVAL);
@@ -70,6 +74,53 @@ TEST_F(MrTest, PagedRegionDirect) {
   EXPECT_EQ(device_mr.pages, std::vector<uint64_t>(pages, pages + 3));
   // Registered once only.
   EXPECT_EQ(vhca_core_mr_register(mr, pdn_, iova, 4096, 12, 0), -VHCA_EINVAL);
+}
+
+// rereg_user_mr: REREG_MR over a staged page list, the key kept; the
+// staged region takes the old pages and is freed without a command.
+TEST_F(MrTest, ReregisterKeepsTheKey) {
+  vhca_core_mr* mr = nullptr;
+  vhca_core_mr* staged = nullptr;
+  ASSERT_EQ(vhca_core_create_paged_mr(core_, 1, &mr), 0);
+  vhca_core_mr_set_page(mr, 0, 0x200000);
+  ASSERT_EQ(vhca_core_mr_register(mr, pdn_, 0x200000, 4096, 12, 0), 0);
+  Track(mr);
+  const unsigned key = vhca_core_mr_key(mr);
+  ASSERT_EQ(vhca_core_create_paged_mr(core_, 2, &staged), 0);
+  vhca_core_mr_set_page(staged, 0, 0x300000);
+  vhca_core_mr_set_page(staged, 1, 0x301000);
+  const unsigned access = VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE;
+  uint32_t other_pd = 0;
+  ASSERT_EQ(vhca_core_alloc_pd(core_, &other_pd), 0);
+  ASSERT_EQ(vhca_core_mr_reregister(mr, staged, other_pd, 0x300010, 8000, 12, access), 0);
+  EXPECT_EQ(vhca_core_mr_key(mr), key);
+  const vhca_cmd& cmd = device_.executed.back();
+  EXPECT_EQ(cmd.opcode, VHCA_CMD_REREG_MR);
+  EXPECT_EQ(cmd.in.handle.handle, key);
+  const FakeDevice::Mr& dev = device_.mrs[VHCA_KEY_INDEX(key)];
+  EXPECT_EQ(dev.in.pdn, other_pd);
+  EXPECT_EQ(dev.in.access, access);
+  EXPECT_EQ(dev.in.iova, 0x300010u);
+  EXPECT_EQ(dev.in.first_byte_offset, 0x10u);
+  EXPECT_EQ(dev.pages, (std::vector<uint64_t>{0x300000, 0x301000}));
+  const size_t commands = device_.executed.size();
+  EXPECT_EQ(vhca_core_destroy_mr(staged), 0);  // not registered: no command
+  EXPECT_EQ(device_.executed.size(), commands);
+  // Refused before the device: a registered region as the stage, a range
+  // the stage's pages do not cover; by the device: a bad PD.  The region
+  // keeps what it had.
+  vhca_core_mr* small = nullptr;
+  ASSERT_EQ(vhca_core_create_paged_mr(core_, 1, &small), 0);
+  vhca_core_mr_set_page(small, 0, 0x400000);
+  EXPECT_EQ(vhca_core_mr_reregister(mr, mr, pdn_, 0x300000, 4096, 12, 0), -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_mr_reregister(mr, small, pdn_, 0x400000, 8192, 12, 0), -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_mr_reregister(mr, small, pdn_ + 100, 0x400000, 4096, 12, 0),
+            -VHCA_EINVAL);
+  EXPECT_EQ(device_.mrs[VHCA_KEY_INDEX(key)].in.pdn, other_pd);
+  EXPECT_EQ(vhca_core_destroy_mr(small), 0);
+  EXPECT_EQ(vhca_core_destroy_mr(mr), 0);
+  mrs_.clear();
+  EXPECT_EQ(vhca_core_dealloc_pd(core_, other_pd), 0);
 }
 
 TEST_F(MrTest, PagedRegionIndirect) {

@@ -112,6 +112,53 @@ TEST_F(UserVerbsTest, UserCqCommand) {
   EXPECT_EQ(vhca_core_resize_cq(cq, 100, &actual), -VHCA_EOPNOTSUPP);
 }
 
+// ibv_resize_cq: the provider's new ring (2^7 CQEs on 2 pages, its
+// record on page 3) replaces the old; the CQEs it had not consumed (per
+// the old record) move to the start of the new ring.
+TEST_F(UserVerbsTest, UserCqResize) {
+  vhca_core_cq* cq = UserCq(5);
+  ASSERT_NE(cq, nullptr);
+  const uint32_t cqn = Cq(cq).cqn();
+  for (int i = 0; i < 5; i++) device_.PostCqe(cqn, Cqe(7, VHCA_CQE_SEND, i));
+  auto* old_dbrec = static_cast<vhca_cq_dbrec*>(pages_[1].cpu);
+  old_dbrec->consumer_index = 2;  // the provider polled 2
+  const int64_t before = kernel_.outstanding();
+  vhca_core_ubuf* bigger = Ubuf(3);
+  ASSERT_EQ(vhca_core_resize_user_cq(cq, bigger, 7, 8192), 0);
+  EXPECT_EQ(Cq(cq).capacity(), 127u);
+  // The 3 new "user" pages; the old page list went as the new one came.
+  EXPECT_EQ(kernel_.outstanding(), before + 3);
+  const vhca_cmd_create_cq& in = device_.cqs[cqn].in;
+  EXPECT_EQ(device_.executed.back().opcode, VHCA_CMD_RESIZE_CQ);
+  EXPECT_EQ(in.log_size, 7);
+  EXPECT_EQ(in.db_page, 5u);  // the device refuses another page
+  EXPECT_EQ(device_.ReadPages(in.buf), (std::vector<uint64_t>{PageDma(3), PageDma(2)}));
+  EXPECT_EQ(in.dbrec_addr, PageDma(1));
+  auto* ring = static_cast<const vhca_cqe*>(pages_[pages_.size() - 3].cpu);
+  for (int i = 0; i < 3; i++) {
+    EXPECT_EQ(ring[i].wr_id, uint64_t(i + 2));
+    EXPECT_EQ(ring[i].owner & VHCA_EQE_OWNER_BIT, vhca_eqe_owner(i, 7));
+  }
+  // Refused before any command: a size out of range, the record inside
+  // the ring, a ring longer than the buffer.
+  const size_t resizes = CountExecuted(VHCA_CMD_RESIZE_CQ);
+  EXPECT_EQ(vhca_core_resize_user_cq(cq, Ubuf(3), 17, 8192), -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_resize_user_cq(cq, Ubuf(3), 7, 4096), -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_resize_user_cq(cq, Ubuf(1), 7, 8192), -VHCA_EINVAL);
+  EXPECT_EQ(CountExecuted(VHCA_CMD_RESIZE_CQ), resizes);
+  // Fewer entries than the 3 waiting: the device's BAD_PARAM, CQ unchanged.
+  device_.PostCqe(cqn, Cqe(7, VHCA_CQE_SEND, 9));
+  device_.PostCqe(cqn, Cqe(7, VHCA_CQE_SEND, 10));
+  EXPECT_EQ(vhca_core_resize_user_cq(cq, Ubuf(2), 2, 4096), -VHCA_EINVAL);
+  EXPECT_EQ(Cq(cq).capacity(), 127u);
+  EXPECT_EQ(device_.cqs[cqn].in.log_size, 7);
+  // A kernel CQ is resized with vhca_core_resize_cq, a user CQ only so.
+  unsigned actual = 0;
+  EXPECT_EQ(vhca_core_resize_cq(cq, 100, &actual), -VHCA_EOPNOTSUPP);
+  vhca_core_cq* kcq = CreateCq(7);
+  EXPECT_EQ(vhca_core_resize_user_cq(kcq, Ubuf(3), 7, 8192), -VHCA_EINVAL);
+}
+
 TEST_F(UserVerbsTest, UserCqRefusals) {
   vhca_core_cq* cq = nullptr;
   unsigned cqn = 0;

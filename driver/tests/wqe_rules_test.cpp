@@ -17,7 +17,8 @@ const uint8_t kQpTypes[] = {VHCA_QPT_RC, VHCA_QPT_UC, VHCA_QPT_UD, VHCA_QPT_SMI,
 // (opcode, QP type) pairs that may be posted: IBA 9.2 (RC: everything; UC:
 // SEND and RDMA WRITE with or without immediate; UD, QP0, QP1: SEND with
 // or without immediate) plus the local operations LOCAL_INV and REG_MR on
-// any send queue (IBA 10.6.5, 10.6.3.4).
+// any send queue (IBA 10.6.5, 10.6.3.4) and BIND_MW on the connected ones
+// (IBA 10.6.7.2: a window's rkey serves the peer of the connection).
 std::set<std::pair<int, int>> Allowed() {
   std::set<std::pair<int, int>> allowed;
   for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_SEND_WITH_INV,
@@ -27,6 +28,7 @@ std::set<std::pair<int, int>> Allowed() {
   for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_RDMA_WRITE,
                  VHCA_WQE_RDMA_WRITE_WITH_IMM})
     allowed.insert({op, VHCA_QPT_UC});
+  for (int type : {VHCA_QPT_RC, VHCA_QPT_UC}) allowed.insert({VHCA_WQE_BIND_MW, type});
   for (int type : {VHCA_QPT_UD, VHCA_QPT_SMI, VHCA_QPT_GSI})
     for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM}) allowed.insert({op, type});
   for (uint8_t type : kQpTypes)
@@ -60,10 +62,11 @@ TEST(WqeRules, SegmentAfterTheControlSegment) {
             sizeof(vhca_wqe_atomic));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_REG_MR, VHCA_QPT_UD), sizeof(vhca_wqe_reg_mr));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_LOCAL_INV, VHCA_QPT_UD), 0u);
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_BIND_MW, VHCA_QPT_UC), sizeof(vhca_wqe_bind_mw));
 }
 
 TEST(WqeRules, DataAndInline) {
-  for (int op : {VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR}) {
+  for (int op : {VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR, VHCA_WQE_BIND_MW}) {
     EXPECT_FALSE(vhca_wqe_carries_data(static_cast<uint8_t>(op)));
     EXPECT_FALSE(vhca_wqe_may_inline(static_cast<uint8_t>(op)));
   }

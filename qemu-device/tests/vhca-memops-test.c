@@ -81,6 +81,82 @@ static void test_dp_frwr(void)
     dp_stop(dp);
 }
 
+static uint8_t rereg(Dp *dp, uint32_t key, uint32_t pd, uint64_t addr,
+                     uint32_t access)
+{
+    struct vhca_cmd_create_mr in;
+
+    memset(&in, 0, sizeof(in));
+    in.iova = cpu_to_le64(addr);
+    in.length = cpu_to_le64(4096);
+    in.pdn = cpu_to_le32(pd);
+    in.access = cpu_to_le32(access);
+    in.flags = VHCA_MR_F_PHYSICAL;
+    in.key_variant = 0x77;      /* ignored: the key stays */
+    return dp_exec_in(dp, VHCA_CMD_REREG_MR, key, &in, sizeof(in), NULL);
+}
+
+/* REREG_MR: a new translation, PD and access under the same key. */
+static void test_dp_rereg_mr(void)
+{
+    Dp *dp = dp_start();
+    uint32_t key, frwr, result[2];
+    uint64_t old_buf, new_buf;
+    struct vhca_cqe cqe;
+    DpPair p;
+    DpMem m;
+
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    dp_fill(dp, m.a, 64, 9);
+    old_buf = dp_alloc(dp, 4096);
+    new_buf = dp_alloc(dp, 4096);
+    key = dp_mr_phys(dp, dp->pd, old_buf, 4096, VHCA_ACCESS_LOCAL_WRITE);
+    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    dp_write(dp, &p.a, 1, old_buf, key, m.a, 64, m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
+    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
+                                p.b.h));
+
+    g_assert_cmpuint(rereg(dp, key, dp->pd, new_buf, VHCA_ACCESS_LOCAL_WRITE |
+                           VHCA_ACCESS_REMOTE_WRITE), ==, VHCA_CMD_OK);
+    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    dp_write(dp, &p.a, 2, new_buf, key, m.a, 64, m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_assert_same(dp, m.a, new_buf, 64);
+    dp_write(dp, &p.a, 3, old_buf, key, m.a, 64, m.akey);   /* old range */
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
+    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
+                                p.b.h));
+
+    /* Refused inputs change nothing: the key still writes new_buf. */
+    g_assert_cmpuint(rereg(dp, key, 999, new_buf, VHCA_ACCESS_LOCAL_WRITE), ==,
+                     VHCA_CMD_BAD_HANDLE);
+    g_assert_cmpuint(rereg(dp, key, dp->pd, new_buf, VHCA_ACCESS_REMOTE_WRITE),
+                     ==, VHCA_CMD_BAD_PARAM);
+    g_assert_cmpuint(rereg(dp, key ^ 1, dp->pd, new_buf, 0), ==,
+                     VHCA_CMD_BAD_HANDLE);
+    frwr = dp_alloc_mr(dp, 0x20);
+    g_assert_cmpuint(rereg(dp, frwr, dp->pd, new_buf, 0), ==,
+                     VHCA_CMD_BAD_HANDLE);
+    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    dp_write(dp, &p.a, 4, new_buf + 64, key, m.a, 64, m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+
+    /* Another PD: the QPs of the old one are refused. */
+    g_assert_cmpuint(dp_simple(dp, VHCA_CMD_ALLOC_PD, 0, result), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(rereg(dp, key, result[0], new_buf,
+                           VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE),
+                     ==, VHCA_CMD_OK);
+    dp_write(dp, &p.a, 5, new_buf, key, m.a, 64, m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
+    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
+                                p.b.h));
+    g_assert_cmpuint(dp_simple(dp, VHCA_CMD_DESTROY_MR, key, NULL), ==,
+                     VHCA_CMD_OK);
+    dp_stop(dp);
+}
+
 static void test_dp_special_qps(void)
 {
     Dp *dp = dp_start();
@@ -391,6 +467,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/dp/two-devices", test_dp_two_devices);
     qtest_add_func("/vhca/dp/frwr-local-inv-send-inv", test_dp_frwr);
+    qtest_add_func("/vhca/dp/rereg-mr", test_dp_rereg_mr);
     qtest_add_func("/vhca/dp/special-qps", test_dp_special_qps);
     qtest_add_func("/vhca/dp/paged-rings-batch", test_dp_paged_rings_batch);
     qtest_add_func("/vhca/dp/bad-wqes", test_dp_bad_wqes);
