@@ -60,6 +60,7 @@ FORCE_MR = os.environ.get("VHCA_ULP_FORCE_MR") == "1"
 def pytest_configure(config):
     config.addinivalue_line("markers", "full: only in make check-ulp-full")
     config.addinivalue_line("markers", "fault: loss, hot-unplug, rmmod (not run with force_mr=1)")
+    config.addinivalue_line("markers", "open_bug: fails on an open bug; only in make check-ulp-open")
     config.addinivalue_line("markers", "ib: needs the vhca fabric (InfiniBand; not run on rdma_rxe)")
 
 
@@ -128,8 +129,13 @@ def vm(module_path):
         # test, and its report fails it (clean_kernel_log).
         machine.run("sysctl -qw kernel.hung_task_timeout_secs=%d kernel.hung_task_warnings=-1"
                     % ulplib.HUNG_TASK_SECS, timeout=30, check=True)
-        machine.run("modprobe null_blk nr_devices=%d gb=%d memory_backed=1 irqmode=0"
-                    % (len(ulplib.BACKENDS), ulplib.BACKEND_GB), timeout=60, check=True)
+        # max_sectors: null_blk takes 8 MiB commands (255 sectors by
+        # default), so LIO's Block Limits page lets 8 MiB SCSI commands
+        # through to the backend (iSER, SRP large I/O tests).
+        machine.run("modprobe null_blk nr_devices=%d gb=%d memory_backed=1 irqmode=0 "
+                    "max_sectors=%d" % (len(ulplib.BACKENDS), ulplib.BACKEND_GB,
+                                        ulplib.BACKEND_MAX_SECTORS),
+                    timeout=60, check=True)
         yield machine
 
 

@@ -19,6 +19,7 @@ HOST_IP = "10.78.0.2"
 # the debug kernel; brd is not in the latter): one backend per block ULP.
 BACKENDS = {"nvme": "/dev/nullb0", "iser": "/dev/nullb1", "srp": "/dev/nullb2"}
 BACKEND_GB = 1
+BACKEND_MAX_SECTORS = 16384
 # The guest's hung-task watchdog period (conftest.py): a fault test's I/O
 # may wait out a ULP's own recovery timeouts, never this long.
 HUNG_TASK_SECS = 60
