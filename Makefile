@@ -24,7 +24,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full check-middleware check-install check-dkms install check-fabric switch test \
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full check-ulp-open check-middleware check-install check-dkms install check-fabric switch test \
 	bench run clean
 
 all: qemu module initramfs
@@ -104,6 +104,12 @@ check-ulp: deps qemu module initramfs provider
 check-ulp-full: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-ulp-full: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-ulp.sh full
+
+# ULP tests of open bugs (marked `open_bug`; Documentation/ulps.md "Open
+# bugs"): they fail until the bug is fixed, so no other target runs them.
+check-ulp-open: deps qemu module initramfs provider
+	@test "$(KERNEL)" = default || { echo "check-ulp-open: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-ulp.sh open
 
 # UCX, Open MPI over UCX and libfabric's verbs provider on vhca in a guest
 # (in `make test`): selftests/verbs/middleware.py.

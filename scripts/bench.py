@@ -28,6 +28,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "selftests"))
 import vmlib  # noqa: E402
 import bench_fabric  # noqa: E402
+import bench_nvme  # noqa: E402
 
 OUT_DIR = os.path.join(vmlib.BUILD, "bench")
 MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
@@ -123,6 +124,10 @@ ip rule del pref 0 lookup local
 rdma link add rxe0 type rxe netdev veth0
 rdma link add rxe1 type rxe netdev veth1
 '''
+
+RXE_TARGET_IP = "10.77.0.1"
+RXE_HOST_IP = "10.77.0.2"
+FABRIC_SCRIPT = os.path.join(vmlib.REPO, "scripts", "guest", "ulp", "fabric.sh")
 
 # The GID index of the RoCE v2 GID that carries the port's IPv4 address.
 GID_INDEX = r'''
@@ -321,6 +326,17 @@ class Bench:
                     "(libvhca-rdmav34.so, /etc/libibverbs.d/vhca.driver)")
         return ("-d vhca0 -i 1", "-d vhca0 -i 2")
 
+    def measure_nvme_vhca(self, results):
+        """NVMe over RDMA across the vhca fabric: IPoIB addresses on vhca0
+        port 1 (target) and vhca1 port 1 (host), policy routes between
+        them (scripts/guest/ulp/fabric.sh; it replaces rxe's rules)."""
+        rc, out = self.run("sh %s vhca vhca0 vhca1" % FABRIC_SCRIPT, timeout=180, check=False)
+        if rc != 0:
+            for metric, *_ in bench_nvme.METRICS:
+                results[metric] = "fabric.sh failed: %s" % out.strip()[-200:]
+            return
+        bench_nvme.NvmeBench(self, "10.78.0.1", "10.78.0.2", RUNS).measure(results)
+
     def memcpy(self):
         _, out = self.run("%s 32 3" % MEMCPY, timeout=300)
         match = re.search(r"memcpy_mbps ([\d.]+)", out)
@@ -379,7 +395,10 @@ def share(v, ceiling, lower_is_better):
 
 def build_rows(vhca, rxe, xvm, ceiling, limits):
     rows = []
-    for metric, unit, _tool, _opts, _column, lower in METRICS:
+    # NVMe over RDMA (bench_nvme): a higher figure is better.
+    metrics = [(m[0], m[1], m[5]) for m in METRICS] + \
+        [(m[0], m[1], False) for m in bench_nvme.METRICS]
+    for metric, unit, lower in metrics:
         v = value(vhca.get(metric))
         r = value(rxe.get(metric))
         rows.append({"metric": metric, "unit": unit, "vhca": v, "rxe": r,
@@ -489,6 +508,7 @@ def main():
             rxe_devs = bench.setup_rxe()
             rxe = {}
             bench.measure(rxe_devs, rxe)
+            bench_nvme.NvmeBench(bench, RXE_TARGET_IP, RXE_HOST_IP, RUNS).measure(rxe)
             # Proof that rxe's packets went through the veth pair.
             bench.run("ip -s link show veth0; ip -s link show veth1", timeout=30)
         except (BenchError, vmlib.VMError) as err:
@@ -504,6 +524,7 @@ def main():
                 footnotes.append("vhca not measured: " + vhca_devs)
             else:
                 bench.measure(vhca_devs, vhca)
+                bench.measure_nvme_vhca(vhca)
                 for metric, result in vhca.items():
                     if isinstance(result, str):
                         footnotes.append("vhca %s: %s" % (metric, result))
@@ -512,6 +533,9 @@ def main():
             footnotes.append("vhca runs stopped, the guest or QEMU failed: %s"
                              % str(err).splitlines()[0])
             bad = []
+    for metric in bench_nvme.METRICS:
+        if isinstance(rxe.get(metric[0]), str):
+            footnotes.append("rxe %s: %s" % (metric[0], rxe[metric[0]]))
     xvm = measure_cross_vm(footnotes)
     rows = build_rows(vhca, rxe, xvm, ceiling, limits)
     with open(os.path.join(OUT_DIR, "results.json"), "w") as f:
@@ -520,7 +544,10 @@ def main():
     print_table(rows, footnotes, "%s / %s" % (load_before, load_average()))
     print("%.0f s; raw output: build/bench/bench.log, rows: build/bench/results.json"
           % (time.monotonic() - started))
-    failed = [m for m, res in rxe.items() if not isinstance(res, tuple)]
+    # The perftest rows are the anchor; an NVMe over RDMA row on rxe that
+    # failed is printed with its reason, like a vhca one.
+    nvme_rows = {m[0] for m in bench_nvme.METRICS}
+    failed = [m for m, res in rxe.items() if not isinstance(res, tuple) and m not in nvme_rows]
     if failed:
         print("bench: the rxe anchor failed for %s" % ", ".join(failed), file=sys.stderr)
     if bad:

@@ -6,6 +6,7 @@ the client's file with the server's.
 """
 import pytest
 
+import ulpfault
 import ulplib
 from ulplib import Fio
 
@@ -44,3 +45,57 @@ def test_nfs_rdma_mount_fio_verify(vm, fabric, nfs_mount):
     _, server = vm.run("sha256sum %s/%s" % (EXPORT, name), timeout=120, check=True)
     assert client == server.split()[0], (client, server)
     vm.run("rm -f %s/%s" % (mnt, name), timeout=60, check=True)
+
+
+# ---- make check-ulp-full ----
+
+def file_matches_server(vm, mnt, name, mib):
+    client = ulplib.sha256_of(vm, "%s/%s" % (mnt, name), mib)
+    _, server = vm.run("sha256sum %s/%s" % (EXPORT, name), timeout=120, check=True)
+    assert client == server.split()[0], (client, server)
+
+
+def remount_and_verify(vm, fabric, vers, name, mib):
+    """A new mount (a new connection once the last one is gone): the
+    client reads what the server stored, and a fresh fio verify passes."""
+    ulplib.run_script(vm, "nfs", "umount", vers, timeout=300)
+    mnt = ulplib.run_script(vm, "nfs", "mount", fabric.target_ip, vers,
+                            timeout=300).strip().splitlines()[-1]
+    ulplib.assert_connections(vm, fabric, "rpcrdma", "rpcrdma", 1)
+    file_matches_server(vm, mnt, name, mib)
+    Fio("%s/%s-after" % (mnt, name), rw="randwrite", bs="4k", numjobs=1, size="8M").run(vm)
+    vm.run("rm -f %s/%s %s/%s-after" % (mnt, name, mnt, name), timeout=60, check=True)
+
+
+@pytest.mark.full
+def test_nfs_rdma_umount_mount_under_io(vm, fabric, nfs_mount):
+    """A lazy umount while fio runs, and a mount again at the same place:
+    the open file keeps its superblock and transport, fio completes and
+    verifies; once it is closed, umount and a new mount (a new
+    connection) read what the server stored."""
+    vers, mnt = nfs_mount
+    name = "fio-umount"
+    ulpfault.start_io(vm, "%s/%s" % (mnt, name), "nfs-umount", size="32M")
+    vm.run("umount -l %s" % mnt, timeout=120, check=True)
+    ulplib.run_script(vm, "nfs", "mount", fabric.target_ip, vers, timeout=300)
+    assert ulpfault.io_ends(vm, "nfs-umount", "umount -l") == 0, "fio failed"
+    remount_and_verify(vm, fabric, vers, name, 64)
+
+
+@pytest.mark.full
+@pytest.mark.fault
+@pytest.mark.ib
+@pytest.mark.parametrize("how", ulpfault.DEVICE_FAULTS)
+def test_nfs_rdma_device_removed_under_io(vm, fabric, nfs_mount, module_path, how):
+    """rmmod vhca / device_del of the client's device while fio runs on a
+    hard mount: xprtrdma lets the device go and reconnects (over what is
+    left, or once it is back: nfsd's listener is on every address, so it
+    follows the new device), the RPCs are retransmitted, fio completes
+    and verifies, nothing hangs."""
+    vers, mnt = nfs_mount
+    name = "fio-" + how
+    ulpfault.start_io(vm, "%s/%s" % (mnt, name), "nfs-" + how, size="32M")
+    ulpfault.remove_device(vm, fabric, how)
+    ulpfault.restore_device(vm, fabric, how, module_path)
+    assert ulpfault.io_ends(vm, "nfs-" + how, how) == 0, "fio failed"
+    remount_and_verify(vm, fabric, vers, name, 64)

@@ -89,19 +89,22 @@ def test_nvme_rdma_fio_verify_8m_ios(vm, nvme_host):
     Fio(nvme_host, rw="write", bs="8M", iodepth=4, numjobs=2, size="64M").run(vm, timeout=1200)
 
 
-def background_fio(vm, job, name):
-    """Start fio in the guest's background; returns the status file."""
-    status = "/tmp/fio-%s.status" % name
-    vm.run("rm -f {s}; ( {cmd} > /tmp/fio-{n}.out 2>&1; echo $? > {s} ) &".format(
-        s=status, cmd=job.command(), n=name), timeout=60, check=True)
-    return status
-
-
-def wait_background_fio(vm, name, timeout=900):
-    out = vm.wait_until("cat /tmp/fio-%s.status 2>/dev/null || echo running" % name,
-                        lambda t: "running" not in t, timeout=timeout, interval=2)
-    _, log = vm.run("tail -c 3000 /tmp/fio-%s.out" % name, timeout=60)
-    return int(out.strip()), log
+@pytest.mark.full
+def test_nvme_rdma_fio_verify_at_max_sectors(vm, nvme_host):
+    """Requests of the controller's largest size (max_sectors_kb raised
+    to max_hw_sectors_kb: nvme-rdma's limit from the device's
+    max_fast_reg_page_list_len), one fast-registered MR each; then the
+    same from buffers that start 512 bytes into a page (discontiguous
+    pages, the first and last partial)."""
+    queue = "/sys/block/%s/queue" % nvme_host.split("/")[-1]
+    _, out = vm.run("cat %s/max_hw_sectors_kb" % queue, timeout=30, check=True)
+    max_kb = int(out)
+    assert max_kb >= 1024, "max_hw_sectors_kb %d" % max_kb
+    vm.run("echo %d > %s/max_sectors_kb" % (max_kb, queue), timeout=30, check=True)
+    bs = "%dk" % max_kb
+    Fio(nvme_host, rw="write", bs=bs, iodepth=8, numjobs=2, size="64M").run(vm, timeout=1200)
+    Fio(nvme_host, rw="randwrite", bs=bs, iodepth=8, numjobs=2, size="32M",
+        extra=["--iomem=malloc", "--mem_align=512"]).run(vm, timeout=1200)
 
 
 @pytest.mark.full
@@ -109,13 +112,13 @@ def test_nvme_rdma_reset_controller_under_io(vm, nvme_host):
     """Controller resets while fio runs: the queues are torn down and
     connected again, I/O is retried, verification passes."""
     job = Fio(nvme_host, rw="randwrite", bs="4k", numjobs=2, size="32M")
-    background_fio(vm, job, "reset")
+    ulplib.background_fio(vm, job, "reset")
     ctrl = ulplib.run_script(vm, "nvme", "controller").strip()
     for _ in range(2):
         vm.run("sleep 3; nvme reset /dev/%s" % ctrl, timeout=120, check=True)
         vm.wait_until("cat /sys/class/nvme/%s/state" % ctrl,
                       lambda t: t.strip() == "live", timeout=120)
-    rc, log = wait_background_fio(vm, "reset")
+    rc, log = ulplib.wait_background_fio(vm, "reset")
     assert rc == 0, log
 
 
@@ -155,7 +158,7 @@ def reconnect_and_verify(vm, fabric):
 def io_ends_after(vm, name, what):
     """fio (started before `what` happened) ends: I/O fails cleanly or
     completes, nothing hangs; the controller is gone."""
-    rc, log = wait_background_fio(vm, name, timeout=600)
+    rc, log = ulplib.wait_background_fio(vm, name, timeout=600)
     ulplib.log("fio across %s (exit %d)" % (what, rc), log)
     rc, out = vm.run(ulplib.script("nvme", "controller"), timeout=60)
     assert rc != 0, "controller still there after %s: %s" % (what, out)
@@ -165,7 +168,7 @@ def io_ends_after(vm, name, what):
 @pytest.mark.fault
 @pytest.mark.ib
 def test_nvme_rdma_rmmod_vhca_under_io(vm, fabric, nvme_host, module_path):
-    background_fio(vm, Fio(nvme_host, rw="randwrite", bs="4k", numjobs=2, size="64M"), "rmmod")
+    ulplib.background_fio(vm, Fio(nvme_host, rw="randwrite", bs="4k", numjobs=2, size="64M"), "rmmod")
     vm.run("sleep 5; rmmod vhca", timeout=300, check=True)
     io_ends_after(vm, "rmmod", "rmmod vhca")
     fabric.reload_driver(vm, module_path)
@@ -176,7 +179,7 @@ def test_nvme_rdma_rmmod_vhca_under_io(vm, fabric, nvme_host, module_path):
 @pytest.mark.fault
 @pytest.mark.ib
 def test_nvme_rdma_hot_unplug_host_device_under_io(vm, fabric, nvme_host):
-    background_fio(vm, Fio(nvme_host, rw="randwrite", bs="4k", numjobs=2, size="64M"), "unplug")
+    ulplib.background_fio(vm, Fio(nvme_host, rw="randwrite", bs="4k", numjobs=2, size="64M"), "unplug")
     vm.run("sleep 5", timeout=60)
     fabric.unplug_host(vm)
     io_ends_after(vm, "unplug", "device_del vhca1")

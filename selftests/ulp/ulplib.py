@@ -19,6 +19,21 @@ HOST_IP = "10.78.0.2"
 # the debug kernel; brd is not in the latter): one backend per block ULP.
 BACKENDS = {"nvme": "/dev/nullb0", "iser": "/dev/nullb1", "srp": "/dev/nullb2"}
 BACKEND_GB = 1
+BACKEND_MAX_SECTORS = 16384
+# The guest's hung-task watchdog period (conftest.py): a fault test's I/O
+# may wait out a ULP's own recovery timeouts, never this long.
+HUNG_TASK_SECS = 60
+HUNG_TASK = re.compile(r"blocked for more than \d+ seconds")
+# A ULP that finds the device lacking logs that it falls back ("... not
+# supported", "... unsupported"): lines of the RDMA stack and its ULPs
+# (not, e.g., sd's "doesn't support DPO or FUA", which is the backend's).  Documentation/verbs.md ("Not supported,
+# and why") lists what vhca leaves out on purpose; a fallback allowed
+# here must be one of those, with its reason: (pattern, reason).
+RDMA_SOURCE = re.compile(r"nvme|iser|isert|srp|rpcrdma|svcrdma|xprtrdma|ib_|rdma|vhca|"
+                         r"infiniband", re.I)
+FALLBACK = re.compile(r"not supported|unsupported|does not support|doesn't support|"
+                      r"falling back|fall back", re.I)
+ALLOWED_FALLBACKS = []
 FIO_RESULTS = os.path.join(vmlib.BUILD, "results", "ulp-fio.txt")
 
 
@@ -193,6 +208,62 @@ def module_param(vm, module, param):
 def wait_gone(vm, path, timeout=60):
     vm.wait_until("test -e %s && echo present || echo gone" % path,
                   lambda t: "gone" in t, timeout=timeout)
+
+
+def background_fio(vm, job, name):
+    """Start fio in the guest's background; returns the status file."""
+    status = "/tmp/fio-%s.status" % name
+    vm.run("rm -f {s}; ( {cmd} > /tmp/fio-{n}.out 2>&1; echo $? > {s} ) &".format(
+        s=status, cmd=job.command(), n=name), timeout=60, check=True)
+    return status
+
+
+def wait_background_fio(vm, name, timeout=900):
+    """fio's exit status and the end of its output, once it has ended."""
+    out = vm.wait_until("cat /tmp/fio-%s.status 2>/dev/null || echo running" % name,
+                        lambda t: "running" not in t, timeout=timeout, interval=2)
+    _, text = vm.run("tail -c 3000 /tmp/fio-%s.out" % name, timeout=60)
+    return int(out.strip()), text
+
+
+# Kernel warnings of Debian's Linux 6.1 that the ULP tier can set off and
+# that are not the RDMA stack's: (pattern of the line after "cut here",
+# why).  Each splat so recognised is left out of the bad-line check,
+# from "cut here" to its "end trace"; Documentation/ulps.md lists them.
+KNOWN_SPLATS = [
+    (r"WQ_MEM_RECLAIM iscsi_ctrl_\S+:__iscsi_unbind_session \[scsi_transport_iscsi\] "
+     r"is flushing !WQ_MEM_RECLAIM pm:pm_runtime_work",
+     "scsi_transport_iscsi removes the session's SCSI target from its "
+     "WQ_MEM_RECLAIM workqueue, and device_del() flushes a pending runtime PM "
+     "work item of pm_wq (check_flush_dependency, once per boot): iSCSI "
+     "session removal, the same over TCP"),
+]
+
+
+def without_known_splats(text):
+    """The kernel log without the splats KNOWN_SPLATS names."""
+    out, skipping = [], False
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if "[ cut here ]" in line and i + 1 < len(lines) and \
+                any(re.search(p, lines[i + 1]) for p, _ in KNOWN_SPLATS):
+            skipping = True
+        if not skipping:
+            out.append(line)
+        elif "---[ end trace" in line:
+            skipping = False
+    return "\n".join(out)
+
+
+def hung_tasks(text):
+    """The hung-task watchdog's reports in a piece of kernel log."""
+    return [l for l in text.splitlines() if HUNG_TASK.search(l)]
+
+
+def fallbacks(text):
+    """Fallbacks a ULP logged that Documentation/verbs.md does not list."""
+    return [l for l in text.splitlines() if FALLBACK.search(l) and RDMA_SOURCE.search(l) and
+            not any(re.search(p, l) for p, _ in ALLOWED_FALLBACKS)]
 
 
 def grep_count(pattern, text):

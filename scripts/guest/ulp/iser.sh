@@ -14,6 +14,10 @@ set -eu
 . "$(dirname "$0")/common.sh"
 IQN=${ISER_IQN:-iqn.2026-11.org.vhca:iser}
 PORT=3260
+# Seconds a session whose connection is lost holds its I/O before failing
+# it (open-iscsi's node.session.timeo.replacement_timeout, 120 by
+# default): within a fault test, and shorter than the hung-task watchdog.
+REPLACEMENT_TIMEOUT=${ISER_REPLACEMENT_TIMEOUT:-20}
 
 target_start() {
 	addr=$1 dev=$2
@@ -67,6 +71,8 @@ login() {
 	modprobe -a sd_mod ib_iser
 	start_iscsid
 	iscsiadm -m discovery -t sendtargets -p "$addr:$PORT" -I iser
+	iscsiadm -m node -T "$IQN" -p "$addr:$PORT" -I iser -o update \
+		-n node.session.timeo.replacement_timeout -v "$REPLACEMENT_TIMEOUT"
 	iscsiadm -m node -T "$IQN" -p "$addr:$PORT" -I iser --login
 	wait_for "the disk of the session" disk && return 0
 	iscsiadm -m session -P 3 >&2

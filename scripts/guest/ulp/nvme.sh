@@ -5,9 +5,9 @@
 #   nvme.sh target-start ADDR BLOCKDEV   subsystem $NQN, namespace 1 on
 #                                        BLOCKDEV, RDMA port 1 on ADDR:4420
 #   nvme.sh target-stop
-#   nvme.sh connect ADDR [nvme connect options]
-#                                        discover, connect; prints the
-#                                        namespace's block device
+#   nvme.sh connect ADDR [options]       discover, connect, both with the
+#                                        options (e.g. -w HOST_ADDR); prints
+#                                        the namespace's block device
 #   nvme.sh disconnect                   nvme disconnect -n $NQN
 #   nvme.sh device | controller          /dev/nvmeXnY | nvmeX of $NQN
 set -eu
@@ -69,7 +69,7 @@ connect() {
 	addr=$1
 	shift
 	modprobe nvme-rdma
-	nvme discover -t rdma -a "$addr" -s $PORT
+	nvme discover -t rdma -a "$addr" -s $PORT "$@"
 	nvme connect -t rdma -a "$addr" -s $PORT -n "$NQN" "$@"
 	wait_for "the block device of $NQN" namespace_dev
 }

@@ -1,0 +1,73 @@
+"""Faults while a ULP runs I/O (`make check-ulp-full`): the device taken
+away (`rmmod vhca`, QMP `device_del` of the host's device) and given
+back, SCSI resets (`sg_reset`).  Each ULP's test file says what it
+requires of its I/O across the fault (fail cleanly or carry on) and
+verifies the data on a new connection afterwards.  Nothing may hang:
+every wait here is bounded, and the guest's hung-task watchdog reports
+(conftest.py) fail the test.
+"""
+import ulplib
+from ulplib import Fio
+
+# How the device goes away and comes back: rmmod vhca takes both
+# devices (the target's too), device_del only the host's (vhca1).
+DEVICE_FAULTS = ["rmmod", "unplug"]
+# sg_reset's reset kinds that the tests send (SG_SCSI_RESET: logical
+# unit, bus, host), without escalation (-N): each one alone.
+SCSI_RESETS = ["device", "bus", "host"]
+# Seconds fio may take to end after a fault: the ULP's own recovery
+# timeouts (iSER's replacement_timeout, scripts/guest/ulp/iser.sh; SRP's
+# fast_io_fail_tmo) are far shorter.
+IO_END_SECS = 600
+
+
+def start_io(vm, target, name, size="64M"):
+    """fio verify (4 KiB random writes, 2 jobs) in the background on
+    `target`, given 5 s to be under way."""
+    job = Fio(target, rw="randwrite", bs="4k", numjobs=2, size=size)
+    ulplib.background_fio(vm, job, name)
+    vm.run("sleep 5", timeout=60)
+
+
+def io_ends(vm, name, what):
+    """Wait (bounded) for the background fio to end; its exit status."""
+    rc, text = ulplib.wait_background_fio(vm, name, timeout=IO_END_SECS)
+    ulplib.log("fio across %s (exit %d)" % (what, rc), text)
+    return rc
+
+
+def remove_device(vm, fabric, how):
+    if how == "rmmod":
+        vm.run("rmmod vhca", timeout=300, check=True)
+    else:
+        fabric.unplug_host(vm)
+
+
+def restore_device(vm, fabric, how, module_path):
+    """The device back, ACTIVE, the addresses on its new interfaces."""
+    if how == "rmmod":
+        fabric.reload_driver(vm, module_path)
+    else:
+        fabric.replug_host(vm)
+
+
+def scsi_reset(vm, disk, kind):
+    """sg_reset of one kind on `disk`, not escalated; (status, output).
+    The SCSI midlayer runs the host template's handler for that kind and
+    fails the ioctl (EIO) when the ULP has none."""
+    rc, out = vm.run("sg_reset -N --%s %s 2>&1" % (kind, disk), timeout=300)
+    ulplib.log("sg_reset --%s %s (exit %d)" % (kind, disk, rc), out)
+    return rc, out
+
+
+def reset_under_io(vm, disk, kind, expect_ok, name):
+    """fio verify runs while `disk` gets a `kind` reset: the reset
+    succeeds when the ULP implements it (expect_ok) or fails cleanly,
+    the commands it aborted are retried, and verification passes."""
+    start_io(vm, disk, name, size="16M")
+    rc, out = scsi_reset(vm, disk, kind)
+    if expect_ok:
+        assert rc == 0, "sg_reset --%s failed:\n%s" % (kind, out)
+    else:
+        assert rc != 0, "sg_reset --%s succeeded without a handler:\n%s" % (kind, out)
+    assert io_ends(vm, name, "sg_reset --%s" % kind) == 0, "fio failed across the reset"
