@@ -66,7 +66,13 @@ int vhca_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	mr->npages = 0;
 	vhca_core_mr_map_begin(mr->core);
 	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vhca_set_page);
-	if (n <= 0)
+	/*
+	 * n counts the SG entries mapped whole.  0 with pages set is the
+	 * first entry mapped in part (the page list is full; *sg_offset says
+	 * where the ULP continues, as ib_srp does with large entries): that
+	 * part is this MR's mapping all the same.
+	 */
+	if (n < 0 || !mr->npages)
 		return n;
 	err = vhca_core_mr_map_end(mr->core, mr->npages, ibmr->iova,
 				   ibmr->length, ilog2(ibmr->page_size));

@@ -14,6 +14,10 @@
  *   responder must not check that key (IBA C9-88); same for a READ.
  * - ulp_modify_port_cap: ib_srpt sets IsDeviceManagementSupported with
  *   ib_modify_port so that srp_daemon finds it; ib_query_port shows it.
+ * - ulp_frwr_first_entry_in_parts: one SG entry longer than an MR's page
+ *   list (ib_srp with cmd_sg_entries=255 and 8 MiB commands): ib_map_mr_sg
+ *   maps part of it and returns 0 with *sg_offset where it stopped; the ULP
+ *   registers that part and maps the rest into the next MR from there.
  */
 #include <rdma/ib_mad.h>
 
@@ -170,6 +174,103 @@ out:
 }
 
 /* ib_srpt's zero-length WRITE (no SGE, rkey 0, address 0), then a READ. */
+#define PARTS_ORDER	2		/* a 4-page SG entry */
+#define PARTS_BYTES	(PAGE_SIZE << PARTS_ORDER)
+
+/* REG_MR of mr on qa with rkey + 1; its completion. */
+static int register_on_a(const char *name, struct pair *p, struct ib_mr *mr)
+{
+	struct ib_reg_wr reg = {};
+	const struct ib_send_wr *bad;
+
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_id = 40;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = FR_ACCESS;
+	if (ib_post_send(p->qa, &reg.wr, &bad)) {
+		fail(name, "ib_post_send(REG_MR) of %u bytes", (u32)mr->length);
+		return -EIO;
+	}
+	return expect_wc(name, p->cqa, 40, IB_WC_REG_MR, 0);
+}
+
+/* Map the SG entry from *offset into mr (3 pages), register it, READ it. */
+static int map_part(const char *name, struct pair *p, struct ib_mr *mr,
+		    struct scatterlist *sg, unsigned int *offset, int expect_n,
+		    const u8 *data)
+{
+	unsigned int from = *offset;
+	int n = ib_map_mr_sg(mr, sg, 1, offset, PAGE_SIZE);
+
+	if (n != expect_n || mr->length != 2 * PAGE_SIZE ||
+	    mr->iova != sg_dma_address(sg) + from) {
+		fail(name, "ib_map_mr_sg from %u: %d (want %d), length %llu, "
+		     "offset %u", from, n, expect_n, mr->length, *offset);
+		return -EIO;
+	}
+	if (register_on_a(name, p, mr) ||
+	    rdma_from_b(name, p, IB_WR_RDMA_READ, mr->iova, mr->rkey, b.dma2,
+			BUF_SIZE, 41))
+		return -EIO;
+	sync_for_cpu();
+	return compare(name, b.buf2, data + from, BUF_SIZE);
+}
+
+static void ulp_frwr_first_entry_in_parts(struct kunit *test)
+{
+	const char *name = test->name;
+	struct ib_mr *mr1 = NULL, *mr2 = NULL;
+	unsigned int offset = 0;
+	struct scatterlist sg;
+	struct pair p;
+	u8 *data;
+	u64 dma;
+
+	data = (u8 *)__get_free_pages(GFP_KERNEL, PARTS_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	fill(data, PARTS_BYTES, 0x2b);
+	dma = ib_dma_map_single(ibdev, data, PARTS_BYTES, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(ibdev, dma));
+	if (pair_create(&p, NULL)) {
+		fail(name, "QP pair");
+		goto unmap;
+	}
+	/* Three pages per MR: ib_sg_to_pages keeps the last page it set out
+	 * of the length, so each MR covers two pages of the entry. */
+	mr1 = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 3);
+	mr2 = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 3);
+	if (IS_ERR(mr1) || IS_ERR(mr2)) {
+		fail(name, "ib_alloc_mr");
+		goto out;
+	}
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = dma;
+	sg_dma_len(&sg) = PARTS_BYTES;
+	/* The first half: 0 entries mapped whole, offset two pages in. */
+	if (map_part(name, &p, mr1, &sg, &offset, 0, data))
+		goto out;
+	KUNIT_EXPECT_EQ(test, offset, 2 * PAGE_SIZE);
+	/* The second half from there: the entry is done. */
+	if (map_part(name, &p, mr2, &sg, &offset, 1, data))
+		goto out;
+	/* Past the first MR's length: not its memory. */
+	if (!post_rdma_b(name, &p, IB_WR_RDMA_READ, mr1->iova + 2 * PAGE_SIZE,
+			 mr1->rkey, b.dma2, 8, 42))
+		expect_status(name, p.cqb, 42, IB_WC_REM_ACCESS_ERR);
+out:
+	if (!IS_ERR_OR_NULL(mr1))
+		ib_dereg_mr(mr1);
+	if (!IS_ERR_OR_NULL(mr2))
+		ib_dereg_mr(mr2);
+	pair_destroy(&p);
+unmap:
+	ib_dma_unmap_single(ibdev, dma, PARTS_BYTES, DMA_BIDIRECTIONAL);
+	free_pages((unsigned long)data, PARTS_ORDER);
+}
+
 static void ulp_zero_length_rdma(struct kunit *test)
 {
 	const char *name = test->name;
@@ -241,6 +342,7 @@ static struct kunit_case ulp_cases[] = {
 	KUNIT_CASE(ulp_frwr_remote_read),
 	KUNIT_CASE(ulp_zero_length_rdma),
 	KUNIT_CASE(ulp_modify_port_cap),
+	KUNIT_CASE(ulp_frwr_first_entry_in_parts),
 	{}
 };
 
