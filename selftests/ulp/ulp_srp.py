@@ -97,7 +97,6 @@ def queue_limit(vm, disk, name):
 
 
 @pytest.mark.full
-@pytest.mark.open_bug
 def test_srp_cmd_sg_entries_255_8m_ios(vm, fabric, srp_target):
     """ib_srp cmd_sg_entries=255 and max_sect=16384 (8 MiB): 8 MiB
     requests reach the target as one SRP command each, whose data
