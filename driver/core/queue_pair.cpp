@@ -223,12 +223,20 @@ Status QueuePair::DetachMcast(uint16_t mlid, const uint8_t mgid[16]) {
   return device_.commands().DetachMcast(handle_, mlid, mgid);
 }
 
+// Out of the registry before DESTROY: once the device has freed the
+// handle, another create may get it at once and must find its slot empty
+// (mlx5 drops its table entry before the firmware command too).  A
+// DESTROY the device refused leaves the QP live: back into its slot,
+// which nobody else can have taken (the device still holds the handle).
 Status QueuePair::DestroyOnDevice() {
   if (live_) {
-    const Status status = device_.commands().DestroyQp(handle_);
-    if (!status.ok() && !DeviceMayStillUse(status.error())) return status;
-    live_ = false;
     device_.objects().Remove(this);
+    const Status status = device_.commands().DestroyQp(handle_);
+    if (!status.ok() && !DeviceMayStillUse(status.error())) {
+      (void)device_.objects().Add(this);
+      return status;
+    }
+    live_ = false;
     Detach();
     return status;
   }

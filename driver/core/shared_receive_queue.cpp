@@ -109,9 +109,13 @@ Result<uint32_t> SharedReceiveQueue::QueryLimit() {
 Status SharedReceiveQueue::DestroyOnDevice() {
   if (users_.Read()) return Error{-VHCA_EBUSY};
   if (!live_) return Ok();
-  const Status status = device_.commands().DestroySrq(srqn_);
-  if (!status.ok() && !DeviceMayStillUse(status.error())) return status;
+  // Out of the registry first (QueuePair::DestroyOnDevice says why).
   device_.objects().Remove(this);
+  const Status status = device_.commands().DestroySrq(srqn_);
+  if (!status.ok() && !DeviceMayStillUse(status.error())) {
+    (void)device_.objects().Add(this);
+    return status;
+  }
   live_ = false;
   return status;
 }

@@ -143,6 +143,21 @@ TEST_F(EventsTest, AReusedHandleNamesTheNewObject) {
   EXPECT_EQ(std::get<2>(g_async[0]), static_cast<void*>(&other_context));
 }
 
+// A destroy takes the object out of its slot before DESTROY (the device
+// may give the handle to the next create at once); a DESTROY the device
+// refuses puts it back, and its events still reach it.
+TEST_F(EventsTest, ARefusedDestroyKeepsTheObjectRegistered) {
+  vhca_core_cq* cq = CreateCq();
+  const uint32_t cqn = Cq(cq).cqn();
+  device_.forced_status[VHCA_CMD_DESTROY_CQ] = VHCA_CMD_BAD_PARAM;
+  EXPECT_EQ(vhca_core_destroy_cq(cq), -VHCA_EINVAL);
+  EXPECT_EQ(kernel_.synchronized_irqs().size(), 2u);  // it was removed
+  device_.forced_status.erase(VHCA_CMD_DESTROY_CQ);
+  PostObjectEvent(VHCA_EQE_CQ_ERROR, 0, cqn);
+  ASSERT_EQ(g_async.size(), 1u);
+  EXPECT_EQ(std::get<2>(g_async[0]), static_cast<void*>(&cq_context_));
+}
+
 // The tables hold what QUERY_DEVICE promised: a device answering a handle
 // outside them fails the create (-EPROTO), and the object is destroyed on
 // the device again; nothing leaks.
