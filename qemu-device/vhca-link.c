@@ -87,13 +87,6 @@ bool vhca_link_cabled(const VhcaPort *port)
 
 /* ---- sending ------------------------------------------------------------ */
 
-static bool vhca_link_opcode_reads(uint8_t opcode)
-{
-    return opcode == VHCA_WQE_RDMA_READ ||
-           opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
-           opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
-}
-
 /* A frame in the port counters (vhca-pma-hook.c). */
 static void vhca_link_count(VhcaPort *port, const VhcaWireFrame *f, bool rx)
 {
@@ -251,7 +244,7 @@ static bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
     const VhcaSendWqe *wqe = pkt->wqe;
     VhcaWireFrame f = { .kind = VHCA_WIRE_REQUEST };
     g_autofree uint8_t *data = NULL;
-    bool reads = vhca_link_opcode_reads(wqe->opcode);
+    bool reads = vhca_wqe_returns_data(wqe->opcode);
 
     if (!reads) {
         data = vhca_link_payload(qp, pkt, ack);

@@ -60,17 +60,10 @@ static int32_t vhca_psn_diff(uint32_t a, uint32_t b)
     return (int32_t)((a - b) << 8) >> 8;
 }
 
-static bool vhca_opcode_reads(uint8_t opcode)
-{
-    return opcode == VHCA_WQE_RDMA_READ ||
-           opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
-           opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Request packets on the wire: a READ or atomic request is one. */
 uint32_t vhca_rc_request_packets(const VhcaPacket *pkt)
 {
-    return vhca_opcode_reads(pkt->wqe->opcode) ? 1 : pkt->packets;
+    return vhca_wqe_returns_data(pkt->wqe->opcode) ? 1 : pkt->packets;
 }
 
 /* ---- responder -------------------------------------------------------- */
@@ -115,7 +108,7 @@ static VhcaAck vhca_rc_duplicate(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
     VhcaRdRes *res;
 
     trace_vhca_rc_duplicate(dqp->handle, pkt->psn, dqp->rq_psn, opcode);
-    if (!vhca_opcode_reads(opcode)) {
+    if (!vhca_wqe_returns_data(opcode)) {
         return VHCA_ACK;    /* SEND/WRITE: ACKed again, nothing else */
     }
     res = vhca_rc_resource(dqp, pkt->psn, opcode);
@@ -153,7 +146,7 @@ VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
                                    VHCA_QP_EV_REQ_ERR);
     }
     ack = vhca_respond(ds, dqp, pkt);
-    if (ack == VHCA_ACK && dqp->valid && vhca_opcode_reads(pkt->wqe->opcode)) {
+    if (ack == VHCA_ACK && dqp->valid && vhca_wqe_returns_data(pkt->wqe->opcode)) {
         vhca_rc_remember(dqp, pkt);
     }
     return ack;
@@ -188,7 +181,7 @@ static VhcaQp *vhca_rc_peer(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 /* The payload octets of a request (vhca-pma-hook.c counts the headers). */
 static uint64_t vhca_rc_request_payload(const VhcaPacket *pkt)
 {
-    return vhca_opcode_reads(pkt->wqe->opcode) ? 0 : pkt->wqe->length;
+    return vhca_wqe_returns_data(pkt->wqe->opcode) ? 0 : pkt->wqe->length;
 }
 
 /* The answer's packets and payload: READ response data, AtomicAckETH. */
@@ -198,7 +191,7 @@ static void vhca_rc_count_answer(VhcaPacket *pkt, VhcaAck ack, bool lost)
     bool read = ack == VHCA_ACK && opcode == VHCA_WQE_RDMA_READ;
     uint32_t packets = read ? MAX(pkt->packets, 1) : 1;
     uint64_t payload = read ? pkt->wqe->length :
-                       ack == VHCA_ACK && vhca_opcode_reads(opcode) ? 8 : 0;
+                       ack == VHCA_ACK && vhca_wqe_returns_data(opcode) ? 8 : 0;
 
     vhca_port_count_tx(pkt->dst_port, packets, payload, false);
     if (!lost) {

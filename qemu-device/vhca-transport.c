@@ -208,10 +208,7 @@ static bool vhca_sq_connected(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
            ack == VHCA_NAK_REM_ACCESS ? VHCA_VERR_ACCESS_RIGHTS :
            ack == VHCA_NAK_INV_REQ ? VHCA_VERR_LENGTH : VHCA_VERR_BAD_WQE;
     vhca_sq_complete(s, qp, wqe, vhca_status_of_ack(ack), verr,
-                     wqe->opcode == VHCA_WQE_RDMA_READ ||
-                     wqe->opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
-                     wqe->opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD ?
-                     wqe->length : 0);
+                     vhca_wqe_returns_data(wqe->opcode) ? wqe->length : 0);
     return ack == VHCA_ACK;
 }
 
@@ -459,9 +456,7 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
     if (!vhca_wqe_carries_data(wqe.opcode)) {
         return vhca_sq_memory_op(s, qp, &wqe);
     }
-    reads = wqe.opcode == VHCA_WQE_RDMA_READ ||
-            wqe.opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
-            wqe.opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
+    reads = vhca_wqe_returns_data(wqe.opcode);
     if (wqe.inline_data) {
         vhca_sgl_host(s, wqe.inline_data, wqe.inline_len, &local);
     } else {

@@ -28,13 +28,6 @@ static bool vhca_wire_opcode_valid(uint8_t op)
     }
 }
 
-/* Does a request with this opcode carry its message as payload? */
-static bool vhca_wire_request_carries_data(uint8_t op)
-{
-    return op != VHCA_WQE_RDMA_READ && op != VHCA_WQE_ATOMIC_CMP_AND_SWP &&
-           op != VHCA_WQE_ATOMIC_FETCH_AND_ADD;
-}
-
 /* A data frame carries the segment of its message at offset. */
 static const char *vhca_wire_check_segment(const VhcaWireFrame *f)
 {
@@ -68,7 +61,7 @@ static const char *vhca_wire_check_payload(const VhcaWireFrame *f)
             f->length > VHCA_WIRE_MAX_PAYLOAD) {
             return "datagram in segments";
         }
-        if (vhca_wire_request_carries_data(f->opcode)) {
+        if (!vhca_wqe_returns_data(f->opcode)) {
             return vhca_wire_check_segment(f);
         }
         if (f->kind == VHCA_WIRE_DATAGRAM) {
@@ -247,7 +240,7 @@ bool vhca_wire_packets(const VhcaWireFrame *f, uint32_t *packets,
         *payload += 8;                              /* DETH */
         return true;
     case VHCA_WIRE_REQUEST:
-        if (!vhca_wire_request_carries_data(f->opcode)) {
+        if (vhca_wqe_returns_data(f->opcode)) {
             *packets = 1;
         }
         return true;

@@ -94,6 +94,15 @@ static inline int vhca_wqe_carries_data(uint8_t opcode)
 	       opcode != VHCA_WQE_BIND_MW;
 }
 
+/* Whether the responder's answer carries the data (RDMA READ, atomics:
+ * IBA 9.4.3, 9.4.5), so the request itself carries none. */
+static inline int vhca_wqe_returns_data(uint8_t opcode)
+{
+	return opcode == VHCA_WQE_RDMA_READ ||
+	       opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
+	       opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD;
+}
+
 /* Inline data replaces the gather list of an outgoing payload; READ and
  * atomics have their data come back, so they cannot (IBA 11.4.1.1). */
 static inline int vhca_wqe_may_inline(uint8_t opcode)
