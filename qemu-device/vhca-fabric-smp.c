@@ -25,13 +25,6 @@
 #include "vhca-switch-sma.h"
 #include "trace.h"
 
-#define DR_HOP_PTR          VHCA_SMP_HOP_PTR
-#define DR_HOP_CNT          VHCA_SMP_HOP_CNT
-#define DR_DLID             VHCA_SMP_DR_DLID
-#define DR_INITIAL_PATH     VHCA_SMP_INITIAL_PATH
-#define DR_RETURN_PATH      VHCA_SMP_RETURN_PATH
-#define LID_PERMISSIVE      VHCA_LID_PERMISSIVE
-
 /* The switch's answer, for an SMP that came in on its port in_port. */
 static VhcaSmaAction vhca_fabric_switch_answer(VhcaPort *port,
                                                const uint8_t *req, bool dr,
@@ -83,31 +76,32 @@ static VhcaSmaAction vhca_fabric_lid_smp(VhcaPort *port, uint16_t dlid,
 static VhcaSmaAction vhca_fabric_dr_smp(VhcaPort *port, uint8_t *req,
                                         uint8_t *resp, uint16_t *slid)
 {
-    uint8_t hops = req[DR_HOP_CNT];
+    uint8_t hops = req[VHCA_SMP_HOP_CNT];
     VhcaPort *target;
     VhcaSmaAction act;
 
     if (lduw_be_p(req + 4) & VHCA_SMP_DIRECTION || hops == 0 ||
-        req[DR_HOP_PTR] != 1 || req[DR_INITIAL_PATH + 1] != port->num ||
-        lduw_be_p(req + DR_DLID) != LID_PERMISSIVE ||
+        req[VHCA_SMP_HOP_PTR] != 1 ||
+        req[VHCA_SMP_INITIAL_PATH + 1] != port->num ||
+        lduw_be_p(req + VHCA_SMP_DR_DLID) != VHCA_LID_PERMISSIVE ||
         port->state == VHCA_PORT_DOWN || hops > 2) {
         return VHCA_SMA_NOT_MINE;       /* goes nowhere on this fabric */
     }
-    *slid = LID_PERMISSIVE;
-    req[DR_RETURN_PATH + 1] = port->switch_port;
+    *slid = VHCA_LID_PERMISSIVE;
+    req[VHCA_SMP_RETURN_PATH + 1] = port->switch_port;
     if (hops == 1) {
         act = vhca_fabric_switch_answer(port, req, true, port->switch_port,
                                         resp);
     } else {
-        target = vhca_fabric_switch_port(port, req[DR_INITIAL_PATH + 2]);
+        target = vhca_fabric_switch_port(port, req[VHCA_SMP_INITIAL_PATH + 2]);
         if (!target || target->state == VHCA_PORT_DOWN ||
             !vhca_is_enabled(target->dev)) {
             return VHCA_SMA_NOT_MINE;
         }
-        req[DR_RETURN_PATH + 2] = target->num;
+        req[VHCA_SMP_RETURN_PATH + 2] = target->num;
         act = vhca_fabric_ca_answer(target, req, true, resp);
     }
-    resp[DR_HOP_PTR] = 1;               /* handed back to the requester */
+    resp[VHCA_SMP_HOP_PTR] = 1;         /* handed back to the requester */
     return act;
 }
 

@@ -388,6 +388,17 @@ VhcaPort *vhca_fabric_switch_port(VhcaPort *port, uint8_t n)
     return port->fabric->switch_ports[n];
 }
 
+/* The switch's external ports: up to the highest cabled one, at least 1. */
+static uint8_t vhca_fabric_switch_num_ports(const VhcaFabric *f)
+{
+    uint8_t n = VHCA_SWITCH_MAX_PORTS;
+
+    while (n > 1 && !f->switch_ports[n]) {
+        n--;
+    }
+    return n;
+}
+
 /*
  * The switch of port's fabric as its SMA describes it (vhca-switch-sma.h):
  * a GUID of its own from the fabric's name, a port per cable.
@@ -406,18 +417,15 @@ void vhca_fabric_describe_switch(VhcaPort *port, VhcaSwitchNode *sw)
     sw->sm_act_count = f->sweeps;
     snprintf((char *)sw->node_desc, sizeof(sw->node_desc),
              "vhca switch %s", f->name);
+    sw->num_ports = vhca_fabric_switch_num_ports(f);
     for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
         peer = f->switch_ports[n];
-        if (peer) {
-            sw->num_ports = n;
-        }
         sw->ports[n].state = peer ? MAX(peer->state, VHCA_PORT_DOWN)
                                   : VHCA_PORT_DOWN;
         sw->ports[n].phys_state = peer && peer->state != VHCA_PORT_DOWN ?
                                   VHCA_PHYS_LINK_UP : VHCA_PHYS_POLLING;
         sw->ports[n].peer_lid = peer ? peer->lid : 0;
     }
-    sw->num_ports = MAX(sw->num_ports, 1);
 }
 
 /* The counters of the switch port port is cabled to, if any. */
@@ -434,12 +442,11 @@ VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port)
 uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,
                                         VhcaPortCounters **out)
 {
-    VhcaSwitchNode sw;
+    uint8_t num_ports = vhca_fabric_switch_num_ports(port->fabric);
     int n;
 
-    vhca_fabric_describe_switch(port, &sw);
-    for (n = 0; n <= sw.num_ports; n++) {
+    for (n = 0; n <= num_ports; n++) {
         out[n] = &port->fabric->switch_counters[n];
     }
-    return sw.num_ports + 1;
+    return num_ports + 1;
 }

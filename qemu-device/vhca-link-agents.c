@@ -41,7 +41,7 @@ static void vhca_link_agent_answer(VhcaPort *port, const VhcaWireFrame *req,
         .src_guid = port->guid,
     };
 
-    vhca_link_send_frame(port, &f, resp, VHCA_MAD_SIZE);
+    vhca_link_send(port, &f, resp, VHCA_MAD_SIZE);
 }
 
 /* An SMP for this port's SMA: the answer in resp; *dr for its route. */

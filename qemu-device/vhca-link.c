@@ -94,18 +94,13 @@ static void vhca_link_count(VhcaPort *port, const VhcaWireFrame *f, bool rx)
     uint64_t payload;
     bool multicast;
 
-    if (!vhca_wire_packets(f, &packets, &payload, &multicast)) {
-        return;
-    }
-    if (rx) {
-        vhca_port_count_rx(port, packets, payload, multicast);
-    } else {
-        vhca_port_count_tx(port, packets, payload, multicast);
+    if (vhca_wire_packets(f, &packets, &payload, &multicast)) {
+        vhca_port_count(port, rx, packets, payload, multicast);
     }
 }
 
-static void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
-                           const uint8_t *payload, uint32_t payload_len)
+void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
+                    const uint8_t *payload, uint32_t payload_len)
 {
     size_t len = sizeof(struct vhca_wire_hdr) + payload_len;
     g_autofree uint8_t *buf = g_malloc(len);
@@ -119,12 +114,6 @@ static void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
                        f->psn, payload_len);
     vhca_link_count(port, f, false);
     qemu_send_packet(qemu_get_queue(port->link->nic), buf, len);
-}
-
-void vhca_link_send_frame(VhcaPort *port, VhcaWireFrame *f,
-                          const uint8_t *payload, uint32_t payload_len)
-{
-    vhca_link_send(port, f, payload, payload_len);
 }
 
 /* A message in as many frames as it needs (vhca-wire.h), one if short. */

@@ -23,8 +23,8 @@ VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 void vhca_link_uc_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 bool vhca_link_send_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 /* A frame out of port's cable (for the device's agents). */
-void vhca_link_send_frame(VhcaPort *port, VhcaWireFrame *f,
-                          const uint8_t *payload, uint32_t payload_len);
+void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
+                    const uint8_t *payload, uint32_t payload_len);
 /*
  * vhca-link-agents.c: a datagram from the wire that the device's SMA or
  * PMA answers (true: answered, not for the guest's QP).

@@ -31,25 +31,14 @@
  * What leaves a CA port of the in-process fabric enters the switch port
  * at the other end of its cable, and the other way round.
  */
-void vhca_port_count_tx(VhcaPort *port, uint32_t packets, uint64_t payload,
-                        bool multicast)
+void vhca_port_count(VhcaPort *port, bool rcv, uint32_t packets,
+                     uint64_t payload, bool multicast)
 {
     VhcaPortCounters *peer = vhca_fabric_switch_counters(port);
 
-    vhca_pma_count(&port->counters, false, packets, payload, multicast);
+    vhca_pma_count(&port->counters, rcv, packets, payload, multicast);
     if (peer) {
-        vhca_pma_count(peer, true, packets, payload, multicast);
-    }
-}
-
-void vhca_port_count_rx(VhcaPort *port, uint32_t packets, uint64_t payload,
-                        bool multicast)
-{
-    VhcaPortCounters *peer = vhca_fabric_switch_counters(port);
-
-    vhca_pma_count(&port->counters, true, packets, payload, multicast);
-    if (peer) {
-        vhca_pma_count(peer, false, packets, payload, multicast);
+        vhca_pma_count(peer, !rcv, packets, payload, multicast);
     }
 }
 
@@ -79,11 +68,7 @@ bool vhca_pma_switch_take(VhcaPort *port, const uint8_t *req, uint8_t *resp)
 void vhca_port_count_datagram(VhcaPort *port, bool rx, uint64_t length,
                               bool multicast)
 {
-    if (rx) {
-        vhca_port_count_rx(port, 1, length + VHCA_DETH_OCTETS, multicast);
-    } else {
-        vhca_port_count_tx(port, 1, length + VHCA_DETH_OCTETS, multicast);
-    }
+    vhca_port_count(port, rx, 1, length + VHCA_DETH_OCTETS, multicast);
 }
 
 /*

@@ -103,10 +103,18 @@ void vhca_mad_reply(VhcaState *s, VhcaQp *qp, const uint8_t *mad,
 
 /* vhca-sa-hook.c: the SA of the fabric's SM, behind SM LID 1, QPN 1. */
 /* vhca-pma-hook.c: the port counters and the PMA's requests. */
-void vhca_port_count_tx(VhcaPort *port, uint32_t packets, uint64_t payload,
-                        bool multicast);
-void vhca_port_count_rx(VhcaPort *port, uint32_t packets, uint64_t payload,
-                        bool multicast);
+void vhca_port_count(VhcaPort *port, bool rcv, uint32_t packets,
+                     uint64_t payload, bool multicast);
+static inline void vhca_port_count_tx(VhcaPort *port, uint32_t packets,
+                                      uint64_t payload, bool multicast)
+{
+    vhca_port_count(port, false, packets, payload, multicast);
+}
+static inline void vhca_port_count_rx(VhcaPort *port, uint32_t packets,
+                                      uint64_t payload, bool multicast)
+{
+    vhca_port_count(port, true, packets, payload, multicast);
+}
 void vhca_port_count_datagram(VhcaPort *port, bool rx, uint64_t length,
                               bool multicast);
 bool vhca_pma_take(VhcaPort *port, VhcaPacket *pkt, uint8_t *resp);

@@ -328,6 +328,12 @@ def test_diags_see_the_switch_and_the_other_vm(fabric):
     assert rc == 0 and "3 received" in out, out
 
 
+def perfquery_counters(out):
+    """perfquery's "Name:.....value" lines as {name: int}."""
+    return {m.group(1): int(m.group(2)) for m in
+            re.finditer(r"^(\w+):\.+(\d+)\s*$", out, re.M)}
+
+
 def test_perfquery_of_a_port_in_the_other_vm(fabric):
     """The PMA answers across the switch: a resets and reads the counters
     of b's port, which then count the IPoIB pings between them."""
@@ -339,8 +345,7 @@ def test_perfquery_of_a_port_in_the_other_vm(fabric):
     rc, out = a.run("%s ping %s 5 10" % (TOOL, ADDR["b"]), timeout=120)
     assert rc == 0 and "5 received" in out, out
     _, out = a.run("perfquery -x %d 1" % lid, timeout=60, check=True)
-    c = {m.group(1): int(m.group(2)) for m in
-         re.finditer(r"^(\w+):\.+(\d+)\s*$", out, re.M)}
+    c = perfquery_counters(out)
     assert c["PortRcvPkts"] >= 5 and c["PortXmitPkts"] >= 5, out
     assert c["PortRcvData"] >= 5 * 26 // 4, out
     # The standalone switch's PMA: its port 2 is cabled to b.
@@ -348,8 +353,7 @@ def test_perfquery_of_a_port_in_the_other_vm(fabric):
     rc, out = a.run("%s ping %s 5 10" % (TOOL, ADDR["b"]), timeout=120)
     assert rc == 0 and "5 received" in out, out
     _, out = a.run("perfquery -x 1 2", timeout=60, check=True)
-    c = {m.group(1): int(m.group(2)) for m in
-         re.finditer(r"^(\w+):\.+(\d+)\s*$", out, re.M)}
+    c = perfquery_counters(out)
     assert c["PortSelect"] == 2, out
     assert c["PortXmitPkts"] >= 5 and c["PortRcvPkts"] >= 5, out
 
