@@ -371,7 +371,7 @@ static void test_dp_two_devices(void)
     DpWqe w;
 
     dp->v = vhca_start(" -device vhca,id=vhca1,addr=05.0,ports=1,"
-                       "node-guid=0x0002c90300002000");
+                       "node-guid=0x5254000000002000");
     dw->v = vhca_sibling(dp->v, QPCI_DEVFN(5, 0));
     dw->mem = dp->v;
     dp_setup(dp, 2);

@@ -165,23 +165,25 @@ static void test_fabric_two_devices(void)
                                  "-device pcie-root-port,id=rp1,chassis=1 "
                                  "-device pcie-root-port,id=rp2,chassis=2 "
                                  "-device pcie-root-port,id=rp3,chassis=3");
+    const uint64_t guid_twice = NODE_GUID + 0x500;
+    const uint64_t guid_hotplug = NODE_GUID + 0x900;
     QDict *rsp;
 
     /* Same GUID twice on one fabric is refused. */
     rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
-                    "{'driver': 'vhca', 'node-guid': 5, 'fabric': 'f2', "
-                    "'bus': 'rp1'}}");
+                    "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
+                    "'fabric': 'f2', 'bus': 'rp1'}}", guid_twice);
     g_assert(qdict_haskey(rsp, "return"));
     qobject_unref(rsp);
     rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
-                    "{'driver': 'vhca', 'node-guid': 5, 'fabric': 'f2', "
-                    "'bus': 'rp2'}}");
+                    "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
+                    "'fabric': 'f2', 'bus': 'rp2'}}", guid_twice);
     g_assert(qdict_haskey(rsp, "error"));
     qobject_unref(rsp);
     /* Hot-unplug (completed by a reset, there is no guest) frees the GUID. */
     rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
-                    "{'driver': 'vhca', 'id': 'hp', 'node-guid': 9, "
-                    "'fabric': 'f1', 'bus': 'rp2'}}");
+                    "{'driver': 'vhca', 'id': 'hp', 'node-guid': %" PRIu64 ", "
+                    "'fabric': 'f1', 'bus': 'rp2'}}", guid_hotplug);
     g_assert(qdict_haskey(rsp, "return"));
     qobject_unref(rsp);
     qtest_qmp_device_del_send(qts, "hp");
@@ -200,8 +202,8 @@ static void test_fabric_two_devices(void)
         qobject_unref(rsp);
     }
     rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
-                    "{'driver': 'vhca', 'id': 'hp2', 'node-guid': 9, "
-                    "'fabric': 'f1', 'bus': 'rp2'}}");
+                    "{'driver': 'vhca', 'id': 'hp2', 'node-guid': %" PRIu64 ", "
+                    "'fabric': 'f1', 'bus': 'rp2'}}", guid_hotplug);
     g_assert(qdict_haskey(rsp, "return"));
     qobject_unref(rsp);
 

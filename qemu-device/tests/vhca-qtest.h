@@ -20,7 +20,7 @@
 #include "hw/misc/vhca/vhca_hw.h"
 
 #define VHCA_DEVFN          QPCI_DEVFN(4, 0)
-#define NODE_GUID           0x0002c90300001230ull
+#define NODE_GUID           0x5254000000001230ull
 #define CMDQ_LOG            4
 #define EQ0_LOG             6
 /* An address no RAM or device decodes. */
