@@ -132,7 +132,7 @@ def lone_switch():
 
 def test_switch_assigns_lids_and_forwards_by_dlid(lone_switch):
     proc, (p1, p2), _ = lone_switch
-    lid1, lid2 = hello(p1, 0x0002c90300000a01), hello(p2, 0x0002c90300000b01)
+    lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
     assert lid1 != lid2 and 0 < lid1 < 0xc000 and 0 < lid2 < 0xc000
     # A UD datagram from port 1's LID to port 2's arrives unchanged.
     ud = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
@@ -151,7 +151,7 @@ def test_switch_assigns_lids_and_forwards_by_dlid(lone_switch):
 
 def test_switch_sa_answers_class_port_info(lone_switch):
     proc, (p1, p2), _ = lone_switch
-    lid1 = hello(p1, 0x0002c90300000a01)
+    lid1 = hello(p1, 0x5254000000000a01)
     mad = bytearray(256)
     mad[0:4] = bytes([1, 3, 2, 1])          # base version, SubnAdm, v2, Get
     mad[8:16] = struct.pack(">Q", 0x1234)   # transaction id
@@ -184,7 +184,7 @@ def test_switch_on_loopback_tcp():
             except ConnectionRefusedError:
                 assert time.monotonic() < deadline, "switch did not listen"
                 time.sleep(0.05)
-        assert hello(s, 0x0002c90300000c01) == 2
+        assert hello(s, 0x5254000000000c01) == 2
         s.close()
     finally:
         proc.terminate()
@@ -218,7 +218,7 @@ def stats(sockdir):
 
 def test_switch_faults_from_the_control_socket(lone_switch):
     proc, (p1, p2), sockdir = lone_switch
-    lid1, lid2 = hello(p1, 0x0002c90300000a01), hello(p2, 0x0002c90300000b01)
+    lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
     ud = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, payload=b"z" * 32)
     assert control(sockdir, "faults 100 0 0 0") == "ok\n"
     send(p1, ud)
