@@ -141,10 +141,19 @@ static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *cq_ex)
 }
 
 /* Whether vhca can give what the application asks of an extended CQ. */
-static int cq_ex_check(const struct ibv_cq_init_attr_ex *attr)
+static int cq_ex_check(struct ibv_context *context,
+		       const struct ibv_cq_init_attr_ex *attr)
 {
-	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
-		return EOPNOTSUPP;	/* parent domains */
+	const uint32_t known = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
+
+	if (attr->comp_mask & ~known)
+		return EOPNOTSUPP;
+	/* IBV_CQ_INIT_ATTR_MASK_PD takes a parent domain, not a PD (its
+	 * allocators give the ring, pd.c) */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || attr->parent_domain->context != context ||
+	     !to_vpd(attr->parent_domain)->protection_domain))
+		return EINVAL;
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
 		return EOPNOTSUPP;	/* IGNORE_OVERRUN */
@@ -174,7 +183,7 @@ struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *context,
 				    struct ibv_cq_init_attr_ex *attr)
 {
 	struct vhca_cq *cq;
-	int err = cq_ex_check(attr);
+	int err = cq_ex_check(context, attr);
 
 	if (err) {
 		errno = err;

@@ -33,23 +33,24 @@ static size_t page_round(size_t bytes)
 	return (bytes + VHCA_UVERBS_PAGE_SIZE - 1) & ~(size_t)(VHCA_UVERBS_PAGE_SIZE - 1);
 }
 
-/* A zeroed, page-aligned buffer for a ring of `bytes` (plus `extra`). */
-static int ring_alloc(struct vhca_ring *ring, uint32_t log_size,
-		      uint32_t shift, size_t extra)
+/* A zeroed, page-aligned buffer for a ring of 2^(log_size + shift) bytes
+ * plus `extra`, from pd's allocator when pd is a parent domain with one
+ * (pd.c). */
+static int ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd, uint64_t type,
+		      uint32_t log_size, uint32_t shift, size_t extra)
 {
 	ring->log_size = log_size;
 	ring->shift = shift;
 	ring->pi = ring->ci = 0;
+	ring->res_type = type;
 	ring->buf_len = page_round(((size_t)1 << (log_size + shift)) + extra);
-	if (posix_memalign(&ring->buf, VHCA_UVERBS_PAGE_SIZE, ring->buf_len))
-		return ENOMEM;
-	memset(ring->buf, 0, ring->buf_len);
-	return 0;
+	return vhca_queue_buf_alloc(pd, ring->buf_len, VHCA_UVERBS_PAGE_SIZE,
+				    type, &ring->buf, &ring->owner);
 }
 
 static void ring_free(struct vhca_ring *ring)
 {
-	free(ring->buf);
+	vhca_queue_buf_free(ring->owner, ring->buf, ring->res_type);
 	ring->buf = NULL;
 }
 
@@ -69,10 +70,11 @@ static uint32_t cq_log_size(uint32_t cqe)
 }
 
 /* A zeroed ring of 2^log_size CQEs, the doorbell record right after. */
-static int cq_ring_alloc(struct vhca_ring *ring, struct vhca_cq_dbrec **dbrec,
-			 uint32_t log_size)
+static int cq_ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd,
+			 struct vhca_cq_dbrec **dbrec, uint32_t log_size)
 {
-	int err = ring_alloc(ring, log_size, 6, sizeof(struct vhca_cq_dbrec));
+	int err = ring_alloc(ring, pd, VHCA_RES_TYPE_CQ, log_size, 6,
+			     sizeof(struct vhca_cq_dbrec));
 
 	if (!err)
 		*dbrec = (struct vhca_cq_dbrec *)((char *)ring->buf +
@@ -126,6 +128,13 @@ static int cq_cmd_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *at
  * extended command (ibv_cmd_create_cq_ex) for ibv_create_cq_ex, whose
  * caller checked the extended attributes (cq_ex.c).
  */
+/* The parent domain whose allocator an extended CQ's ring comes from
+ * (IBV_CQ_INIT_ATTR_MASK_PD; cq_ex.c checked it), NULL for the heap. */
+static struct ibv_pd *vhca_cq_parent_domain(const struct ibv_cq_init_attr_ex *attr)
+{
+	return (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL;
+}
+
 static struct vhca_cq *cq_create(struct ibv_context *context,
 				 struct ibv_cq_init_attr_ex *attr, bool ex)
 {
@@ -142,7 +151,8 @@ static struct vhca_cq *cq_create(struct ibv_context *context,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	err = cq_ring_alloc(&cq->ring, &cq->dbrec, log_size);
+	cq->parent_domain = vhca_cq_parent_domain(attr);
+	err = cq_ring_alloc(&cq->ring, cq->parent_domain, &cq->dbrec, log_size);
 	if (err)
 		goto free_cq;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
@@ -218,7 +228,8 @@ int vhca_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	if (!log_size)
 		return EINVAL;
-	err = cq_ring_alloc(&ring, &dbrec, log_size);
+	/* from the parent domain the CQ was created with */
+	err = cq_ring_alloc(&ring, cq->parent_domain, &dbrec, log_size);
 	if (err)
 		return err;
 	cmd.drv.buf_addr = (uintptr_t)ring.buf;
@@ -374,11 +385,13 @@ static struct vhca_qp *qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *
 		err = qp_layout(ctx, &attr->cap, attr->srq != NULL, &req);
 	if (err)
 		goto free_qp;
-	err = ring_alloc(&qp->sq, req.sq_log_size, req.sq_wqe_shift, 0);
+	err = ring_alloc(&qp->sq, pd, VHCA_RES_TYPE_SQ, req.sq_log_size,
+			 req.sq_wqe_shift, 0);
 	if (err)
 		goto free_qp;
 	if (!attr->srq) {
-		err = ring_alloc(&qp->rq, req.rq_log_size, req.rq_wqe_shift, 0);
+		err = ring_alloc(&qp->rq, pd, VHCA_RES_TYPE_RQ, req.rq_log_size,
+				 req.rq_wqe_shift, 0);
 		if (err)
 			goto free_sq;
 		req.rq_buf_addr = (uintptr_t)qp->rq.buf;
@@ -541,7 +554,8 @@ struct ibv_srq *vhca_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *att
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	err = ring_alloc(&srq->ring, layout.rq_log_size, layout.rq_wqe_shift, 0);
+	err = ring_alloc(&srq->ring, pd, VHCA_RES_TYPE_SRQ, layout.rq_log_size,
+			 layout.rq_wqe_shift, 0);
 	if (err)
 		goto free_srq;
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);

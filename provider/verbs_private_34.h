@@ -142,7 +142,8 @@ struct verbs_context_ops {
 	void *alloc_dm;
 	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	void *alloc_null_mr;
-	void *alloc_parent_domain;
+	struct ibv_pd *(*alloc_parent_domain)(struct ibv_context *context,
+					      struct ibv_parent_domain_init_attr *attr);
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
 	void *alloc_td;
 	void (*async_event)(struct ibv_context *context, struct ibv_async_event *event);
@@ -361,6 +362,15 @@ int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
+
+/* driver.h's inline: a parent domain carries its protection domain's
+ * context and kernel handle. */
+static inline void ibv_initialize_parent_domain(struct ibv_pd *parent_domain,
+						struct ibv_pd *protection_domain)
+{
+	parent_domain->context = protection_domain->context;
+	parent_domain->handle = protection_domain->handle;
+}
 
 #define PROVIDER_DRIVER(provider_name, drv_struct)                             \
 	extern const struct verbs_device_ops verbs_provider_##provider_name    \

@@ -48,35 +48,6 @@ static int vhca_query_port(struct ibv_context *context, uint8_t port,
 	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
 }
 
-static struct ibv_pd *vhca_alloc_pd(struct ibv_context *context)
-{
-	struct ib_uverbs_alloc_pd_resp resp;
-	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
-	int err;
-
-	pd = calloc(1, sizeof(*pd));
-	if (!pd)
-		return NULL;
-	err = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
-			       sizeof(resp));
-	if (err) {
-		free(pd);
-		errno = err;
-		return NULL;
-	}
-	return pd;
-}
-
-static int vhca_dealloc_pd(struct ibv_pd *pd)
-{
-	int err = ibv_cmd_dealloc_pd(pd);
-
-	if (!err)
-		free(pd);
-	return err;
-}
-
 static struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				  uint64_t hca_va, int access)
 {
@@ -197,6 +168,7 @@ static void vhca_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops vhca_ctx_ops = {
 	.alloc_mw = vhca_alloc_mw,
+	.alloc_parent_domain = vhca_alloc_parent_domain,
 	.alloc_pd = vhca_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = vhca_bind_mw,

@@ -10,6 +10,7 @@
 #define VHCA_PROVIDER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,10 +28,42 @@ struct vhca_context {
 	struct vhca_qp **qp_table;	/* by qpn & (kQpTableSize - 1), chained */
 };
 
+/*
+ * A protection domain, or a parent domain (pd.c): protection_domain is
+ * NULL for a PD, the PD a parent domain stands for otherwise.  users: the
+ * parent domains of a PD, the queue buffers a parent domain's allocator
+ * gave; either keeps the domain from being freed.
+ */
+struct vhca_pd {
+	struct ibv_pd ibv_pd;
+	struct vhca_pd *protection_domain;
+	atomic_uint users;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+/*
+ * The resource_type a parent domain's allocator is given, one per ring
+ * (rdma-core leaves the values to the provider, as mlx5dv's
+ * MLX5DV_RES_TYPE_*; the high half tells providers apart).
+ */
+#define VHCA_RES_TYPE_BASE ((uint64_t)0x76686361 << 32)	/* "vhca" */
+enum {
+	VHCA_RES_TYPE_CQ = VHCA_RES_TYPE_BASE + 1,	/* CQEs + doorbell record */
+	VHCA_RES_TYPE_SQ = VHCA_RES_TYPE_BASE + 2,	/* a QP's send queue */
+	VHCA_RES_TYPE_RQ = VHCA_RES_TYPE_BASE + 3,	/* a QP's receive queue */
+	VHCA_RES_TYPE_SRQ = VHCA_RES_TYPE_BASE + 4,
+};
+
 /* A ring in our memory: 2^log_size entries of 2^shift bytes. */
 struct vhca_ring {
 	void *buf;
 	size_t buf_len;
+	struct vhca_pd *owner;		/* whose allocator gave buf; NULL: heap */
+	uint64_t res_type;		/* VHCA_RES_TYPE_* */
 	uint32_t log_size;
 	uint32_t shift;
 	uint32_t pi;			/* free running, the poster's */
@@ -42,6 +75,7 @@ struct vhca_cq {
 	pthread_spinlock_t lock;
 	struct vhca_ring ring;		/* the CQEs; shift 6 */
 	struct vhca_cq_dbrec *dbrec;	/* in ring.buf after the CQEs */
+	struct ibv_pd *parent_domain;	/* its rings' allocator, or NULL */
 	uint32_t cqn;
 	/* extended CQs (cq_ex.c): the CQE being read, ring.ci at start_poll */
 	const struct vhca_cqe *current;
@@ -98,6 +132,10 @@ static inline struct vhca_context *to_vctx(struct ibv_context *ctx)
 {
 	return container_of(ctx, struct vhca_context, ibv_ctx.context);
 }
+static inline struct vhca_pd *to_vpd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct vhca_pd, ibv_pd);
+}
 static inline struct vhca_cq *to_vcq(struct ibv_cq *cq)
 {
 	return container_of(cq, struct vhca_cq, vcq.cq);
@@ -123,6 +161,15 @@ static inline void vhca_ring_doorbell(struct vhca_context *ctx,
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*(volatile uint64_t *)((volatile char *)ctx->db + offset) = value;
 }
+
+/* pd.c */
+struct ibv_pd *vhca_alloc_pd(struct ibv_context *context);
+struct ibv_pd *vhca_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr);
+int vhca_dealloc_pd(struct ibv_pd *pd);
+int vhca_queue_buf_alloc(struct ibv_pd *pd, size_t len, size_t align,
+			 uint64_t type, void **buf, struct vhca_pd **owner);
+void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, uint64_t type);
 
 /* queues.c */
 struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,

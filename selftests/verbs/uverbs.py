@@ -173,6 +173,13 @@ def test_rereg_mr(vm):
     run_program(vm, "rereg_mr", timeout=120)
 
 
+def test_parent_domain_allocators(vm):
+    """ibv_alloc_parent_domain: the rings of an extended CQ, two UD QPs and
+    an SRQ come from its allocators and go back through its free function;
+    traffic through them arrives: programs/parent_domain.py."""
+    run_program(vm, "parent_domain")
+
+
 # perftest between port 1 and port 2 of vhca0: (tool, extra arguments).
 PERFTESTS = [
     ("ib_send_lat", ""), ("ib_send_bw", ""),
@@ -277,7 +284,6 @@ SKIPS = [
     (r"ODP is not supported", "On-demand paging"),
     (r"Device memory is not supported", "Device memory"),
     (r"Create XRCD is not supported", "XRC"),
-    (r"Parent Domain is not supported", "Parent domains"),
     (r"Query device real time is not supported", "Completion timestamps"),
     (r"Allocating dmabuf is not supported", "dma-buf MRs"),
     (r"Ethernet link layer|skip RoCE test", "RoCE and raw Ethernet QPs"),
