@@ -51,11 +51,11 @@ static int cq_ex_start_poll(struct ibv_cq_ex *cq_ex, struct ibv_poll_cq_attr *at
 
 	if (attr->comp_mask)
 		return EINVAL;
-	pthread_spin_lock(&cq->lock);
+	vhca_lock(&cq->lock);
 	cq->poll_start = cq->ring.ci;
 	err = take(cq);
 	if (err)
-		pthread_spin_unlock(&cq->lock);
+		vhca_unlock(&cq->lock);
 	return err;
 }
 
@@ -70,7 +70,7 @@ static void cq_ex_end_poll(struct ibv_cq_ex *cq_ex)
 
 	cq->current = NULL;
 	vhca_cq_release(cq, cq->poll_start);
-	pthread_spin_unlock(&cq->lock);
+	vhca_unlock(&cq->lock);
 }
 
 static enum ibv_wc_opcode cq_ex_read_opcode(struct ibv_cq_ex *cq_ex)

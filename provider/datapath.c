@@ -229,7 +229,7 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->sq_lock);
+	vhca_lock(&qp->sq_lock);
 	start = qp->sq.pi;
 	for (; wr; wr = wr->next) {
 		if (ring_full(&qp->sq))
@@ -245,7 +245,7 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (qp->sq.pi != start)
 		vhca_ring_doorbell(to_vctx(ibqp->context), VHCA_DB_SQ,
 				   vhca_db_data_value(qp->qpn, 0, qp->sq.pi));
-	pthread_spin_unlock(&qp->sq_lock);
+	vhca_unlock(&qp->sq_lock);
 	return err;
 }
 
@@ -276,14 +276,14 @@ static int build_recv_wqe(const struct vhca_ring *ring, uint32_t max_sge,
 
 /* Posts a chain into ring under lock, then one doorbell. */
 static int post_recv_ring(struct vhca_context *ctx, struct vhca_ring *ring,
-			  pthread_spinlock_t *lock, uint32_t max_sge,
+			  struct vhca_lock *lock, uint32_t max_sge,
 			  uint32_t db_offset, uint32_t obj,
 			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	uint32_t start;
 	int err = 0;
 
-	pthread_spin_lock(lock);
+	vhca_lock(lock);
 	start = ring->pi;
 	for (; wr; wr = wr->next) {
 		if (ring_full(ring))
@@ -300,7 +300,7 @@ static int post_recv_ring(struct vhca_context *ctx, struct vhca_ring *ring,
 	if (ring->pi != start)
 		vhca_ring_doorbell(ctx, db_offset,
 				   vhca_db_data_value(obj, 0, ring->pi));
-	pthread_spin_unlock(lock);
+	vhca_unlock(lock);
 	return err;
 }
 
@@ -427,12 +427,12 @@ int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	uint32_t start;
 	int polled = 0;
 
-	pthread_spin_lock(&cq->lock);
+	vhca_lock(&cq->lock);
 	start = cq->ring.ci;
 	while (polled < num_entries && (cqe = vhca_cq_next(cq)))
 		decode_cqe(cqe, &wc[polled++]);
 	vhca_cq_release(cq, start);
-	pthread_spin_unlock(&cq->lock);
+	vhca_unlock(&cq->lock);
 	return polled;
 }
 
@@ -440,13 +440,13 @@ int vhca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct vhca_cq *cq = to_vcq(ibcq);
 
-	pthread_spin_lock(&cq->lock);
+	vhca_lock(&cq->lock);
 	vhca_ring_doorbell(to_vctx(ibcq->context), VHCA_DB_CQ,
 			   vhca_db_data_value(cq->cqn,
 					      solicited_only ? VHCA_DB_CQ_ARM_SOLICITED
 							     : VHCA_DB_CQ_ARM_NEXT,
 					      cq->ring.ci));
-	pthread_spin_unlock(&cq->lock);
+	vhca_unlock(&cq->lock);
 	return 0;
 }
 
@@ -454,7 +454,7 @@ void vhca_cq_clean(struct vhca_cq *cq, uint32_t qpn)
 {
 	uint32_t index;
 
-	pthread_spin_lock(&cq->lock);
+	vhca_lock(&cq->lock);
 	for (index = cq->ring.ci;
 	     index - cq->ring.ci < (1u << cq->ring.log_size) && cqe_valid(cq, index);
 	     index++) {
@@ -463,5 +463,5 @@ void vhca_cq_clean(struct vhca_cq *cq, uint32_t qpn)
 		if (le32toh(cqe->qpn) == qpn)
 			cqe->qpn = htole32(VHCA_STALE_QPN);
 	}
-	pthread_spin_unlock(&cq->lock);
+	vhca_unlock(&cq->lock);
 }

@@ -10,9 +10,17 @@
  * commands (CREATE_QP, REG_MR, ...) see that PD.  What the parent domain
  * adds is where the rings live: queues.c asks vhca_queue_buf_alloc() for
  * every ring, and a parent domain with allocators gives the memory (the
- * kernel pins it like any buffer of the process).  Thread domains are not
- * offered (ibv_alloc_td: EOPNOTSUPP), so a parent domain takes none.
+ * kernel pins it like any buffer of the process).
+ *
+ * A thread domain (ibv_alloc_td) is the application's promise that one
+ * thread at a time uses the objects created through a parent domain that
+ * names it: their queue locks become checks that abort on a second thread
+ * (vhca.h struct vhca_lock).  mlx5 also gives each thread domain a
+ * doorbell register of its own, to avoid the lock of a shared one; vhca's
+ * doorbells are single 64-bit stores to one page, which need no lock, so
+ * there is nothing to give.
  */
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +59,12 @@ struct ibv_pd *vhca_alloc_parent_domain(struct ibv_context *context,
 		errno = EINVAL;		/* a PD of this context, not a parent */
 		return NULL;
 	}
-	if ((attr->comp_mask & ~known) || attr->td) {
-		errno = EOPNOTSUPP;	/* no thread domains */
+	if (attr->comp_mask & ~known) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->td && attr->td->context != context) {
+		errno = EINVAL;
 		return NULL;
 	}
 	if ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
@@ -73,7 +85,49 @@ struct ibv_pd *vhca_alloc_parent_domain(struct ibv_context *context,
 	}
 	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
 		parent->pd_context = attr->pd_context;
+	if (attr->td) {
+		parent->td = to_vtd(attr->td);
+		atomic_fetch_add(&parent->td->users, 1);
+	}
 	return &parent->ibv_pd;
+}
+
+bool vhca_pd_single_threaded(struct ibv_pd *pd)
+{
+	return to_vpd(pd)->td != NULL;
+}
+
+struct ibv_td *vhca_alloc_td(struct ibv_context *context,
+			     struct ibv_td_init_attr *attr)
+{
+	struct vhca_td *td;
+
+	if (attr->comp_mask) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td)
+		return NULL;
+	td->ibv_td.context = context;
+	return &td->ibv_td;
+}
+
+int vhca_dealloc_td(struct ibv_td *ibtd)
+{
+	struct vhca_td *td = to_vtd(ibtd);
+
+	if (atomic_load(&td->users))
+		return EBUSY;
+	free(td);
+	return 0;
+}
+
+void vhca_lock_violation(void)
+{
+	fprintf(stderr, "libvhca: two threads used a queue of a thread domain "
+		"(or a single-threaded CQ) at once\n");
+	abort();
 }
 
 /* A PD in use by parent domains, or a parent domain whose allocator gave
@@ -87,6 +141,8 @@ int vhca_dealloc_pd(struct ibv_pd *ibpd)
 		return EBUSY;
 	if (pd->protection_domain) {
 		atomic_fetch_sub(&pd->protection_domain->users, 1);
+		if (pd->td)
+			atomic_fetch_sub(&pd->td->users, 1);
 		free(pd);
 		return 0;
 	}

@@ -259,7 +259,7 @@ static void wr_start(struct ibv_qp_ex *qp_ex)
 {
 	struct vhca_qp *qp = to_vqp_ex(qp_ex);
 
-	pthread_spin_lock(&qp->sq_lock);
+	vhca_lock(&qp->sq_lock);
 	qp->wr_start_pi = qp->sq.pi;
 	qp->wr_err = vhca_qp_may_send(&qp_ex->qp_base) ? 0 : EINVAL;
 	qp->wr_open = false;
@@ -271,7 +271,7 @@ static void wr_abort(struct ibv_qp_ex *qp_ex)
 
 	qp->sq.pi = qp->wr_start_pi;
 	qp->wr_open = false;
-	pthread_spin_unlock(&qp->sq_lock);
+	vhca_unlock(&qp->sq_lock);
 }
 
 static int wr_complete(struct ibv_qp_ex *qp_ex)
@@ -288,7 +288,7 @@ static int wr_complete(struct ibv_qp_ex *qp_ex)
 	if (qp->sq.pi != qp->wr_start_pi)
 		vhca_ring_doorbell(to_vctx(qp_ex->qp_base.context), VHCA_DB_SQ,
 				   vhca_db_data_value(qp->qpn, 0, qp->sq.pi));
-	pthread_spin_unlock(&qp->sq_lock);
+	vhca_unlock(&qp->sq_lock);
 	return 0;
 }
 

@@ -135,6 +135,17 @@ static struct ibv_pd *vhca_cq_parent_domain(const struct ibv_cq_init_attr_ex *at
 	return (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL;
 }
 
+/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED, or a parent domain with a thread
+ * domain: one thread polls, no lock (vhca.h struct vhca_lock). */
+static bool cq_single_threaded(const struct ibv_cq_init_attr_ex *attr)
+{
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
+		return true;
+	return vhca_cq_parent_domain(attr) &&
+	       vhca_pd_single_threaded(vhca_cq_parent_domain(attr));
+}
+
 static struct vhca_cq *cq_create(struct ibv_context *context,
 				 struct ibv_cq_init_attr_ex *attr, bool ex)
 {
@@ -155,7 +166,7 @@ static struct vhca_cq *cq_create(struct ibv_context *context,
 	err = cq_ring_alloc(&cq->ring, cq->parent_domain, &cq->dbrec, log_size);
 	if (err)
 		goto free_cq;
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	vhca_lock_init(&cq->lock, cq_single_threaded(attr));
 
 	req.buf_addr = (uintptr_t)cq->ring.buf;
 	req.buf_len = cq->ring.buf_len;
@@ -201,7 +212,7 @@ int vhca_destroy_cq(struct ibv_cq *ibcq)
 	if (err)
 		return err;
 	ring_free(&cq->ring);
-	pthread_spin_destroy(&cq->lock);
+	vhca_lock_destroy(&cq->lock);
 	free(cq);
 	return 0;
 }
@@ -237,7 +248,7 @@ int vhca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	cmd.drv.dbrec_offset = (uint32_t)((char *)dbrec - (char *)ring.buf);
 	cmd.drv.log_size = log_size;
 
-	pthread_spin_lock(&cq->lock);
+	vhca_lock(&cq->lock);
 	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd), &resp,
 				sizeof(resp));
 	if (!err) {
@@ -247,7 +258,7 @@ int vhca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		cq->dbrec = dbrec;
 		ring = old;
 	}
-	pthread_spin_unlock(&cq->lock);
+	vhca_unlock(&cq->lock);
 	ring_free(&ring);	/* the old one, or the refused new one */
 	return err;
 }
@@ -401,8 +412,8 @@ static struct vhca_qp *qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *
 	}
 	req.sq_buf_addr = (uintptr_t)qp->sq.buf;
 	req.sq_buf_len = qp->sq.buf_len;
-	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
-	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	vhca_lock_init(&qp->sq_lock, vhca_pd_single_threaded(pd));
+	vhca_lock_init(&qp->rq_lock, vhca_pd_single_threaded(pd));
 
 	err = qp_cmd(pd, qp, attr, ex, &req);
 	if (err)
@@ -492,12 +503,12 @@ int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
 		/* The device starts the rings again at index 0 (IBA 10.3.1). */
 		qp_clean_cqs(qp);
-		pthread_spin_lock(&qp->sq_lock);
+		vhca_lock(&qp->sq_lock);
 		qp->sq.pi = qp->sq.ci = 0;
-		pthread_spin_unlock(&qp->sq_lock);
-		pthread_spin_lock(&qp->rq_lock);
+		vhca_unlock(&qp->sq_lock);
+		vhca_lock(&qp->rq_lock);
 		qp->rq.pi = qp->rq.ci = 0;
-		pthread_spin_unlock(&qp->rq_lock);
+		vhca_unlock(&qp->rq_lock);
 	}
 	return 0;
 }
@@ -514,8 +525,8 @@ int vhca_destroy_qp(struct ibv_qp *ibqp)
 	qp_table_remove(to_vctx(ibqp->context), qp);
 	ring_free(&qp->sq);
 	ring_free(&qp->rq);
-	pthread_spin_destroy(&qp->sq_lock);
-	pthread_spin_destroy(&qp->rq_lock);
+	vhca_lock_destroy(&qp->sq_lock);
+	vhca_lock_destroy(&qp->rq_lock);
 	free(qp);
 	return 0;
 }
@@ -558,7 +569,7 @@ struct ibv_srq *vhca_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *att
 			 layout.rq_wqe_shift, 0);
 	if (err)
 		goto free_srq;
-	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	vhca_lock_init(&srq->lock, vhca_pd_single_threaded(pd));
 	cmd.drv.buf_addr = (uintptr_t)srq->ring.buf;
 	cmd.drv.buf_len = srq->ring.buf_len;
 	cmd.drv.log_size = layout.rq_log_size;
@@ -587,7 +598,7 @@ int vhca_destroy_srq(struct ibv_srq *ibsrq)
 	if (err)
 		return err;
 	ring_free(&srq->ring);
-	pthread_spin_destroy(&srq->lock);
+	vhca_lock_destroy(&srq->lock);
 	free(srq);
 	return 0;
 }

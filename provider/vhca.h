@@ -29,6 +29,58 @@ struct vhca_context {
 };
 
 /*
+ * The lock of a queue (a CQ, a QP's send or receive queue, an SRQ).  An
+ * object of a thread domain, or a CQ created IBV_CREATE_CQ_ATTR_SINGLE_-
+ * THREADED, is promised to one thread at a time: it takes no lock, and
+ * in_use catches a second thread that breaks the promise (abort, as
+ * mlx5's single-threaded locks do).  The doorbells are single 64-bit
+ * stores, so nothing else needs the lock.
+ */
+struct vhca_lock {
+	pthread_spinlock_t spin;
+	bool single_threaded;
+	bool in_use;
+};
+
+void vhca_lock_violation(void) __attribute__((noreturn));
+
+static inline void vhca_lock_init(struct vhca_lock *lock, bool single_threaded)
+{
+	lock->single_threaded = single_threaded;
+	lock->in_use = false;
+	pthread_spin_init(&lock->spin, PTHREAD_PROCESS_PRIVATE);
+}
+
+static inline void vhca_lock_destroy(struct vhca_lock *lock)
+{
+	pthread_spin_destroy(&lock->spin);
+}
+
+static inline void vhca_lock(struct vhca_lock *lock)
+{
+	if (!lock->single_threaded) {
+		pthread_spin_lock(&lock->spin);
+		return;
+	}
+	if (__atomic_exchange_n(&lock->in_use, true, __ATOMIC_ACQUIRE))
+		vhca_lock_violation();
+}
+
+static inline void vhca_unlock(struct vhca_lock *lock)
+{
+	if (!lock->single_threaded)
+		pthread_spin_unlock(&lock->spin);
+	else
+		__atomic_store_n(&lock->in_use, false, __ATOMIC_RELEASE);
+}
+
+/* A thread domain (pd.c): users counts the parent domains that name it. */
+struct vhca_td {
+	struct ibv_td ibv_td;
+	atomic_uint users;
+};
+
+/*
  * A protection domain, or a parent domain (pd.c): protection_domain is
  * NULL for a PD, the PD a parent domain stands for otherwise.  users: the
  * parent domains of a PD, the queue buffers a parent domain's allocator
@@ -37,6 +89,7 @@ struct vhca_context {
 struct vhca_pd {
 	struct ibv_pd ibv_pd;
 	struct vhca_pd *protection_domain;
+	struct vhca_td *td;		/* a parent domain's thread domain, or NULL */
 	atomic_uint users;
 	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
 		       size_t alignment, uint64_t resource_type);
@@ -72,7 +125,7 @@ struct vhca_ring {
 
 struct vhca_cq {
 	struct verbs_cq vcq;
-	pthread_spinlock_t lock;
+	struct vhca_lock lock;
 	struct vhca_ring ring;		/* the CQEs; shift 6 */
 	struct vhca_cq_dbrec *dbrec;	/* in ring.buf after the CQEs */
 	struct ibv_pd *parent_domain;	/* its rings' allocator, or NULL */
@@ -84,7 +137,7 @@ struct vhca_cq {
 
 struct vhca_srq {
 	struct verbs_srq vsrq;
-	pthread_spinlock_t lock;
+	struct vhca_lock lock;
 	struct vhca_ring ring;
 	uint32_t srqn;
 	uint32_t max_sge;
@@ -101,8 +154,8 @@ struct vhca_send_wqe {
 struct vhca_qp {
 	struct verbs_qp vqp;
 	struct vhca_qp *next;		/* qp_table chain */
-	pthread_spinlock_t sq_lock;
-	pthread_spinlock_t rq_lock;
+	struct vhca_lock sq_lock;
+	struct vhca_lock rq_lock;
 	struct vhca_ring sq;
 	struct vhca_ring rq;		/* unused with an SRQ */
 	struct vhca_srq *srq;
@@ -136,6 +189,10 @@ static inline struct vhca_pd *to_vpd(struct ibv_pd *pd)
 {
 	return container_of(pd, struct vhca_pd, ibv_pd);
 }
+static inline struct vhca_td *to_vtd(struct ibv_td *td)
+{
+	return container_of(td, struct vhca_td, ibv_td);
+}
 static inline struct vhca_cq *to_vcq(struct ibv_cq *cq)
 {
 	return container_of(cq, struct vhca_cq, vcq.cq);
@@ -167,6 +224,11 @@ struct ibv_pd *vhca_alloc_pd(struct ibv_context *context);
 struct ibv_pd *vhca_alloc_parent_domain(struct ibv_context *context,
 					struct ibv_parent_domain_init_attr *attr);
 int vhca_dealloc_pd(struct ibv_pd *pd);
+struct ibv_td *vhca_alloc_td(struct ibv_context *context,
+			     struct ibv_td_init_attr *attr);
+int vhca_dealloc_td(struct ibv_td *td);
+/* Whether the objects created through pd are promised to one thread. */
+bool vhca_pd_single_threaded(struct ibv_pd *pd);
 int vhca_queue_buf_alloc(struct ibv_pd *pd, size_t len, size_t align,
 			 uint64_t type, void **buf, struct vhca_pd **owner);
 void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, uint64_t type);

@@ -66,4 +66,10 @@ if [ ! -f "$built/libvhca-rdmav34.so" ]; then
 	mv "$built.tmp" "$built"
 fi
 cp "$built/libvhca-rdmav34.so" "$built/vhca.driver" "$out/"
+
+# 4. The provider's C test programs (selftests/verbs/programs, run in the
+# guest by selftests/verbs/uverbs.py), against the same headers.
+gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+	-I"$dev/usr/include" -o "$out/thread_domain" \
+	selftests/verbs/programs/thread_domain.c "$libibverbs"
 echo "build-provider.sh: $out/libvhca-rdmav34.so OK (cache $built)"

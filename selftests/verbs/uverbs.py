@@ -180,6 +180,17 @@ def test_parent_domain_allocators(vm):
     run_program(vm, "parent_domain")
 
 
+def test_thread_domain_locks(vm):
+    """ibv_alloc_td: the queues of a thread domain's QP and of a
+    single-threaded CQ take no lock, and a second user aborts instead of
+    corrupting them; without a thread domain the lock holds the second
+    user: programs/thread_domain.c (built with the provider)."""
+    rc, out = vm.run("%s vhca0" % os.path.join(PROVIDER, "thread_domain"),
+                     timeout=60)
+    log("thread_domain", out)
+    assert rc == 0 and "thread_domain: ok" in out, out
+
+
 # perftest between port 1 and port 2 of vhca0: (tool, extra arguments).
 PERFTESTS = [
     ("ib_send_lat", ""), ("ib_send_bw", ""),
