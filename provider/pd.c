@@ -152,6 +152,17 @@ int vhca_dealloc_pd(struct ibv_pd *ibpd)
 	return err;
 }
 
+/* Gives a queue buffer back to where it came from. */
+static void queue_buf_release(struct vhca_pd *owner, void *buf, uint64_t type)
+{
+	if (!owner) {
+		free(buf);
+		return;
+	}
+	owner->free(&owner->ibv_pd, owner->pd_context, buf, type);
+	atomic_fetch_sub(&owner->users, 1);
+}
+
 /*
  * `len` zeroed bytes, aligned to `align`, for a queue buffer of `type`:
  * from the parent domain's allocator when `ibpd` is a parent domain that
@@ -184,17 +195,25 @@ int vhca_queue_buf_alloc(struct ibv_pd *ibpd, size_t len, size_t align,
 		atomic_fetch_add(&pd->users, 1);
 	}
 	memset(*buf, 0, len);
+	/* The device writes these pages: under ibv_fork_init (on a kernel
+	 * that does not copy pinned pages at fork) the child must not share
+	 * them copy-on-write, as libibverbs does for MRs. */
+	if (ibv_dontfork_range(*buf, len)) {
+		int err = errno ? errno : ENOMEM;
+
+		queue_buf_release(*owner, *buf, type);
+		*buf = NULL;
+		*owner = NULL;
+		return err;
+	}
 	return 0;
 }
 
-void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, uint64_t type)
+void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, size_t len,
+			 uint64_t type)
 {
 	if (!buf)
 		return;
-	if (!owner) {
-		free(buf);
-		return;
-	}
-	owner->free(&owner->ibv_pd, owner->pd_context, buf, type);
-	atomic_fetch_sub(&owner->users, 1);
+	ibv_dofork_range(buf, len);
+	queue_buf_release(owner, buf, type);
 }

@@ -50,7 +50,7 @@ static int ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd, uint64_t type,
 
 static void ring_free(struct vhca_ring *ring)
 {
-	vhca_queue_buf_free(ring->owner, ring->buf, ring->res_type);
+	vhca_queue_buf_free(ring->owner, ring->buf, ring->buf_len, ring->res_type);
 	ring->buf = NULL;
 }
 

@@ -364,6 +364,12 @@ int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 
+/* ibv_fork_init's MADV_DONTFORK bookkeeping (driver.h); no-ops unless
+ * the application called ibv_fork_init on a kernel without copy-on-fork
+ * for pinned pages. */
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+
 /* driver.h's inline: a parent domain carries its protection domain's
  * context and kernel handle. */
 static inline void ibv_initialize_parent_domain(struct ibv_pd *parent_domain,

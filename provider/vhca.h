@@ -231,7 +231,8 @@ int vhca_dealloc_td(struct ibv_td *td);
 bool vhca_pd_single_threaded(struct ibv_pd *pd);
 int vhca_queue_buf_alloc(struct ibv_pd *pd, size_t len, size_t align,
 			 uint64_t type, void **buf, struct vhca_pd **owner);
-void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, uint64_t type);
+void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, size_t len,
+			 uint64_t type);
 
 /* queues.c */
 struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,

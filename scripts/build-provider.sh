@@ -69,7 +69,9 @@ cp "$built/libvhca-rdmav34.so" "$built/vhca.driver" "$out/"
 
 # 4. The provider's C test programs (selftests/verbs/programs, run in the
 # guest by selftests/verbs/uverbs.py), against the same headers.
-gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-I"$dev/usr/include" -o "$out/thread_domain" \
-	selftests/verbs/programs/thread_domain.c "$libibverbs"
+for program in thread_domain fork; do
+	gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		-I"$dev/usr/include" -o "$out/$program" \
+		"selftests/verbs/programs/$program.c" "$libibverbs"
+done
 echo "build-provider.sh: $out/libvhca-rdmav34.so OK (cache $built)"

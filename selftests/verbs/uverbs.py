@@ -154,6 +154,14 @@ def run_program(vm, name, timeout=60):
     assert rc == 0 and "%s: ok" % name in out, out
 
 
+def run_c_program(vm, name, timeout=60):
+    """build/provider/NAME (programs/NAME.c, built by make provider) against
+    vhca0 in the guest; it ends with "NAME: ok"."""
+    rc, out = vm.run("%s vhca0" % os.path.join(PROVIDER, name), timeout=timeout)
+    log(name, out)
+    assert rc == 0 and "%s: ok" % name in out, out
+
+
 def test_post_send_opcode_rules(vm):
     """The provider refuses what the QP type cannot post, as the driver and
     device do (uapi/vhca_hw_wqe_rules.h): programs/opcode_rules.py."""
@@ -185,10 +193,14 @@ def test_thread_domain_locks(vm):
     single-threaded CQ take no lock, and a second user aborts instead of
     corrupting them; without a thread domain the lock holds the second
     user: programs/thread_domain.c (built with the provider)."""
-    rc, out = vm.run("%s vhca0" % os.path.join(PROVIDER, "thread_domain"),
-                     timeout=60)
-    log("thread_domain", out)
-    assert rc == 0 and "thread_domain: ok" in out, out
+    run_c_program(vm, "thread_domain")
+
+
+def test_fork_keeps_the_parent_working(vm):
+    """A process with an MR and queues forks; while the child (scribbling
+    over its copies) lives, the parent writes new data into its buffers
+    and the device delivers it where the parent reads: programs/fork.c."""
+    run_c_program(vm, "fork")
 
 
 # perftest between port 1 and port 2 of vhca0: (tool, extra arguments).
