@@ -20,6 +20,9 @@
 #include "vhca.h"
 
 #define VHCA_CQ_EX_WC_FLAGS IBV_WC_STANDARD_FLAGS
+/* with a device clock (clock.c) */
+#define VHCA_CQ_EX_WC_TIMESTAMPS (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | \
+				  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
 static struct vhca_cq *to_vcq_ex(struct ibv_cq_ex *cq_ex)
 {
@@ -140,6 +143,17 @@ static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *cq_ex)
 	return current_cqe(cq_ex)->dlid_path_bits;
 }
 
+static uint64_t cq_ex_read_completion_ts(struct ibv_cq_ex *cq_ex)
+{
+	return le64toh(current_cqe(cq_ex)->timestamp);
+}
+
+static uint64_t cq_ex_read_completion_wallclock_ns(struct ibv_cq_ex *cq_ex)
+{
+	return le64toh(current_cqe(cq_ex)->timestamp) +
+	       to_vctx(cq_ex->context)->realtime_offset_ns;
+}
+
 /* Whether vhca can give what the application asks of an extended CQ. */
 static int cq_ex_check(struct ibv_context *context,
 		       const struct ibv_cq_init_attr_ex *attr)
@@ -157,8 +171,10 @@ static int cq_ex_check(struct ibv_context *context,
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
 		return EOPNOTSUPP;	/* IGNORE_OVERRUN */
-	if (attr->wc_flags & ~(uint64_t)VHCA_CQ_EX_WC_FLAGS)
-		return EOPNOTSUPP;	/* no completion clock, no Ethernet */
+	if (attr->wc_flags & ~(uint64_t)(VHCA_CQ_EX_WC_FLAGS | VHCA_CQ_EX_WC_TIMESTAMPS))
+		return EOPNOTSUPP;	/* no Ethernet (CVLAN, flow tag), no TM */
+	if ((attr->wc_flags & VHCA_CQ_EX_WC_TIMESTAMPS) && !to_vctx(context)->has_clock)
+		return EOPNOTSUPP;
 	return 0;
 }
 
@@ -177,6 +193,8 @@ static void cq_ex_set_ops(struct ibv_cq_ex *cq_ex)
 	cq_ex->read_slid = cq_ex_read_slid;
 	cq_ex->read_sl = cq_ex_read_sl;
 	cq_ex->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
+	cq_ex->read_completion_ts = cq_ex_read_completion_ts;
+	cq_ex->read_completion_wallclock_ns = cq_ex_read_completion_wallclock_ns;
 }
 
 struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *context,

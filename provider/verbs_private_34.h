@@ -217,7 +217,8 @@ struct verbs_context_ops {
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
 	void *query_qp_data_in_order;
-	void *query_rt_values;
+	int (*query_rt_values)(struct ibv_context *context,
+			       struct ibv_values_ex *values);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
 	void *read_counters;
 	void *reg_dm_mr;

@@ -198,6 +198,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.query_device_ex = vhca_query_device_ex,
 	.query_port = vhca_query_port,
 	.query_qp = vhca_query_qp,
+	.query_rt_values = vhca_query_rt_values,
 	.query_srq = vhca_query_srq,
 	.reg_mr = vhca_reg_mr,
 	.req_notify_cq = vhca_req_notify_cq,
@@ -230,8 +231,9 @@ static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 		errno = EPROTO;
 		goto uninit;
 	}
-	db = mmap(NULL, VHCA_DB_PAGE_SIZE, PROT_WRITE, MAP_SHARED, cmd_fd,
-		  resp.drv.db_mmap_offset);
+	/* written (doorbells) and read (the device clock, clock.c) */
+	db = mmap(NULL, VHCA_DB_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  cmd_fd, resp.drv.db_mmap_offset);
 	if (db == MAP_FAILED)
 		goto uninit;
 	ctx->db = db;
@@ -244,6 +246,7 @@ static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 		goto unmap;
 	pthread_mutex_init(&ctx->qp_table_lock, NULL);
 	verbs_set_ops(&ctx->ibv_ctx, &vhca_ctx_ops);
+	vhca_clock_init(ctx);
 	return &ctx->ibv_ctx;
 
 unmap:

@@ -24,6 +24,8 @@ struct vhca_context {
 	uint32_t max_sge;
 	uint32_t max_qp_wr;
 	uint32_t max_srq_wr;
+	bool has_clock;			/* clock.c: CQE timestamps, VHCA_DB_CLOCK */
+	uint64_t realtime_offset_ns;	/* CLOCK_REALTIME - device clock */
 	pthread_mutex_t qp_table_lock;
 	struct vhca_qp **qp_table;	/* by qpn & (kQpTableSize - 1), chained */
 };
@@ -233,6 +235,11 @@ int vhca_queue_buf_alloc(struct ibv_pd *pd, size_t len, size_t align,
 			 uint64_t type, void **buf, struct vhca_pd **owner);
 void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, size_t len,
 			 uint64_t type);
+
+/* clock.c */
+uint64_t vhca_read_clock(struct vhca_context *ctx);
+void vhca_clock_init(struct vhca_context *ctx);
+int vhca_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values);
 
 /* queues.c */
 struct ibv_cq *vhca_create_cq(struct ibv_context *context, int cqe,

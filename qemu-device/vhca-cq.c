@@ -314,6 +314,7 @@ void vhca_cq_post(VhcaState *s, uint32_t cqn, struct vhca_cqe *cqe,
         return;
     }
     solicited = solicited || cqe->status != VHCA_WC_SUCCESS;
+    cqe->timestamp = cpu_to_le64(vhca_clock_ns());
     cqe->owner = vhca_eqe_owner(cq->pi, cq->log_size);
     addr = vhca_buf_addr(&cq->buf, (uint64_t)(cq->pi &
                          ((1u << cq->log_size) - 1)) * sizeof(*cqe));

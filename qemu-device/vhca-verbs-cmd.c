@@ -202,7 +202,9 @@ void vhca_verbs_device_attr(struct vhca_device_attr *attr)
     attr->max_mr = cpu_to_le32(VHCA_MAX_MR - 1);
     attr->max_mw = cpu_to_le32(VHCA_MAX_MR - 1);    /* one key table */
     attr->dev_caps = cpu_to_le32(VHCA_DEV_CAP_MW_TYPE_1 |
-                                 VHCA_DEV_CAP_MW_TYPE_2);
+                                 VHCA_DEV_CAP_MW_TYPE_2 |
+                                 VHCA_DEV_CAP_CQE_TIMESTAMP);
+    attr->hca_core_clock_khz = cpu_to_le32(VHCA_CORE_CLOCK_KHZ);
     attr->max_cq = cpu_to_le32(VHCA_MAX_CQ);
     attr->max_cqe = cpu_to_le32(VHCA_MAX_CQE);
     attr->max_qp = cpu_to_le32(VHCA_MAX_QP);

@@ -34,6 +34,11 @@ typedef struct VhcaState VhcaState;
 /* Page list entries of all regions together (64 MiB of device memory). */
 #define VHCA_MAX_MR_LIST_ENTRIES    (1ull << 23)
 #define VHCA_MAX_CQ             1024
+/* The device clock: ns of the VM's virtual time (uapi VHCA_DB_CLOCK). */
+static inline uint64_t vhca_clock_ns(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
 #define VHCA_MAX_CQE            ((1u << VHCA_MAX_LOG_CQ) - 1)
 #define VHCA_MAX_QP             1024    /* QPNs 2..1025 */
 #define VHCA_FIRST_QPN          2

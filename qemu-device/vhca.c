@@ -389,8 +389,20 @@ static const MemoryRegionOps vhca_reg_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8 },
 };
 
+/* Doorbells are write-only; the one readable register is the device
+ * clock (VHCA_DB_CLOCK) of every page, read with one 64-bit access. */
 static uint64_t vhca_db_read(void *opaque, hwaddr addr, unsigned size)
 {
+    VhcaState *s = opaque;
+
+    if (size == 8 && addr % VHCA_DB_PAGE_SIZE == VHCA_DB_CLOCK &&
+        addr / VHCA_DB_PAGE_SIZE < s->db_pages) {
+        return vhca_clock_ns();
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "vhca: %u-byte doorbell read at 0x%"
+                  HWADDR_PRIx " (only the 64-bit clock at 0x%x is "
+                  "readable)\n", size, addr, VHCA_DB_CLOCK);
+    trace_vhca_db_read_rejected(addr, size);
     return 0;
 }
 

@@ -174,7 +174,10 @@ struct vhca_cqe {
 	vhca_le16	pkey_index;
 	vhca_le16	wqe_index;	/* low 16 bits of the completed WQE's index:
 					 * frees every earlier unsignaled send WQE */
-	uint8_t		rsvd[27];
+	uint8_t		rsvd0[2];
+	vhca_le64	timestamp;	/* the device clock (VHCA_DB_CLOCK) when the
+					 * CQE was written, in ns */
+	uint8_t		rsvd[15];
 	uint8_t		owner;		/* same rule as vhca_eqe.owner */
 };
 VHCA_SIZE_CHECK(struct vhca_cqe, 64);
@@ -531,6 +534,16 @@ enum vhca_db_data {
 	VHCA_DB_SRQ			= 0x020,	/* [23:0] srqn, [63:32] producer index */
 	VHCA_DB_CQ			= 0x028,	/* [23:0] cqn, [25:24] arm, [63:32] consumer index */
 };
+
+/*
+ * Read-only, at this offset of every doorbell page: the device's clock, a
+ * free-running 64-bit count of nanoseconds of the VM's virtual time
+ * (QEMU_CLOCK_VIRTUAL: it stops while the VM is stopped), the clock of
+ * vhca_cqe.timestamp; QUERY_DEVICE's hca_core_clock_khz is its rate.  One
+ * 64-bit read; the provider's ibv_query_rt_values_ex.
+ */
+#define VHCA_DB_CLOCK			0x800
+#define VHCA_CORE_CLOCK_KHZ		1000000u	/* it counts ns */
 
 #define VHCA_DB_OBJ_MASK		0x00ffffffu
 #define VHCA_DB_CQ_ARM_NEXT		(1u << 24)	/* event on the next CQE */

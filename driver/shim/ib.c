@@ -55,6 +55,11 @@ static int vhca_ib_query_device(struct ib_device *ibdev,
 	props->max_qp_rd_atom = le32_to_cpu(attr->max_qp_rd_atom);
 	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->atomic_cap = IB_ATOMIC_NONE;
+	/* CQE timestamps: a 64-bit count at hca_core_clock kHz (vhca_hw.h) */
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_CQE_TIMESTAMP) {
+		props->hca_core_clock = le32_to_cpu(attr->hca_core_clock_khz);
+		props->timestamp_mask = U64_MAX;
+	}
 	props->max_pkeys = VHCA_PKEY_TABLE_LEN;
 	vhca_verbs_query_device(to_kdev(ibdev), props);
 	return 0;

@@ -6,6 +6,13 @@
 
 #include "vhca_shim.h"
 
+/* The CQ flags the device can honour: it timestamps every CQE when it has
+ * a clock (IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION, user CQs). */
+static u32 vhca_cq_flags(struct ib_device *ibdev)
+{
+	return ibdev->attrs.timestamp_mask ? IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION : 0;
+}
+
 int vhca_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata)
 {
@@ -13,7 +20,7 @@ int vhca_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	unsigned int actual;
 	int err;
 
-	if (attr->flags || attr->cqe <= 0)
+	if ((attr->flags & ~vhca_cq_flags(ibcq->device)) || attr->cqe <= 0)
 		return -EINVAL;
 	if (udata)
 		return vhca_uverbs_create_cq(cq, attr, udata);
