@@ -218,6 +218,9 @@ PERFTESTS = [
     ("ib_atomic_lat", ""), ("ib_atomic_bw", ""),
     ("ib_send_bw", "-c UD"),
 ]
+# perftest's default TCP port for the exchange of QP numbers: the client
+# starts once the server listens (a loaded host can take seconds).
+PERFTEST_PORT = 18515
 # The result line: "#bytes #iterations" then numbers (BW or latency).
 PERF_RESULT = re.compile(r"^\s*(\d+)\s+(\d+)\s+\d+\.\d+\s+\d+\.\d+", re.M)
 
@@ -235,7 +238,8 @@ def test_perftest(vm, tool, args):
     for attempt in range(3):
         src, crc, sout, cout = run_pair(
             vm, "%s -d vhca0 -i 1 %s" % (tool, common),
-            "%s -d vhca0 -i 2 %s localhost" % (tool, common), timeout=120)
+            "%s -d vhca0 -i 2 %s localhost" % (tool, common), timeout=120,
+            listen_port=PERFTEST_PORT)
         log("%s %s (attempt %d)" % (tool, args, attempt + 1),
             sout + "\n--- client ---\n" + cout)
         if "Can't produce a report" not in sout + cout:
