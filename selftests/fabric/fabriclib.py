@@ -34,7 +34,7 @@ def log(title, text):
     print("==== %s ====\n%s" % (title, text))
 
 
-def boot(name, sockdir, smp=1):
+def boot(name, sockdir, smp=1, wait_active=True):
     # server=on: QEMU listens on vm-<name>.sock and the switch dials it
     # (--connect), so a restarted switch reconnects.
     vm = vmlib.VM(
@@ -51,30 +51,39 @@ def boot(name, sockdir, smp=1):
     vm.run("insmod %s" % MODULE, timeout=120, check=True)
     vm.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
            timeout=60, check=True)
-    rc, _ = vm.run(WAIT_ACTIVE, timeout=120)
-    assert rc == 0, "%s: port not ACTIVE" % name
+    if wait_active:
+        rc, _ = vm.run(WAIT_ACTIVE, timeout=120)
+        assert rc == 0, "%s: port not ACTIVE" % name
+        ipoib_up(vm, name)
+    return vm
+
+
+def ipoib_up(vm, name):
+    """IPoIB up with ADDR[name] (its interface name in vm.ifname)."""
     _, ifname = vm.run("ls /sys/class/infiniband/vhca0/device/net/", timeout=30,
                        check=True)
     ifname = ifname.split()[0]
     vm.run("ip addr add %s/24 dev %s && ip link set %s up" % (ADDR[name], ifname, ifname),
            timeout=60, check=True)
     vm.ifname = ifname
-    return vm
 
 
-def start_switch(sockdir, log_file):
+def start_switch(sockdir, log_file, embedded_sm=True):
     """The switch of the two VMs: port 1 dials VM a, port 2 VM b."""
+    extra = [] if embedded_sm else ["--embedded-sm", "off", "--verbose"]
     return subprocess.Popen(
         [SWITCH, "--ports", "2", "--control", os.path.join(sockdir, "control"),
          "--connect", "1=%s/vm-a.sock" % sockdir,
-         "--connect", "2=%s/vm-b.sock" % sockdir],
+         "--connect", "2=%s/vm-b.sock" % sockdir] + extra,
         stdout=log_file, stderr=subprocess.STDOUT)
 
 
 @contextlib.contextmanager
-def two_vms(smp=1):
+def two_vms(smp=1, embedded_sm=True):
     """{"vms": {"a", "b"}, "switch", "log", "logfile", "sockdir"}; stops
-    every guest and the switch on the way out."""
+    every guest and the switch on the way out.  embedded_sm False: the
+    switch has no SM, the ports stay INIT (no IPoIB address yet) until the
+    caller runs one (selftests/fabric/opensm.py)."""
     for path in (MODULE, SWITCH, os.path.join(PROVIDER, "libvhca-rdmav34.so")):
         if not os.path.exists(path):
             raise FileNotFoundError("%s missing: run `make module provider switch`" % path)
@@ -82,11 +91,11 @@ def two_vms(smp=1):
     os.makedirs(os.path.join(vmlib.BUILD, "vm-logs"), exist_ok=True)
     swlog_path = os.path.join(vmlib.BUILD, "vm-logs", "fabric-switch.log")
     swlog = open(swlog_path, "wb")
-    state = {"vms": {}, "switch": start_switch(sockdir, swlog),
+    state = {"vms": {}, "switch": start_switch(sockdir, swlog, embedded_sm),
              "log": swlog_path, "logfile": swlog, "sockdir": sockdir}
     try:
-        state["vms"]["a"] = boot("a", sockdir, smp)
-        state["vms"]["b"] = boot("b", sockdir, smp)
+        state["vms"]["a"] = boot("a", sockdir, smp, embedded_sm)
+        state["vms"]["b"] = boot("b", sockdir, smp, embedded_sm)
         yield state
     finally:
         for vm in state["vms"].values():
