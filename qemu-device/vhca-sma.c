@@ -9,7 +9,9 @@
  * SLtoVLMappingTable) with a GetResp of the same TID, delivered as a
  * receive completion on the same SMI QP (src_qp 0, slid = the port's
  * LID).  Every other attribute is "unsupported method/attribute
- * combination" (status 0x000c).  Set is taken when the node says an SM
+ * combination" (status 0x000c), but SMInfo, which is the SM's (IBA
+ * 14.4.1): it goes on to QP0, where an SM such as opensm answers it (and
+ * the kernel's MAD layer answers 0x000c when none listens).  Set is taken when the node says an SM
  * may configure it (sm_sets: a port cabled to a switch whose embedded SM
  * is off, Documentation/fabric.md "opensm"): PortInfo (LID, MasterSMLID,
  * PortState, the stored fields of VhcaPortSmConf), P_KeyTable (the one
@@ -402,5 +404,9 @@ VhcaSmaAction vhca_sma_answer(const uint8_t *req, bool dr,
                               VhcaSmaNode *node, uint8_t *resp,
                               uint16_t *status)
 {
+    *status = 0;
+    if (lduw_be_p(req + SMP_ATTR_ID) == VHCA_SMP_ATTR_SM_INFO) {
+        return VHCA_SMA_NOT_MINE;   /* IBA 14.4.1: for the SM behind QP0 */
+    }
     return vhca_smp_answer(req, dr, sma_attr, sma_set, node, resp, status);
 }

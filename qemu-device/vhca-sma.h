@@ -41,6 +41,7 @@
 #define VHCA_SMP_ATTR_PORT_INFO     0x0015
 #define VHCA_SMP_ATTR_PKEY_TABLE    0x0016
 #define VHCA_SMP_ATTR_SL2VL         0x0017  /* SLtoVLMappingTable */
+#define VHCA_SMP_ATTR_SM_INFO       0x0020  /* the SM's, not the SMA's */
 
 /*
  * The PortInfo fields an SM writes and the port only stores (IBA

@@ -32,7 +32,6 @@
 #define VHCA_SMP_ATTR_SWITCH_INFO   0x0012
 #define VHCA_SMP_ATTR_LFT           0x0019  /* LinearForwardingTable */
 #define VHCA_SMP_ATTR_MFT           0x001b  /* MulticastForwardingTable */
-#define VHCA_SMP_ATTR_SM_INFO       0x0020
 
 #define VHCA_SM_STATE_MASTER        3       /* IBA 14.4.1 SMInfo:SMState */
 

@@ -86,8 +86,9 @@ static void sw_smp_reply(SwPort *p, const VhcaWireFrame *req, bool dr,
     VhcaWireFrame f = {
         .kind = VHCA_WIRE_DATAGRAM,
         .opcode = req->opcode,
+        /* directed route: permissive both ways, the sender may have no LID */
         .slid = dr ? VHCA_LID_PERMISSIVE : sw_node.lid,
-        .dlid = req->slid,
+        .dlid = dr ? VHCA_LID_PERMISSIVE : req->slid,
         .src_qpn = 0,
         .dst_qpn = req->src_qpn,
         .packets = 1,

@@ -9,10 +9,12 @@ property, vhca.ko, the provider, and IPoIB up with ADDR[name].
 """
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import vmlib  # noqa: E402
@@ -66,6 +68,30 @@ def ipoib_up(vm, name):
     vm.run("ip addr add %s/24 dev %s && ip link set %s up" % (ADDR[name], ifname, ifname),
            timeout=60, check=True)
     vm.ifname = ifname
+
+
+def background(vm, cmd, tag, timeout=120):
+    """Start cmd in vm; its output and exit status go to /tmp/<tag>.log."""
+    vm.run("rm -f /tmp/%s.log; (timeout %d %s; echo \"status=$?\") > /tmp/%s.log 2>&1 &"
+           % (tag, timeout, cmd, tag), timeout=30, check=True)
+
+
+def finish(vm, tag, timeout=180):
+    out = vm.wait_until("cat /tmp/%s.log" % tag, lambda t: "status=" in t,
+                        timeout=timeout)
+    status = int(re.search(r"status=(\d+)", out).group(1))
+    return status, out
+
+
+def pair(fabric, server, client, tag, timeout=150):
+    """server in VM b, client in VM a (which names b's IPoIB address)."""
+    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    background(b, server, tag, timeout)
+    time.sleep(2)
+    crc, cout = a.run("timeout %d %s" % (timeout, client), timeout=timeout + 30)
+    src, sout = finish(b, tag, timeout + 30)
+    log(tag, "server:\n%s\nclient:\n%s" % (sout, cout))
+    return src, crc, sout, cout
 
 
 def start_switch(sockdir, log_file, embedded_sm=True):

@@ -16,14 +16,13 @@ test_*.py pattern: the Makefile names this file.
 import os
 import re
 import sys
-import time
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabriclib  # noqa: E402
 
-from fabriclib import ADDR, TOOL, log  # noqa: E402
+from fabriclib import ADDR, TOOL, log, pair  # noqa: E402
 
 OSM_LOG = "/tmp/opensm.log"
 PORT = "/sys/class/infiniband/vhca0/ports/1"
@@ -60,7 +59,9 @@ def fabric():
         finally:
             a.run("pkill -x opensm", timeout=30)
             _, osm = a.run("cat %s" % OSM_LOG, timeout=60)
-            log("opensm.log (end)", osm[-20000:])
+            with open(os.path.join(fabriclib.vmlib.BUILD, "vm-logs",
+                                   "fabric-opensm.log"), "w") as f:
+                f.write(osm)
 
 
 def test_ports_wait_in_init_without_an_sm(fabric):
@@ -112,25 +113,13 @@ def test_saquery_answered_by_opensm(fabric):
     rc, out = b.run("saquery -p --slid %d --dlid %d" %
                     (int(port_attr(b, "lid"), 16), lid_a), timeout=60)
     log("saquery -p", out)
-    assert rc == 0 and re.search(r"dlid\.*0x%04x" % lid_a, out, re.I), out
+    assert rc == 0 and re.search(r"dlid\.+%d$" % lid_a, out, re.M), out
 
 
 def test_ipoib_ping_through_opensm_multicast(fabric):
     a = fabric["vms"]["a"]
     rc, out = a.run("%s ping %s 3 10" % (TOOL, ADDR["b"]), timeout=120)
     assert rc == 0 and "3 received" in out, out
-
-
-def pair(fabric, server, client, tag, timeout=150):
-    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
-    b.run("rm -f /tmp/%s.log; (timeout %d %s; echo \"status=$?\") > /tmp/%s.log 2>&1 &"
-          % (tag, timeout, server, tag), timeout=30, check=True)
-    time.sleep(2)
-    crc, cout = a.run("timeout %d %s" % (timeout, client), timeout=timeout + 30)
-    sout = b.wait_until("cat /tmp/%s.log" % tag, lambda t: "status=" in t,
-                        timeout=timeout + 30)
-    log(tag, "server:\n%s\nclient:\n%s" % (sout, cout))
-    return int(re.search(r"status=(\d+)", sout).group(1)), crc, sout, cout
 
 
 def test_rping_verified_with_opensm_paths(fabric):

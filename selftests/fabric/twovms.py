@@ -28,38 +28,14 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fabriclib  # noqa: E402
 
-from fabriclib import (ADDR, SWITCH, TCP_BYTES, TOOL, log,  # noqa: E402
-                       start_switch)
+from fabriclib import (ADDR, SWITCH, TCP_BYTES, TOOL, background,  # noqa: E402
+                       finish, log, pair, start_switch)
 
 
 @pytest.fixture(scope="module")
 def fabric():
     with fabriclib.two_vms() as state:
         yield state
-
-
-def background(vm, cmd, tag, timeout=120):
-    """Start cmd in vm; its output and exit status go to /tmp/<tag>.log."""
-    vm.run("rm -f /tmp/%s.log; (timeout %d %s; echo \"status=$?\") > /tmp/%s.log 2>&1 &"
-           % (tag, timeout, cmd, tag), timeout=30, check=True)
-
-
-def finish(vm, tag, timeout=180):
-    out = vm.wait_until("cat /tmp/%s.log" % tag, lambda t: "status=" in t,
-                        timeout=timeout)
-    status = int(re.search(r"status=(\d+)", out).group(1))
-    return status, out
-
-
-def pair(fabric, server, client, tag, timeout=150):
-    """server in VM b, client in VM a (which names b's IPoIB address)."""
-    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
-    background(b, server, tag, timeout)
-    time.sleep(2)
-    crc, cout = a.run("timeout %d %s" % (timeout, client), timeout=timeout + 30)
-    src, sout = finish(b, tag, timeout + 30)
-    log(tag, "server:\n%s\nclient:\n%s" % (sout, cout))
-    return src, crc, sout, cout
 
 
 # ---- the switch alone, on the host (no VM) ----------------------------------
