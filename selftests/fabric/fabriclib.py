@@ -36,7 +36,7 @@ def log(title, text):
     print("==== %s ====\n%s" % (title, text))
 
 
-def boot(name, sockdir, smp=1, wait_active=True):
+def boot(name, sockdir, smp=1, wait_active=True, tag="fabric"):
     # server=on: QEMU listens on vm-<name>.sock and the switch dials it
     # (--connect), so a restarted switch reconnects.
     vm = vmlib.VM(
@@ -46,7 +46,7 @@ def boot(name, sockdir, smp=1, wait_active=True):
                     "addr.path=%s/vm-%s.sock" % (sockdir, name)],
         # no_timer_check: a one-vCPU TCG guest on a loaded host can fail
         # the kernel's IO-APIC timer check and panic at boot.
-        name="fabric-" + name, smp=smp, append="no_timer_check")
+        name="%s-%s" % (tag, name), smp=smp, append="no_timer_check")
     vm.start()
     vm.run("modprobe -a ib_core ib_uverbs ib_umad ib_ipoib rdma_ucm",
            timeout=120, check=True)
@@ -115,13 +115,15 @@ def two_vms(smp=1, embedded_sm=True):
             raise FileNotFoundError("%s missing: run `make module provider switch`" % path)
     sockdir = tempfile.mkdtemp(prefix="vhca-switch-")
     os.makedirs(os.path.join(vmlib.BUILD, "vm-logs"), exist_ok=True)
-    swlog_path = os.path.join(vmlib.BUILD, "vm-logs", "fabric-switch.log")
+    # logs: build/vm-logs/fabric-* (fabric-osm-* without the embedded SM)
+    tag = "fabric" if embedded_sm else "fabric-osm"
+    swlog_path = os.path.join(vmlib.BUILD, "vm-logs", tag + "-switch.log")
     swlog = open(swlog_path, "wb")
     state = {"vms": {}, "switch": start_switch(sockdir, swlog, embedded_sm),
              "log": swlog_path, "logfile": swlog, "sockdir": sockdir}
     try:
-        state["vms"]["a"] = boot("a", sockdir, smp, embedded_sm)
-        state["vms"]["b"] = boot("b", sockdir, smp, embedded_sm)
+        state["vms"]["a"] = boot("a", sockdir, smp, embedded_sm, tag)
+        state["vms"]["b"] = boot("b", sockdir, smp, embedded_sm, tag)
         yield state
     finally:
         for vm in state["vms"].values():

@@ -9,9 +9,10 @@ queries of both VMs itself (ib_sa sends them to PortInfo.MasterSMLID).
 Then: sminfo, ibnetdiscover and saquery see opensm's fabric, IPoIB (whose
 broadcast group opensm creates and programs into the switch's MFT) pings
 across, rping over rdma_cm (path records from opensm) and the RC pingpong
-move validated data, and opensm's log has no error about SMPs.  One
-shared pair of VMs for all (module fixture).  Not collected by pytest's
-test_*.py pattern: the Makefile names this file.
+move validated data, and opensm's log has no ERR line.  One shared pair
+of VMs for all (module fixture).  Part of `make check-fabric` (after
+twovms.py) and alone `make check-fabric-opensm`; not collected by
+pytest's test_*.py pattern.
 """
 import os
 import re
@@ -60,7 +61,7 @@ def fabric():
             a.run("pkill -x opensm", timeout=30)
             _, osm = a.run("cat %s" % OSM_LOG, timeout=60)
             with open(os.path.join(fabriclib.vmlib.BUILD, "vm-logs",
-                                   "fabric-opensm.log"), "w") as f:
+                                   "fabric-osm-opensm.log"), "w") as f:
                 f.write(osm)
 
 
