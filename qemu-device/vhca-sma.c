@@ -239,11 +239,16 @@ static VhcaSmaPort *sma_sl2vl_port(const VhcaSmaNode *node, uint32_t mod)
     return mod == 0 ? sma_port(node, node->local_port) : NULL;
 }
 
-/* Set(PortInfo) of a CA port: LID, MasterSMLID, PortState, stored fields. */
+/*
+ * Set(PortInfo) of a CA port: LID, MasterSMLID, PortState, stored fields.
+ * Only of the port the SMP came in on: another port of the node may be on
+ * a fabric whose SM is the embedded one (sm_sets is the local port's).
+ */
 static uint16_t sma_port_info_set(VhcaSmaNode *node, uint32_t mod,
                                   const uint8_t *d)
 {
-    VhcaSmaPort *port = sma_port(node, mod ? mod : node->local_port);
+    VhcaSmaPort *port = mod == 0 || mod == node->local_port ?
+                        sma_port(node, node->local_port) : NULL;
     uint16_t lid = lduw_be_p(d + 16), sm_lid = lduw_be_p(d + 18);
     uint8_t state;
     uint16_t st;
