@@ -94,6 +94,13 @@ def pair(fabric, server, client, tag, timeout=150):
     return src, crc, sout, cout
 
 
+def pair_ok(fabric, server, client, tag, timeout=150):
+    """pair(), both ends must exit 0: their outputs."""
+    src, crc, sout, cout = pair(fabric, server, client, tag, timeout)
+    assert (src, crc) == (0, 0), sout + cout
+    return sout, cout
+
+
 def start_switch(sockdir, log_file, embedded_sm=True):
     """The switch of the two VMs: port 1 dials VM a, port 2 VM b."""
     extra = [] if embedded_sm else ["--embedded-sm", "off", "--verbose"]

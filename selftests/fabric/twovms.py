@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fabriclib  # noqa: E402
 
 from fabriclib import (ADDR, SWITCH, TCP_BYTES, TOOL, background,  # noqa: E402
-                       finish, log, pair, start_switch)
+                       finish, log, pair, pair_ok, start_switch)
 
 
 @pytest.fixture(scope="module")
@@ -511,10 +511,8 @@ def test_multicast_to_the_other_vm_and_back_to_the_sender_port(fabric):
 
 
 def test_rping_verified(fabric):
-    src, crc, sout, cout = pair(
-        fabric, "rping -s -a %s -C 200 -V" % ADDR["b"],
-        "rping -c -a %s -C 200 -V" % ADDR["b"], "rping")
-    assert (src, crc) == (0, 0), sout + cout
+    pair_ok(fabric, "rping -s -a %s -C 200 -V" % ADDR["b"],
+            "rping -c -a %s -C 200 -V" % ADDR["b"], "rping")
 
 
 def test_rc_recovers_from_a_lossy_reordering_link(fabric):
