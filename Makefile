@@ -24,7 +24,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full check-ulp-open check-middleware check-install check-dkms install check-fabric switch test \
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm switch test \
 	bench run clean
 
 all: qemu module initramfs
@@ -143,6 +143,11 @@ install:
 check-fabric: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" = default || { echo "check-fabric: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-fabric.sh
+
+# Debian's opensm in a guest manages the switch (embedded SM off).
+check-fabric-opensm: deps qemu module initramfs provider switch
+	@test "$(KERNEL)" = default || { echo "check-fabric-opensm: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-opensm selftests/fabric/opensm.py
 
 test: deps
 	scripts/run-tests.sh

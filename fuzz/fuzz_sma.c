@@ -3,7 +3,8 @@
  * what the device does with every SMP a guest sends to its own port.
  *
  * Input: byte 0 the node (bit 0: 1 or 2 ports; bit 1: local port 2 if it
- * exists; bits 2..4: port 1's state 0..7; bit 5: port 1 without a LID);
+ * exists; bits 2..4: port 1's state 0..7; bit 5: port 1 without a LID;
+ * bit 6: an SM may Set, as on a port cabled to a switch with no SM);
  * bytes 1..2 the DLID (little-endian); byte 3 the remote QPN (0 or not);
  * the rest is the message, in a heap buffer of exactly its length (so that
  * AddressSanitizer sees any read past it).
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    VhcaSmaNode node;
+    VhcaSmaNode node, before;
     VhcaSmaAction act;
     uint8_t resp[VHCA_MAD_SIZE + 16];
     uint8_t *req;
@@ -64,7 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         node.ports[i].sm_lid = 1;
         node.ports[i].guid = node.node_guid + 1 + i;
         node.ports[i].cap_mask = 0x10800;
+        vhca_port_sm_conf_default(&node.ports[i].conf);
     }
+    node.sm_sets = data[0] & 0x40;
     node.ports[0].state = (data[0] >> 2) & 7;
     if (data[0] & 0x20) {
         node.ports[0].lid = 0;
@@ -74,8 +77,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     req = malloc(len ? len : 1);
     memcpy(req, data + HEADER_BYTES, len);
     memset(resp, 0xa5, sizeof(resp));
+    before = node;
 
     act = vhca_sma_process(req, len, dlid, data[3], &node, resp, &status);
+
+    expect(!memcmp(&node, &before, sizeof(node)) ||
+           (node.sm_sets && act == VHCA_SMA_REPLY && req[3] == 0x02 &&
+            status == 0), "node changed without a Set it took", act,
+           status);
 
     for (i = VHCA_MAD_SIZE; i < sizeof(resp); i++) {
         expect(resp[i] == 0xa5, "write past the response", i, resp[i]);
@@ -95,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (dr) {
         expect(req[7] == 0, "directed route with hops", req[7], 0);
     } else {
-        const VhcaSmaPort *p = &node.ports[node.local_port - 1];
+        const VhcaSmaPort *p = &before.ports[before.local_port - 1];
 
         expect(req[1] == 0x01, "reply to class", req[1], 0);
         expect(p->lid != 0 && dlid == p->lid, "reply to DLID", dlid, p->lid);

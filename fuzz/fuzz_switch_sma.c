@@ -5,14 +5,15 @@
  *
  * Input: byte 0 the switch's external ports (1..64, byte % 64 + 1);
  * byte 1 the port the SMP came in on (byte % 66: may name no port); byte
- * 2 bit 0: directed route; bytes 3..4 the LID of the first CA port (the
- * others follow); then the message, in a heap buffer of exactly its
- * length.
+ * 2 bit 0: directed route, bit 1: the embedded SM is off (Sets change the
+ * switch); bytes 3..4 the LID of the first CA port (the others follow);
+ * then the message, in a heap buffer of exactly its length.
  *
  * Besides the sanitizers: only a 256-byte request gets an answer, written
  * only for VHCA_SMA_REPLY and only inside its 256 bytes; it is the
  * request with method GetResp, a known status (D bit for directed route)
- * and new data, nothing else changed.
+ * and new data, nothing else changed; with the embedded SM on, a Set
+ * changes nothing in the switch.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,16 +38,18 @@ static void describe(const uint8_t *data, VhcaSwitchNode *sw)
     uint16_t lid = data[3] | data[4] << 8;
     int i;
 
-    memset(sw, 0, sizeof(*sw));
+    vhca_switch_node_init(sw);
     sw->node_guid = 0x525400ff00001234ull;
     sw->vendor_id = 0x525400;
     sw->lid = 1;
+    sw->embedded_sm = !(data[2] & 2);
     sw->num_ports = data[0] % VHCA_SWITCH_MAX_PORTS + 1;
     memset(sw->node_desc, 's', sizeof(sw->node_desc));
+    vhca_switch_lft_route(sw, sw->lid, 0);
     for (i = 1; i <= sw->num_ports; i++) {
         sw->ports[i].state = i % 4 + 1;
         sw->ports[i].phys_state = i % 2 ? 5 : 2;
-        sw->ports[i].peer_lid = (uint16_t)(lid + i);
+        vhca_switch_lft_route(sw, (uint16_t)(lid + i), i);
     }
 }
 
@@ -54,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    VhcaSwitchNode sw;
+    static VhcaSwitchNode sw, before;
     VhcaSmaAction act;
     uint8_t resp[VHCA_MAD_SIZE + 16];
     uint8_t *req;
@@ -71,8 +74,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     req = malloc(len);
     memcpy(req, data + HEADER_BYTES, len);
     memset(resp, 0xa5, sizeof(resp));
+    before = sw;
 
     act = vhca_switch_sma_answer(req, dr, &sw, data[1] % 66, resp, &status);
+
+    expect(!memcmp(&sw, &before, sizeof(sw)) ||
+           (!sw.embedded_sm && req[3] == 0x02 && status == 0),
+           "switch changed without a Set it took", req[3], status);
 
     for (i = VHCA_MAD_SIZE; i < sizeof(resp); i++) {
         expect(resp[i] == 0xa5, "write past the response", i, resp[i]);

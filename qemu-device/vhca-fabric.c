@@ -241,6 +241,51 @@ static void vhca_port_go_down(VhcaPort *port, bool notify)
     }
 }
 
+/*
+ * An SM's Set(PortInfo) that the port's SMA took (a cabled port whose
+ * switch has no embedded SM, vhca-sma.c): the port follows it, and the
+ * driver hears what a real HCA reports - PORT_ACTIVE when it goes ACTIVE,
+ * LID_CHANGE and SM_CHANGE when those change, PORT_ERR when the SM takes
+ * it DOWN - so that ib_core's cache, ib_sa and IPoIB follow.
+ */
+void vhca_port_sm_set(VhcaPort *port, const VhcaSmaPort *want)
+{
+    bool lid_changed = want->lid != port->lid;
+    bool sm_changed = want->sm_lid != port->sm_lid ||
+                      want->conf.sm_sl != port->sm_conf.sm_sl;
+    uint8_t old = port->state;
+
+    port->sm_conf = want->conf;
+    if (old == VHCA_PORT_DOWN) {
+        return;                     /* the link went while the SMP ran */
+    }
+    if (want->state == VHCA_PORT_DOWN) {
+        /* IBA 7.2: the link goes down and trains again, to INIT */
+        vhca_port_go_down(port, true);
+        if (port->link_up) {
+            vhca_port_go_init(port);
+        }
+        return;
+    }
+    port->lid = want->lid;
+    port->last_lid = want->lid ? want->lid : port->last_lid;
+    port->sm_lid = want->sm_lid;
+    port->state = want->state;
+    if (port->state != old || lid_changed) {
+        trace_vhca_port_state(port->num, port->state, port->lid);
+    }
+    if (port->state == VHCA_PORT_ACTIVE && old != VHCA_PORT_ACTIVE) {
+        vhca_port_event(port, VHCA_PORT_EV_ACTIVE);
+        return;                     /* ib_core reads the whole port again */
+    }
+    if (lid_changed) {
+        vhca_port_event(port, VHCA_PORT_EV_LID_CHANGE);
+    }
+    if (sm_changed) {
+        vhca_port_event(port, VHCA_PORT_EV_SM_CHANGE);
+    }
+}
+
 static bool vhca_port_exists(const VhcaPort *port)
 {
     return (port->fabric || port->link) && port->num <= port->dev->num_ports;
@@ -313,14 +358,14 @@ void vhca_port_attr(const VhcaPort *port, struct vhca_port_attr *attr)
     attr->lid = cpu_to_le16(port->lid);
     attr->sm_lid = cpu_to_le16(port->sm_lid);
     attr->lmc = 0;
-    attr->sm_sl = 0;
+    attr->sm_sl = port->sm_conf.sm_sl;
     attr->active_width = VHCA_WIDTH_4X;
     attr->active_speed = VHCA_SPEED_QDR;
     attr->port_cap_flags = cpu_to_le32(port->cap_mask);
     attr->max_msg_sz = cpu_to_le32(VHCA_MAX_MSG_SZ);
     attr->gid_tbl_len = cpu_to_le16(VHCA_GID_TABLE_LEN);
     attr->pkey_tbl_len = cpu_to_le16(VHCA_PKEY_TABLE_LEN);
-    attr->subnet_timeout = VHCA_SUBNET_TIMEOUT;
+    attr->subnet_timeout = port->sm_conf.subnet_timeout;
     attr->max_vl_num = 1;
     attr->subnet_prefix = cpu_to_le64(VHCA_GID_PREFIX_DEFAULT);
     attr->port_guid = cpu_to_le64(port->guid);
@@ -409,22 +454,27 @@ void vhca_fabric_describe_switch(VhcaPort *port, VhcaSwitchNode *sw)
     VhcaPort *peer;
     int n;
 
-    memset(sw, 0, sizeof(*sw));
+    vhca_switch_node_init(sw);
     sw->node_guid = (uint64_t)VHCA_VENDOR_OUI << 40 | 0xffull << 32 |
                     g_str_hash(f->name);
     sw->vendor_id = VHCA_VENDOR_OUI;
+    sw->embedded_sm = true;
     sw->lid = VHCA_SM_LID;
+    sw->sm_lid = VHCA_SM_LID;
     sw->sm_act_count = f->sweeps;
     snprintf((char *)sw->node_desc, sizeof(sw->node_desc),
              "vhca switch %s", f->name);
     sw->num_ports = vhca_fabric_switch_num_ports(f);
+    vhca_switch_lft_route(sw, sw->lid, 0);
     for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
         peer = f->switch_ports[n];
         sw->ports[n].state = peer ? MAX(peer->state, VHCA_PORT_DOWN)
                                   : VHCA_PORT_DOWN;
         sw->ports[n].phys_state = peer && peer->state != VHCA_PORT_DOWN ?
                                   VHCA_PHYS_LINK_UP : VHCA_PHYS_POLLING;
-        sw->ports[n].peer_lid = peer ? peer->lid : 0;
+        if (peer) {
+            vhca_switch_lft_route(sw, peer->lid, n);    /* the SM's routes */
+        }
     }
 }
 

@@ -93,5 +93,6 @@ bool vhca_link_agents_take(VhcaPort *port, const VhcaWireFrame *f,
     trace_vhca_sma(port->num, smp[1], smp[3], lduw_be_p(smp + 16), status);
     vhca_link_agent_answer(port, f, 0, dr ? VHCA_LID_PERMISSIVE : f->slid,
                            resp);
+    vhca_sma_apply(port->dev, smp, status, &node);  /* after: Set to DOWN */
     return true;
 }

@@ -329,7 +329,9 @@ bool vhca_link_send_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     if (!vhca_link_cabled(pkt->src_port)) {
         return false;
     }
-    if (pkt->src_port->state != VHCA_PORT_ACTIVE) {
+    if (pkt->src_port->state != VHCA_PORT_ACTIVE &&
+        (qp->type != VHCA_QPT_SMI || pkt->src_port->state == VHCA_PORT_DOWN)) {
+        /* IBA 7.2: INIT and ARMED ports send SMPs only */
         pkt->src_port->counters.xmit_discards++;
         return true;                /* no link: lost */
     }
@@ -586,8 +588,9 @@ static bool vhca_link_port_ready(VhcaPort *port, const VhcaWireFrame *f)
         return true;
     }
     if (f->kind == VHCA_WIRE_DATAGRAM && f->qp_type == VHCA_QPT_SMI &&
-        f->dlid == VHCA_LID_PERMISSIVE) {
-        return true;            /* directed route: any live port (14.2.2) */
+        (f->dlid == VHCA_LID_PERMISSIVE ||
+         (port->lid && f->dlid == port->lid))) {
+        return true;            /* SMPs: any live port (IBA 7.2, 14.2.2) */
     }
     return port->state == VHCA_PORT_ACTIVE &&
            (f->dlid == port->lid ||

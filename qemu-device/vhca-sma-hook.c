@@ -11,6 +11,7 @@
 #include "qemu/bswap.h"
 #include "qemu/log.h"
 #include "vhca-transport.h"
+#include "vhca-link.h"
 #include "trace.h"
 
 /* The node as its SMA describes it through local_port (the SA's too). */
@@ -27,6 +28,9 @@ void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node)
     node->num_ports = s->num_ports;
     node->local_port = local_port;
     memcpy(node->node_desc, s->node_desc, sizeof(node->node_desc));
+    /* a cabled port's switch may have no SM of its own: opensm sets it */
+    node->sm_sets = local_port >= 1 && local_port <= s->num_ports &&
+                    vhca_link_cabled(&s->ports[local_port - 1]);
     for (i = 0; i < s->num_ports && i < VHCA_MAX_PORTS; i++) {
         node->ports[i].state = s->ports[i].state;
         node->ports[i].phys_state = s->ports[i].phys_state;
@@ -34,6 +38,21 @@ void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node)
         node->ports[i].sm_lid = s->ports[i].sm_lid;
         node->ports[i].guid = s->ports[i].guid;
         node->ports[i].cap_mask = s->ports[i].cap_mask;
+        node->ports[i].conf = s->ports[i].sm_conf;
+    }
+}
+
+/* An SM's Set the SMA took (vhca_sma_answer changed node): the ports. */
+void vhca_sma_apply(VhcaState *s, const uint8_t *req, uint16_t status,
+                    const VhcaSmaNode *node)
+{
+    uint32_t i;
+
+    if (req[3] != VHCA_MGMT_METHOD_SET || status != 0) {
+        return;
+    }
+    for (i = 0; i < s->num_ports && i < VHCA_MAX_PORTS; i++) {
+        vhca_port_sm_set(&s->ports[i], &node->ports[i]);
     }
 }
 
@@ -69,6 +88,7 @@ VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
         /* class, method, attribute id */
         trace_vhca_sma(qp->port, req[1], req[3], lduw_be_p(req + 16),
                        status);
+        vhca_sma_apply(s, req, status, &node);
     }
     return act;
 }

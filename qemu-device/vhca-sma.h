@@ -40,6 +40,27 @@
 #define VHCA_SMP_ATTR_GUID_INFO     0x0014
 #define VHCA_SMP_ATTR_PORT_INFO     0x0015
 #define VHCA_SMP_ATTR_PKEY_TABLE    0x0016
+#define VHCA_SMP_ATTR_SL2VL         0x0017  /* SLtoVLMappingTable */
+#define VHCA_SMP_ATTR_SM_INFO       0x0020  /* the SM's, not the SMA's */
+
+/*
+ * The PortInfo fields an SM writes and the port only stores (IBA
+ * 14.2.5.6): reported back as written, none enforced (no M_Key check).
+ */
+typedef struct VhcaPortSmConf {
+    uint64_t mkey;
+    uint16_t mkey_lease;        /* M_KeyLeasePeriod */
+    uint8_t mkey_protect;       /* M_KeyProtectBits, 0..3 */
+    uint8_t sm_sl;              /* MasterSMSL */
+    uint8_t neighbor_mtu;       /* 1 (256) .. 5 (4096) */
+    uint8_t oper_vls;           /* OperationalVLs: 1, VL0 only */
+    uint8_t vl_high_limit;
+    uint8_t subnet_timeout;
+    uint8_t sl2vl[8];           /* SLtoVLMappingTable, two SLs a byte */
+} VhcaPortSmConf;
+
+/* What a port's PortInfo says before any SM wrote it. */
+void vhca_port_sm_conf_default(VhcaPortSmConf *c);
 
 /* What the SMA may report of one port. */
 typedef struct VhcaSmaPort {
@@ -49,6 +70,7 @@ typedef struct VhcaSmaPort {
     uint16_t sm_lid;
     uint64_t guid;
     uint32_t cap_mask;          /* PortInfo:CapabilityMask */
+    VhcaPortSmConf conf;
 } VhcaSmaPort;
 
 /* What the SMA may report of the node, seen from local_port. */
@@ -61,6 +83,7 @@ typedef struct VhcaSmaNode {
     uint8_t num_ports;          /* 1..VHCA_MAX_PORTS */
     uint8_t local_port;         /* 1..num_ports: the port the SMP came in on */
     uint8_t node_desc[VHCA_NODE_DESC_LEN];
+    bool sm_sets;               /* an SM may Set PortInfo and tables */
     VhcaSmaPort ports[VHCA_MAX_PORTS];
 } VhcaSmaNode;
 
@@ -73,29 +96,46 @@ typedef enum VhcaSmaAction {
 /*
  * req: len bytes sent on the local_port's SMI QP to dlid, QPN dqpn.
  * resp: VHCA_MAD_SIZE bytes, written only for VHCA_SMA_REPLY;
- * *status: the MAD status of the reply (for tracing).
+ * *status: the MAD status of the reply (for tracing).  A Set that
+ * succeeds (node->sm_sets) has changed *node: the caller applies it.
  */
 VhcaSmaAction vhca_sma_process(const uint8_t *req, uint64_t len,
                                uint16_t dlid, uint32_t dqpn,
-                               const VhcaSmaNode *node, uint8_t *resp,
+                               VhcaSmaNode *node, uint8_t *resp,
                                uint16_t *status);
 
 /* One attribute's 64 bytes of SMP data at d; the MAD status. */
 typedef uint16_t (*VhcaSmpAttrFn)(const void *opaque, uint16_t attr,
                                   uint32_t mod, uint8_t *d);
+/* A Set of one attribute from the request's data d: the MAD status. */
+typedef uint16_t (*VhcaSmpSetFn)(void *opaque, uint16_t attr, uint32_t mod,
+                                 const uint8_t *d);
 
 /*
  * The answer to a request SMP that reached an agent (req: VHCA_MAD_SIZE
  * bytes): VHCA_SMA_REPLY with *resp, CONSUMED for TrapRepress, NOT_MINE
- * for a response.
+ * for a response.  set NULL: every Set is refused (status 0x000c).
  */
 VhcaSmaAction vhca_smp_answer(const uint8_t *req, bool dr,
-                              VhcaSmpAttrFn attr, const void *opaque,
-                              uint8_t *resp, uint16_t *status);
+                              VhcaSmpAttrFn attr, VhcaSmpSetFn set,
+                              void *opaque, uint8_t *resp, uint16_t *status);
 /* The same from a CA's SMA, seen through node->local_port. */
 VhcaSmaAction vhca_sma_answer(const uint8_t *req, bool dr,
-                              const VhcaSmaNode *node, uint8_t *resp,
+                              VhcaSmaNode *node, uint8_t *resp,
                               uint16_t *status);
+
+/*
+ * IBA 14.2.5.6 Set(PortInfo), the parts every port shares: the PortState
+ * a request asks of a port in state cur (*state; 0 when the transition is
+ * not allowed, Table 146 and 7.2), and the stored fields.  Both check
+ * before anything is written: a Set is all or nothing.
+ */
+uint16_t vhca_port_info_set_check(const uint8_t *d, uint8_t cur,
+                                  uint8_t *state);
+void vhca_port_info_set_conf(VhcaPortSmConf *c, const uint8_t *d);
+void vhca_port_info_get_conf(const VhcaPortSmConf *c, uint8_t *d);
+/* IBA 14.2.5.8 SLtoVLMappingTable of a port with VL0 only: Get and Set. */
+uint16_t vhca_sl2vl_set(VhcaPortSmConf *c, const uint8_t *d);
 
 /* The NodeInfo and PortInfo attributes (64-byte SMP data) of a node. */
 uint16_t vhca_sma_node_info(const VhcaSmaNode *node, uint8_t *d);

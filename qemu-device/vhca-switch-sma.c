@@ -3,11 +3,12 @@
  * SMInfo of its embedded SM (vhca-switch-sma.h).
  *
  * Get(NodeDescription, NodeInfo, SwitchInfo, GUIDInfo, PortInfo,
- * P_KeyTable, LinearForwardingTable, SMInfo) is answered from the
- * switch's description; Set is refused with the current value, as the
- * CA's SMA does: the embedded SM configures the fabric.  The forwarding
- * table is what the SM programmed: each CA port's LID to the switch port
- * it is cabled to, the SM's LID to port 0, nothing else (port 255).
+ * P_KeyTable, SLtoVLMappingTable, LinearForwardingTable,
+ * MulticastForwardingTable) is answered from the switch's state, and
+ * SMInfo while its embedded SM runs.  While it runs the SM configures the
+ * switch itself and Set is refused with the current value; with it off
+ * (embedded_sm false) an SM in a guest configures the switch as IBA
+ * 14.2.5 describes, and the switch forwards by the tables it wrote.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,14 +18,95 @@
 #include "vhca-switch-sma.h"
 
 #define LFT_BLOCK           64      /* IBA 14.2.5.10: LIDs per block */
-#define LFT_NO_ROUTE        0xff
+#define MFT_BLOCK           32      /* IBA 14.2.5.11: MLIDs per block */
+#define MFT_PORTS_PER_POS   16
 #define PKEY_TABLE_LEN      16
 #define GUID_TABLE_LEN      8
+#define SWITCH_LIFE_TIME    18      /* LifeTimeValue: 4.096 us * 2^18 */
+
+/* SwitchInfo byte 11 (IBA 14.2.5.4): LifeTimeValue | PortStateChange. */
+#define SWINFO_PSC          0x04
 
 typedef struct SwitchQuery {
-    const VhcaSwitchNode *sw;
+    VhcaSwitchNode *sw;
     uint8_t in_port;
 } SwitchQuery;
+
+void vhca_switch_node_init(VhcaSwitchNode *sw)
+{
+    int i;
+
+    memset(sw, 0, sizeof(*sw));
+    memset(sw->lft, VHCA_SWITCH_NO_ROUTE, sizeof(sw->lft));
+    sw->life_time = SWITCH_LIFE_TIME;
+    for (i = 0; i <= VHCA_SWITCH_MAX_PORTS; i++) {
+        sw->ports[i].state = VHCA_PORT_DOWN;
+        sw->ports[i].phys_state = VHCA_PHYS_POLLING;
+        vhca_port_sm_conf_default(&sw->ports[i].conf);
+    }
+    sw->ports[0].state = VHCA_PORT_ACTIVE;      /* base port 0: always */
+    sw->ports[0].phys_state = VHCA_PHYS_LINK_UP;
+}
+
+void vhca_switch_port_state(VhcaSwitchNode *sw, uint8_t port, uint8_t state,
+                            uint8_t phys_state)
+{
+    VhcaSwitchPort *p;
+
+    if (port < 1 || port > VHCA_SWITCH_MAX_PORTS) {
+        return;
+    }
+    p = &sw->ports[port];
+    if (p->state != state) {
+        sw->port_state_change = true;           /* for the SM's light sweep */
+    }
+    p->state = state;
+    p->phys_state = phys_state;
+}
+
+/* IBA 14.2.5.4: LIDs above LinearFDBTop are not forwarded. */
+uint8_t vhca_switch_lft_port(const VhcaSwitchNode *sw, uint16_t lid)
+{
+    return lid <= sw->lft_top && lid < VHCA_SWITCH_LFT_CAP ?
+           sw->lft[lid] : VHCA_SWITCH_NO_ROUTE;
+}
+
+void vhca_switch_lft_route(VhcaSwitchNode *sw, uint16_t lid, uint8_t port)
+{
+    if (lid && lid < VHCA_SWITCH_LFT_CAP) {
+        sw->lft[lid] = port;
+        sw->lft_top = MAX(sw->lft_top, lid);
+    }
+}
+
+static uint16_t *sw_mft_entry(const VhcaSwitchNode *sw, uint16_t mlid)
+{
+    uint32_t i = (uint32_t)mlid - VHCA_SWITCH_MLID_BASE;
+
+    return mlid >= VHCA_SWITCH_MLID_BASE && i < VHCA_SWITCH_MFT_CAP ?
+           (uint16_t *)sw->mft[i] : NULL;
+}
+
+bool vhca_switch_mft_has(const VhcaSwitchNode *sw, uint16_t mlid,
+                         uint8_t port)
+{
+    const uint16_t *e = sw_mft_entry(sw, mlid);
+
+    return e && port <= VHCA_SWITCH_MAX_PORTS &&
+           (e[port / MFT_PORTS_PER_POS] >> (port % MFT_PORTS_PER_POS)) & 1;
+}
+
+void vhca_switch_mft_set(VhcaSwitchNode *sw, uint16_t mlid, uint8_t port,
+                         bool member)
+{
+    uint16_t *e = sw_mft_entry(sw, mlid);
+    uint16_t bit = 1u << (port % MFT_PORTS_PER_POS);
+
+    if (e && port <= VHCA_SWITCH_MAX_PORTS) {
+        e[port / MFT_PORTS_PER_POS] = member ? e[port / MFT_PORTS_PER_POS] | bit
+                                             : e[port / MFT_PORTS_PER_POS] & ~bit;
+    }
+}
 
 /* IBA 14.2.5.3 NodeInfo of a switch: its ports share port 0's GUID. */
 static uint16_t sw_node_info(const SwitchQuery *q, uint8_t *d)
@@ -48,25 +130,39 @@ static uint16_t sw_node_info(const SwitchQuery *q, uint8_t *d)
     return 0;
 }
 
-/* The highest LID the forwarding table routes (LinearFDBTop). */
-static uint16_t sw_lft_top(const VhcaSwitchNode *sw)
-{
-    uint16_t top = sw->lid;
-    int i;
-
-    for (i = 1; i <= sw->num_ports; i++) {
-        top = MAX(top, sw->ports[i].peer_lid);
-    }
-    return top;
-}
-
-/* IBA 14.2.5.4 SwitchInfo: one LID per port, no random or multicast FDB. */
+/* IBA 14.2.5.4 SwitchInfo: one LID per port, no random FDB. */
 static uint16_t sw_switch_info(const VhcaSwitchNode *sw, uint8_t *d)
 {
     stw_be_p(d + 0, VHCA_SWITCH_LFT_CAP);       /* LinearFDBCap */
-    stw_be_p(d + 6, sw_lft_top(sw));            /* LinearFDBTop */
-    d[11] = 18 << 3;                            /* LifeTimeValue, no PSC */
+    stw_be_p(d + 4, VHCA_SWITCH_MFT_CAP);       /* MulticastFDBCap */
+    stw_be_p(d + 6, sw->lft_top);               /* LinearFDBTop */
+    memcpy(d + 8, sw->default_ports, 3);
+    d[11] = sw->life_time << 3 | (sw->port_state_change ? SWINFO_PSC : 0);
     stw_be_p(d + 12, 1);                        /* LIDsPerPort */
+    stw_be_p(d + 18, sw->mft_top);              /* MulticastFDBTop */
+    return 0;
+}
+
+/*
+ * Set(SwitchInfo): the tops, the default ports and LifeTimeValue are the
+ * SM's; PortStateChange is cleared by writing 1 (IBA 14.2.5.4).
+ */
+static uint16_t sw_switch_info_set(VhcaSwitchNode *sw, const uint8_t *d)
+{
+    uint16_t lft_top = lduw_be_p(d + 6), mft_top = lduw_be_p(d + 18);
+
+    if (lft_top >= VHCA_SWITCH_LFT_CAP ||
+        (mft_top && (mft_top < VHCA_SWITCH_MLID_BASE ||
+                     mft_top >= VHCA_SWITCH_MLID_BASE + VHCA_SWITCH_MFT_CAP))) {
+        return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+    }
+    sw->lft_top = lft_top;
+    sw->mft_top = mft_top;
+    memcpy(sw->default_ports, d + 8, 3);
+    sw->life_time = d[11] >> 3;
+    if (d[11] & SWINFO_PSC) {
+        sw->port_state_change = false;
+    }
     return 0;
 }
 
@@ -83,10 +179,10 @@ static uint16_t sw_port_info(const SwitchQuery *q, uint32_t mod, uint8_t *d)
     stq_be_p(d + 8, VHCA_GID_PREFIX_DEFAULT);
     if (mod == 0) {
         stw_be_p(d + 16, sw->lid);
-        stw_be_p(d + 18, sw->lid);              /* MasterSMLID: itself */
-        stl_be_p(d + 20, 0x2);                  /* CapabilityMask: IsSM */
-        d[32] = 4;                              /* port 0 is always ACTIVE */
-        d[33] = 5 << 4;                         /* LinkUp */
+        stw_be_p(d + 18, sw->sm_lid);
+        stl_be_p(d + 20, sw->embedded_sm ? 0x2 : 0);    /* IsSM */
+        d[32] = VHCA_PORT_ACTIVE;               /* base port 0: always */
+        d[33] = VHCA_PHYS_LINK_UP << 4;
     } else {
         d[29] = 3;                              /* LinkWidthEnabled 1x|4x */
         d[30] = 3;                              /* LinkWidthSupported */
@@ -94,13 +190,53 @@ static uint16_t sw_port_info(const SwitchQuery *q, uint32_t mod, uint8_t *d)
         d[32] = 7 << 4 | (p->state & 0xf);      /* SpeedSupported, state */
         d[33] = (p->phys_state & 0xf) << 4 | 2; /* phys, LinkDownDefault */
         d[35] = 4 << 4 | 7;                     /* SpeedActive QDR */
-        d[36] = 5 << 4;                         /* NeighborMTU 4096 */
         d[37] = 1 << 4;                         /* VLCap: VL0 */
         d[41] = 5;                              /* MTUCap 4096 */
-        d[43] = 1 << 4;                         /* OperationalVLs: VL0 */
+    }
+    vhca_port_info_get_conf(&p->conf, d);
+    if (mod != 0) {
+        stq_be_p(d + 0, 0);                     /* M_Key: port 0's only */
     }
     d[28] = q->in_port;                         /* LocalPortNum */
-    d[51] = 18;                                 /* SubnetTimeOut */
+    return 0;
+}
+
+/*
+ * Set(PortInfo): port 0's LID, MasterSMLID and stored fields; an external
+ * port's state (ARMED, ACTIVE; DOWN retrains it to INIT while its cable
+ * is there) and stored fields.
+ */
+static uint16_t sw_port_info_set(VhcaSwitchNode *sw, uint32_t mod,
+                                 const uint8_t *d)
+{
+    VhcaSwitchPort *p;
+    uint16_t lid = lduw_be_p(d + 16), sm_lid = lduw_be_p(d + 18);
+    uint8_t state;
+    uint16_t st;
+
+    if (mod > sw->num_ports) {
+        return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+    }
+    p = &sw->ports[mod];
+    st = vhca_port_info_set_check(d, p->state, &state);
+    if (st) {
+        return st;
+    }
+    if (mod == 0) {
+        if (lid >= VHCA_SWITCH_MLID_BASE || sm_lid >= VHCA_SWITCH_MLID_BASE ||
+            state != VHCA_PORT_ACTIVE) {
+            return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+        }
+        sw->lid = lid;
+        sw->sm_lid = sm_lid;
+    } else if (state == VHCA_PORT_DOWN) {
+        state = p->phys_state == VHCA_PHYS_LINK_UP ? VHCA_PORT_INIT
+                                                   : VHCA_PORT_DOWN;
+    }
+    if (mod != 0) {
+        vhca_switch_port_state(sw, mod, state, p->phys_state);
+    }
+    vhca_port_info_set_conf(&p->conf, d);
     return 0;
 }
 
@@ -115,25 +251,76 @@ static uint16_t sw_pkey_table(const VhcaSwitchNode *sw, uint32_t mod,
     return 0;
 }
 
-/* IBA 14.2.5.10 LinearForwardingTable: block mod, a port per LID. */
-static uint16_t sw_lft(const VhcaSwitchNode *sw, uint32_t mod, uint8_t *d)
+/* The one partition the switch has (no enforcement): Set only to it. */
+static uint16_t sw_pkey_table_set(const VhcaSwitchNode *sw, uint32_t mod,
+                                  const uint8_t *d)
 {
-    uint32_t first = mod * LFT_BLOCK;
-    uint32_t lid;
-    int i;
+    uint8_t want[VHCA_SMP_DATA_SIZE] = { 0 };
 
-    if (first > VHCA_SWITCH_LFT_CAP - LFT_BLOCK) {
+    if (sw_pkey_table(sw, mod, want)) {
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
-    memset(d, LFT_NO_ROUTE, LFT_BLOCK);
-    if (sw->lid - first < LFT_BLOCK) {
-        d[sw->lid - first] = 0;
+    return memcmp(d, want, PKEY_TABLE_LEN * 2) ?
+           VHCA_MAD_STATUS_INVALID_ATTR_VALUE : 0;
+}
+
+/*
+ * IBA 14.2.5.8 SLtoVLMappingTable: modifier input port << 8 | output
+ * port.  With one data VL the table does not depend on the input port:
+ * the switch keeps one per output port.
+ */
+static VhcaSwitchPort *sw_sl2vl_port(const VhcaSwitchNode *sw, uint32_t mod)
+{
+    uint8_t in = mod >> 8, out = mod;
+
+    return (mod >> 16) || in > sw->num_ports || out > sw->num_ports ?
+           NULL : (VhcaSwitchPort *)&sw->ports[out];
+}
+
+/* IBA 14.2.5.10 LinearForwardingTable: block mod, a port per LID. */
+static uint8_t *sw_lft_block(const VhcaSwitchNode *sw, uint32_t mod)
+{
+    return mod < VHCA_SWITCH_LFT_CAP / LFT_BLOCK ?
+           (uint8_t *)sw->lft + mod * LFT_BLOCK : NULL;
+}
+
+/*
+ * IBA 14.2.5.11 MulticastForwardingTable: modifier bits 31..28 the
+ * position (ports 16 * position ..), bits 8..0 the block of 32 MLIDs;
+ * 32 big-endian port masks.
+ */
+static bool sw_mft_block(uint32_t mod, uint32_t *first, uint8_t *pos)
+{
+    *pos = mod >> 28;
+    *first = (mod & 0x1ff) * MFT_BLOCK;
+    return (mod & 0x0ffffe00) == 0 && *pos < VHCA_SWITCH_MFT_POSITIONS &&
+           *first < VHCA_SWITCH_MFT_CAP;
+}
+
+static uint16_t sw_mft(const VhcaSwitchNode *sw, uint32_t mod, uint8_t *d)
+{
+    uint32_t first, i;
+    uint8_t pos;
+
+    if (!sw_mft_block(mod, &first, &pos)) {
+        return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
-    for (i = 1; i <= sw->num_ports; i++) {
-        lid = sw->ports[i].peer_lid;
-        if (lid && lid - first < LFT_BLOCK) {
-            d[lid - first] = i;
-        }
+    for (i = 0; i < MFT_BLOCK; i++) {
+        stw_be_p(d + 2 * i, sw->mft[first + i][pos]);
+    }
+    return 0;
+}
+
+static uint16_t sw_mft_set(VhcaSwitchNode *sw, uint32_t mod, const uint8_t *d)
+{
+    uint32_t first, i;
+    uint8_t pos;
+
+    if (!sw_mft_block(mod, &first, &pos)) {
+        return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+    }
+    for (i = 0; i < MFT_BLOCK; i++) {
+        sw->mft[first + i][pos] = lduw_be_p(d + 2 * i);
     }
     return 0;
 }
@@ -141,6 +328,9 @@ static uint16_t sw_lft(const VhcaSwitchNode *sw, uint32_t mod, uint8_t *d)
 /* IBA 14.4.1 SMInfo of the SM at port 0: the master, with no SM_Key. */
 static uint16_t sw_sm_info(const VhcaSwitchNode *sw, uint8_t *d)
 {
+    if (!sw->embedded_sm) {
+        return VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;   /* no SM here */
+    }
     stq_be_p(d + 0, sw->node_guid);
     stl_be_p(d + 16, sw->sm_act_count);
     d[20] = VHCA_SM_STATE_MASTER;               /* Priority 0, SMState */
@@ -151,6 +341,8 @@ static uint16_t sw_attr(const void *opaque, uint16_t attr, uint32_t mod,
                         uint8_t *d)
 {
     const SwitchQuery *q = opaque;
+    const VhcaSwitchPort *p;
+    const uint8_t *block;
 
     switch (attr) {
     case VHCA_SMP_ATTR_NODE_DESC:
@@ -170,8 +362,22 @@ static uint16_t sw_attr(const void *opaque, uint16_t attr, uint32_t mod,
         return sw_port_info(q, mod, d);
     case VHCA_SMP_ATTR_PKEY_TABLE:
         return sw_pkey_table(q->sw, mod, d);
+    case VHCA_SMP_ATTR_SL2VL:
+        p = sw_sl2vl_port(q->sw, mod);
+        if (!p) {
+            return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+        }
+        memcpy(d, p->conf.sl2vl, sizeof(p->conf.sl2vl));
+        return 0;
     case VHCA_SMP_ATTR_LFT:
-        return sw_lft(q->sw, mod, d);
+        block = sw_lft_block(q->sw, mod);
+        if (!block) {
+            return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+        }
+        memcpy(d, block, LFT_BLOCK);
+        return 0;
+    case VHCA_SMP_ATTR_MFT:
+        return sw_mft(q->sw, mod, d);
     case VHCA_SMP_ATTR_SM_INFO:
         return sw_sm_info(q->sw, d);
     default:
@@ -179,12 +385,48 @@ static uint16_t sw_attr(const void *opaque, uint16_t attr, uint32_t mod,
     }
 }
 
+static uint16_t sw_set(void *opaque, uint16_t attr, uint32_t mod,
+                       const uint8_t *d)
+{
+    SwitchQuery *q = opaque;
+    VhcaSwitchNode *sw = q->sw;
+    VhcaSwitchPort *p;
+    uint8_t *block;
+
+    if (sw->embedded_sm) {
+        return VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;   /* the embedded SM's */
+    }
+    switch (attr) {
+    case VHCA_SMP_ATTR_SWITCH_INFO:
+        return sw_switch_info_set(sw, d);
+    case VHCA_SMP_ATTR_PORT_INFO:
+        return sw_port_info_set(sw, mod, d);
+    case VHCA_SMP_ATTR_PKEY_TABLE:
+        return sw_pkey_table_set(sw, mod, d);
+    case VHCA_SMP_ATTR_SL2VL:
+        p = sw_sl2vl_port(sw, mod);
+        return p ? vhca_sl2vl_set(&p->conf, d)
+                 : VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+    case VHCA_SMP_ATTR_LFT:
+        block = sw_lft_block(sw, mod);
+        if (!block) {
+            return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+        }
+        memcpy(block, d, LFT_BLOCK);
+        return 0;
+    case VHCA_SMP_ATTR_MFT:
+        return sw_mft_set(sw, mod, d);
+    default:
+        return VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;
+    }
+}
+
 VhcaSmaAction vhca_switch_sma_answer(const uint8_t *req, bool dr,
-                                     const VhcaSwitchNode *sw,
+                                     VhcaSwitchNode *sw,
                                      uint8_t in_port, uint8_t *resp,
                                      uint16_t *status)
 {
     SwitchQuery q = { .sw = sw, .in_port = in_port };
 
-    return vhca_smp_answer(req, dr, sw_attr, &q, resp, status);
+    return vhca_smp_answer(req, dr, sw_attr, sw_set, &q, resp, status);
 }

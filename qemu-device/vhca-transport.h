@@ -95,6 +95,9 @@ VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);
 VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                             uint8_t *resp);
 void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node);
+/* After the SMA answered req with status: what a Set changed, applied. */
+void vhca_sma_apply(VhcaState *s, const uint8_t *req, uint16_t status,
+                    const VhcaSmaNode *node);
 /* vhca-fabric-smp.c: SMPs for the switch and through it. */
 VhcaSmaAction vhca_fabric_smp(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                               uint8_t *resp, uint16_t *slid);

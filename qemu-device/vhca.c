@@ -181,6 +181,7 @@ static void vhca_reset(VhcaState *s)
     vhca_ports_disable(s);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         s->ports[i].cap_mask = VHCA_PORT_CAP_FLAGS;
+        vhca_port_sm_conf_default(&s->ports[i].sm_conf);
         memset(&s->ports[i].counters, 0, sizeof(s->ports[i].counters));
     }
     s->status = 0;

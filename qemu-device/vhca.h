@@ -24,6 +24,7 @@
 #include "qom/object.h"
 #include "vhca_hw.h"
 #include "vhca-pma.h"
+#include "vhca-sma.h"
 #include "net/net.h"
 #include "vhca-verbs.h"
 
@@ -89,6 +90,7 @@ typedef struct VhcaPort {
     uint16_t sm_lid;
     uint64_t guid;
     uint32_t cap_mask;              /* PortInfo:CapabilityMask (SET_PORT_CAP) */
+    VhcaPortSmConf sm_conf;         /* PortInfo fields an SM stores */
     VhcaPortCounters counters;      /* the PMA's (vhca-pma-hook.c) */
     uint8_t switch_port;            /* the fabric switch's port cabled here */
 } VhcaPort;
@@ -183,6 +185,7 @@ bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp);
 void vhca_fabric_detach(VhcaPort *port);
 void vhca_port_set_link(VhcaPort *port, bool up);
 void vhca_port_configure(VhcaPort *port, uint16_t lid, uint16_t sm_lid);
+void vhca_port_sm_set(VhcaPort *port, const VhcaSmaPort *want);
 void vhca_port_carrier(VhcaPort *port, bool up);
 void vhca_ports_enable(VhcaState *s);
 void vhca_ports_disable(VhcaState *s);

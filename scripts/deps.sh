@@ -17,6 +17,8 @@ packages=(
 	# guest: kernel, headers for the module, initramfs, userspace it runs
 	busybox-static cpio gzip kmod linux-image-amd64 linux-headers-amd64
 	iproute2 util-linux pciutils rdma-core ibverbs-utils infiniband-diags perftest
+	# the fabric's SM when the switch's embedded SM is off (check-fabric-opensm)
+	opensm
 	rdmacm-utils python3-pyverbs
 	# `make install`: the module through DKMS (dkms.conf)
 	dkms

@@ -1,5 +1,7 @@
 #!/bin/bash
 # Two VMs on one fabric through the standalone switch (`make check-fabric`,
-# a `make test` tier): selftests/fabric/twovms.py.  Writes
+# a `make test` tier): selftests/fabric/twovms.py, then the same with the
+# switch's embedded SM off and opensm in a guest (opensm.py).  Writes
 # build/results/fabric.txt ("passed=N failed=M").
-exec "$(dirname "$0")/run-verbs-pytest.sh" fabric selftests/fabric/twovms.py
+exec "$(dirname "$0")/run-verbs-pytest.sh" fabric selftests/fabric/twovms.py \
+	selftests/fabric/opensm.py

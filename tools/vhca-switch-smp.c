@@ -5,7 +5,12 @@
  * vhca-switch-sma.c), directed routes through it (IBA 14.2.2), and its
  * PMA (qemu-device/vhca-pma.c) over the counters of its ports.
  *
- * An SMI datagram (QPN 0) LID-routed to the SM's LID 1 is answered here.
+ * The switch's state (sw_node: port states, SwitchInfo, the forwarding
+ * tables it forwards by) lives here, written by its embedded SM (a LID
+ * per HELLO, vhca-switch.c) or, with `--embedded-sm off`, only by the SMPs
+ * of an SM in a guest such as opensm (IBA 14.2.5).
+ *
+ * An SMI datagram (QPN 0) LID-routed to port 0's LID is answered here.
  * A directed-route SMP comes in with hop pointer 1 (the sending CA took
  * the first hop, C14-9:1): the switch is hop 1, so it fills return path[1]
  * with the port it came in on and either answers it (hop count 1: D bit,
@@ -24,23 +29,53 @@
 #include "vhca-switch-sma.h"
 #include "vhca-switch.h"
 
-static void sw_describe(SwPort *ports, int nports, VhcaSwitchNode *sw)
-{
-    int i;
+VhcaSwitchNode sw_node;
 
-    memset(sw, 0, sizeof(*sw));
+void sw_node_init(int nports, bool embedded_sm)
+{
+    VhcaSwitchNode *sw = &sw_node;
+
+    vhca_switch_node_init(sw);
     sw->node_guid = SW_NODE_GUID;
     sw->vendor_id = 0x525400;
-    sw->lid = VHCA_WIRE_SM_LID;
     sw->num_ports = nports;
-    sw->sm_act_count = 1;
+    sw->embedded_sm = embedded_sm;
     snprintf((char *)sw->node_desc, sizeof(sw->node_desc), "vhca-switch");
-    for (i = 0; i < nports && i < VHCA_SWITCH_MAX_PORTS; i++) {
-        const SwPort *p = &ports[i];
+    if (embedded_sm) {
+        sw->sm_act_count = 1;
+        sw->lid = VHCA_WIRE_SM_LID;     /* its SM's port 0 */
+        sw->sm_lid = VHCA_WIRE_SM_LID;
+        vhca_switch_lft_route(sw, sw->lid, 0);
+    }
+}
 
-        sw->ports[i + 1].state = p->lid ? 4 : p->fd >= 0 ? 2 : 1;
-        sw->ports[i + 1].phys_state = p->fd >= 0 ? 5 : 2;
-        sw->ports[i + 1].peer_lid = p->lid;
+/*
+ * A HELLO on port p: the CA port behind it trains.  A port that was up
+ * and says HELLO again has gone through INIT (its device was reset), so
+ * the SM must configure it again: PortStateChange tells it.
+ */
+void sw_node_link_up(SwPort *p)
+{
+    VhcaSwitchPort *sp = &sw_node.ports[p->num];
+
+    if (sp->state != VHCA_PORT_INIT) {
+        vhca_switch_port_state(&sw_node, p->num, VHCA_PORT_INIT,
+                               VHCA_PHYS_LINK_UP);
+    }
+}
+
+void sw_node_link_down(SwPort *p)
+{
+    vhca_switch_port_state(&sw_node, p->num, VHCA_PORT_DOWN,
+                           VHCA_PHYS_POLLING);
+}
+
+/* A Set, or any SMP refused: on stderr with --verbose (sw_log). */
+static void sw_smp_log(const uint8_t *smp, uint16_t status)
+{
+    if (status || smp[3] == VHCA_MGMT_METHOD_SET) {
+        sw_log("SMP method 0x%x attr 0x%x mod 0x%x: status 0x%x\n", smp[3],
+               lduw_be_p(smp + 16), ldl_be_p(smp + 20), status);
     }
 }
 
@@ -51,8 +86,9 @@ static void sw_smp_reply(SwPort *p, const VhcaWireFrame *req, bool dr,
     VhcaWireFrame f = {
         .kind = VHCA_WIRE_DATAGRAM,
         .opcode = req->opcode,
-        .slid = dr ? VHCA_LID_PERMISSIVE : VHCA_WIRE_SM_LID,
-        .dlid = req->slid,
+        /* directed route: permissive both ways, the sender may have no LID */
+        .slid = dr ? VHCA_LID_PERMISSIVE : sw_node.lid,
+        .dlid = dr ? VHCA_LID_PERMISSIVE : req->slid,
         .src_qpn = 0,
         .dst_qpn = req->src_qpn,
         .packets = 1,
@@ -86,7 +122,6 @@ static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
     bool returning = lduw_be_p(smp + 4) & VHCA_SMP_DIRECTION;
     uint8_t hops = smp[VHCA_SMP_HOP_CNT];
     uint8_t resp[VHCA_MAD_SIZE];
-    VhcaSwitchNode sw;
     uint16_t status;
     SwPort *out;
 
@@ -113,11 +148,11 @@ static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
         }
         return out != NULL;
     }
-    sw_describe(ports, nports, &sw);
-    if (vhca_switch_sma_answer(smp, true, &sw, in->num, resp, &status) !=
-        VHCA_SMA_REPLY) {
+    if (vhca_switch_sma_answer(smp, true, &sw_node, in->num, resp,
+                               &status) != VHCA_SMA_REPLY) {
         return false;
     }
+    sw_smp_log(smp, status);
     resp[VHCA_SMP_HOP_PTR] = 1;
     sw_smp_reply(in, f, true, resp);
     return true;
@@ -126,7 +161,6 @@ static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
 bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
 {
     uint8_t smp[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
-    VhcaSwitchNode sw;
     uint16_t status;
 
     if (f->payload_len != VHCA_MAD_SIZE || f->payload[0] != 1) {
@@ -136,14 +170,15 @@ bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
     if (smp[1] == VHCA_MGMT_CLASS_SUBN_DR) {
         return sw_smp_dr(in, ports, nports, f, smp);
     }
-    if (smp[1] != VHCA_MGMT_CLASS_SUBN_LID || f->dlid != VHCA_WIRE_SM_LID) {
+    if (smp[1] != VHCA_MGMT_CLASS_SUBN_LID || !sw_node.lid ||
+        f->dlid != sw_node.lid) {
         return false;
     }
-    sw_describe(ports, nports, &sw);
-    if (vhca_switch_sma_answer(smp, false, &sw, 0, resp, &status) !=
+    if (vhca_switch_sma_answer(smp, false, &sw_node, 0, resp, &status) !=
         VHCA_SMA_REPLY) {
         return false;
     }
+    sw_smp_log(smp, status);
     sw_smp_reply(in, f, false, resp);
     return true;
 }
@@ -168,7 +203,7 @@ bool sw_pma(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
     VhcaWireFrame g = {
         .kind = VHCA_WIRE_DATAGRAM,
         .opcode = VHCA_WQE_SEND,
-        .slid = VHCA_WIRE_SM_LID,
+        .slid = sw_node.lid,
         .dlid = f->slid,
         .src_qpn = 1,
         .dst_qpn = f->src_qpn,

@@ -13,15 +13,20 @@
  * - listens on one unix socket per switch port (DIR/port1 .. DIR/portN),
  *   or on 127.0.0.1 TCP ports BASE+1 .. BASE+N; one QEMU netdev connects
  *   to each; frames carry QEMU's stream framing (4-byte big-endian length);
- * - its SM: a port that says HELLO gets a LID (the same one for its port
- *   GUID for the life of the switch) and a LINK frame that makes it
- *   ACTIVE; the SM is LID 1;
- * - forwards by DLID: unicast to the port that has it, multicast to the
- *   ports whose GUIDs are members of the SA's group with that MLID (the
- *   multicast forwarding table is the SA's membership), MADs to LID 1 QPN
- *   1 to its SA;
- * - drops (and counts) frames that do not parse, come from a port with no
- *   LID or carry another port's SLID, or go to no port.
+ * - its embedded SM: a port that says HELLO gets a LID (the same one for
+ *   its port GUID for the life of the switch), a route in the linear
+ *   forwarding table and a LINK frame that makes it ACTIVE; the SM is
+ *   LID 1, and after each SA request the multicast forwarding table is
+ *   programmed from the SA's groups;
+ * - with `--embedded-sm off` there is no SM and no SA in the switch: a
+ *   port that says HELLO is LinkUp/INIT, and an SM in a guest (opensm)
+ *   configures the switch and the CA ports by SMPs (vhca-switch-smp.c);
+ * - forwards by the linear (unicast DLID) and multicast (MLID) forwarding
+ *   tables, whoever programmed them; MADs to port 0's LID go to its PMA
+ *   and, with the embedded SM, to its SA;
+ * - drops (and counts) frames that do not parse, data from a port that is
+ *   not ACTIVE (or, with the embedded SM, with another port's SLID), and
+ *   frames the tables route nowhere or to a port that is not ACTIVE.
  * No privileges are needed.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -61,8 +66,7 @@ static uint32_t sw_nlids;
 static VhcaSa sw_sa;
 static int sw_verbose;
 
-static void sw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sw_log(const char *fmt, ...)
+void sw_log(const char *fmt, ...)
 {
     va_list ap;
 
@@ -83,7 +87,12 @@ void sw_disconnect(SwPort *p, const char *why)
     p->fd = -1;
     p->rx_len = 0;
     p->hello = false;
+    if (sw_node.embedded_sm && p->lid &&
+        vhca_switch_lft_port(&sw_node, p->lid) == p->num) {
+        sw_node.lft[p->lid] = VHCA_SWITCH_NO_ROUTE;     /* the SM's route */
+    }
     p->lid = 0;
+    sw_node_link_down(p);
     sw_faults_link_down(p);     /* frames held or delayed die with the link */
 }
 
@@ -186,18 +195,6 @@ static uint16_t sw_lid_of(uint64_t guid, int port_num)
     return lid;
 }
 
-static SwPort *sw_port_by_lid(uint16_t lid)
-{
-    int i;
-
-    for (i = 0; i < sw_nports; i++) {
-        if (sw_ports[i].fd >= 0 && sw_ports[i].lid == lid) {
-            return &sw_ports[i];
-        }
-    }
-    return NULL;
-}
-
 static void sw_hello(SwPort *p, const VhcaWireFrame *f)
 {
     VhcaWireFrame link = { .kind = VHCA_WIRE_LINK };
@@ -221,8 +218,19 @@ static void sw_hello(SwPort *p, const VhcaWireFrame *f)
             return;
         }
     }
+    if (!sw_node.embedded_sm) {
+        /* the link trains; an SM in a guest configures it (IBA 7.2) */
+        p->node = h;
+        p->hello = true;
+        if (sw_node.ports[p->num].state == VHCA_PORT_DOWN) {
+            fprintf(stderr, "vhca-switch: port %d: GUID 0x%016" PRIx64
+                    " LinkUp, INIT\n", p->num, h.port_guid);
+            sw_node_link_up(p);
+        }
+        return;
+    }
     lid = sw_lid_of(h.port_guid, p->num);
-    if (!lid) {
+    if (!lid || lid >= VHCA_SWITCH_LFT_CAP) {
         p->drops++;
         return;
     }
@@ -233,12 +241,17 @@ static void sw_hello(SwPort *p, const VhcaWireFrame *f)
     p->node = h;
     p->hello = true;
     p->lid = lid;
+    vhca_switch_lft_route(&sw_node, lid, p->num);
+    vhca_switch_port_state(&sw_node, p->num, VHCA_PORT_ACTIVE,
+                           VHCA_PHYS_LINK_UP);
     link.opcode = VHCA_PORT_ACTIVE;
     link.slid = VHCA_WIRE_SM_LID;
     link.dlid = lid;
     link.src_guid = SW_NODE_GUID;
     sw_send_frame(p, &link, NULL, 0);
 }
+
+static void sw_sm_program_mft(void);
 
 /* ---- the SA --------------------------------------------------------------- */
 
@@ -315,23 +328,12 @@ static void sw_sa_request(SwPort *p, const VhcaWireFrame *f)
     sw_sa_refresh();
     vhca_sa_process(&sw_sa, f->payload, f->payload_len, f->slid,
                     sw_sa_emit, &c, &status);
+    sw_sm_program_mft();
     sw_log("port %d: SA method 0x%x attr 0x%x status 0x%x\n", p->num,
            f->payload[3], lduw_be_p(f->payload + 16), status);
 }
 
 /* ---- forwarding ----------------------------------------------------------- */
-
-static const VhcaSaGroup *sw_group_of(uint16_t mlid)
-{
-    int i;
-
-    for (i = 0; i < VHCA_SA_MAX_GROUPS; i++) {
-        if (sw_sa.groups[i].valid && sw_sa.groups[i].mlid == mlid) {
-            return &sw_sa.groups[i];
-        }
-    }
-    return NULL;
-}
 
 static bool sw_group_has(const VhcaSaGroup *g, uint64_t port_guid)
 {
@@ -345,31 +347,91 @@ static bool sw_group_has(const VhcaSaGroup *g, uint64_t port_guid)
     return false;
 }
 
+/*
+ * The embedded SM programs the multicast forwarding table from its SA's
+ * groups: an MLID's entry holds the ports whose GUIDs are members.
+ */
+static void sw_sm_program_mft(void)
+{
+    const VhcaSaGroup *g;
+    int i, n;
+
+    memset(sw_node.mft, 0, sizeof(sw_node.mft));
+    sw_node.mft_top = 0;
+    for (i = 0; i < VHCA_SA_MAX_GROUPS; i++) {
+        g = &sw_sa.groups[i];
+        if (!g->valid) {
+            continue;
+        }
+        for (n = 0; n < sw_nports; n++) {
+            SwPort *p = &sw_ports[n];
+
+            if (p->fd >= 0 && p->lid && sw_group_has(g, p->node.port_guid)) {
+                vhca_switch_mft_set(&sw_node, g->mlid, p->num, true);
+                sw_node.mft_top = MAX(sw_node.mft_top, g->mlid);
+            }
+        }
+    }
+}
+
+/* Can port p take this frame out?  Data only through ACTIVE ports. */
+static bool sw_port_passes(const SwPort *p, const VhcaWireFrame *f)
+{
+    uint8_t state = sw_node.ports[p->num].state;
+
+    return p->fd >= 0 && (state == VHCA_PORT_ACTIVE ||
+                          (state != VHCA_PORT_DOWN &&
+                           f->kind == VHCA_WIRE_DATAGRAM &&
+                           f->qp_type == VHCA_QPT_SMI));
+}
+
+/* IBA 18.2.4.3.2: a copy to every port of the MLID's entry but the one in. */
 static void sw_multicast(SwPort *in, const VhcaWireFrame *f,
                          const uint8_t *frame, uint32_t len)
 {
-    const VhcaSaGroup *g = sw_group_of(f->dlid);
+    bool sent = false;
     int i;
 
-    if (!g || f->kind != VHCA_WIRE_DATAGRAM) {
+    if (f->kind != VHCA_WIRE_DATAGRAM ||
+        (sw_node.mft_top && f->dlid > sw_node.mft_top)) {
         in->drops++;
         return;
     }
     for (i = 0; i < sw_nports; i++) {
         SwPort *p = &sw_ports[i];
 
-        if (p != in && p->fd >= 0 && p->lid &&
-            sw_group_has(g, p->node.port_guid)) {
+        if (p != in && vhca_switch_mft_has(&sw_node, f->dlid, p->num) &&
+            sw_port_passes(p, f)) {
             sw_egress(p, frame, len);
+            sent = true;
         }
     }
+    if (!sent) {
+        in->drops++;            /* no other member: the copy dies here */
+    }
+}
+
+/* A frame to port 0's LID: the switch's PMA, and with its SM, its SA. */
+static void sw_port0(SwPort *p, const VhcaWireFrame *f)
+{
+    if (f->kind == VHCA_WIRE_DATAGRAM &&
+        sw_pma(p, sw_ports, sw_nports, f)) {
+        return;
+    }
+    if (f->kind == VHCA_WIRE_DATAGRAM && sw_node.embedded_sm) {
+        sw_sa_request(p, f);
+        return;
+    }
+    p->drops++;
+    sw_log("port %d: nothing at LID %u for this frame\n", p->num, f->dlid);
 }
 
 static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
 {
     VhcaWireFrame f;
     const char *why = vhca_wire_parse(frame, len, &f);
-    SwPort *out;
+    bool smp;
+    uint8_t out;
 
     p->rx_frames++;
     if (why) {
@@ -381,40 +443,33 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
         sw_hello(p, &f);
         return;
     }
-    if (f.kind == VHCA_WIRE_LINK || !p->lid || f.slid != p->lid) {
+    smp = f.kind == VHCA_WIRE_DATAGRAM && f.qp_type == VHCA_QPT_SMI;
+    if (smp && (sw_smp(p, sw_ports, sw_nports, &f) || f.dlid == 0xffff)) {
+        return;     /* taken, or a directed route that goes nowhere */
+    }
+    if (f.kind == VHCA_WIRE_LINK || !sw_port_passes(p, &f) ||
+        (sw_node.embedded_sm && (!p->lid || f.slid != p->lid))) {
         p->drops++;
         sw_log("port %d: frame kind %u from SLID %u dropped (port LID %u)\n",
                p->num, f.kind, f.slid, p->lid);
         return;
     }
-    if (f.kind == VHCA_WIRE_DATAGRAM && f.qp_type == VHCA_QPT_SMI &&
-        (sw_smp(p, sw_ports, sw_nports, &f) || f.dlid == 0xffff)) {
-        return;     /* taken, or a directed route that goes nowhere */
-    }
     sw_count(p, &f, true);
-    if (f.dlid == VHCA_WIRE_SM_LID && f.kind == VHCA_WIRE_DATAGRAM &&
-        sw_pma(p, sw_ports, sw_nports, &f)) {
-        return;
-    }
-    if (f.dlid == VHCA_WIRE_SM_LID) {
-        if (f.kind == VHCA_WIRE_DATAGRAM) {
-            sw_sa_request(p, &f);
-        } else {
-            p->drops++;
-        }
-        return;
-    }
     if (f.dlid >= VHCA_SA_MIN_MLID && f.dlid != 0xffff) {
         sw_multicast(p, &f, frame, len);
         return;
     }
-    out = sw_port_by_lid(f.dlid);
-    if (!out) {
+    out = vhca_switch_lft_port(&sw_node, f.dlid);
+    if (out == 0) {
+        sw_port0(p, &f);
+        return;
+    }
+    if (out > sw_nports || !sw_port_passes(&sw_ports[out - 1], &f)) {
         p->drops++;
         sw_log("port %d: no route to DLID %u\n", p->num, f.dlid);
         return;
     }
-    sw_egress(out, frame, len);
+    sw_egress(&sw_ports[out - 1], frame, len);
 }
 
 /* Read what the socket has and take every complete frame. */
@@ -532,14 +587,18 @@ static int sw_listen_inet(int tcp_port)
 static void sw_usage(void)
 {
     fprintf(stderr, "usage: vhca-switch --ports N (--dir DIR | --tcp BASE) "
-            "[--connect N=PATH]... [--control PATH] [--seed S] [--verbose]\n"
+            "[--connect N=PATH]... [--control PATH] [--seed S]\n"
+            "       [--embedded-sm on|off] [--verbose]\n"
             "  --dir DIR       unix sockets DIR/port1 .. DIR/portN, and the\n"
             "                  control socket DIR/control\n"
             "  --tcp BASE      127.0.0.1 TCP ports BASE+1 .. BASE+N\n"
             "  --connect N=PATH  port N dials the unix socket of a QEMU\n"
             "                  netdev with server=on (and dials again)\n"
             "  --control PATH  the control socket (link faults, counters)\n"
-            "  --seed S        seed of the fault generator\n");
+            "  --seed S        seed of the fault generator\n"
+            "  --embedded-sm off  no SM or SA in the switch: ports stay\n"
+            "                  INIT until an SM in a guest (opensm)\n"
+            "                  configures them and the switch\n");
     exit(2);
 }
 
@@ -549,6 +608,7 @@ typedef struct SwArgs {
     const char *control;
     int tcp_base;
     uint64_t seed;
+    bool no_sm;
 } SwArgs;
 
 static void sw_parse_args(int argc, char **argv, SwArgs *a)
@@ -561,11 +621,12 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
         { "connect", required_argument, NULL, 'C' },
         { "seed", required_argument, NULL, 's' },
         { "verbose", no_argument, NULL, 'v' },
+        { "embedded-sm", required_argument, NULL, 'S' },
         { NULL, 0, NULL, 0 },
     };
     int c, n, i;
 
-    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:v", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:vS:", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             sw_nports = atoi(optarg);
@@ -591,6 +652,12 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
             break;
         case 'v':
             sw_verbose = 1;
+            break;
+        case 'S':
+            if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+                sw_usage();
+            }
+            a->no_sm = !strcmp(optarg, "off");
             break;
         default:
             sw_usage();
@@ -619,6 +686,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     sw_faults_seed(args.seed);
     vhca_sa_init(&sw_sa);
+    sw_node_init(sw_nports, !args.no_sm);
     for (i = 0; i < sw_nports; i++) {
         sw_ports[i].num = i + 1;
         sw_ports[i].fd = -1;
@@ -635,8 +703,13 @@ int main(int argc, char **argv)
     if (args.control) {
         control_fd = sw_control_listen(args.control);
     }
-    fprintf(stderr, "vhca-switch: %d ports, SM LID %u, ready\n", sw_nports,
-            VHCA_WIRE_SM_LID);
+    if (args.no_sm) {
+        fprintf(stderr, "vhca-switch: %d ports, no embedded SM, ready\n",
+                sw_nports);
+    } else {
+        fprintf(stderr, "vhca-switch: %d ports, SM LID %u, ready\n",
+                sw_nports, VHCA_WIRE_SM_LID);
+    }
     for (;;) {
         dialing = false;
         for (i = 0; i < sw_nports; i++) {

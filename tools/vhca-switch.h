@@ -10,6 +10,7 @@
 #include "qemu/osdep.h"
 #include "vhca-wire.h"
 #include "vhca-pma.h"
+#include "vhca-switch-sma.h"
 
 #define SW_MAX_PORTS        32          /* = VHCA_SA_MAX_PORTS */
 #define SW_NODE_GUID        0x525400ff00000001ull   /* 52:54:00: no vendor */
@@ -48,6 +49,14 @@ typedef struct SwPort {
     int64_t down_until_ms;      /* flapped: no dialing before this */
     uint64_t lost, duplicated, reordered, icrc_errors, delayed_frames, flaps;
 } SwPort;
+
+/* vhca-switch-smp.c: the switch's state, its SMA's and its tables. */
+extern VhcaSwitchNode sw_node;
+void sw_node_init(int nports, bool embedded_sm);
+void sw_node_link_up(SwPort *p);
+void sw_node_link_down(SwPort *p);
+/* With --verbose: what the switch drops or is told, on stderr. */
+void sw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Write one frame out of port p (its stream length first). */
 void sw_send(SwPort *p, const uint8_t *frame, uint32_t len);

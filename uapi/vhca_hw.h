@@ -205,13 +205,14 @@ VHCA_SIZE_CHECK(struct vhca_cmd_port_in, 32);
  * vendor class and boot management.  The others describe the port or the
  * SMA and are the device's.
  */
+#define VHCA_PORT_CAP_SM		(1u << 1)	/* IsSM: an SM runs here */
 #define VHCA_PORT_CAP_CM		(1u << 16)
 #define VHCA_PORT_CAP_SNMP_TUNNEL	(1u << 17)
 #define VHCA_PORT_CAP_DEVICE_MGMT	(1u << 19)
 #define VHCA_PORT_CAP_VENDOR_CLASS	(1u << 20)
 #define VHCA_PORT_CAP_BOOT_MGMT		(1u << 23)
 #define VHCA_PORT_CAP_SETTABLE \
-	(VHCA_PORT_CAP_CM | VHCA_PORT_CAP_SNMP_TUNNEL | \
+	(VHCA_PORT_CAP_SM | VHCA_PORT_CAP_CM | VHCA_PORT_CAP_SNMP_TUNNEL | \
 	 VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_VENDOR_CLASS | \
 	 VHCA_PORT_CAP_BOOT_MGMT)
 

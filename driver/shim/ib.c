@@ -174,9 +174,11 @@ static int vhca_ib_modify_device(struct ib_device *ibdev, int mask,
  * The CA's agents announce themselves in PortInfo:CapabilityMask (IBA
  * 14.2.5.6): ib_cm sets IB_PORT_CM_SUP (IPoIB connected mode and rdma_cm
  * need it), ib_srpt IB_PORT_DEVICE_MGMT_SUP (srp_daemon finds targets by
- * it in the SA's PortInfoRecords).  The device keeps the mask; its SMA and
- * the SA report it.  Shutting a port down is not supported.
+ * it in the SA's PortInfoRecords), ib_umad IB_PORT_SM when opensm opens
+ * issmN.  The device keeps the mask; its SMA and the SA report it.
+ * Shutting a port down is not supported.
  */
+static_assert(VHCA_PORT_CAP_SM == IB_PORT_SM);
 static_assert(VHCA_PORT_CAP_CM == IB_PORT_CM_SUP);
 static_assert(VHCA_PORT_CAP_DEVICE_MGMT == IB_PORT_DEVICE_MGMT_SUP);
 static_assert(VHCA_PORT_CAP_SNMP_TUNNEL == IB_PORT_SNMP_TUNNEL_SUP);

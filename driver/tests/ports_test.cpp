@@ -115,10 +115,11 @@ TEST_F(PortsTest, CapabilityBitsReachTheDevice) {
   ASSERT_EQ(vhca_core_set_port_cap(core_, 2, 0, VHCA_PORT_CAP_CM), 0);
   ASSERT_EQ(vhca_core_query_port(core_, 2, &attr), 0);
   EXPECT_EQ(attr.port_cap_flags, VHCA_PORT_CAP_DEVICE_MGMT);
-  // IsSM (bit 1) is not the CA's software's, port 3 does not exist: no
-  // command reaches the device.
+  // SystemImageGUID supported (bit 11) is the device's, port 3 does not
+  // exist: no command reaches the device.  IsSM (bit 1) is an SM's (opensm
+  // opens issmN), settable.
   const size_t executed = device_.executed.size();
-  EXPECT_EQ(vhca_core_set_port_cap(core_, 2, 1u << 1, 0), -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_set_port_cap(core_, 2, 1u << 11, 0), -VHCA_EINVAL);
   EXPECT_EQ(vhca_core_set_port_cap(core_, 3, VHCA_PORT_CAP_CM, 0), -VHCA_EINVAL);
   EXPECT_EQ(device_.executed.size(), executed);
 }

@@ -250,9 +250,16 @@ static void test_sa_port_cap(void)
     g_assert_cmpuint(vhca_query_port(r.dp->v, 2, &pa), ==, VHCA_CMD_OK);
     g_assert_cmphex(le32_to_cpu(pa.port_cap_flags), ==,
                     VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_CM | 1u << 11);
-    /* IsSM (bit 1) is the device's; port 3 does not exist. */
-    g_assert_cmphex(sa_set_port_cap(&r, 2, 1u << 1, 0), ==,
+    /* SystemImageGUID (bit 11) is the device's; port 3 does not exist. */
+    g_assert_cmphex(sa_set_port_cap(&r, 2, 1u << 11, 0), ==,
                     VHCA_CMD_BAD_PARAM);
+    /* IsSM (bit 1): an SM on the port (opensm opening issmN) says so. */
+    g_assert_cmphex(sa_set_port_cap(&r, 2, VHCA_PORT_CAP_SM, 0), ==,
+                    VHCA_CMD_OK);
+    g_assert_cmphex(sa_port_cap(&r, 2) & VHCA_PORT_CAP_SM, ==,
+                    VHCA_PORT_CAP_SM);
+    g_assert_cmphex(sa_set_port_cap(&r, 2, 0, VHCA_PORT_CAP_SM), ==,
+                    VHCA_CMD_OK);
     g_assert_cmphex(sa_set_port_cap(&r, 3, VHCA_PORT_CAP_CM, 0), ==,
                     VHCA_CMD_BAD_PARAM);
     g_assert_cmphex(sa_set_port_cap(&r, 2, 0, VHCA_PORT_CAP_DEVICE_MGMT |

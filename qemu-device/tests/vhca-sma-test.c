@@ -183,13 +183,25 @@ static void test_sma_errors(void)
 {
     uint8_t resp[256];
     struct vhca_cqe cqe;
+    bool recv_first;
     SmaRig r;
 
     sma_start(&r);
-    /* SMInfo: the SMA has none. */
-    sma_query(&r, 0x01, 0x01, 0x0020, 0, r.dp->lid[1], resp);
-    g_assert_cmphex(sma_status(resp), ==, 0x000c);
-    g_assert_cmphex(ldq_be_p(resp + 64), ==, 0);
+    /* SMInfo is the SM's (IBA 14.4.1): the request goes on to QP0. */
+    sma_req(&r, 0x01, 0x01, 0x0020, 0);
+    dp_post_recv(r.dp, &r.smi, 0x100, r.m.b, 40 + 256, r.m.bkey, 0, 0);
+    dp_ud_send(r.dp, &r.smi, 0x200, r.dp->lid[1], 0, 0, false, r.m.a, 256,
+               r.m.akey);
+    /* a loopback: the receive may complete before the send */
+    dp_expect_cqe(r.dp, &r.cq, &cqe, VHCA_WC_SUCCESS);
+    recv_first = cqe.opcode == VHCA_CQE_RECV;
+    dp_expect_cqe(r.dp, &r.cq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(cqe.opcode, ==,
+                     recv_first ? VHCA_CQE_SEND : VHCA_CQE_RECV);
+    qtest_memread(r.dp->v->qts, r.m.b + 40, resp, 256);
+    g_assert_cmphex(resp[3], ==, 0x01);         /* the Get itself */
+    g_assert_cmphex(lduw_be_p(resp + 16), ==, 0x0020);
+    r.wr_id++;
     /* Set PortInfo: refused, the SM owns it; the current value comes back. */
     sma_query(&r, 0x01, 0x02, 0x0015, 1, r.dp->lid[1], resp);
     g_assert_cmphex(sma_status(resp), ==, 0x000c);

@@ -9,10 +9,12 @@ property, vhca.ko, the provider, and IPoIB up with ADDR[name].
 """
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import vmlib  # noqa: E402
@@ -34,7 +36,7 @@ def log(title, text):
     print("==== %s ====\n%s" % (title, text))
 
 
-def boot(name, sockdir, smp=1):
+def boot(name, sockdir, smp=1, wait_active=True, tag="fabric"):
     # server=on: QEMU listens on vm-<name>.sock and the switch dials it
     # (--connect), so a restarted switch reconnects.
     vm = vmlib.VM(
@@ -44,49 +46,91 @@ def boot(name, sockdir, smp=1):
                     "addr.path=%s/vm-%s.sock" % (sockdir, name)],
         # no_timer_check: a one-vCPU TCG guest on a loaded host can fail
         # the kernel's IO-APIC timer check and panic at boot.
-        name="fabric-" + name, smp=smp, append="no_timer_check")
+        name="%s-%s" % (tag, name), smp=smp, append="no_timer_check")
     vm.start()
     vm.run("modprobe -a ib_core ib_uverbs ib_umad ib_ipoib rdma_ucm",
            timeout=120, check=True)
     vm.run("insmod %s" % MODULE, timeout=120, check=True)
     vm.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
            timeout=60, check=True)
-    rc, _ = vm.run(WAIT_ACTIVE, timeout=120)
-    assert rc == 0, "%s: port not ACTIVE" % name
+    if wait_active:
+        rc, _ = vm.run(WAIT_ACTIVE, timeout=120)
+        assert rc == 0, "%s: port not ACTIVE" % name
+        ipoib_up(vm, name)
+    return vm
+
+
+def ipoib_up(vm, name):
+    """IPoIB up with ADDR[name] (its interface name in vm.ifname)."""
     _, ifname = vm.run("ls /sys/class/infiniband/vhca0/device/net/", timeout=30,
                        check=True)
     ifname = ifname.split()[0]
     vm.run("ip addr add %s/24 dev %s && ip link set %s up" % (ADDR[name], ifname, ifname),
            timeout=60, check=True)
     vm.ifname = ifname
-    return vm
 
 
-def start_switch(sockdir, log_file):
+def background(vm, cmd, tag, timeout=120):
+    """Start cmd in vm; its output and exit status go to /tmp/<tag>.log."""
+    vm.run("rm -f /tmp/%s.log; (timeout %d %s; echo \"status=$?\") > /tmp/%s.log 2>&1 &"
+           % (tag, timeout, cmd, tag), timeout=30, check=True)
+
+
+def finish(vm, tag, timeout=180):
+    out = vm.wait_until("cat /tmp/%s.log" % tag, lambda t: "status=" in t,
+                        timeout=timeout)
+    status = int(re.search(r"status=(\d+)", out).group(1))
+    return status, out
+
+
+def pair(fabric, server, client, tag, timeout=150):
+    """server in VM b, client in VM a (which names b's IPoIB address)."""
+    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    background(b, server, tag, timeout)
+    time.sleep(2)
+    crc, cout = a.run("timeout %d %s" % (timeout, client), timeout=timeout + 30)
+    src, sout = finish(b, tag, timeout + 30)
+    log(tag, "server:\n%s\nclient:\n%s" % (sout, cout))
+    return src, crc, sout, cout
+
+
+def pair_ok(fabric, server, client, tag, timeout=150):
+    """pair(), both ends must exit 0: their outputs."""
+    src, crc, sout, cout = pair(fabric, server, client, tag, timeout)
+    assert (src, crc) == (0, 0), sout + cout
+    return sout, cout
+
+
+def start_switch(sockdir, log_file, embedded_sm=True):
     """The switch of the two VMs: port 1 dials VM a, port 2 VM b."""
+    extra = [] if embedded_sm else ["--embedded-sm", "off", "--verbose"]
     return subprocess.Popen(
         [SWITCH, "--ports", "2", "--control", os.path.join(sockdir, "control"),
          "--connect", "1=%s/vm-a.sock" % sockdir,
-         "--connect", "2=%s/vm-b.sock" % sockdir],
+         "--connect", "2=%s/vm-b.sock" % sockdir] + extra,
         stdout=log_file, stderr=subprocess.STDOUT)
 
 
 @contextlib.contextmanager
-def two_vms(smp=1):
+def two_vms(smp=1, embedded_sm=True):
     """{"vms": {"a", "b"}, "switch", "log", "logfile", "sockdir"}; stops
-    every guest and the switch on the way out."""
+    every guest and the switch on the way out.  embedded_sm False: the
+    switch has no SM, the ports stay INIT (no IPoIB address yet) until the
+    caller runs one (selftests/fabric/opensm.py)."""
     for path in (MODULE, SWITCH, os.path.join(PROVIDER, "libvhca-rdmav34.so")):
         if not os.path.exists(path):
             raise FileNotFoundError("%s missing: run `make module provider switch`" % path)
     sockdir = tempfile.mkdtemp(prefix="vhca-switch-")
     os.makedirs(os.path.join(vmlib.BUILD, "vm-logs"), exist_ok=True)
-    swlog_path = os.path.join(vmlib.BUILD, "vm-logs", "fabric-switch.log")
+    # logs: build/vm-logs/fabric-* (fabric-osm-* without the embedded SM)
+    tag = "fabric" if embedded_sm else "fabric-osm"
+    swlog_path = os.path.join(vmlib.BUILD, "vm-logs", tag + "-switch.log")
     swlog = open(swlog_path, "wb")
-    state = {"vms": {}, "switch": start_switch(sockdir, swlog),
+    state = {"vms": {}, "switch": start_switch(sockdir, swlog, embedded_sm),
              "log": swlog_path, "logfile": swlog, "sockdir": sockdir}
     try:
-        state["vms"]["a"] = boot("a", sockdir, smp)
-        state["vms"]["b"] = boot("b", sockdir, smp)
+        state["vms"]["a"] = boot("a", sockdir, smp, embedded_sm, tag)
+        state["vms"]["b"] = boot("b", sockdir, smp, embedded_sm, tag)
         yield state
     finally:
         for vm in state["vms"].values():
