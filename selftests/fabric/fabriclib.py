@@ -83,11 +83,26 @@ def finish(vm, tag, timeout=180):
     return status, out
 
 
+# A server is ready once it listens: perftest and the pingpongs on TCP
+# 18515, rping and other rdma_cm servers with an RDMA CM ID in LISTEN.
+LISTENING = ("ss -Hltn 'sport = :18515' | grep -q . || "
+             "rdma res show cm_id 2>/dev/null | grep -q LISTEN")
+
+
+def wait_listening(vm, limit=60):
+    """Until a server listens in vm (a loaded host can take many seconds
+    to start one; a fixed sleep made rping's client connect too early and
+    be REJECTED), then a moment for it to reach accept."""
+    vm.run("t0=$(date +%%s); while [ $(($(date +%%s) - t0)) -lt %d ]; do "
+           "%s && break; sleep 0.2; done" % (limit, LISTENING), timeout=limit + 30)
+    time.sleep(0.5)
+
+
 def pair(fabric, server, client, tag, timeout=150):
     """server in VM b, client in VM a (which names b's IPoIB address)."""
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
     background(b, server, tag, timeout)
-    time.sleep(2)
+    wait_listening(b)
     crc, cout = a.run("timeout %d %s" % (timeout, client), timeout=timeout + 30)
     src, sout = finish(b, tag, timeout + 30)
     log(tag, "server:\n%s\nclient:\n%s" % (sout, cout))
