@@ -5,7 +5,7 @@
 
 #include "fake_device.h"
 #include "fake_internal.h"
-#include "placement_new.h"
+#include "../core/placement_new.h"
 
 struct vhca_fake {
   explicit vhca_fake(vhca_fake_env* env) : device(env) {}

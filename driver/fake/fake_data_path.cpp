@@ -5,7 +5,7 @@
 #include "fake_device.h"
 
 #include "fake_internal.h"
-#include "memory.h"
+#include "../core/memory.h"
 
 namespace vhca {
 namespace fake {

@@ -4,7 +4,7 @@
 #include "fake_device.h"
 
 #include "fake_internal.h"
-#include "memory.h"
+#include "../core/memory.h"
 #include "vhca_errno.h"
 
 namespace vhca {

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 // The C++ half of vhca_kunit.ko: the whole core (one translation unit, as
 // in vhca.ko: vhca_core.cpp explains why) plus test bodies that reach its
-// classes directly, reporting failures through vhca_kunit_fail().
+// classes directly, reporting failures through vhca_kunit_fail(), and the
+// fake device of driver/fake.
 #include "../core/vhca_core.cpp"
+// The fake device, in the same translation unit for the same reason.
+#include "../fake/fake_api.cpp"
+#include "../fake/fake_data_path.cpp"
+#include "../fake/fake_device.cpp"
 #include "kunit_bridge.h"
 
 #define KT_EXPECT(test, cond)                                             \

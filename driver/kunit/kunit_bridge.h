@@ -8,7 +8,7 @@
 #ifndef VHCA_KUNIT_BRIDGE_H
 #define VHCA_KUNIT_BRIDGE_H
 
-#include "fake_device.h"
+#include "kunit_fake.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,7 +2,7 @@
 /*
  * vhca_kunit.ko: KUnit suites for the driver core, run in the debug guest
  * kernel (KASAN, lockdep, kmemleak) against the fake device of
- * fake_device.c.  Suites: vhca_cmdq, vhca_eq, vhca_ring, vhca_pd,
+ * driver/fake (kunit_fake.h).  Suites: vhca_cmdq, vhca_eq, vhca_ring, vhca_pd,
  * vhca_ports, vhca_alloc_fail.  Documentation/testing.md "KUnit".
  *
  * Every test drives the core through vhca_core.h exactly as the shims do
@@ -108,6 +108,8 @@ static void kt_exit(struct kunit *test)
 	if (fx->started)
 		KUNIT_EXPECT_EQ_MSG(test, vhca_fake_protocol_errors(fx->fake), 0u,
 				    "device saw bad DMA, doorbells or registers");
+	KUNIT_EXPECT_EQ_MSG(test, vhca_fake_kernel_errors(), 0u,
+			    "DMA rings freed while the device used them");
 	vhca_fake_destroy(fx->fake);
 	vhca_fake_kernel_reset();
 }
@@ -118,7 +120,7 @@ static void cmdq_query_device_round_trip(struct kunit *test)
 {
 	struct kt_fixture *fx = kt(test);
 	const struct vhca_device_attr *attr;
-	const struct vhca_cmd *cmd;
+	struct vhca_cmd cmd;
 
 	KUNIT_ASSERT_EQ(test, kt_create_and_start(test, 3), 0);
 	attr = vhca_core_device_attr(fx->core);
@@ -127,13 +129,12 @@ static void cmdq_query_device_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr->fw_version, (1ull << 32) | (2ull << 16) | 3);
 	KUNIT_EXPECT_EQ(test, vhca_core_num_ports(fx->core), 2u);
 	KUNIT_EXPECT_EQ(test, vhca_core_num_comp_vectors(fx->core), 2u);
-	cmd = vhca_fake_executed(fx->fake, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	KUNIT_EXPECT_EQ(test, cmd->opcode, VHCA_CMD_QUERY_DEVICE);
-	KUNIT_EXPECT_EQ(test, cmd->in_addr, 0ull);
-	KUNIT_EXPECT_EQ(test, cmd->in_len, 0u);
-	KUNIT_EXPECT_EQ(test, cmd->out_len, (u32)sizeof(struct vhca_device_attr));
-	KUNIT_EXPECT_NE(test, cmd->out_addr, 0ull);
+	KUNIT_ASSERT_TRUE(test, vhca_fake_executed(fx->fake, 0, &cmd, NULL));
+	KUNIT_EXPECT_EQ(test, cmd.opcode, VHCA_CMD_QUERY_DEVICE);
+	KUNIT_EXPECT_EQ(test, cmd.in_addr, 0ull);
+	KUNIT_EXPECT_EQ(test, cmd.in_len, 0u);
+	KUNIT_EXPECT_EQ(test, cmd.out_len, (u32)sizeof(struct vhca_device_attr));
+	KUNIT_EXPECT_NE(test, cmd.out_addr, 0ull);
 	KUNIT_EXPECT_EQ(test, vhca_fake_count_opcode(fx->fake, VHCA_CMD_CREATE_EQ), 2u);
 	KUNIT_EXPECT_TRUE(test, vhca_fake_eq_live(fx->fake, 1));
 	KUNIT_EXPECT_TRUE(test, vhca_fake_eq_live(fx->fake, 2));
@@ -147,7 +148,7 @@ static void cmdq_token_generations(struct kunit *test)
 {
 	struct kt_fixture *fx = kt(test);
 	unsigned int i, j, n, pdn;
-	const struct vhca_cmd *a, *b;
+	struct vhca_cmd a, b;
 	u32 *last_generation = kunit_kcalloc(test, 256, sizeof(u32), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, last_generation);
@@ -157,14 +158,14 @@ static void cmdq_token_generations(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, vhca_core_dealloc_pd(fx->core, pdn), 0);
 	}
 	n = vhca_fake_num_executed(fx->fake);
-	KUNIT_ASSERT_LE(test, n, (unsigned int)VHCA_FAKE_CMD_LOG);
+	KUNIT_ASSERT_LE(test, n, (unsigned int)VHCA_FAKE_LOG);
 	KUNIT_EXPECT_GT(test, n, 2u << vhca_fake_cmdq_log(fx->fake));
 	KUNIT_EXPECT_EQ(test, vhca_fake_cmdq_ci(fx->fake), vhca_fake_cmdq_pi(fx->fake));
 	for (i = 0; i < n; i++) {
 		u32 token, slot, generation;
 
-		a = vhca_fake_executed(fx->fake, i, NULL);
-		token = a->token;
+		KUNIT_ASSERT_TRUE(test, vhca_fake_executed(fx->fake, i, &a, NULL));
+		token = a.token;
 		slot = token & 0xff;
 		generation = token >> 8;
 		KUNIT_EXPECT_LT(test, slot, 1u << vhca_fake_cmdq_log(fx->fake));
@@ -172,8 +173,8 @@ static void cmdq_token_generations(struct kunit *test)
 				    "command %u reuses slot %u without a newer generation", i, slot);
 		last_generation[slot] = generation;
 		for (j = 0; j < i; j++) {
-			b = vhca_fake_executed(fx->fake, j, NULL);
-			KUNIT_EXPECT_NE_MSG(test, a->token, b->token,
+			KUNIT_ASSERT_TRUE(test, vhca_fake_executed(fx->fake, j, &b, NULL));
+			KUNIT_EXPECT_NE_MSG(test, a.token, b.token,
 					    "commands %u and %u share a token", j, i);
 		}
 	}
@@ -205,9 +206,10 @@ static void cmdq_status_to_errno(struct kunit *test)
 				    cases[i].error, "status 0x%x", cases[i].status);
 		vhca_fake_force_status(fx->fake, VHCA_CMD_ALLOC_PD, -1);
 	}
-	/* Only the OK case counts as allocated in the core: PD 1, the
-	 * first.  (The device allocated for the forced failures too.) */
+	/* Only the OK case allocated, in the core and in the device (a
+	 * forced failure replaces the execution): PD 1, the first. */
 	KUNIT_EXPECT_EQ(test, vhca_kt_pds_outstanding(fx->core), 1u);
+	KUNIT_EXPECT_EQ(test, vhca_fake_pds_allocated(fx->fake), 1u);
 	KUNIT_EXPECT_EQ(test, vhca_core_dealloc_pd(fx->core, 1), 0);
 	KUNIT_EXPECT_EQ(test, vhca_kt_pds_outstanding(fx->core), 0u);
 }
@@ -452,8 +454,10 @@ static void ring_cmdq_wraps(struct kunit *test)
 	n = vhca_fake_num_executed(fx->fake);
 	KUNIT_EXPECT_EQ(test, vhca_fake_cmdq_pi(fx->fake), n);
 	KUNIT_EXPECT_EQ(test, vhca_fake_cmdq_ci(fx->fake), n);
-	for (i = n > VHCA_FAKE_CMD_LOG ? n - VHCA_FAKE_CMD_LOG : 0; i < n; i++) {
-		KUNIT_ASSERT_NOT_NULL(test, vhca_fake_executed(fx->fake, i, &slot));
+	for (i = n > VHCA_FAKE_LOG ? n - VHCA_FAKE_LOG : 0; i < n; i++) {
+		struct vhca_cmd cmd;
+
+		KUNIT_ASSERT_TRUE(test, vhca_fake_executed(fx->fake, i, &cmd, &slot));
 		KUNIT_EXPECT_EQ(test, slot, i & mask);
 	}
 }
