@@ -18,9 +18,9 @@ using Locked = vhca::fake::Device::Locked;
 
 vhca::fake::Device& Dev(vhca_fake* fake) { return fake->device; }
 
-// A value read under the device's lock.
+// fn(device) under the device's lock.
 template <typename Fn>
-auto Read(vhca_fake* fake, Fn fn) -> decltype(fn(fake->device)) {
+auto UnderLock(vhca_fake* fake, Fn fn) -> decltype(fn(fake->device)) {
   Locked lock(fake->device.env());
   return fn(fake->device);
 }
@@ -67,16 +67,15 @@ int vhca_fake_owns_ring(vhca_fake* fake, unsigned long long dma) {
 }
 
 void vhca_fake_set_core(vhca_fake* fake, vhca_core_device* core) {
-  Read(fake, [core](vhca::fake::Device& d) { return d.core = core; });
+  UnderLock(fake, [core](vhca::fake::Device& d) { d.core = core; });
 }
 void vhca_fake_set_hang(vhca_fake* fake, int hang) {
-  Read(fake, [hang](vhca::fake::Device& d) { return d.hang = hang; });
+  UnderLock(fake, [hang](vhca::fake::Device& d) { d.hang = hang; });
 }
 void vhca_fake_complete_hung(vhca_fake* fake) { Dev(fake).CompleteHungCommands(); }
 void vhca_fake_force_status(vhca_fake* fake, unsigned int opcode, int status) {
-  Read(fake, [opcode, status](vhca::fake::Device& d) {
+  UnderLock(fake, [opcode, status](vhca::fake::Device& d) {
     d.forced_status.set(opcode, status < 0 ? 0 : static_cast<uint8_t>(status));
-    return 0;
   });
 }
 void vhca_fake_set_port(vhca_fake* fake, unsigned int port, unsigned int state,
@@ -96,25 +95,25 @@ int vhca_fake_post_port_event(vhca_fake* fake, unsigned int port, unsigned int s
 int vhca_fake_eq_idle(vhca_fake* fake, unsigned int eqn) { return Dev(fake).EqIdle(eqn); }
 
 int vhca_fake_enabled(vhca_fake* fake) {
-  return Read(fake, [](vhca::fake::Device& d) { return d.enabled; });
+  return UnderLock(fake, [](vhca::fake::Device& d) { return d.enabled; });
 }
 unsigned int vhca_fake_resets(vhca_fake* fake) {
-  return Read(fake, [](vhca::fake::Device& d) { return d.resets; });
+  return UnderLock(fake, [](vhca::fake::Device& d) { return d.resets; });
 }
 unsigned int vhca_fake_cmdq_pi(vhca_fake* fake) {
-  return Read(fake, [](vhca::fake::Device& d) { return d.cmdq_pi; });
+  return UnderLock(fake, [](vhca::fake::Device& d) { return d.cmdq_pi; });
 }
 unsigned int vhca_fake_cmdq_ci(vhca_fake* fake) {
-  return Read(fake, [](vhca::fake::Device& d) { return d.cmdq_ci; });
+  return UnderLock(fake, [](vhca::fake::Device& d) { return d.cmdq_ci; });
 }
 unsigned int vhca_fake_cmdq_log(vhca_fake* fake) {
-  return Read(fake, [](vhca::fake::Device& d) { return d.cmdq_log; });
+  return UnderLock(fake, [](vhca::fake::Device& d) { return d.cmdq_log; });
 }
 unsigned int vhca_fake_num_executed(vhca_fake* fake) {
-  return Read(fake, [](vhca::fake::Device& d) { return d.executed.size(); });
+  return UnderLock(fake, [](vhca::fake::Device& d) { return d.executed.size(); });
 }
 int vhca_fake_executed(vhca_fake* fake, unsigned int i, vhca_cmd* cmd, unsigned int* slot) {
-  return Read(fake, [=](vhca::fake::Device& d) {
+  return UnderLock(fake, [=](vhca::fake::Device& d) {
     if (!d.executed.kept(i)) return 0;
     *cmd = d.executed[i];
     if (slot) *slot = d.executed_slots[i];
@@ -122,43 +121,43 @@ int vhca_fake_executed(vhca_fake* fake, unsigned int i, vhca_cmd* cmd, unsigned 
   });
 }
 unsigned int vhca_fake_count_opcode(vhca_fake* fake, unsigned int opcode) {
-  return Read(fake, [opcode](vhca::fake::Device& d) {
+  return UnderLock(fake, [opcode](vhca::fake::Device& d) {
     unsigned int n = 0;
     for (const vhca_cmd& cmd : d.executed) n += cmd.opcode == opcode;
     return n;
   });
 }
 unsigned int vhca_fake_num_eq_doorbells(vhca_fake* fake) {
-  return Read(fake, [](vhca::fake::Device& d) { return d.eq_doorbells.size(); });
+  return UnderLock(fake, [](vhca::fake::Device& d) { return d.eq_doorbells.size(); });
 }
 unsigned int vhca_fake_eq_doorbell(vhca_fake* fake, unsigned int i) {
-  return Read(fake, [i](vhca::fake::Device& d) {
+  return UnderLock(fake, [i](vhca::fake::Device& d) {
     return d.eq_doorbells.kept(i) ? d.eq_doorbells[i] : 0u;
   });
 }
 unsigned int vhca_fake_eq_producer(vhca_fake* fake, unsigned int eqn) {
-  return Read(fake, [eqn](vhca::fake::Device& d) {
+  return UnderLock(fake, [eqn](vhca::fake::Device& d) {
     return eqn < VHCA_MAX_EQS ? d.eqs[eqn].producer : 0u;
   });
 }
 unsigned int vhca_fake_eq_log(vhca_fake* fake, unsigned int eqn) {
-  return Read(fake, [eqn](vhca::fake::Device& d) {
+  return UnderLock(fake, [eqn](vhca::fake::Device& d) {
     return eqn < VHCA_MAX_EQS ? d.eqs[eqn].log_size : 0u;
   });
 }
 int vhca_fake_eq_live(vhca_fake* fake, unsigned int eqn) {
-  return Read(fake, [eqn](vhca::fake::Device& d) { return eqn < VHCA_MAX_EQS && d.eqs[eqn].live; });
+  return UnderLock(fake, [eqn](vhca::fake::Device& d) { return eqn < VHCA_MAX_EQS && d.eqs[eqn].live; });
 }
 unsigned int vhca_fake_irqs(vhca_fake* fake, unsigned int vector) {
-  return Read(fake, [vector](vhca::fake::Device& d) {
+  return UnderLock(fake, [vector](vhca::fake::Device& d) {
     return vector < VHCA_MAX_VECTORS ? d.irqs[vector] : 0u;
   });
 }
 unsigned int vhca_fake_pds_allocated(vhca_fake* fake) {
-  return Read(fake, [](vhca::fake::Device& d) { return d.pds.size(); });
+  return UnderLock(fake, [](vhca::fake::Device& d) { return d.pds.size(); });
 }
 unsigned int vhca_fake_protocol_errors(vhca_fake* fake) {
-  return Read(fake, [](vhca::fake::Device& d) { return d.protocol_errors; });
+  return UnderLock(fake, [](vhca::fake::Device& d) { return d.protocol_errors; });
 }
 
 }  // extern "C"
