@@ -92,6 +92,9 @@ int vhca_fake_post_port_event(vhca_fake* fake, unsigned int port, unsigned int s
   return Dev(fake).PostPortEvent(static_cast<uint8_t>(port), static_cast<uint8_t>(subtype),
                                  static_cast<uint8_t>(state), static_cast<uint16_t>(lid));
 }
+void vhca_fake_post_cqe(vhca_fake* fake, unsigned int cqn, const vhca_cqe* cqe) {
+  Dev(fake).PostCqe(cqn, *cqe);
+}
 int vhca_fake_eq_idle(vhca_fake* fake, unsigned int eqn) { return Dev(fake).EqIdle(eqn); }
 
 int vhca_fake_enabled(vhca_fake* fake) {

@@ -10,6 +10,7 @@
 
 #include "fake_env.h"
 #include "vhca_core.h"
+#include "vhca_hw_verbs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,6 +73,10 @@ int vhca_fake_post_eqe(struct vhca_fake *fake, unsigned int eqn,
 int vhca_fake_post_port_event(struct vhca_fake *fake, unsigned int port,
 			      unsigned int subtype, unsigned int state,
 			      unsigned int lid);
+/* Writes a CQE into CQ cqn as the device does and raises a completion
+ * event on the CQ's EQ if the CQ is armed for it. */
+void vhca_fake_post_cqe(struct vhca_fake *fake, unsigned int cqn,
+			const struct vhca_cqe *cqe);
 /* Every event of the EQ consumed and the EQ armed again. */
 int vhca_fake_eq_idle(struct vhca_fake *fake, unsigned int eqn);
 

@@ -150,4 +150,8 @@ int vhca_kt_cmdq_dead(vhca_core_device* core) {
   return TestDevice(core)->command_queue().dead();
 }
 
+unsigned int vhca_kt_cq_num(vhca_core_cq* cq) {
+  return reinterpret_cast<vhca::CompletionQueue*>(cq)->cqn();
+}
+
 }  // extern "C"

@@ -11,10 +11,13 @@
  * allocated was freed and that the fake device saw no protocol error.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
 
 #include "kunit_bridge.h"
+#include "vhca_core_verbs.h"
 #include "vhca_errno.h"
 
 /* Generous: TCG plus KASAN make everything slow. */
@@ -383,11 +386,78 @@ static void eq_completion_eqs_rearm(struct kunit *test)
 	}
 }
 
+struct kt_cq_events {
+	atomic_t count;
+	atomic_t in_hardirq;
+};
+
+static void kt_cq_completion(void *cq_context)
+{
+	struct kt_cq_events *events = cq_context;
+
+	if (in_hardirq())
+		atomic_inc(&events->in_hardirq);
+	atomic_inc(&events->count);
+}
+
+static bool kt_wait_count(atomic_t *count, int expected)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(KT_WAIT_MS);
+
+	while (atomic_read(count) < expected) {
+		if (time_after(jiffies, deadline))
+			return false;
+		msleep(1);
+	}
+	return true;
+}
+
+/* The data path through the device model: each CQE of an armed CQ raises
+ * one completion event on the CQ's EQ, and the core calls the CQ's handler
+ * from that vector's interrupt, in hard-IRQ context; an unarmed CQ's CQE
+ * raises none. */
+static void eq_cq_completion_events(struct kunit *test)
+{
+	static const struct vhca_core_event_ops ops = {
+		.cq_completion = kt_cq_completion,
+	};
+	struct vhca_cqe cqe = { .wr_id = 0x1234, .opcode = VHCA_CQE_SEND };
+	/* Static: a failed assertion returns with the CQ still live. */
+	static struct kt_cq_events events;
+	struct kt_fixture *fx = kt(test);
+	struct vhca_core_cq *cq;
+	unsigned int actual, cqn, eqn;
+	int i;
+
+	atomic_set(&events.count, 0);
+	atomic_set(&events.in_hardirq, 0);
+	KUNIT_ASSERT_EQ(test, kt_create_and_start(test, 3), 0);
+	vhca_core_set_event_ops(fx->core, &ops);
+	KUNIT_ASSERT_EQ(test, vhca_core_create_cq(fx->core, 15, 1, &events, &cq,
+						  &actual), 0);
+	KUNIT_EXPECT_GE(test, actual, 15u);
+	cqn = vhca_kt_cq_num(cq);
+	for (i = 1; i <= 3; i++) {
+		KUNIT_ASSERT_EQ(test, vhca_core_arm_cq(cq, VHCA_CORE_CQ_NEXT_COMP), 0);
+		vhca_fake_post_cqe(fx->fake, cqn, &cqe);
+		KUNIT_ASSERT_TRUE_MSG(test, kt_wait_count(&events.count, i),
+				      "no completion event for CQE %d", i);
+	}
+	/* Not armed again: the CQE is written, no event follows. */
+	vhca_fake_post_cqe(fx->fake, cqn, &cqe);
+	for (eqn = 0; eqn < 3; eqn++)
+		KUNIT_EXPECT_EQ(test, vhca_fake_wait_consumed(fx->fake, eqn, KT_WAIT_MS), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&events.count), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&events.in_hardirq), 3);
+	KUNIT_EXPECT_EQ(test, vhca_core_destroy_cq(cq), 0);
+}
+
 static struct kunit_case eq_cases[] = {
 	KUNIT_CASE(eq_owner_bit_wraps),
 	KUNIT_CASE(eq0_consumes_over_wraps),
 	KUNIT_CASE(eq_doorbell_and_arm_values),
 	KUNIT_CASE(eq_completion_eqs_rearm),
+	KUNIT_CASE(eq_cq_completion_events),
 	{}
 };
 
