@@ -2,7 +2,8 @@
 # Host unit tests of the driver core (`make check-unit`): driver/core
 # compiled natively with the same freestanding flags as in the kernel
 # (minus the kernel code model), plus ASan and UBSan, linked against the
-# fake kernel and fake device of driver/tests and GoogleTest.
+# fake device of driver/fake (compiled freestanding like the core, as it
+# is for vhca_kunit.ko), the fake kernel of driver/tests and GoogleTest.
 # Writes build/results/unit.xml (GoogleTest's JUnit report) and unit.txt
 # ("passed=N failed=M", scripts/junit.py finish); exits non-zero when
 # anything failed.  Extra arguments go to the test binary
@@ -22,14 +23,16 @@ common="-std=gnu++17 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-mis
 # The core as in the kernel: freestanding, no exceptions/RTTI, only gcc's
 # own headers (so a stray #include <vector> fails here too).
 core_flags="$common -ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics -fcheck-new -nostdinc -isystem $($cxx -print-file-name=include)"
-test_flags="$common -Idriver/core -Idriver/tests -pthread"
+# The fake device (driver/fake) under the core's rules, with its headers.
+fake_flags="$core_flags -Idriver/core"
+test_flags="$common -Idriver/core -Idriver/fake -Idriver/tests -pthread"
 
 objs=""
 pids=""
 # Recompiles an object when its source, any header or this script is newer.
 stale() { # source object
 	[ ! -f "$2" ] || [ "$1" -nt "$2" ] ||
-		[ -n "$(find driver/include driver/core driver/tests uapi scripts/run-unit.sh \
+		[ -n "$(find driver/include driver/core driver/fake driver/tests uapi scripts/run-unit.sh \
 			-newer "$2" \( -name '*.h' -o -name run-unit.sh \) | head -n 1)" ]
 }
 compile() { # flags source object
@@ -45,6 +48,9 @@ for src in driver/core/*.cpp; do
 	# these same files.
 	[ "$src" = driver/core/vhca_core.cpp ] && continue
 	compile "$core_flags" "$src" "$out/core-$(basename "$src" .cpp).o"
+done
+for src in driver/fake/*.cpp; do
+	compile "$fake_flags" "$src" "$out/fake-$(basename "$src" .cpp).o"
 done
 for src in driver/tests/*.cpp; do
 	compile "$test_flags" "$src" "$out/test-$(basename "$src" .cpp).o"

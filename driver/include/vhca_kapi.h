@@ -3,8 +3,9 @@
  * vhca_kapi.h - the kernel services the driver core (freestanding C++)
  * needs, implemented by the C shims in driver/shim (and, for the host unit
  * tests, by driver/tests/fake_kernel.cpp and fake_memory_model.cpp; for
- * the KUnit suites, by driver/kunit/kapi.c with driver/shim/sync.c,
- * barrier.c and atomic.c linked in).
+ * the KUnit suites, by driver/kunit/kapi.c and fake_env.c with
+ * driver/shim/sync.c, barrier.c and atomic.c linked in; in both, the MMIO
+ * functions reach the fake device of driver/fake).
  *
  * This header is seen by two compilers with two different C libraries: the
  * kernel's (uint64_t = unsigned long long) and gcc's freestanding one

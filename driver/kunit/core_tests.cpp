@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 // The C++ half of vhca_kunit.ko: the whole core (one translation unit, as
 // in vhca.ko: vhca_core.cpp explains why) plus test bodies that reach its
-// classes directly, reporting failures through vhca_kunit_fail().
+// classes directly, reporting failures through vhca_kunit_fail(), and the
+// fake device of driver/fake.
 #include "../core/vhca_core.cpp"
+// The fake device, in the same translation unit for the same reason.
+#include "../fake/fake_api.cpp"
+#include "../fake/fake_data_path.cpp"
+#include "../fake/fake_device.cpp"
 #include "kunit_bridge.h"
 
 #define KT_EXPECT(test, cond)                                             \
@@ -55,6 +60,17 @@ void vhca_kt_eq_owner_bit_wraps(void* test, vhca_fake* fake) {
   }
   vhca::OwnedPtr<vhca::EventQueue> eq = created.Take();
   auto* ring = reinterpret_cast<vhca_eqe*>(static_cast<uintptr_t>(eq->ring_dma()));
+  // The device is not enabled (the test writes the entries itself), but
+  // its model of EQ 0 is this ring, so every doorbell is checked too.
+  {
+    vhca::fake::Device::Locked lock(fake->device.env());
+    vhca::fake::Device::Eq& model = fake->device.eqs[0];
+    model = vhca::fake::Device::Eq{};
+    model.live = true;
+    model.base = eq->ring_dma();
+    model.log_size = kLog;
+  }
+  const unsigned errors = vhca_fake_protocol_errors(fake);
 
   // Nothing written yet: a zeroed ring has owner 0, the first pass wants 1.
   uint32_t seen = 0;
@@ -90,6 +106,7 @@ void vhca_kt_eq_owner_bit_wraps(void* test, vhca_fake* fake) {
   WriteEqe(ring, kLog, producer + 1, vhca_eqe_owner(producer + 1, kLog), 0xbb);
   KT_EXPECT_EQ(test, eq->Poll([](const vhca_eqe&) {}), 0u);
   KT_EXPECT_EQ(test, eq->consumer_index(), producer);
+  KT_EXPECT_EQ(test, vhca_fake_protocol_errors(fake), errors);
 }
 
 // Requests bigger than a mailbox half fail before touching the ring.
@@ -131,6 +148,10 @@ unsigned int vhca_kt_eq0_consumer_index(vhca_core_device* core) {
 
 int vhca_kt_cmdq_dead(vhca_core_device* core) {
   return TestDevice(core)->command_queue().dead();
+}
+
+unsigned int vhca_kt_cq_num(vhca_core_cq* cq) {
+  return reinterpret_cast<vhca::CompletionQueue*>(cq)->cqn();
 }
 
 }  // extern "C"

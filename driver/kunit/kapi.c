@@ -7,8 +7,8 @@
  * driver/shim/barrier.c and atomic.c), plus what the tests
  * need on top: allocation-failure injection, a count of live objects, and
  * a list of live "DMA" buffers the fake device checks its accesses against.
- * MMIO, port events and synchronize_irq are the fake device's
- * (fake_device.c).
+ * MMIO, port events and synchronize_irq reach the fake device through its
+ * environment (fake_env.c).
  */
 #include <linux/kernel.h>
 #include <linux/list.h>
@@ -23,6 +23,7 @@ static unsigned long long fail_at;	/* under fake_kernel_lock */
 static unsigned long long allocations;
 static long long outstanding;
 static unsigned int warnings;
+static unsigned int kernel_errors;
 static LIST_HEAD(dma_buffers);
 
 struct fake_dma_buffer {
@@ -56,6 +57,11 @@ unsigned int vhca_fake_warnings(void)
 	return READ_ONCE(warnings);
 }
 
+unsigned int vhca_fake_kernel_errors(void)
+{
+	return READ_ONCE(kernel_errors);
+}
+
 void vhca_fake_kernel_reset(void)
 {
 	unsigned long flags;
@@ -65,6 +71,7 @@ void vhca_fake_kernel_reset(void)
 	allocations = 0;
 	outstanding = 0;
 	warnings = 0;
+	kernel_errors = 0;
 	spin_unlock_irqrestore(&fake_kernel_lock, flags);
 }
 
@@ -182,6 +189,14 @@ void vhca_kapi_dma_free(struct vhca_kapi_device *kdev,
 
 	if (!buf->cpu)
 		return;
+	/* The device must not be able to write into memory we give back. */
+	if (vhca_fake_owns_ring(vhca_fake_of(kdev), buf->dma)) {
+		pr_err("vhca_kunit: DMA ring 0x%llx freed while the device uses it\n",
+		       buf->dma);
+		spin_lock_irqsave(&fake_kernel_lock, flags);
+		kernel_errors++;
+		spin_unlock_irqrestore(&fake_kernel_lock, flags);
+	}
 	spin_lock_irqsave(&fake_kernel_lock, flags);
 	list_for_each_entry(tracker, &dma_buffers, node) {
 		if (tracker->start == buf->dma) {
@@ -199,11 +214,11 @@ void vhca_kapi_dma_free(struct vhca_kapi_device *kdev,
 	memset(buf, 0, sizeof(*buf));
 }
 
-/* The fake's interrupts are irq_work items (fake_device.c). */
+/* The fake's interrupts are irq_work items (fake_env.c). */
 void vhca_kapi_synchronize_irq(struct vhca_kapi_device *kdev,
 			       unsigned int vector)
 {
-	vhca_fake_sync_vector(kdev->fake, vector);
+	vhca_fake_sync_vector(kdev, vector);
 }
 
 /* Spinlocks, semaphores, completions: driver/shim/sync.c, linked in, on

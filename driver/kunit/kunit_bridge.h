@@ -8,7 +8,7 @@
 #ifndef VHCA_KUNIT_BRIDGE_H
 #define VHCA_KUNIT_BRIDGE_H
 
-#include "fake_device.h"
+#include "kunit_fake.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +26,8 @@ void vhca_kt_cmdq_rejects_oversized(void *test, struct vhca_fake *fake);
 unsigned int vhca_kt_pds_outstanding(struct vhca_core_device *core);
 unsigned int vhca_kt_eq0_consumer_index(struct vhca_core_device *core);
 int vhca_kt_cmdq_dead(struct vhca_core_device *core);
+struct vhca_core_cq;
+unsigned int vhca_kt_cq_num(struct vhca_core_cq *cq);
 
 #ifdef __cplusplus
 }

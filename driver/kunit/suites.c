@@ -2,7 +2,7 @@
 /*
  * vhca_kunit.ko: KUnit suites for the driver core, run in the debug guest
  * kernel (KASAN, lockdep, kmemleak) against the fake device of
- * fake_device.c.  Suites: vhca_cmdq, vhca_eq, vhca_ring, vhca_pd,
+ * driver/fake (kunit_fake.h).  Suites: vhca_cmdq, vhca_eq, vhca_ring, vhca_pd,
  * vhca_ports, vhca_alloc_fail.  Documentation/testing.md "KUnit".
  *
  * Every test drives the core through vhca_core.h exactly as the shims do
@@ -11,10 +11,13 @@
  * allocated was freed and that the fake device saw no protocol error.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
 
 #include "kunit_bridge.h"
+#include "vhca_core_verbs.h"
 #include "vhca_errno.h"
 
 /* Generous: TCG plus KASAN make everything slow. */
@@ -108,6 +111,8 @@ static void kt_exit(struct kunit *test)
 	if (fx->started)
 		KUNIT_EXPECT_EQ_MSG(test, vhca_fake_protocol_errors(fx->fake), 0u,
 				    "device saw bad DMA, doorbells or registers");
+	KUNIT_EXPECT_EQ_MSG(test, vhca_fake_kernel_errors(), 0u,
+			    "DMA rings freed while the device used them");
 	vhca_fake_destroy(fx->fake);
 	vhca_fake_kernel_reset();
 }
@@ -118,7 +123,7 @@ static void cmdq_query_device_round_trip(struct kunit *test)
 {
 	struct kt_fixture *fx = kt(test);
 	const struct vhca_device_attr *attr;
-	const struct vhca_cmd *cmd;
+	struct vhca_cmd cmd;
 
 	KUNIT_ASSERT_EQ(test, kt_create_and_start(test, 3), 0);
 	attr = vhca_core_device_attr(fx->core);
@@ -127,13 +132,12 @@ static void cmdq_query_device_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr->fw_version, (1ull << 32) | (2ull << 16) | 3);
 	KUNIT_EXPECT_EQ(test, vhca_core_num_ports(fx->core), 2u);
 	KUNIT_EXPECT_EQ(test, vhca_core_num_comp_vectors(fx->core), 2u);
-	cmd = vhca_fake_executed(fx->fake, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	KUNIT_EXPECT_EQ(test, cmd->opcode, VHCA_CMD_QUERY_DEVICE);
-	KUNIT_EXPECT_EQ(test, cmd->in_addr, 0ull);
-	KUNIT_EXPECT_EQ(test, cmd->in_len, 0u);
-	KUNIT_EXPECT_EQ(test, cmd->out_len, (u32)sizeof(struct vhca_device_attr));
-	KUNIT_EXPECT_NE(test, cmd->out_addr, 0ull);
+	KUNIT_ASSERT_TRUE(test, vhca_fake_executed(fx->fake, 0, &cmd, NULL));
+	KUNIT_EXPECT_EQ(test, cmd.opcode, VHCA_CMD_QUERY_DEVICE);
+	KUNIT_EXPECT_EQ(test, cmd.in_addr, 0ull);
+	KUNIT_EXPECT_EQ(test, cmd.in_len, 0u);
+	KUNIT_EXPECT_EQ(test, cmd.out_len, (u32)sizeof(struct vhca_device_attr));
+	KUNIT_EXPECT_NE(test, cmd.out_addr, 0ull);
 	KUNIT_EXPECT_EQ(test, vhca_fake_count_opcode(fx->fake, VHCA_CMD_CREATE_EQ), 2u);
 	KUNIT_EXPECT_TRUE(test, vhca_fake_eq_live(fx->fake, 1));
 	KUNIT_EXPECT_TRUE(test, vhca_fake_eq_live(fx->fake, 2));
@@ -147,7 +151,7 @@ static void cmdq_token_generations(struct kunit *test)
 {
 	struct kt_fixture *fx = kt(test);
 	unsigned int i, j, n, pdn;
-	const struct vhca_cmd *a, *b;
+	struct vhca_cmd a, b;
 	u32 *last_generation = kunit_kcalloc(test, 256, sizeof(u32), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, last_generation);
@@ -157,14 +161,14 @@ static void cmdq_token_generations(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, vhca_core_dealloc_pd(fx->core, pdn), 0);
 	}
 	n = vhca_fake_num_executed(fx->fake);
-	KUNIT_ASSERT_LE(test, n, (unsigned int)VHCA_FAKE_CMD_LOG);
+	KUNIT_ASSERT_LE(test, n, (unsigned int)VHCA_FAKE_LOG);
 	KUNIT_EXPECT_GT(test, n, 2u << vhca_fake_cmdq_log(fx->fake));
 	KUNIT_EXPECT_EQ(test, vhca_fake_cmdq_ci(fx->fake), vhca_fake_cmdq_pi(fx->fake));
 	for (i = 0; i < n; i++) {
 		u32 token, slot, generation;
 
-		a = vhca_fake_executed(fx->fake, i, NULL);
-		token = a->token;
+		KUNIT_ASSERT_TRUE(test, vhca_fake_executed(fx->fake, i, &a, NULL));
+		token = a.token;
 		slot = token & 0xff;
 		generation = token >> 8;
 		KUNIT_EXPECT_LT(test, slot, 1u << vhca_fake_cmdq_log(fx->fake));
@@ -172,8 +176,8 @@ static void cmdq_token_generations(struct kunit *test)
 				    "command %u reuses slot %u without a newer generation", i, slot);
 		last_generation[slot] = generation;
 		for (j = 0; j < i; j++) {
-			b = vhca_fake_executed(fx->fake, j, NULL);
-			KUNIT_EXPECT_NE_MSG(test, a->token, b->token,
+			KUNIT_ASSERT_TRUE(test, vhca_fake_executed(fx->fake, j, &b, NULL));
+			KUNIT_EXPECT_NE_MSG(test, a.token, b.token,
 					    "commands %u and %u share a token", j, i);
 		}
 	}
@@ -205,9 +209,10 @@ static void cmdq_status_to_errno(struct kunit *test)
 				    cases[i].error, "status 0x%x", cases[i].status);
 		vhca_fake_force_status(fx->fake, VHCA_CMD_ALLOC_PD, -1);
 	}
-	/* Only the OK case counts as allocated in the core: PD 1, the
-	 * first.  (The device allocated for the forced failures too.) */
+	/* Only the OK case allocated, in the core and in the device (a
+	 * forced failure replaces the execution): PD 1, the first. */
 	KUNIT_EXPECT_EQ(test, vhca_kt_pds_outstanding(fx->core), 1u);
+	KUNIT_EXPECT_EQ(test, vhca_fake_pds_allocated(fx->fake), 1u);
 	KUNIT_EXPECT_EQ(test, vhca_core_dealloc_pd(fx->core, 1), 0);
 	KUNIT_EXPECT_EQ(test, vhca_kt_pds_outstanding(fx->core), 0u);
 }
@@ -381,11 +386,78 @@ static void eq_completion_eqs_rearm(struct kunit *test)
 	}
 }
 
+struct kt_cq_events {
+	atomic_t count;
+	atomic_t in_hardirq;
+};
+
+static void kt_cq_completion(void *cq_context)
+{
+	struct kt_cq_events *events = cq_context;
+
+	if (in_hardirq())
+		atomic_inc(&events->in_hardirq);
+	atomic_inc(&events->count);
+}
+
+static bool kt_wait_count(atomic_t *count, int expected)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(KT_WAIT_MS);
+
+	while (atomic_read(count) < expected) {
+		if (time_after(jiffies, deadline))
+			return false;
+		msleep(1);
+	}
+	return true;
+}
+
+/* The data path through the device model: each CQE of an armed CQ raises
+ * one completion event on the CQ's EQ, and the core calls the CQ's handler
+ * from that vector's interrupt, in hard-IRQ context; an unarmed CQ's CQE
+ * raises none. */
+static void eq_cq_completion_events(struct kunit *test)
+{
+	static const struct vhca_core_event_ops ops = {
+		.cq_completion = kt_cq_completion,
+	};
+	struct vhca_cqe cqe = { .wr_id = 0x1234, .opcode = VHCA_CQE_SEND };
+	/* Static: a failed assertion returns with the CQ still live. */
+	static struct kt_cq_events events;
+	struct kt_fixture *fx = kt(test);
+	struct vhca_core_cq *cq;
+	unsigned int actual, cqn, eqn;
+	int i;
+
+	atomic_set(&events.count, 0);
+	atomic_set(&events.in_hardirq, 0);
+	KUNIT_ASSERT_EQ(test, kt_create_and_start(test, 3), 0);
+	vhca_core_set_event_ops(fx->core, &ops);
+	KUNIT_ASSERT_EQ(test, vhca_core_create_cq(fx->core, 15, 1, &events, &cq,
+						  &actual), 0);
+	KUNIT_EXPECT_GE(test, actual, 15u);
+	cqn = vhca_kt_cq_num(cq);
+	for (i = 1; i <= 3; i++) {
+		KUNIT_ASSERT_EQ(test, vhca_core_arm_cq(cq, VHCA_CORE_CQ_NEXT_COMP), 0);
+		vhca_fake_post_cqe(fx->fake, cqn, &cqe);
+		KUNIT_ASSERT_TRUE_MSG(test, kt_wait_count(&events.count, i),
+				      "no completion event for CQE %d", i);
+	}
+	/* Not armed again: the CQE is written, no event follows. */
+	vhca_fake_post_cqe(fx->fake, cqn, &cqe);
+	for (eqn = 0; eqn < 3; eqn++)
+		KUNIT_EXPECT_EQ(test, vhca_fake_wait_consumed(fx->fake, eqn, KT_WAIT_MS), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&events.count), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&events.in_hardirq), 3);
+	KUNIT_EXPECT_EQ(test, vhca_core_destroy_cq(cq), 0);
+}
+
 static struct kunit_case eq_cases[] = {
 	KUNIT_CASE(eq_owner_bit_wraps),
 	KUNIT_CASE(eq0_consumes_over_wraps),
 	KUNIT_CASE(eq_doorbell_and_arm_values),
 	KUNIT_CASE(eq_completion_eqs_rearm),
+	KUNIT_CASE(eq_cq_completion_events),
 	{}
 };
 
@@ -452,8 +524,10 @@ static void ring_cmdq_wraps(struct kunit *test)
 	n = vhca_fake_num_executed(fx->fake);
 	KUNIT_EXPECT_EQ(test, vhca_fake_cmdq_pi(fx->fake), n);
 	KUNIT_EXPECT_EQ(test, vhca_fake_cmdq_ci(fx->fake), n);
-	for (i = n > VHCA_FAKE_CMD_LOG ? n - VHCA_FAKE_CMD_LOG : 0; i < n; i++) {
-		KUNIT_ASSERT_NOT_NULL(test, vhca_fake_executed(fx->fake, i, &slot));
+	for (i = n > VHCA_FAKE_LOG ? n - VHCA_FAKE_LOG : 0; i < n; i++) {
+		struct vhca_cmd cmd;
+
+		KUNIT_ASSERT_TRUE(test, vhca_fake_executed(fx->fake, i, &cmd, &slot));
 		KUNIT_EXPECT_EQ(test, slot, i & mask);
 	}
 }

@@ -81,12 +81,12 @@ TEST_F(BringUpTest, BadCapsAreRefused) {
 }
 
 TEST_F(BringUpTest, QueryDeviceFailureUndoesEverything) {
-  device_.forced_status[VHCA_CMD_QUERY_DEVICE] = VHCA_CMD_INTERNAL;
+  device_.forced_status.set(VHCA_CMD_QUERY_DEVICE, VHCA_CMD_INTERNAL);
   EXPECT_EQ(CreateAndStart(), -VHCA_EIO);
 }
 
 TEST_F(BringUpTest, CreateEqFailureUndoesEverything) {
-  device_.forced_status[VHCA_CMD_CREATE_EQ] = VHCA_CMD_NO_RESOURCES;
+  device_.forced_status.set(VHCA_CMD_CREATE_EQ, VHCA_CMD_NO_RESOURCES);
   EXPECT_EQ(CreateAndStart(), -VHCA_ENOMEM);
 }
 

@@ -55,7 +55,7 @@ TEST_P(StatusToErrnoTest, DeviceStatusBecomesErrno) {
   EXPECT_EQ(vhca::StatusToErrno(GetParam().status), GetParam().error);
   // And end to end: the status of a real command.
   ASSERT_EQ(CreateAndStart(), 0);
-  device_.forced_status[VHCA_CMD_ALLOC_PD] = GetParam().status;
+  device_.forced_status.set(VHCA_CMD_ALLOC_PD, GetParam().status);
   unsigned pdn = 0;
   EXPECT_EQ(vhca_core_alloc_pd(core_, &pdn), GetParam().error);
   if (GetParam().error == 0) {

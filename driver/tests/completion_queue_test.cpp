@@ -250,7 +250,7 @@ TEST_F(CqTest, DeviceErrorsBecomeErrnos) {
   vhca_core_cq* cq = nullptr;
   unsigned actual = 0;
   const int64_t before = kernel_.outstanding();
-  device_.forced_status[VHCA_CMD_CREATE_CQ] = VHCA_CMD_NO_RESOURCES;
+  device_.forced_status.set(VHCA_CMD_CREATE_CQ, VHCA_CMD_NO_RESOURCES);
   EXPECT_EQ(vhca_core_create_cq(core_, 8, 0, nullptr, &cq, &actual), -VHCA_ENOMEM);
   EXPECT_EQ(kernel_.outstanding(), before);
   device_.forced_status.clear();
@@ -298,7 +298,7 @@ TEST_F(CqTest, ResizeKeepsUnpolledCompletions) {
   // Refused sizes and device errors leave the CQ as it was.
   EXPECT_EQ(vhca_core_resize_cq(cq, 0, &actual), -VHCA_EINVAL);
   EXPECT_EQ(vhca_core_resize_cq(cq, 1u << VHCA_MAX_LOG_CQ, &actual), -VHCA_EINVAL);
-  device_.forced_status[VHCA_CMD_RESIZE_CQ] = VHCA_CMD_BAD_PARAM;
+  device_.forced_status.set(VHCA_CMD_RESIZE_CQ, VHCA_CMD_BAD_PARAM);
   EXPECT_EQ(vhca_core_resize_cq(cq, 8, &actual), -VHCA_EINVAL);
   EXPECT_EQ(Cq(cq).log_size(), 7u);
   EXPECT_EQ(kernel_.outstanding(), without_qp);

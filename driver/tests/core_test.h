@@ -6,12 +6,14 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_device.h"
+#include "device_views.h"
 #include "fake_kernel.h"
 #include "vhca_core.h"
 
 class CoreTest : public ::testing::Test {
  protected:
+  CoreTest() { kernel_.device = &device_; }
+
   // Create + start as pci.c does; on failure everything is undone.
   int CreateAndStart(unsigned vectors = 3) {
     int err = vhca_core_create(&kdev_, &core_);

@@ -88,7 +88,7 @@ TEST_F(EventQueueTest, LongBurstReportsProgressWithoutArming) {
   const std::vector<uint32_t> expected = {vhca_db_eq_value(1, 4, 0),
                                           vhca_db_eq_value(1, 8, 0),
                                           vhca_db_eq_value(1, 8, 1)};
-  EXPECT_EQ(device_.eq_doorbells, expected);
+  EXPECT_EQ(ToVector(device_.eq_doorbells), expected);
 }
 
 TEST_F(EventQueueTest, ConsumerIndexWrapsIn24Bits) {

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "fake_device.h"
 #include "vhca_errno.h"
 
 namespace {
@@ -190,7 +189,8 @@ void vhca_kapi_complete(vhca_kapi_completion* c) { c->done = true; }
 
 int vhca_kapi_wait_timeout(vhca_kapi_completion* c, unsigned int timeout_ms) {
   EXPECT_EQ(FakeKernel::Current().locks_held, 0) << "sleeping with a lock held";
-  if (!c->done) FakeDevice::RunAll();
+  FakeKernel& k = FakeKernel::Current();
+  if (!c->done && k.device) k.device->Run();
   return c->done ? 0 : -VHCA_ETIMEDOUT;
 }
 
@@ -222,6 +222,45 @@ void vhca_kapi_log(vhca_kapi_device* kdev, int level, const char* fmt, ...) {
 void vhca_kapi_port_event(vhca_kapi_device* kdev, unsigned int port,
                           unsigned int event) {
   FakeKernel::Current().port_events().push_back({port, event});
+}
+
+// ---- fake_env.h: the fake device's environment ------------------------
+
+unsigned long vhca_fake_env_lock(vhca_fake_env* env) {
+  FakeKernel& k = FakeKernel::Current();
+  EXPECT_FALSE(k.device_locked) << "the fake device took its own lock twice";
+  k.device_locked = true;
+  return 0;
+}
+
+void vhca_fake_env_unlock(vhca_fake_env* env, unsigned long flags) {
+  FakeKernel::Current().device_locked = false;
+}
+
+// Single-threaded: commands run and raised vectors fire in
+// FakeDevice::Run(), when a waiting command or the test calls it.
+void vhca_fake_env_kick(vhca_fake_env* env) {}
+void vhca_fake_env_raise(vhca_fake_env* env, unsigned int vector) {}
+
+void vhca_fake_env_irq_handler(vhca_fake_env* env, vhca_core_device* core,
+                               unsigned int vector) {
+  FakeKernel& k = FakeKernel::Current();
+  k.in_irq_vector = static_cast<int>(vector);
+  vhca_core_irq(core, vector);
+  k.in_irq_vector = -1;
+}
+
+int vhca_fake_env_dma_live(vhca_fake_env* env, unsigned long long addr, size_t len) {
+  return FakeKernel::Current().IsDmaRange(addr, len);
+}
+
+void vhca_fake_env_report(vhca_fake_env* env, const char* fmt, ...) {
+  char line[256];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(line, sizeof(line), fmt, args);
+  va_end(args);
+  ADD_FAILURE() << "fake device: " << line;
 }
 
 }  // extern "C"

@@ -5,7 +5,9 @@
 // locks/semaphores/completions that check their own use, captured logs and
 // port events, the vectors synchronize_irq waited for.  Waiting on a
 // completion runs the fake device (commands are asynchronous on the real
-// device too).
+// device too).  It is also the environment of the fake device
+// (driver/fake/fake_env.h): single-threaded, so the device runs only when
+// a test or a waiting command calls FakeDevice::Run().
 #ifndef VHCA_TESTS_FAKE_KERNEL_H
 #define VHCA_TESTS_FAKE_KERNEL_H
 
@@ -16,9 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "fake_device.h"
 #include "vhca_kapi.h"
 
-class FakeDevice;
+using FakeDevice = vhca::fake::Device;
 
 struct vhca_kapi_device {
   FakeDevice* device;
@@ -55,6 +58,9 @@ class FakeKernel {
   int locks_held = 0;
   unsigned sleeps_ms = 0;
   int in_irq_vector = -1;  // the vector whose handler runs (FakeDevice)
+  bool device_locked = false;  // the fake device's lock (fake_env.h)
+  // The device of vhca_kapi_wait_timeout (a completion has no device).
+  FakeDevice* device = nullptr;
 
  private:
   uint64_t fail_at_ = 0;

@@ -71,7 +71,7 @@ TEST_F(MrTest, PagedRegionDirect) {
   EXPECT_EQ(device_mr.in.pages.npages, 3u);
   EXPECT_EQ(device_mr.in.pages.page_shift, 12);
   EXPECT_EQ(device_mr.in.flags, 0);
-  EXPECT_EQ(device_mr.pages, std::vector<uint64_t>(pages, pages + 3));
+  EXPECT_EQ(DevicePages(device_mr), std::vector<uint64_t>(pages, pages + 3));
   // Registered once only.
   EXPECT_EQ(vhca_core_mr_register(mr, pdn_, iova, 4096, 12, 0), -VHCA_EINVAL);
 }
@@ -102,7 +102,7 @@ TEST_F(MrTest, ReregisterKeepsTheKey) {
   EXPECT_EQ(dev.in.access, access);
   EXPECT_EQ(dev.in.iova, 0x300010u);
   EXPECT_EQ(dev.in.first_byte_offset, 0x10u);
-  EXPECT_EQ(dev.pages, (std::vector<uint64_t>{0x300000, 0x301000}));
+  EXPECT_EQ(DevicePages(dev), (std::vector<uint64_t>{0x300000, 0x301000}));
   const size_t commands = device_.executed.size();
   EXPECT_EQ(vhca_core_destroy_mr(staged), 0);  // not registered: no command
   EXPECT_EQ(device_.executed.size(), commands);
@@ -139,7 +139,7 @@ TEST_F(MrTest, PagedRegionIndirect) {
   EXPECT_EQ(device_mr.in.pages.mode, VHCA_BUF_INDIRECT);
   EXPECT_EQ(device_mr.in.pages.npages, npages);
   EXPECT_EQ(device_mr.in.pages.page_shift, 21);
-  EXPECT_EQ(device_mr.pages, pages);
+  EXPECT_EQ(DevicePages(device_mr), pages);
 }
 
 TEST_F(MrTest, RegisterChecksThePageList) {
@@ -240,7 +240,7 @@ TEST_F(MrTest, FastRegistrationThroughAQueuePair) {
   memcpy(&seg, Qp(qp).sq().Wqe(0) + sizeof(vhca_wqe_ctrl), sizeof(seg));
   EXPECT_EQ(seg.pages.mode, VHCA_BUF_INDIRECT);
   EXPECT_EQ(seg.pages.npages, 600u);
-  EXPECT_EQ(device_.ReadPages(seg.pages)[599], 600u * 0x1000);
+  EXPECT_EQ(DevicePages(device_, seg.pages)[599], 600u * 0x1000);
   // Then a local invalidate of the same key.
   vhca_core_send_wr inv{};
   inv.opcode = VHCA_WQE_LOCAL_INV;

@@ -149,7 +149,7 @@ TEST_F(EventsTest, AReusedHandleNamesTheNewObject) {
 TEST_F(EventsTest, ARefusedDestroyKeepsTheObjectRegistered) {
   vhca_core_cq* cq = CreateCq();
   const uint32_t cqn = Cq(cq).cqn();
-  device_.forced_status[VHCA_CMD_DESTROY_CQ] = VHCA_CMD_BAD_PARAM;
+  device_.forced_status.set(VHCA_CMD_DESTROY_CQ, VHCA_CMD_BAD_PARAM);
   EXPECT_EQ(vhca_core_destroy_cq(cq), -VHCA_EINVAL);
   EXPECT_EQ(kernel_.synchronized_irqs().size(), 2u);  // it was removed
   device_.forced_status.erase(VHCA_CMD_DESTROY_CQ);

@@ -57,7 +57,7 @@ TEST_F(PageListTest, DirectUpTo512Entries) {
     WireBytes expected(capacity * 8);
     for (uint32_t i = 0; i < capacity; i++) expected.Put64(i * 8, 0x100000ull * (i + 1));
     EXPECT_EQ(WireBytes::Of(array, capacity * 8), expected.bytes());
-    EXPECT_EQ(device_.ReadPages(desc.value()).size(), capacity);
+    EXPECT_EQ(DevicePages(device_, desc.value()).size(), capacity);
   }
 }
 
@@ -82,7 +82,7 @@ TEST_F(PageListTest, IndirectBeyond512) {
     EXPECT_EQ(top[leaf] % 4096, 0u);
     EXPECT_TRUE(kernel_.IsDmaRange(top[leaf], 4096));
   }
-  EXPECT_EQ(device_.ReadPages(desc.value()), pages);
+  EXPECT_EQ(DevicePages(device_, desc.value()), pages);
   // A prefix is described by the same structure.
   auto prefix = list.value().Descriptor(5, 12);
   ASSERT_TRUE(prefix.ok());

@@ -322,7 +322,7 @@ TEST_F(QpTest, ModifySendsOnlyTheMaskedFields) {
   const unsigned mask = VHCA_QP_ATTR_STATE | VHCA_QP_ATTR_PKEY_INDEX |
                         VHCA_QP_ATTR_PORT | VHCA_QP_ATTR_ACCESS_FLAGS;
   ASSERT_EQ(vhca_core_modify_qp(qp, &attr, mask), 0);
-  const auto& sent = device_.qps[vhca_core_qp_num(qp)].modifies.back();
+  const auto& sent = device_.qps[vhca_core_qp_num(qp)].last_modify;
   WireBytes expected(128);
   expected.Put32(kMask, mask).Put8(kState, 3).Put8(kPort, 2).Put16(kPkeyIndex, 0x0102)
       .Put32(kAccess, VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_READ |
@@ -393,7 +393,7 @@ TEST_F(QpTest, Multicast) {
   WireBytes expected(32);
   expected.Put32(0, qpn).Put16(4, 0xc001).PutRaw(8, mgid, 16);
   EXPECT_EQ(WireBytes::Of(cmd.in.raw, 32), expected.bytes());
-  EXPECT_TRUE(device_.mcast.count({qpn, 0xc001}));
+  EXPECT_TRUE(device_.mcast.count(FakeDevice::McastKey(qpn, 0xc001)));
   ASSERT_EQ(vhca_core_detach_mcast(qp, 0xc001, mgid), 0);
   EXPECT_TRUE(device_.mcast.empty());
   EXPECT_EQ(vhca_core_detach_mcast(qp, 0xc001, mgid), -VHCA_EINVAL);
@@ -403,7 +403,7 @@ TEST_F(QpTest, DestroyFailureWithADeviceAnswerKeepsTheQp) {
   vhca_core_cq* cq = CreateCq();
   vhca_core_qp_init init = QpInit(cq);
   vhca_core_qp* qp = CreateQp(&init);
-  device_.forced_status[VHCA_CMD_DESTROY_QP] = VHCA_CMD_BUSY;
+  device_.forced_status.set(VHCA_CMD_DESTROY_QP, VHCA_CMD_BUSY);
   EXPECT_EQ(vhca_core_destroy_qp(qp), -VHCA_EBUSY);
   device_.forced_status.clear();
   EXPECT_EQ(vhca_core_destroy_cq(cq), -VHCA_EBUSY);  // still attached

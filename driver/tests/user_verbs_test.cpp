@@ -98,7 +98,7 @@ TEST_F(UserVerbsTest, UserCqCommand) {
   EXPECT_EQ(in.buf.mode, VHCA_BUF_DIRECT);
   EXPECT_EQ(in.buf.npages, 1u);
   EXPECT_EQ(in.buf.page_shift, 12);
-  EXPECT_EQ(device_.ReadPages(in.buf), std::vector<uint64_t>{PageDma(2)});
+  EXPECT_EQ(DevicePages(device_, in.buf), std::vector<uint64_t>{PageDma(2)});
   EXPECT_EQ(in.dbrec_addr, PageDma(1));  // byte 4096: page 2
   EXPECT_EQ(in.db_page, 5u);
   EXPECT_EQ(in.log_size, 6);
@@ -132,7 +132,7 @@ TEST_F(UserVerbsTest, UserCqResize) {
   EXPECT_EQ(device_.executed.back().opcode, VHCA_CMD_RESIZE_CQ);
   EXPECT_EQ(in.log_size, 7);
   EXPECT_EQ(in.db_page, 5u);  // the device refuses another page
-  EXPECT_EQ(device_.ReadPages(in.buf), (std::vector<uint64_t>{PageDma(3), PageDma(2)}));
+  EXPECT_EQ(DevicePages(device_, in.buf), (std::vector<uint64_t>{PageDma(3), PageDma(2)}));
   EXPECT_EQ(in.dbrec_addr, PageDma(1));
   auto* ring = static_cast<const vhca_cqe*>(pages_[pages_.size() - 3].cpu);
   for (int i = 0; i < 3; i++) {
@@ -196,7 +196,7 @@ TEST_F(UserVerbsTest, UserQpCommandAndGeometry) {
   EXPECT_EQ(in.sq_wqe_shift, 7);
   EXPECT_EQ(in.rq_log_size, 4);
   EXPECT_EQ(in.rq_wqe_shift, 6);
-  EXPECT_EQ(device_.ReadPages(in.rq_buf), std::vector<uint64_t>{PageDma(1)});
+  EXPECT_EQ(DevicePages(device_, in.rq_buf), std::vector<uint64_t>{PageDma(1)});
   EXPECT_EQ(init.cap.max_send_wr, 16u);
   EXPECT_EQ(vhca_core_qp_max_inline(qp), 128u - 80u);
   // The provider posts and rings; the kernel entry points refuse.
