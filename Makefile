@@ -6,7 +6,8 @@
 
 PYTHON := /usr/bin/python3
 # KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh:
-# KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm` and `run`.
+# KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm`, `check-ulp`
+# and `run`.
 KERNEL ?= $(or $(VHCA_KERNEL),default)
 ifeq ($(KERNEL),debug)
 MODULE_KO := build/debug/vhca.ko
@@ -24,7 +25,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-full check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm switch test \
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug check-ulp-full check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm switch test \
 	bench run clean
 
 all: qemu module initramfs
@@ -96,10 +97,15 @@ check-uverbs: deps qemu module initramfs provider
 # Storage ULPs in a guest (Documentation/ulps.md): NVMe over RDMA, iSER,
 # SRP, NFS over RDMA with fio verification.  check-ulp (in `make test`) is
 # the quick subset, check-ulp-full everything (faults, hot-unplug, FRWR
-# forced with ib_core force_mr=1).
+# forced with ib_core force_mr=1).  KERNEL=debug runs the quick subset on
+# the debug kernel (build/results/ulp-debug.xml): check-ulp-debug.
 check-ulp: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "check-ulp: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-ulp.sh
+
+# The quick ULP subset on the debug kernel; fails on any KASAN, lockdep,
+# kmemleak, WARNING or BUG report (vmlib.check_debug_kernel).
+check-ulp-debug: deps kernel-debug
+	$(MAKE) --no-print-directory check-ulp KERNEL=debug
 
 check-ulp-full: deps qemu module initramfs provider
 	@test "$(KERNEL)" = default || { echo "check-ulp-full: KERNEL=default only" >&2; exit 1; }

@@ -5,6 +5,10 @@
 #   run-ulp.sh        `make check-ulp` (a `make test` tier): the quick
 #                     subset (tests not marked `full`), one guest boot;
 #                     build/results/ulp.txt
+#                     With VHCA_KERNEL=debug (`make check-ulp-debug`)
+#                     the same on the debug kernel: build/results/
+#                     ulp-debug.txt, and kmemleak and the kernel log
+#                     checked at the end (selftests/ulp/conftest.py)
 #   run-ulp.sh full   `make check-ulp-full`, three guest sessions:
 #                     every test; every test but the fault ones (marked
 #                     `fault`: hot-unplug, rmmod) with ib_core force_mr=1
@@ -43,7 +47,11 @@ markers() {
 
 case "$mode" in
 quick)
-	exec scripts/run-verbs-pytest.sh ulp "${files[@]}" -m "$(markers not full)" "$@"
+	# VHCA_KERNEL=debug (`make check-ulp-debug`): on the debug kernel,
+	# build/results/ulp-debug.txt.
+	tier=ulp
+	[ "${VHCA_KERNEL:-default}" = debug ] && tier=ulp-debug
+	exec scripts/run-verbs-pytest.sh "$tier" "${files[@]}" -m "$(markers not full)" "$@"
 	;;
 open)
 	exec scripts/run-verbs-pytest.sh ulp-open "${files[@]}" -m "$(markers open_bug)" "$@"

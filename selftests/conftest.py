@@ -41,22 +41,7 @@ def vm():
                     timeout=120, check=True)
         yield machine
         if DEBUG:
-            check_debug_kernel(machine)
-
-
-def check_debug_kernel(machine):
-    """The debug kernel's verdict on the whole session (an error in the
-    last test's teardown, so the run fails): unload the driver, then no
-    kmemleak report and no KASAN/lockdep/WARNING/BUG line in the log."""
-    machine.run("rmmod vhca 2>/dev/null; true", timeout=120)
-    leaks = machine.kmemleak_report()
-    bad = vmlib.bad_dmesg_lines(machine.dmesg())
-    problems = []
-    if leaks.strip():
-        problems.append("kmemleak:\n" + leaks[:8000])
-    if bad:
-        problems.append("kernel log:\n" + "\n".join(bad[:100]))
-    assert not problems, "debug kernel found problems:\n" + "\n".join(problems)
+            vmlib.check_debug_kernel(machine)
 
 
 @pytest.fixture(scope="session")

@@ -98,6 +98,23 @@ def bad_dmesg_lines(text):
     return [line for line in text.splitlines() if BAD_DMESG.search(line)]
 
 
+def check_debug_kernel(machine, unload="rmmod vhca", known=lambda text: text):
+    """The debug kernel's verdict on a whole guest session (`make
+    check-vm-debug`, `make check-ulp-debug`): run `unload` (the driver
+    and whatever still holds it), then no kmemleak report and no
+    KASAN/lockdep/WARNING/BUG line in the kernel log (`known` drops the
+    documented splats first); AssertionError listing what was found."""
+    machine.run("%s 2>/dev/null; true" % unload, timeout=300)
+    leaks = machine.kmemleak_report()
+    bad = bad_dmesg_lines(known(machine.dmesg()))
+    problems = []
+    if leaks.strip():
+        problems.append("kmemleak:\n" + leaks[:8000])
+    if bad:
+        problems.append("kernel log:\n" + "\n".join(bad[:100]))
+    assert not problems, "debug kernel found problems:\n" + "\n".join(problems)
+
+
 # Shell for vm.run(): exits 0 once every port of every IB device is
 # ACTIVE (the fabric's SM), 1 after 60 s.
 WAIT_ACTIVE = r'''

@@ -114,7 +114,10 @@ def vm(module_path):
     for path in (module_path, os.path.join(PROVIDER, "libvhca-rdmav34.so")):
         if not os.path.exists(path):
             raise FileNotFoundError("%s missing: run `make module provider`" % path)
-    with vmlib.VM(devices=DEVICES, name="ulp", memory="3G") as machine:
+    # build/vm-logs/ulp-*.log, ulp-debug-*.log on the debug kernel (the
+    # two tiers may run side by side).
+    name = "ulp-debug" if vmlib.KERNEL_CHOICE == "debug" else "ulp"
+    with vmlib.VM(devices=DEVICES, name=name, memory="3G") as machine:
         core = "ib_core force_mr=1" if FORCE_MR else "ib_core"
         machine.run("modprobe %s && modprobe -a ib_uverbs ib_umad" % core,
                     timeout=120, check=True)
@@ -137,6 +140,11 @@ def vm(module_path):
                                         ulplib.BACKEND_MAX_SECTORS),
                     timeout=60, check=True)
         yield machine
+        if vmlib.KERNEL_CHOICE == "debug":
+            # Every ULP is down (module-scoped fixtures): vhca's removal
+            # under the ULP modules still loaded, then kmemleak and the
+            # whole log (`make check-ulp-debug`).
+            vmlib.check_debug_kernel(machine, known=ulplib.without_known_splats)
 
 
 @pytest.fixture(scope="session")

@@ -74,7 +74,7 @@ def test_iser_fio_verify_8m_ios(vm, iser_disk):
 
 
 @pytest.mark.full
-@pytest.mark.open_bug  # the next login times out in 2 of 5 runs (ulps.md "Open bugs")
+@pytest.mark.open_bug  # iscsiadm lost the next discovery login's response (ulps.md "Open bugs")
 def test_iser_logout_login_under_io(vm, fabric, iser_disk):
     """Logout while fio runs: the session's commands fail, the disk goes
     away, nothing hangs; a new login gets a disk with the data intact."""

@@ -237,21 +237,43 @@ KNOWN_SPLATS = [
      "WQ_MEM_RECLAIM workqueue, and device_del() flushes a pending runtime PM "
      "work item of pm_wq (check_flush_dependency, once per boot): iSCSI "
      "session removal, the same over TCP"),
+    (r"partition_scan_work[\s\S]*nvme_mpath_remove_disk",
+     "lockdep (debug kernel): nvme_core's native multipath flushes the "
+     "namespace head's partition_scan_work from nvme_mpath_remove_disk() "
+     "with the disk's open_mutex held (the last close after `nvme "
+     "disconnect`), and that work takes open_mutex: Linux 6.1's nvme "
+     "multipath, the same over TCP"),
 ]
 
 
+def _splat_end(lines, i):
+    """The line that ends a splat starting at line i, or None: a WARN's
+    "[ cut here ]" ... "---[ end trace", a lockdep report's "=====" rule
+    and "WARNING: possible ..." ... its backtrace's "</TASK>"."""
+    if "[ cut here ]" in lines[i]:
+        return "---[ end trace"
+    if re.search(r"\] =+$", lines[i]) and i + 1 < len(lines) and \
+            "WARNING: possible" in lines[i + 1]:
+        return "</TASK>"
+    return None
+
+
 def without_known_splats(text):
-    """The kernel log without the splats KNOWN_SPLATS names."""
-    out, skipping = [], False
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if "[ cut here ]" in line and i + 1 < len(lines) and \
-                any(re.search(p, lines[i + 1]) for p, _ in KNOWN_SPLATS):
-            skipping = True
-        if not skipping:
-            out.append(line)
-        elif "---[ end trace" in line:
-            skipping = False
+    """The kernel log without the splats KNOWN_SPLATS names (a pattern
+    matches anywhere in the splat)."""
+    out, lines, i = [], text.splitlines(), 0
+    while i < len(lines):
+        end = _splat_end(lines, i)
+        j = i
+        if end:
+            while j < len(lines) - 1 and end not in lines[j]:
+                j += 1
+            block = "\n".join(lines[i:j + 1])
+            if any(re.search(p, block) for p, _ in KNOWN_SPLATS):
+                i = j + 1
+                continue
+        out.append(lines[i])
+        i += 1
     return "\n".join(out)
 
 

@@ -66,11 +66,31 @@ disk() {
 	[ -n "$d" ] && [ -b "/dev/$d" ] && echo "/dev/$d"
 }
 
+# SendTargets discovery over iSER.  iscsiadm runs this login itself
+# (open-iscsi 2.1.8, usr/discovery.c iscsi_login()) and can lose the
+# target's Login Response: it sends the Login Request with a SEND_PDU
+# netlink request and waits for the kernel's answer in __kipc_call(); a
+# RECV_PDU event that comes first (the response, when the target answers
+# before the kernel's netlink answer to SEND_PDU is queued) goes to
+# ctldev_handle(), which parks it in conn->recv_context, and iscsi_login()
+# then polls the empty netlink socket until "Login response timeout"
+# (30 s).  The response reached the initiator: ib_iser's iser_login_rsp()
+# logged it.  With -d 1 iscsiadm logs "expecting event ..., got ...,
+# handling..." when it happens.  A second discovery succeeds; iscsid's
+# own logins (the session's) queue the event and are not affected.
+# Documentation/ulps.md "What the tier found".
+discover() {
+	addr=$1
+	iscsiadm -d 1 -m discovery -t sendtargets -p "$addr:$PORT" -I iser && return 0
+	echo "iser.sh: discovery failed; once more (iscsiadm's lost login response)" >&2
+	iscsiadm -d 1 -m discovery -t sendtargets -p "$addr:$PORT" -I iser
+}
+
 login() {
 	addr=$1
 	modprobe -a sd_mod ib_iser
 	start_iscsid
-	iscsiadm -m discovery -t sendtargets -p "$addr:$PORT" -I iser
+	discover "$addr"
 	iscsiadm -m node -T "$IQN" -p "$addr:$PORT" -I iser -o update \
 		-n node.session.timeo.replacement_timeout -v "$REPLACEMENT_TIMEOUT"
 	iscsiadm -m node -T "$IQN" -p "$addr:$PORT" -I iser --login
