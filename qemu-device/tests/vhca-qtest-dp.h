@@ -42,6 +42,7 @@ typedef struct DpQp {
     uint64_t sq_pages[8];   /* SQ in 4 KiB pages (a page list), or 0 */
     uint32_t sq_pi;
     uint32_t rq_pi;
+    uint64_t rq_dbrec;      /* receive doorbell record, 0: RQ doorbells */
     DpCq *scq;
     DpCq *rcq;
 } DpQp;
@@ -103,6 +104,10 @@ void dp_expect_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
 void dp_expect_no_cqe(Dp *dp, DpCq *cq);
 uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
                           DpCq *scq, DpCq *rcq, uint32_t pd);
+/* With a receive doorbell record at dbrec (dp_post_recv then stores the
+ * producer index there instead of ringing the RQ doorbell). */
+uint8_t dp_create_qp_dbrec(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
+                           DpCq *rcq, uint64_t dbrec);
 void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
                   DpCq *rcq);
 uint8_t dp_modify(Dp *dp, DpQp *qp, struct vhca_qp_context *ctx);
