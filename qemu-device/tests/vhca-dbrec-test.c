@@ -20,14 +20,7 @@ static void dbrec_pair(Dp *dp, DpPair *p, uint8_t rnr_retry)
     g_assert_cmpuint(dp_create_qp_dbrec(dp, &p->b, VHCA_QPT_RC, &p->bcq,
                                         &p->bcq, dp_alloc(dp, 64)), ==,
                      VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dp, &p->a, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dp, &p->b, 2, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p->a, dp->lid[2], p->b.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p->b, dp->lid[1], p->a.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &p->a, rnr_retry), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &p->b, rnr_retry), ==, VHCA_CMD_OK);
+    dp_pair_connect(dp, p, DP_ALL_ACCESS, rnr_retry);
 }
 
 /* SENDs find receives posted through the record alone. */

@@ -362,6 +362,11 @@ void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
     dp_create_cq(dp, &p->bcq, DP_CQ_LOG);
     dp_create_qp(dp, &p->a, type, &p->acq, &p->acq);
     dp_create_qp(dp, &p->b, type, &p->bcq, &p->bcq);
+    dp_pair_connect(dp, p, b_access, rnr_retry);
+}
+
+void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry)
+{
     g_assert_cmpuint(dp_to_init(dp, &p->a, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
     g_assert_cmpuint(dp_to_init(dp, &p->b, 2, b_access), ==, VHCA_CMD_OK);
     g_assert_cmpuint(dp_to_rtr(dp, &p->a, dp->lid[2], p->b.h, 1), ==,
