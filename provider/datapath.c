@@ -2,9 +2,11 @@
 /*
  * datapath.c - the kernel-bypass data path: WQEs in the device format
  * (uapi/vhca_hw_verbs.h "Send WQEs", "Receive WQEs") written into our
- * rings, one 64-bit doorbell per post call on the context's doorbell
- * page, CQEs read with the owner-bit rule and the consumer index stored
- * into the CQ's doorbell record, CQs armed through the CQ doorbell.  The
+ * rings, one 64-bit doorbell per post_send call on the context's doorbell
+ * page, receives handed over through the ring's doorbell record without
+ * an MMIO access (vhca_hw_verbs.h "Receive doorbell records"), CQEs read
+ * with the owner-bit rule and the consumer index stored into the CQ's
+ * doorbell record, CQs armed through the CQ doorbell.  The
  * same encoding as the kernel's driver/core/wqe_builder.cpp and
  * completion_queue.cpp.  x86-64 only (little-endian, TSO): the fences are
  * compiler barriers there.
@@ -274,10 +276,16 @@ static int build_recv_wqe(const struct vhca_ring *ring, uint32_t max_sge,
 	return 0;
 }
 
-/* Posts a chain into ring under lock, then one doorbell. */
+/*
+ * Posts a chain into ring under lock, then hands it over with one store of
+ * the producer index into the ring's doorbell record, without an MMIO
+ * access (vhca_hw_verbs.h "Receive doorbell records"); db_offset >= 0
+ * also rings that doorbell (a QP in ERR: the device flushes the WQEs when
+ * a doorbell tells it).
+ */
 static int post_recv_ring(struct vhca_context *ctx, struct vhca_ring *ring,
 			  struct vhca_lock *lock, uint32_t max_sge,
-			  uint32_t db_offset, uint32_t obj,
+			  int db_offset, uint32_t obj,
 			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	uint32_t start;
@@ -297,9 +305,15 @@ static int post_recv_ring(struct vhca_context *ctx, struct vhca_ring *ring,
 		}
 		ring->pi++;
 	}
-	if (ring->pi != start)
-		vhca_ring_doorbell(ctx, db_offset,
-				   vhca_db_data_value(obj, 0, ring->pi));
+	if (ring->pi != start) {
+		/* the WQEs before the index that hands them over (the
+		 * kernel's dma_wmb; udma_to_device_barrier in rdma-core) */
+		__atomic_store_n(&ring->dbrec->producer_index, htole32(ring->pi),
+				 __ATOMIC_RELEASE);
+		if (db_offset >= 0)
+			vhca_ring_doorbell(ctx, (uint32_t)db_offset,
+					   vhca_db_data_value(obj, 0, ring->pi));
+	}
 	vhca_unlock(lock);
 	return err;
 }
@@ -315,7 +329,9 @@ int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		return EINVAL;
 	}
 	return post_recv_ring(to_vctx(ibqp->context), &qp->rq, &qp->rq_lock,
-			      qp->max_recv_sge, VHCA_DB_RQ, qp->qpn, wr, bad_wr);
+			      qp->max_recv_sge,
+			      ibqp->state == IBV_QPS_ERR ? VHCA_DB_RQ : -1,
+			      qp->qpn, wr, bad_wr);
 }
 
 int vhca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
@@ -323,8 +339,9 @@ int vhca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 {
 	struct vhca_srq *srq = to_vsrq(ibsrq);
 
+	/* an SRQ has no ERR state: the record alone */
 	return post_recv_ring(to_vctx(ibsrq->context), &srq->ring, &srq->lock,
-			      srq->max_sge, VHCA_DB_SRQ, srq->srqn, wr, bad_wr);
+			      srq->max_sge, -1, srq->srqn, wr, bad_wr);
 }
 
 /* ---- completions ---- */

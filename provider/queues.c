@@ -48,6 +48,27 @@ static int ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd, uint64_t type,
 				    type, &ring->buf, &ring->owner);
 }
 
+/* A receive ring (QP RQ, SRQ): its doorbell record after the WQEs, at
+ * producer index 0 (a parent domain's allocator need not zero). */
+static int recv_ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd,
+			   uint64_t type, uint32_t log_size, uint32_t shift)
+{
+	int err = ring_alloc(ring, pd, type, log_size, shift,
+			     sizeof(struct vhca_wq_dbrec));
+
+	if (!err) {
+		ring->dbrec = (struct vhca_wq_dbrec *)((char *)ring->buf +
+						       ((size_t)1 << (log_size + shift)));
+		ring->dbrec->producer_index = 0;
+	}
+	return err;
+}
+
+static uint32_t dbrec_offset(const struct vhca_ring *ring)
+{
+	return (uint32_t)((char *)ring->dbrec - (char *)ring->buf);
+}
+
 static void ring_free(struct vhca_ring *ring)
 {
 	vhca_queue_buf_free(ring->owner, ring->buf, ring->buf_len, ring->res_type);
@@ -401,12 +422,13 @@ static struct vhca_qp *qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *
 	if (err)
 		goto free_qp;
 	if (!attr->srq) {
-		err = ring_alloc(&qp->rq, pd, VHCA_RES_TYPE_RQ, req.rq_log_size,
-				 req.rq_wqe_shift, 0);
+		err = recv_ring_alloc(&qp->rq, pd, VHCA_RES_TYPE_RQ, req.rq_log_size,
+				      req.rq_wqe_shift);
 		if (err)
 			goto free_sq;
 		req.rq_buf_addr = (uintptr_t)qp->rq.buf;
 		req.rq_buf_len = qp->rq.buf_len;
+		req.rq_dbrec_offset = dbrec_offset(&qp->rq);
 	} else {
 		qp->srq = to_vsrq(attr->srq);
 	}
@@ -508,6 +530,10 @@ int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		vhca_unlock(&qp->sq_lock);
 		vhca_lock(&qp->rq_lock);
 		qp->rq.pi = qp->rq.ci = 0;
+		/* else the device would take the old value for new WQEs */
+		if (qp->rq.dbrec)
+			__atomic_store_n(&qp->rq.dbrec->producer_index, 0,
+					 __ATOMIC_RELAXED);
 		vhca_unlock(&qp->rq_lock);
 	}
 	return 0;
@@ -565,8 +591,8 @@ struct ibv_srq *vhca_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *att
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	err = ring_alloc(&srq->ring, pd, VHCA_RES_TYPE_SRQ, layout.rq_log_size,
-			 layout.rq_wqe_shift, 0);
+	err = recv_ring_alloc(&srq->ring, pd, VHCA_RES_TYPE_SRQ, layout.rq_log_size,
+			      layout.rq_wqe_shift);
 	if (err)
 		goto free_srq;
 	vhca_lock_init(&srq->lock, vhca_pd_single_threaded(pd));
@@ -574,6 +600,7 @@ struct ibv_srq *vhca_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *att
 	cmd.drv.buf_len = srq->ring.buf_len;
 	cmd.drv.log_size = layout.rq_log_size;
 	cmd.drv.wqe_shift = layout.rq_wqe_shift;
+	cmd.drv.dbrec_offset = dbrec_offset(&srq->ring);
 	err = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)

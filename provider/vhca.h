@@ -123,6 +123,9 @@ struct vhca_ring {
 	uint32_t shift;
 	uint32_t pi;			/* free running, the poster's */
 	uint32_t ci;			/* free running, advanced by poll_cq */
+	/* receive rings: the doorbell record in buf after the WQEs, where
+	 * post_recv stores pi (vhca_hw_verbs.h "Receive doorbell records") */
+	struct vhca_wq_dbrec *dbrec;
 };
 
 struct vhca_cq {

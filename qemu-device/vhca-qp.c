@@ -213,21 +213,32 @@ static uint8_t vhca_qp_check_create(VhcaState *s,
     return VHCA_CMD_NO_RESOURCES;
 }
 
-uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t result[2])
+/* in_len VHCA_CMD_CREATE_QP_V0_LEN (a driver of ABI minor 0): no record. */
+uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t in_len,
+                           uint32_t result[2])
 {
     struct vhca_cmd_create_qp in;
+    const char *why = NULL;
     VhcaQp *slot = NULL;
     VhcaQp qp = { 0 };
     VhcaSrq *srq = NULL;
     VhcaCq *scq, *rcq;
     uint8_t status;
 
-    if (vhca_dma_read(s, in_addr, &in, sizeof(in)) != MEMTX_OK) {
+    memset(&in, 0, sizeof(in));
+    if (vhca_dma_read(s, in_addr, &in, MIN(in_len, sizeof(in))) != MEMTX_OK) {
         return VHCA_CMD_BAD_ADDR;
     }
     status = vhca_qp_check_create(s, &in, &slot);
     if (status != VHCA_CMD_OK) {
         return status;
+    }
+    if (!(in.flags & VHCA_QP_F_HAS_SRQ)) {
+        qp.rq.dbrec = le64_to_cpu(in.rq_dbrec_addr);
+        status = vhca_wq_dbrec_check(s, qp.rq.dbrec, &why);
+        if (status != VHCA_CMD_OK) {
+            return vhca_qp_reject(status, why, (uint32_t)qp.rq.dbrec);
+        }
     }
     qp.pdn = le32_to_cpu(in.pdn);
     qp.send_cqn = le32_to_cpu(in.send_cqn);
@@ -386,6 +397,7 @@ static void vhca_flush_rq(VhcaState *s, VhcaQp *qp)
     if (qp->flags & VHCA_QP_F_HAS_SRQ) {
         return;     /* the SRQ's WQEs stay for its other QPs */
     }
+    vhca_wq_read_dbrec(s, &qp->rq, false, qp->handle);
     while (qp->rq.ci != qp->rq.pi && qp->rq.pi - qp->rq.ci <= size) {
         uint64_t off = (uint64_t)(qp->rq.ci & (size - 1)) << qp->rq.wqe_shift;
 
@@ -421,7 +433,9 @@ void vhca_qp_to_error(VhcaState *s, VhcaQp *qp)
 /*
  * VHCA_DB_SQ / VHCA_DB_RQ: [23:0] QP handle, [63:32] producer index.  The
  * send queue runs at once, in the doorbell's own thread, for up to
- * VHCA_WQE_BATCH WQEs (Documentation/device.md "Threading model").
+ * VHCA_WQE_BATCH WQEs (Documentation/device.md "Threading model").  A
+ * receive queue with a doorbell record needs no RQ doorbell; its driver
+ * rings one only to have WQEs posted in ERR flushed.
  */
 void vhca_wq_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
                       uint64_t value)

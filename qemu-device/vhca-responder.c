@@ -195,10 +195,12 @@ uint8_t vhca_sgl_read(VhcaSgl *src, uint8_t *buf, uint64_t len)
 
 /* ---- receive WQEs -------------------------------------------------------- */
 
-/* Receive WQEs come from the QP's receive queue or from its SRQ. */
+/* Receive WQEs come from the QP's receive queue or from its SRQ; with
+ * no WQE left by the producer index the device has, it reads the doorbell
+ * record (if any) before deciding (RNR NAK, a dropped datagram). */
 static bool vhca_rq_empty(VhcaState *s, VhcaQp *qp)
 {
-    VhcaWq *wq = vhca_qp_recv_wq(s, qp);
+    VhcaWq *wq = vhca_qp_recv_wq_fresh(s, qp);
 
     return !wq || wq->ci == wq->pi;
 }

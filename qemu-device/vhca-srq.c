@@ -8,6 +8,10 @@
  * WQEs falls below it, SRQ_EVENT LIMIT_REACHED goes to EQ 0 and the limit
  * is disarmed (0) until armed again.
  *
+ * Also here: the receive doorbell records of SRQs and QP receive queues
+ * (vhca_hw_verbs.h "Receive doorbell records"), read when a receive queue
+ * looks empty.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -64,6 +68,7 @@ uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
     srq.limit = le32_to_cpu(in.limit);
     srq.wq.log_size = in.log_size;
     srq.wq.wqe_shift = in.wqe_shift;
+    srq.wq.dbrec = le64_to_cpu(in.dbrec_addr);
     if (in.log_size > VHCA_MAX_LOG_WQ || in.wqe_shift < VHCA_MIN_RQ_WQE_SHIFT ||
         in.wqe_shift > VHCA_MAX_WQE_SHIFT) {
         return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "log_size or wqe_shift "
@@ -75,6 +80,10 @@ uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
     }
     if (!vhca_pd_valid(s, srq.pdn)) {
         return vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such PD", srq.pdn);
+    }
+    status = vhca_wq_dbrec_check(s, srq.wq.dbrec, &why);
+    if (status != VHCA_CMD_OK) {
+        return vhca_srq_reject(status, why, (uint32_t)srq.wq.dbrec);
     }
     bytes = 1ull << (in.log_size + in.wqe_shift);
     status = vhca_buf_load(s, &in.buf, bytes, vhca_ring_max_pages(bytes),
@@ -150,6 +159,11 @@ void vhca_srq_check_limit(VhcaState *s, uint32_t srqn)
     if (!srq->limit || srq->wq.pi - srq->wq.ci >= srq->limit) {
         return;
     }
+    /* Posted WQEs the record announces count too. */
+    vhca_wq_read_dbrec(s, &srq->wq, true, srqn);
+    if (srq->wq.pi - srq->wq.ci >= srq->limit) {
+        return;
+    }
     srq->limit = 0;
     memset(&eqe, 0, sizeof(eqe));
     eqe.type = VHCA_EQE_SRQ_EVENT;
@@ -187,4 +201,77 @@ VhcaWq *vhca_qp_recv_wq(VhcaState *s, VhcaQp *qp)
     }
     srq = vhca_srq_get(s, qp->srqn);
     return srq ? &srq->wq : NULL;
+}
+
+/* CREATE_QP/CREATE_SRQ: a record is optional (0); if given, 8-byte
+ * aligned and in guest memory, as the CQ's. */
+uint8_t vhca_wq_dbrec_check(VhcaState *s, uint64_t addr, const char **why)
+{
+    if (addr == 0) {
+        return VHCA_CMD_OK;
+    }
+    if (addr & 7) {
+        *why = "doorbell record not 8-byte aligned";
+        return VHCA_CMD_BAD_PARAM;
+    }
+    if (!vhca_dma_range_valid(s, addr, sizeof(struct vhca_wq_dbrec))) {
+        *why = "doorbell record not in memory";
+        return VHCA_CMD_BAD_ADDR;
+    }
+    return VHCA_CMD_OK;
+}
+
+/*
+ * Take the producer index the driver stored in the record, when it is
+ * possible: not behind the one the device has (a stale record, e.g. not
+ * zeroed after RESET) and at most the ring size ahead of the consumer
+ * index.  Otherwise it is ignored, as a bad doorbell is.  The DMA read
+ * is ordered before the reads of the WQEs it announces: every
+ * pci_dma_read starts with a full barrier (dma_barrier() in QEMU 7.2),
+ * the pair of the driver's dma_wmb() between its WQE and record writes.
+ */
+void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, bool srq, uint32_t handle)
+{
+    const char *kind = srq ? "srq" : "rq";
+    struct vhca_wq_dbrec rec;
+    uint32_t pi;
+
+    if (!wq->dbrec) {
+        return;
+    }
+    if (vhca_dma_read(s, wq->dbrec, &rec, sizeof(rec)) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: %s 0x%x doorbell record at "
+                      "0x%" PRIx64 " not readable\n", kind, handle,
+                      wq->dbrec);
+        trace_vhca_wq_dbrec_reject(kind, handle, "record not readable", 0);
+        return;
+    }
+    pi = le32_to_cpu(rec.producer_index);
+    if (pi == wq->pi) {
+        return;
+    }
+    if (pi - wq->ci > (1u << wq->log_size) || pi - wq->ci < wq->pi - wq->ci) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: %s 0x%x doorbell record "
+                      "producer index %u impossible (pi %u ci %u), "
+                      "ignored\n", kind, handle, pi, wq->pi, wq->ci);
+        trace_vhca_wq_dbrec_reject(kind, handle, "producer index impossible",
+                                   pi);
+        return;
+    }
+    wq->pi = pi;
+    trace_vhca_wq_dbrec(kind, handle, pi);
+}
+
+VhcaWq *vhca_qp_recv_wq_fresh(VhcaState *s, VhcaQp *qp)
+{
+    VhcaWq *wq = vhca_qp_recv_wq(s, qp);
+
+    if (wq && wq->ci == wq->pi) {
+        if (qp->flags & VHCA_QP_F_HAS_SRQ) {
+            vhca_wq_read_dbrec(s, wq, true, qp->srqn);
+        } else {
+            vhca_wq_read_dbrec(s, wq, false, qp->handle);
+        }
+    }
+    return wq;
 }

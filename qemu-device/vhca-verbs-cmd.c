@@ -28,7 +28,8 @@ static const VhcaVerbsCmdInfo vhca_verbs_cmds[] = {
     { VHCA_CMD_CREATE_CQ, "CREATE_CQ", sizeof(struct vhca_cmd_create_cq), 0 },
     { VHCA_CMD_DESTROY_CQ, "DESTROY_CQ", 0, 0 },
     { VHCA_CMD_RESIZE_CQ, "RESIZE_CQ", sizeof(struct vhca_cmd_create_cq), 0 },
-    { VHCA_CMD_CREATE_QP, "CREATE_QP", sizeof(struct vhca_cmd_create_qp), 0 },
+    /* 128 bytes with the receive doorbell record, 64 from a minor 0 driver */
+    { VHCA_CMD_CREATE_QP, "CREATE_QP", VHCA_CMD_CREATE_QP_V0_LEN, 0 },
     { VHCA_CMD_MODIFY_QP, "MODIFY_QP", sizeof(struct vhca_qp_context), 0 },
     { VHCA_CMD_QUERY_QP, "QUERY_QP", 0, sizeof(struct vhca_qp_context) },
     { VHCA_CMD_DESTROY_QP, "DESTROY_QP", 0, 0 },
@@ -128,7 +129,8 @@ uint8_t vhca_verbs_cmd_execute(VhcaState *s, const struct vhca_cmd *raw,
     case VHCA_CMD_RESIZE_CQ:
         return vhca_cmd_resize_cq(s, handle, in_addr);
     case VHCA_CMD_CREATE_QP:
-        return vhca_cmd_create_qp(s, in_addr, result);
+        return vhca_cmd_create_qp(s, in_addr, le32_to_cpu(raw->in_len),
+                                  result);
     case VHCA_CMD_MODIFY_QP:
         return vhca_cmd_modify_qp(s, handle, in_addr);
     case VHCA_CMD_QUERY_QP:

@@ -119,8 +119,9 @@ typedef struct VhcaCq {
 typedef struct VhcaWq {
     uint8_t log_size;
     uint8_t wqe_shift;
-    uint32_t pi;
+    uint32_t pi;            /* from the doorbell or the doorbell record */
     uint32_t ci;
+    uint64_t dbrec;         /* receive queues: struct vhca_wq_dbrec, 0: none */
     VhcaBuf buf;
 } VhcaWq;
 
@@ -283,6 +284,13 @@ uint8_t vhca_cmd_destroy_srq(VhcaState *s, uint32_t srqn);
 void vhca_srq_check_limit(VhcaState *s, uint32_t srqn);
 void vhca_srq_doorbell(VhcaState *s, uint32_t page, uint64_t value);
 VhcaWq *vhca_qp_recv_wq(VhcaState *s, VhcaQp *qp);
+/* Receive doorbell records (vhca_hw_verbs.h): the address check of
+ * CREATE_QP/CREATE_SRQ, and taking the producer index from the record. */
+uint8_t vhca_wq_dbrec_check(VhcaState *s, uint64_t addr, const char **why);
+void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, bool srq, uint32_t handle);
+/* The receive queue of qp (its own or its SRQ's) with the producer index
+ * of its record when the device had none left; NULL: none. */
+VhcaWq *vhca_qp_recv_wq_fresh(VhcaState *s, VhcaQp *qp);
 
 /* vhca-mcast.c */
 void vhca_mcast_init(VhcaState *s);
@@ -300,7 +308,8 @@ void vhca_qp_reset(VhcaState *s);
 void vhca_qp_unrealize(VhcaState *s);
 VhcaQp *vhca_qp_get(VhcaState *s, uint32_t handle);
 VhcaQp *vhca_qp_by_qpn(VhcaState *s, uint8_t port, uint32_t qpn);
-uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t result[2]);
+uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t in_len,
+                           uint32_t result[2]);
 uint8_t vhca_cmd_query_qp(VhcaState *s, uint32_t handle, uint64_t out_addr);
 uint8_t vhca_cmd_destroy_qp(VhcaState *s, uint32_t handle);
 void vhca_qp_to_error(VhcaState *s, VhcaQp *qp);

@@ -30,9 +30,10 @@
 
 #include "vhca_hw.h"
 
-#define VHCA_UVERBS_ABI_VERSION		1
+/* 2: receive doorbell records (rq_dbrec_offset, dbrec_offset of the SRQ) */
+#define VHCA_UVERBS_ABI_VERSION		2
 
-/* Every user ring and the CQ doorbell record live in page-aligned user
+/* Every user ring and the doorbell records live in page-aligned user
  * memory, described to the device in pages of this size. */
 #define VHCA_UVERBS_PAGE_SIZE		4096u
 
@@ -87,7 +88,11 @@ VHCA_SIZE_CHECK(struct vhca_create_cq_resp, 16);
 
 /* ---- queue pairs (RC, UC, UD) ----
  * The send ring (2^sq_log_size WQEs of 2^sq_wqe_shift bytes) and the
- * receive ring (none with an SRQ) are two page-aligned buffers. */
+ * receive ring (none with an SRQ) are two page-aligned buffers.  The
+ * receive queue's struct vhca_wq_dbrec is in the receive buffer at
+ * rq_dbrec_offset (8-byte aligned, after the WQEs): post_recv stores its
+ * producer index there and rings no doorbell (vhca_hw_verbs.h "Receive
+ * doorbell records"); after a modify to RESET the provider zeroes it. */
 struct vhca_create_qp_req {
 	uint64_t	comp_mask;	/* 0 */
 	uint64_t	sq_buf_addr;
@@ -98,7 +103,7 @@ struct vhca_create_qp_req {
 	uint8_t		sq_wqe_shift;
 	uint8_t		rq_log_size;
 	uint8_t		rq_wqe_shift;
-	uint32_t	rsvd;
+	uint32_t	rq_dbrec_offset;	/* ignored with an SRQ */
 };
 VHCA_SIZE_CHECK(struct vhca_create_qp_req, 48);
 
@@ -109,14 +114,18 @@ struct vhca_create_qp_resp {
 };
 VHCA_SIZE_CHECK(struct vhca_create_qp_resp, 16);
 
-/* ---- shared receive queues ---- */
+/* ---- shared receive queues ----
+ * One page-aligned buffer: the WQEs, then the struct vhca_wq_dbrec at
+ * dbrec_offset (8-byte aligned, after the WQEs), as for a QP's receive
+ * queue. */
 struct vhca_create_srq_req {
 	uint64_t	comp_mask;	/* 0 */
 	uint64_t	buf_addr;
 	uint64_t	buf_len;
 	uint8_t		log_size;
 	uint8_t		wqe_shift;
-	uint8_t		rsvd[6];
+	uint8_t		rsvd[2];
+	uint32_t	dbrec_offset;
 };
 VHCA_SIZE_CHECK(struct vhca_create_srq_req, 32);
 

@@ -57,7 +57,10 @@ typedef uint64_t vhca_le64;
 /* Device ABI version, read from VHCA_REG_VERSION.  A driver refuses a device
  * whose major differs from the one it was built with; minor only grows. */
 #define VHCA_ABI_MAJOR			1
-#define VHCA_ABI_MINOR			0
+#define VHCA_ABI_MINOR			1
+/* Minor 1: receive doorbell records (struct vhca_wq_dbrec; CREATE_QP's
+ * rq_dbrec_addr, in_len 128; CREATE_SRQ's dbrec_addr). */
+#define VHCA_ABI_MINOR_WQ_DBREC		1
 
 /* ------------------------------------------------------------------------
  * BAR 0 register map.  All registers are 32 bits wide and accessed with

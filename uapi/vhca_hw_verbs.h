@@ -31,7 +31,7 @@ enum vhca_verbs_cmd_opcode {
 	VHCA_CMD_CREATE_CQ		= 0x0030,	/* in_addr: vhca_cmd_create_cq; result[0]: cqn */
 	VHCA_CMD_DESTROY_CQ		= 0x0031,	/* in: handle = cqn */
 	VHCA_CMD_RESIZE_CQ		= 0x0032,	/* in: handle = cqn; in_addr: vhca_cmd_create_cq (buf, log_size, dbrec) */
-	VHCA_CMD_CREATE_QP		= 0x0040,	/* in_addr: vhca_cmd_create_qp; result[0]: qpn */
+	VHCA_CMD_CREATE_QP		= 0x0040,	/* in_addr: vhca_cmd_create_qp (in_len 128, or 64); result[0]: qpn */
 	VHCA_CMD_MODIFY_QP		= 0x0041,	/* in: handle = qpn; in_addr: vhca_qp_context */
 	VHCA_CMD_QUERY_QP		= 0x0042,	/* in: handle = qpn; out: vhca_qp_context */
 	VHCA_CMD_DESTROY_QP		= 0x0043,	/* in: handle = qpn */
@@ -259,8 +259,34 @@ struct vhca_cmd_create_qp {
 	vhca_le32	max_inline;	/* bytes of inline data a send WQE may carry */
 	struct vhca_buf_desc sq_buf;
 	struct vhca_buf_desc rq_buf;
+	/* ---- ABI minor 1; a device of minor 0 reads the 64 bytes above ---- */
+	vhca_le64	rq_dbrec_addr;	/* 8-byte aligned struct vhca_wq_dbrec of the
+					 * receive queue; 0: none, RQ doorbells only.
+					 * Ignored with VHCA_QP_F_HAS_SRQ. */
+	uint8_t		rsvd1[56];
 };
-VHCA_SIZE_CHECK(struct vhca_cmd_create_qp, 64);
+VHCA_SIZE_CHECK(struct vhca_cmd_create_qp, 128);
+/* in_len of CREATE_QP without rq_dbrec_addr (a driver for minor 0). */
+#define VHCA_CMD_CREATE_QP_V0_LEN	64
+
+/*
+ * Receive doorbell records (as mlx5's): the driver posts receive WQEs
+ * with memory writes only.  It writes the WQEs, then (dma_wmb) the new
+ * free-running producer index into the record; no MMIO access.  The
+ * device reads the record (DMA, like every guest read) when it needs a
+ * receive WQE and finds the queue empty by the producer index it has, and
+ * before it flushes the queue or decides an SRQ limit event.  A record
+ * value behind the device's producer index or more than the ring size
+ * ahead of its consumer index is ignored (guest error, trace event).  The
+ * RQ/SRQ doorbells still work and set the same producer index; a driver
+ * uses one or the other.  A QP moved to RESET starts again at index 0: the
+ * driver zeroes the record before it moves the QP out of RESET.
+ */
+struct vhca_wq_dbrec {
+	vhca_le32	producer_index;	/* free running, as in the doorbell */
+	vhca_le32	rsvd;
+};
+VHCA_SIZE_CHECK(struct vhca_wq_dbrec, 8);
 
 /* MODIFY_QP attribute mask: the IB_QP_* bit values of ib_verbs.h. */
 enum vhca_qp_attr {
@@ -331,7 +357,10 @@ struct vhca_cmd_create_srq {
 	vhca_le32	limit;		/* SRQ limit event threshold, 0 = disarmed */
 	uint8_t		log_size;	/* WQEs */
 	uint8_t		wqe_shift;	/* log2 bytes per receive WQE */
-	uint8_t		rsvd[34];
+	uint8_t		rsvd0[2];
+	vhca_le64	dbrec_addr;	/* ABI minor 1: 8-byte aligned struct
+					 * vhca_wq_dbrec; 0: none, SRQ doorbells only */
+	uint8_t		rsvd[24];
 };
 VHCA_SIZE_CHECK(struct vhca_cmd_create_srq, 64);
 

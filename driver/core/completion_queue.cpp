@@ -94,12 +94,10 @@ Status CompletionQueue::UserRingInput(const UserBuffer& buffer,
   if (log_size < VHCA_MIN_LOG_CQ || log_size > VHCA_MAX_LOG_CQ)
     return Error{-VHCA_EINVAL};
   const uint64_t ring_bytes = uint64_t{sizeof(vhca_cqe)} << log_size;
-  // The record must not overlap the ring the device writes.
-  if (dbrec_offset < ring_bytes) return Error{-VHCA_EINVAL};
   auto buf = buffer.RingDescriptor(ring_bytes);
   VHCA_TRY(buf);
-  auto dbrec = buffer.AddressOf(dbrec_offset, sizeof(vhca_cq_dbrec),
-                                sizeof(vhca_cq_dbrec));
+  auto dbrec = buffer.RecordAddress(ring_bytes, dbrec_offset,
+                                    sizeof(vhca_cq_dbrec));
   VHCA_TRY(dbrec);
   *in = vhca_cmd_create_cq{};
   in->buf = buf.value();

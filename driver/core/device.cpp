@@ -76,6 +76,7 @@ Status Device::Init() {
                  version.major, version.minor, VHCA_ABI_MAJOR);
     return Error{-VHCA_ENODEV};
   }
+  reads_recv_dbrec_ = version.minor >= VHCA_ABI_MINOR_WQ_DBREC;
   caps_ = regs_.ReadCaps();
   if (caps_.num_ports < 1 || caps_.num_ports > VHCA_MAX_PORTS ||
       caps_.num_vectors < 1 || caps_.num_vectors > VHCA_MAX_VECTORS ||

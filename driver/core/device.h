@@ -53,6 +53,9 @@ class Device : public HeapObject {
   DoorbellPages& doorbell_pages() { return db_pages_; }
   Registers& registers() { return regs_; }
   vhca_kapi_device* kdev() const { return regs_.kdev(); }
+  // The device reads receive doorbell records (ABI minor >= 1): receives
+  // are posted without an RQ/SRQ doorbell.
+  bool reads_recv_dbrec() const { return reads_recv_dbrec_; }
   const EventQueue& eq0() const { return *eq0_; }
   // The eqn of completion vector `index` (0..num_comp_vectors-1).
   uint32_t comp_eqn(uint32_t index) const { return comp_eqs_[index]->eqn(); }
@@ -104,6 +107,7 @@ class Device : public HeapObject {
 
   Registers regs_;
   DeviceCaps caps_{};
+  bool reads_recv_dbrec_ = false;
   bool hw_enabled_ = false;
   OwnedPtr<CommandQueue> cmdq_;
   OwnedPtr<EventQueue> eq0_;

@@ -309,6 +309,7 @@ int vhca_core_create_user_qp(vhca_core_device* dev, vhca_core_qp_init* init,
   user.sq_wqe_shift = rings->sq_wqe_shift;
   user.rq_log_size = rings->rq_log_size;
   user.rq_wqe_shift = rings->rq_wqe_shift;
+  user.rq_dbrec_offset = rings->rq_dbrec_offset;
   user.db_page = rings->db_page;
   auto qp = vhca::QueuePair::CreateUser(*AsDevice(dev), init, &user);
   return Publish(qp, out);
@@ -322,12 +323,13 @@ int vhca_core_create_user_srq(vhca_core_device* dev, unsigned int pdn,
                               unsigned int max_wr, unsigned int max_sge,
                               unsigned int limit, vhca_core_ubuf* buf,
                               unsigned int log_size, unsigned int wqe_shift,
-                              unsigned int db_page, void* srq_context,
+                              unsigned int dbrec_offset, unsigned int db_page,
+                              void* srq_context,
                               vhca_core_srq** out, unsigned int* srqn,
                               unsigned int* actual_wr, unsigned int* actual_sge) {
   auto srq = vhca::SharedReceiveQueue::CreateUser(
       *AsDevice(dev), pdn, max_wr, max_sge, limit, TakeUbuf(buf), log_size,
-      wqe_shift, db_page, srq_context);
+      wqe_shift, dbrec_offset, db_page, srq_context);
   if (srq.ok()) {
     *srqn = srq.value()->srqn();
     *actual_wr = srq.value()->max_wr();

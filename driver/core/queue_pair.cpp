@@ -104,12 +104,14 @@ Status QueuePair::SetupRings(const QpLayout& l, UserQpRings* rings,
     VHCA_TRY(sq_buf);
     in->sq_buf = sq_buf.value();
     if (srq_) return Ok();
-    auto rq = WorkQueue::Create(device_.kdev(), l.rq_log_size, l.rq_wqe_shift);
+    auto rq = WorkQueue::Create(device_.kdev(), l.rq_log_size, l.rq_wqe_shift,
+                                WorkQueue::Record::kReceive);
     VHCA_TRY(rq);
     rq_ = rq.Take();
     auto rq_buf = rq_.Descriptor();
     VHCA_TRY(rq_buf);
     in->rq_buf = rq_buf.value();
+    in->rq_dbrec_addr = ToLe64(rq_.RecordDma());
     return Ok();
   }
   // The provider computed the same geometry (uapi/vhca-abi.h).
@@ -123,10 +125,17 @@ Status QueuePair::SetupRings(const QpLayout& l, UserQpRings* rings,
   in->sq_buf = sq_buf.value();
   in->db_page = ToLe32(rings->db_page);
   if (srq_) return Ok();
+  // The provider posts receives through the record only.
+  if (!device_.reads_recv_dbrec()) return Error{-VHCA_EOPNOTSUPP};
   user_rq_ = Move(rings->rq);
-  auto rq_buf = user_rq_->RingDescriptor(uint64_t{1} << (l.rq_log_size + l.rq_wqe_shift));
+  const uint64_t rq_bytes = uint64_t{1} << (l.rq_log_size + l.rq_wqe_shift);
+  auto rq_buf = user_rq_->RingDescriptor(rq_bytes);
   VHCA_TRY(rq_buf);
   in->rq_buf = rq_buf.value();
+  auto dbrec = user_rq_->RecordAddress(rq_bytes, rings->rq_dbrec_offset,
+                                       sizeof(vhca_wq_dbrec));
+  VHCA_TRY(dbrec);
+  in->rq_dbrec_addr = ToLe64(dbrec.value());
   return Ok();
 }
 
@@ -178,8 +187,16 @@ Status QueuePair::PostRecvChain(const void** item,
         return BuildRecvWqe(recv_layout_, wr, wqe);
       },
       &posted);
-  if (posted) device_.registers().RingData(VHCA_DB_RQ, handle_, 0, rq_.producer());
+  if (posted) {
+    rq_.PublishProducer();
+    if (RecvNeedsDoorbell())
+      device_.registers().RingData(VHCA_DB_RQ, handle_, 0, rq_.producer());
+  }
   return status;
+}
+
+bool QueuePair::RecvNeedsDoorbell() const {
+  return !device_.reads_recv_dbrec() || ReadOnce(&recv_in_error_);
 }
 
 void QueuePair::RecvCompleted(uint16_t wqe_index) {
@@ -193,6 +210,8 @@ Status QueuePair::Modify(const vhca_core_qp_attr& attr, uint32_t mask) {
   auto context = QpAttrToContext(attr, mask);
   VHCA_TRY(context);
   VHCA_TRY(device_.commands().ModifyQp(handle_, context.value()));
+  if (mask & VHCA_QP_ATTR_STATE)
+    WriteOnce(&recv_in_error_, attr.qp_state == VHCA_QPS_ERR ? 1 : 0);
   if ((mask & VHCA_QP_ATTR_STATE) && attr.qp_state == VHCA_QPS_RESET) {
     // RESET empties the work queues (IBA 10.3.1): the device starts
     // again from index 0, and completions still in the CQs are dropped.

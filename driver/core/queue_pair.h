@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 // Queue pairs (Guide 6.5 and 8.1, vhca_hw_verbs.h "Queue pairs"): a send
 // and a receive ring in kernel DMA memory (or an SRQ instead of the
-// receive ring), WQE posting under a per-queue lock, the 64-bit doorbells,
-// and MODIFY/QUERY_QP.  Post and poll share no lock: the CQ poller
+// receive ring), WQE posting under a per-queue lock, the 64-bit send
+// doorbell and the receive doorbell record (RQ doorbells only where the
+// device needs them: see RecvNeedsDoorbell), and MODIFY/QUERY_QP.  Post and poll share no lock: the CQ poller
 // advances the rings' consumer indexes (WorkQueue) through
 // SendCompleted/RecvCompleted.
 //
@@ -37,6 +38,7 @@ struct UserQpRings {
   uint32_t sq_wqe_shift = 0;
   uint32_t rq_log_size = 0;
   uint32_t rq_wqe_shift = 0;
+  uint32_t rq_dbrec_offset = 0;  // the record's byte in rq, after the WQEs
   uint32_t db_page = 0;     // the context's doorbell page (>= 1)
 };
 
@@ -90,6 +92,11 @@ class QueuePair : public DeviceResource {
                     vhca_cmd_create_qp* in);
   void Attach();
   void Detach();
+  // Receives are handed over by the record alone, except on a device that
+  // does not read records, and in ERR: the device flushes a WQE posted in
+  // ERR when a doorbell tells it (IBA 10.3.1; ib_drain_rq waits for that
+  // flush), and nothing else makes it look at the record then.
+  bool RecvNeedsDoorbell() const;
 
   Device& device_;
   void* context_;
@@ -107,6 +114,7 @@ class QueuePair : public DeviceResource {
   RecvQueueLayout recv_layout_;
   SpinLock sq_lock_;
   SpinLock rq_lock_;
+  uint32_t recv_in_error_ = 0;  // 1: the last MODIFY_QP moved it to ERR
   WorkQueue sq_;
   WorkQueue rq_;  // empty with an SRQ
   OwnedPtr<UserBuffer> user_sq_;  // user QPs: the rings instead of sq_/rq_

@@ -12,7 +12,7 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::Create(
     uint32_t limit, void* context) {
   OwnedPtr<SharedReceiveQueue> srq(new SharedReceiveQueue(device, context));
   if (!srq) return Error{-VHCA_ENOMEM};
-  const Status status = srq->Init(pdn, max_wr, max_sge, limit, 0, 0, 0);
+  const Status status = srq->Init(pdn, max_wr, max_sge, limit, 0, 0, 0, 0);
   if (!status.ok()) return device.FailCreate(srq, status.error());
   return device.Publish(Move(srq));
 }
@@ -20,13 +20,16 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::Create(
 Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
     Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
     uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
-    uint32_t wqe_shift, uint32_t db_page, void* context) {
+    uint32_t wqe_shift, uint32_t dbrec_offset, uint32_t db_page,
+    void* context) {
   if (!buffer || db_page == 0) return Error{-VHCA_EINVAL};
+  // The provider posts through the record only.
+  if (!device.reads_recv_dbrec()) return Error{-VHCA_EOPNOTSUPP};
   OwnedPtr<SharedReceiveQueue> srq(new SharedReceiveQueue(device, context));
   if (!srq) return Error{-VHCA_ENOMEM};
   srq->user_buffer_ = Move(buffer);
-  const Status status =
-      srq->Init(pdn, max_wr, max_sge, limit, log_size, wqe_shift, db_page);
+  const Status status = srq->Init(pdn, max_wr, max_sge, limit, log_size,
+                                 wqe_shift, dbrec_offset, db_page);
   if (!status.ok()) return device.FailCreate(srq, status.error());
   return device.Publish(Move(srq));
 }
@@ -34,7 +37,7 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
 Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
                                 uint32_t max_sge, uint32_t limit,
                                 uint32_t user_log_size, uint32_t user_wqe_shift,
-                                uint32_t db_page) {
+                                uint32_t user_dbrec_offset, uint32_t db_page) {
   const vhca_device_attr& attr = device_.attr();
   // The receive side of a QP layout with this SRQ's capabilities.
   vhca_core_qp_cap cap{};
@@ -59,16 +62,23 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
     // The provider computed the same geometry (uapi/vhca-abi.h).
     if (user_log_size != log_size || user_wqe_shift != wqe_shift)
       return Error{-VHCA_EINVAL};
-    auto buf = user_buffer_->RingDescriptor(uint64_t{1} << (log_size + wqe_shift));
+    const uint64_t ring_bytes = uint64_t{1} << (log_size + wqe_shift);
+    auto buf = user_buffer_->RingDescriptor(ring_bytes);
     VHCA_TRY(buf);
     in.buf = buf.value();
+    auto dbrec = user_buffer_->RecordAddress(ring_bytes, user_dbrec_offset,
+                                             sizeof(vhca_wq_dbrec));
+    VHCA_TRY(dbrec);
+    in.dbrec_addr = ToLe64(dbrec.value());
   } else {
-    auto rq = WorkQueue::Create(device_.kdev(), log_size, wqe_shift);
+    auto rq = WorkQueue::Create(device_.kdev(), log_size, wqe_shift,
+                                WorkQueue::Record::kReceive);
     VHCA_TRY(rq);
     rq_ = rq.Take();
     auto buf = rq_.Descriptor();
     VHCA_TRY(buf);
     in.buf = buf.value();
+    in.dbrec_addr = ToLe64(rq_.RecordDma());
   }
   in.pdn = ToLe32(pdn);
   in.db_page = ToLe32(db_page);
@@ -93,7 +103,12 @@ Status SharedReceiveQueue::PostRecvChain(const void** item,
         return BuildRecvWqe(layout_, wr, wqe);
       },
       &posted);
-  if (posted) device_.registers().RingData(VHCA_DB_SRQ, srqn_, 0, rq_.producer());
+  if (posted) {
+    rq_.PublishProducer();
+    // An SRQ has no ERR state: the record suffices where it is read.
+    if (!device_.reads_recv_dbrec())
+      device_.registers().RingData(VHCA_DB_SRQ, srqn_, 0, rq_.producer());
+  }
   return status;
 }
 

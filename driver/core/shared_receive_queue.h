@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 // Shared receive queues (IBA 10.2.9, vhca_hw_verbs.h "Shared receive
 // queues"): a receive ring in kernel DMA memory that several QPs draw
-// from, its doorbell, and the limit event (MODIFY_SRQ/QUERY_SRQ).
+// from, its doorbell record (the SRQ doorbell only for a device that does
+// not read records), and the limit event (MODIFY_SRQ/QUERY_SRQ).
 //
 // The device takes SRQ WQEs in ring order, so each receive CQE of a QP
 // on this SRQ frees one WQE (CompletedOne), whichever QP it came from.
@@ -33,12 +34,14 @@ class SharedReceiveQueue : public DeviceResource {
                                                      void* context);
   // An SRQ of a user context: its ring (2^log_size WQEs of 2^wqe_shift
   // bytes, the geometry ComputeQpLayout gives for max_wr/max_sge) at the
-  // start of `buffer`, rung through doorbell page db_page.  The provider
-  // posts; PostRecvChain refuses.
+  // start of `buffer`, its doorbell record at byte dbrec_offset after
+  // them, on doorbell page db_page.  The provider posts; PostRecvChain
+  // refuses.
   static Result<OwnedPtr<SharedReceiveQueue>> CreateUser(
       Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
       uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
-      uint32_t wqe_shift, uint32_t db_page, void* context);
+      uint32_t wqe_shift, uint32_t dbrec_offset, uint32_t db_page,
+      void* context);
 
   uint32_t srqn() const { return srqn_; }
   void* context() const { return context_; }
@@ -66,7 +69,7 @@ class SharedReceiveQueue : public DeviceResource {
         context_(context) {}
   Status Init(uint32_t pdn, uint32_t max_wr, uint32_t max_sge, uint32_t limit,
               uint32_t user_log_size, uint32_t user_wqe_shift,
-              uint32_t db_page);
+              uint32_t user_dbrec_offset, uint32_t db_page);
 
   Device& device_;
   void* context_;

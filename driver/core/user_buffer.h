@@ -2,8 +2,8 @@
 // A pinned user buffer as the device sees it (uverbs): the DMA addresses
 // of its 4 KiB pages in a PageList, filled by the shim from an ib_umem.
 // User CQ, QP and SRQ rings start at the buffer's first byte (the
-// provider allocates them page aligned); a CQ's doorbell record lies in
-// the same buffer after its ring.  The queue that uses the buffer owns it
+// provider allocates them page aligned); a CQ's or receive queue's
+// doorbell record lies in the same buffer after its ring.  The queue that uses the buffer owns it
 // (the device copied the list at CREATE, but an object retired after a
 // lost command may still be created later).
 #ifndef VHCA_CORE_USER_BUFFER_H
@@ -13,6 +13,7 @@
 #include "owned_ptr.h"
 #include "page_list.h"
 #include "result.h"
+#include "vhca_errno.h"
 #include "vhca_hw.h"
 
 namespace vhca {
@@ -36,6 +37,14 @@ class UserBuffer : public HeapObject {
   // `align` and `size` bytes from there lie inside one page of the buffer.
   Result<uint64_t> AddressOf(uint64_t offset, uint32_t align,
                              uint32_t size) const;
+  // The DMA address of a doorbell record of `size` bytes (aligned to its
+  // size) at `offset`, after a ring of ring_bytes: the record must not
+  // overlap the ring the device reads or writes.
+  Result<uint64_t> RecordAddress(uint64_t ring_bytes, uint64_t offset,
+                                 uint32_t size) const {
+    if (offset < ring_bytes) return Error{-VHCA_EINVAL};
+    return AddressOf(offset, size, size);
+  }
 
  private:
   UserBuffer() = default;

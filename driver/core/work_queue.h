@@ -8,10 +8,16 @@
 // read); the producer index is read by the poller only as a bound.  An
 // SRQ's consumer index is advanced by the pollers of several CQs at once:
 // an atomic_t.
+//
+// A receive queue (QP RQ or SRQ) also has a doorbell record after the
+// ring in the same DMA buffer (vhca_hw_verbs.h "Receive doorbell
+// records"): posting stores the producer index there instead of ringing
+// a doorbell, as mlx5 does.
 #ifndef VHCA_CORE_WORK_QUEUE_H
 #define VHCA_CORE_WORK_QUEUE_H
 
 #include "dma_buffer.h"
+#include "endian.h"
 #include "memory_model.h"
 #include "page_list.h"
 #include "result.h"
@@ -33,14 +39,23 @@ Status FillChain(WorkQueue& queue, const void** item, Convert convert,
 
 class WorkQueue {
  public:
+  enum class Record { kNone, kReceive };
+
+  // A zeroed ring (and record: producer index 0).
   static Result<WorkQueue> Create(vhca_kapi_device* kdev, uint32_t log_size,
-                                  uint32_t wqe_shift) {
+                                  uint32_t wqe_shift,
+                                  Record record = Record::kNone) {
     WorkQueue queue;
     queue.log_size_ = log_size;
     queue.wqe_shift_ = wqe_shift;
-    auto ring = DmaBuffer::Create(kdev, size_t{1} << (log_size + wqe_shift));
+    const size_t ring_bytes = queue.ring_bytes();
+    auto ring = DmaBuffer::Create(
+        kdev, ring_bytes + (record == Record::kReceive ? kRecordAlign : 0));
     VHCA_TRY(ring);
     queue.ring_ = ring.Take();
+    if (record == Record::kReceive)
+      queue.record_ = reinterpret_cast<vhca_wq_dbrec*>(
+          static_cast<uint8_t*>(queue.ring_.cpu()) + ring_bytes);
     return queue;
   }
 
@@ -53,8 +68,10 @@ class WorkQueue {
   uint32_t size() const { return 1u << log_size_; }
   uint32_t stride() const { return 1u << wqe_shift_; }
   Result<vhca_buf_desc> Descriptor() const {
-    return ContiguousDescriptor(ring_.dma(), ring_.size());
+    return ContiguousDescriptor(ring_.dma(), ring_bytes());
   }
+  // The record's DMA address for CREATE_QP/CREATE_SRQ; 0: none.
+  uint64_t RecordDma() const { return record_ ? ring_.dma() + ring_bytes() : 0; }
 
   uint32_t producer() const { return producer_; }
   uint32_t consumer() const { return consumer_.ReadAcquire(); }
@@ -66,6 +83,13 @@ class WorkQueue {
            (size_t{index & (size() - 1)} << wqe_shift_);
   }
   void Produced() { WriteOnce(&producer_, producer_ + 1); }
+  // Hands the WQEs up to the producer index to the device through the
+  // record: dma_wmb() orders the WQE writes before the record store the
+  // device may read at any time (as mlx5_ib_post_recv's barrier).
+  void PublishProducer() {
+    vhca_kapi_dma_wmb();
+    WriteOnce(&record_->producer_index, ToLe32(producer_));
+  }
 
   // A CQE for the WQE whose index has low 16 bits wqe_index: it and every
   // earlier WQE are done (unsignaled sends complete silently before it).
@@ -83,15 +107,23 @@ class WorkQueue {
   // One WQE done, in order (SRQ).
   void CompletedOne() { consumer_.AddRelease(1); }
   // QP back to RESET: the device forgets the queue's indexes.
+  // The record too: the device takes a stale record value after RESET
+  // (it is not behind the device's index 0) as posted WQEs.
   void Reset() {
     WriteOnce(&producer_, 0);
     consumer_.SetRelease(0);
+    if (record_) WriteOnce(&record_->producer_index, 0);
   }
 
  private:
+  // The record's own cache line after the WQEs.
+  static constexpr size_t kRecordAlign = 64;
+  size_t ring_bytes() const { return size_t{1} << (log_size_ + wqe_shift_); }
+
   uint32_t log_size_ = 0;
   uint32_t wqe_shift_ = 0;
   DmaBuffer ring_;
+  vhca_wq_dbrec* record_ = nullptr;  // in ring_, after the WQEs
   uint32_t producer_ = 0;  // written under the owner's lock
   AtomicU32 consumer_;
 };

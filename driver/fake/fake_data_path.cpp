@@ -80,6 +80,15 @@ bool Device::PageAddress(const vhca_buf_desc& desc, uint32_t index, uint64_t* pa
 
 // A ring of `bytes` described by desc lies in live DMA memory (CONTIG, or
 // DIRECT/INDIRECT pages as user rings come).
+bool Device::RecordReachable(uint64_t addr) {
+  return addr == 0 || (addr % 8 == 0 && Dma(addr, sizeof(vhca_wq_dbrec)) != nullptr);
+}
+
+uint32_t Device::RecordProducer(uint64_t addr) {
+  auto* rec = static_cast<const vhca_wq_dbrec*>(Dma(addr, sizeof(vhca_wq_dbrec)));
+  return rec ? rec->producer_index : 0;
+}
+
 bool Device::RingReachable(const vhca_buf_desc& desc, uint64_t bytes) {
   if (desc.mode == VHCA_BUF_CONTIG) return Dma(desc.addr, bytes) != nullptr;
   const uint64_t page_size = uint64_t{1} << desc.page_shift;
@@ -238,7 +247,8 @@ uint8_t Device::CreateQp(const vhca_cmd& cmd, uint32_t result[2]) {
       in.max_inline > 512)  // the device's VHCA_MAX_INLINE
     return VHCA_CMD_BAD_PARAM;
   if (!RingReachable(in.sq_buf, uint64_t{1} << (in.sq_log_size + in.sq_wqe_shift)) ||
-      (!has_srq && !RingReachable(in.rq_buf, uint64_t{1} << (in.rq_log_size + in.rq_wqe_shift))))
+      (!has_srq && !RingReachable(in.rq_buf, uint64_t{1} << (in.rq_log_size + in.rq_wqe_shift))) ||
+      (!has_srq && !RecordReachable(in.rq_dbrec_addr)))
     return VHCA_CMD_BAD_ADDR;
   if (qps.size() >= max_qp || qps.full()) return VHCA_CMD_NO_RESOURCES;
   uint32_t qpn;
@@ -283,7 +293,8 @@ uint8_t Device::CreateSrq(const vhca_cmd& cmd, uint32_t result[2]) {
   if (!pds.count(in.pdn) || in.log_size > VHCA_MAX_LOG_WQ ||
       in.wqe_shift < VHCA_MIN_RQ_WQE_SHIFT || in.wqe_shift > VHCA_MAX_WQE_SHIFT)
     return VHCA_CMD_BAD_PARAM;
-  if (!RingReachable(in.buf, uint64_t{1} << (in.log_size + in.wqe_shift)))
+  if (!RingReachable(in.buf, uint64_t{1} << (in.log_size + in.wqe_shift)) ||
+      !RecordReachable(in.dbrec_addr))
     return VHCA_CMD_BAD_ADDR;
   const uint32_t srqn = srqs.lowest_free(0);
   Srq* srq = srqs.size() < max_srq ? srqs.insert(srqn) : nullptr;

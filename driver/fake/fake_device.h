@@ -159,6 +159,9 @@ class Device {
   // Page `index` of a data path buffer descriptor (CONTIG: the start
   // address for page 0); false when it cannot be read.
   bool PageAddress(const vhca_buf_desc& desc, uint32_t index, uint64_t* page);
+  // The producer index the driver stored in a receive doorbell record
+  // (vhca_hw_verbs.h "Receive doorbell records"); 0 when unreadable.
+  uint32_t RecordProducer(uint64_t addr);
 
   // ---- observations ----
   bool enabled = false;
@@ -222,6 +225,8 @@ class Device {
   bool WriteOut(const vhca_cmd& cmd, const void* data, uint32_t size);
   void* Dma(uint64_t addr, uint64_t len);
   bool RingReachable(const vhca_buf_desc& desc, uint64_t bytes);
+  // A receive doorbell record: none (0), or 8-byte aligned in DMA memory.
+  bool RecordReachable(uint64_t addr);
   void* RingSlot(const vhca_buf_desc& desc, uint64_t offset, uint32_t len);
   // The page list of a region into the MTT; false when it does not fit.
   bool CopyPages(const vhca_buf_desc& desc, Mr* mr);

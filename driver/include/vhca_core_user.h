@@ -72,6 +72,7 @@ struct vhca_core_user_qp_rings {
 	unsigned int sq_wqe_shift;
 	unsigned int rq_log_size;
 	unsigned int rq_wqe_shift;
+	unsigned int rq_dbrec_offset;	/* struct vhca_wq_dbrec in rq, after the WQEs */
 	unsigned int db_page;
 };
 /* RC, UC, UD on user CQs (and SRQ).  The geometry must be the one the
@@ -88,7 +89,8 @@ int vhca_core_create_user_srq(struct vhca_core_device *dev, unsigned int pdn,
 			      unsigned int max_wr, unsigned int max_sge,
 			      unsigned int limit, struct vhca_core_ubuf *buf,
 			      unsigned int log_size, unsigned int wqe_shift,
-			      unsigned int db_page, void *srq_context,
+			      unsigned int dbrec_offset, unsigned int db_page,
+			      void *srq_context,
 			      struct vhca_core_srq **out, unsigned int *srqn,
 			      unsigned int *actual_wr, unsigned int *actual_sge);
 

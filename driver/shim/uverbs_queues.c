@@ -127,6 +127,7 @@ int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
 	rings.sq_wqe_shift = req.sq_wqe_shift;
 	rings.rq_log_size = req.rq_log_size;
 	rings.rq_wqe_shift = req.rq_wqe_shift;
+	rings.rq_dbrec_offset = req.rq_dbrec_offset;
 	rings.db_page = vhca_udata_context(udata)->db_page;
 	err = vhca_core_create_user_qp(kdev->core, init, &rings, &qp->core);
 	if (err)
@@ -168,7 +169,7 @@ int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
 	err = vhca_core_create_user_srq(kdev->core, to_vpd(ibsrq->pd)->pdn,
 					init->attr.max_wr, init->attr.max_sge,
 					init->attr.srq_limit, buf, req.log_size,
-					req.wqe_shift,
+					req.wqe_shift, req.dbrec_offset,
 					vhca_udata_context(udata)->db_page,
 					ibsrq, &srq->core, &srqn, &wr, &sge);
 	if (err)

@@ -47,6 +47,8 @@ TEST_F(QpTest, CreateCommandAndGrantedCaps) {
   EXPECT_EQ(in.sq_buf.addr, reinterpret_cast<uintptr_t>(Qp(qp).sq().Wqe(0)));
   EXPECT_EQ(in.rq_buf.addr, reinterpret_cast<uintptr_t>(Qp(qp).rq().Wqe(0)));
   EXPECT_EQ(in.rq_buf.npages, 1u);
+  // The receive doorbell record after the 8 x 64 bytes of receive WQEs.
+  EXPECT_EQ(in.rq_dbrec_addr, in.rq_buf.addr + 512);
   EXPECT_EQ(device_.executed.back().in_len, sizeof(vhca_cmd_create_qp));
 }
 
@@ -249,9 +251,12 @@ TEST_F(QpTest, ReceiveQueue) {
   const uint32_t qpn = vhca_core_qp_num(qp);
   const vhca_core_sge sge{0x8000, 256, 5};
   vhca_core_recv_wr wr{0xaa, 1, &sge};
+  const uint64_t dbrec = device_.qps[qpn].in.rq_dbrec_addr;
+  const size_t doorbells = device_.data_doorbells.size();
   EXPECT_EQ(PostRecvs(qp, {wr, wr, wr}), -VHCA_ENOMEM);  // two fit
-  EXPECT_EQ(LastDoorbell().offset, uint32_t{VHCA_DB_RQ});
-  EXPECT_EQ(LastDoorbell().value, (uint64_t{2} << 32) | qpn);
+  // Handed over by the record alone, no MMIO access.
+  EXPECT_EQ(device_.RecordProducer(dbrec), 2u);
+  EXPECT_EQ(device_.data_doorbells.size(), doorbells);
   WireBytes expected(32);  // 16 + 1 SGE -> 32-byte stride
   expected.Put64(0, 0xaa).Put8(8, 1).Put64(16, 0x8000).Put32(24, 256).Put32(28, 5);
   EXPECT_EQ(WireBytes::Of(Qp(qp).rq().Wqe(1), 32), expected.bytes());
@@ -261,6 +266,49 @@ TEST_F(QpTest, ReceiveQueue) {
   EXPECT_EQ(PostRecv(qp, wr), -VHCA_EINVAL);
   wr.num_sge = 1;
   EXPECT_EQ(PostRecv(qp, wr), 0);
+  EXPECT_EQ(device_.RecordProducer(dbrec), 3u);
+  EXPECT_EQ(device_.data_doorbells.size(), doorbells);
+}
+
+// In ERR the device flushes receives when a doorbell tells it (ib_drain_rq
+// waits for that flush), so posting there rings one; RESET zeroes the
+// record with the indexes, and from then on the record suffices again.
+TEST_F(QpTest, ReceivesPostedInErrorRingTheDoorbell) {
+  vhca_core_cq* cq = CreateCq();
+  vhca_core_qp_init init = QpInit(cq);
+  vhca_core_qp* qp = CreateQp(&init);
+  const uint32_t qpn = vhca_core_qp_num(qp);
+  const uint64_t dbrec = device_.qps[qpn].in.rq_dbrec_addr;
+  const vhca_core_sge sge{0x8000, 256, 5};
+  const vhca_core_recv_wr wr{0xaa, 1, &sge};
+  vhca_core_qp_attr attr{};
+  attr.qp_state = VHCA_QPS_ERR;
+  ASSERT_EQ(vhca_core_modify_qp(qp, &attr, VHCA_QP_ATTR_STATE), 0);
+  ASSERT_EQ(PostRecv(qp, wr), 0);
+  EXPECT_EQ(device_.RecordProducer(dbrec), 1u);
+  EXPECT_EQ(LastDoorbell().offset, uint32_t{VHCA_DB_RQ});
+  EXPECT_EQ(LastDoorbell().value, (uint64_t{1} << 32) | qpn);
+  attr.qp_state = VHCA_QPS_RESET;
+  ASSERT_EQ(vhca_core_modify_qp(qp, &attr, VHCA_QP_ATTR_STATE), 0);
+  EXPECT_EQ(device_.RecordProducer(dbrec), 0u);
+  const size_t doorbells = device_.data_doorbells.size();
+  ASSERT_EQ(PostRecv(qp, wr), 0);
+  EXPECT_EQ(device_.RecordProducer(dbrec), 1u);
+  EXPECT_EQ(device_.data_doorbells.size(), doorbells);
+}
+
+// A device of ABI minor 0 does not read records: every post rings.
+TEST_F(QpTest, DeviceWithoutRecordsGetsReceiveDoorbells) {
+  RestartAs(VHCA_ABI_MAJOR << 16);
+  vhca_core_cq* cq = CreateCq();
+  vhca_core_qp_init init = QpInit(cq);
+  vhca_core_qp* qp = CreateQp(&init);
+  const uint32_t qpn = vhca_core_qp_num(qp);
+  const vhca_core_sge sge{0x8000, 256, 5};
+  const vhca_core_recv_wr wr{0xaa, 1, &sge};
+  ASSERT_EQ(PostRecvs(qp, {wr, wr}), 0);
+  EXPECT_EQ(LastDoorbell().offset, uint32_t{VHCA_DB_RQ});
+  EXPECT_EQ(LastDoorbell().value, (uint64_t{2} << 32) | qpn);
 }
 
 // vhca_qp_context offsets (vhca_hw_verbs.h field order).

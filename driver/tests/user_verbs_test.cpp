@@ -57,6 +57,7 @@ class UserVerbsTest : public VerbsTest {
     rings.sq_wqe_shift = 7;
     rings.rq_log_size = with_rq ? 4 : 0;
     rings.rq_wqe_shift = 6;
+    rings.rq_dbrec_offset = 1024;  // after 16 x 64 bytes
     rings.db_page = 3;
     return rings;
   }
@@ -197,6 +198,8 @@ TEST_F(UserVerbsTest, UserQpCommandAndGeometry) {
   EXPECT_EQ(in.rq_log_size, 4);
   EXPECT_EQ(in.rq_wqe_shift, 6);
   EXPECT_EQ(DevicePages(device_, in.rq_buf), std::vector<uint64_t>{PageDma(1)});
+  EXPECT_EQ(in.rq_dbrec_addr, PageDma(1) + 1024);
+  EXPECT_EQ(device_.executed.back().in_len, sizeof(vhca_cmd_create_qp));
   EXPECT_EQ(init.cap.max_send_wr, 16u);
   EXPECT_EQ(vhca_core_qp_max_inline(qp), 128u - 80u);
   // The provider posts and rings; the kernel entry points refuse.
@@ -248,17 +251,48 @@ TEST_F(UserVerbsTest, UserQpRefusals) {
   rings = Rings();
   rings.db_page = 0;
   EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EINVAL);
+  // The receive doorbell record inside the WQEs, misaligned, or past the
+  // buffer.
+  for (uint32_t offset : {1016u, 1028u, 4096u}) {
+    rings = Rings();
+    rings.rq_dbrec_offset = offset;
+    EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EINVAL)
+        << offset;
+  }
   EXPECT_EQ(CountExecuted(VHCA_CMD_CREATE_QP), 0u);
+}
+
+// The provider posts receives through the record only: a device that
+// does not read records (ABI minor 0) gets no user receive queue.
+TEST_F(UserVerbsTest, UserReceiveQueuesNeedRecordReadingDevice) {
+  RestartAs(VHCA_ABI_MAJOR << 16);
+  vhca_core_cq* cq = UserCq();
+  vhca_core_qp_init init = QpInit(cq);
+  vhca_core_user_qp_rings rings = Rings();
+  vhca_core_qp* qp = nullptr;
+  EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EOPNOTSUPP);
+  vhca_core_srq* srq = nullptr;
+  unsigned srqn = 0, wr = 0, sge = 0;
+  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8192, 4,
+                                      nullptr, &srq, &srqn, &wr, &sge),
+            -VHCA_EOPNOTSUPP);
 }
 
 TEST_F(UserVerbsTest, UserSrq) {
   vhca_core_srq* srq = nullptr;
   unsigned srqn = 0, wr = 0, sge = 0;
   // 100 WRs of 3 SGEs: 128 x 64 bytes, two pages.
-  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 5, 4,
+  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 5, 8192, 4,
                                       nullptr, &srq, &srqn, &wr, &sge),
             -VHCA_EINVAL);  // wrong stride
-  ASSERT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 4,
+  // The record inside the WQEs or past the buffer (two pages, then three).
+  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8184, 4,
+                                      nullptr, &srq, &srqn, &wr, &sge),
+            -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8192, 4,
+                                      nullptr, &srq, &srqn, &wr, &sge),
+            -VHCA_EINVAL);
+  ASSERT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
                                       nullptr, &srq, &srqn, &wr, &sge), 0);
   srqs_.push_back(srq);
   EXPECT_EQ(wr, 128u);
@@ -266,6 +300,7 @@ TEST_F(UserVerbsTest, UserSrq) {
   const vhca_cmd_create_srq& in = device_.srqs[srqn].in;
   EXPECT_EQ(in.buf.mode, VHCA_BUF_DIRECT);
   EXPECT_EQ(in.buf.npages, 2u);
+  EXPECT_EQ(in.dbrec_addr, PageDma(1));  // the third page's first byte
   EXPECT_EQ(in.db_page, 4u);
   EXPECT_EQ(in.limit, 10u);
   const vhca_core_sge one{0x9000, 16, 1};

@@ -78,6 +78,15 @@ class VerbsTest : public CoreTest {
 
   vhca::Device& device() { return *reinterpret_cast<vhca::Device*>(core_); }
 
+  // The core again, on a device that reports another ABI version.
+  void RestartAs(uint32_t version) {
+    EXPECT_EQ(vhca_core_dealloc_pd(core_, pdn_), 0);
+    StopAndDestroy();
+    device_.version = version;
+    ASSERT_EQ(CreateAndStart(), 0);
+    ASSERT_EQ(vhca_core_alloc_pd(core_, &pdn_), 0);
+  }
+
   vhca_core_cq* CreateCq(unsigned entries = 15, unsigned vector = 0) {
     vhca_core_cq* cq = nullptr;
     unsigned actual = 0;

@@ -219,8 +219,9 @@ void dp_expect_no_cqe(Dp *dp, DpCq *cq)
     g_assert_false(dp_poll_cq(dp, cq, &cqe));
 }
 
-uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
-                          DpCq *scq, DpCq *rcq, uint32_t pd)
+static uint8_t dp_create_qp_rec(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
+                                DpCq *scq, DpCq *rcq, uint32_t pd,
+                                uint64_t dbrec)
 {
     struct vhca_cmd_create_qp in;
     uint32_t result[2];
@@ -246,9 +247,23 @@ uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
     in.max_inline = cpu_to_le32(128);
     dp_buf_contig(&in.sq_buf, qp->sq, 1u << (DP_WQ_LOG + DP_SQ_SHIFT));
     dp_buf_contig(&in.rq_buf, qp->rq, 1u << (DP_WQ_LOG + DP_RQ_SHIFT));
+    in.rq_dbrec_addr = cpu_to_le64(dbrec);
+    qp->rq_dbrec = dbrec;
     status = dp_exec_in(dp, VHCA_CMD_CREATE_QP, 0, &in, sizeof(in), result);
     qp->h = result[0];
     return status;
+}
+
+uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
+                          DpCq *scq, DpCq *rcq, uint32_t pd)
+{
+    return dp_create_qp_rec(dp, qp, type, port, scq, rcq, pd, 0);
+}
+
+uint8_t dp_create_qp_dbrec(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
+                           DpCq *rcq, uint64_t dbrec)
+{
+    return dp_create_qp_rec(dp, qp, type, 0, scq, rcq, dp->pd, dbrec);
 }
 
 void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
@@ -347,6 +362,11 @@ void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
     dp_create_cq(dp, &p->bcq, DP_CQ_LOG);
     dp_create_qp(dp, &p->a, type, &p->acq, &p->acq);
     dp_create_qp(dp, &p->b, type, &p->bcq, &p->bcq);
+    dp_pair_connect(dp, p, b_access, rnr_retry);
+}
+
+void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry)
+{
     g_assert_cmpuint(dp_to_init(dp, &p->a, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
     g_assert_cmpuint(dp_to_init(dp, &p->b, 2, b_access), ==, VHCA_CMD_OK);
     g_assert_cmpuint(dp_to_rtr(dp, &p->a, dp->lid[2], p->b.h, 1), ==,
@@ -448,6 +468,11 @@ void dp_post_recv(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t addr,
     s[1].lkey = cpu_to_le32(lkey);
     qtest_memwrite(dp->v->qts, slot, b, sizeof(b));
     qp->rq_pi++;
+    if (qp->rq_dbrec) {
+        /* vhca_hw_verbs.h "Receive doorbell records": no MMIO access */
+        qtest_writel(dp->v->qts, qp->rq_dbrec, qp->rq_pi);
+        return;
+    }
     dp_db64(dp->v, 0, VHCA_DB_RQ, vhca_db_data_value(qp->h, 0, qp->rq_pi));
 }
 

@@ -42,6 +42,7 @@ typedef struct DpQp {
     uint64_t sq_pages[8];   /* SQ in 4 KiB pages (a page list), or 0 */
     uint32_t sq_pi;
     uint32_t rq_pi;
+    uint64_t rq_dbrec;      /* receive doorbell record, 0: RQ doorbells */
     DpCq *scq;
     DpCq *rcq;
 } DpQp;
@@ -103,6 +104,10 @@ void dp_expect_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
 void dp_expect_no_cqe(Dp *dp, DpCq *cq);
 uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
                           DpCq *scq, DpCq *rcq, uint32_t pd);
+/* With a receive doorbell record at dbrec (dp_post_recv then stores the
+ * producer index there instead of ringing the RQ doorbell). */
+uint8_t dp_create_qp_dbrec(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
+                           DpCq *rcq, uint64_t dbrec);
 void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
                   DpCq *rcq);
 uint8_t dp_modify(Dp *dp, DpQp *qp, struct vhca_qp_context *ctx);
@@ -116,6 +121,8 @@ uint8_t dp_to_rts(Dp *dp, DpQp *qp, uint8_t rnr_retry);
 uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state);
 void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
              uint8_t rnr_retry);
+/* The RTS pair of QPs already created in p (a on port 1, b on port 2). */
+void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry);
 uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
                     uint32_t access);
 void dp_wqe(DpWqe *w, uint64_t wr_id, uint8_t opcode, uint8_t flags);

@@ -1,5 +1,7 @@
 /*
- * QTest testcase for vhca: shared receive queues.
+ * QTest testcase for vhca: shared receive queues, posted through the SRQ
+ * doorbell or through a doorbell record (vhca_hw_verbs.h "Receive
+ * doorbell records").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -10,10 +12,11 @@ typedef struct DpSrq {
     uint32_t srqn;
     uint64_t ring;
     uint32_t pi;
+    uint64_t dbrec;         /* 0: SRQ doorbells */
 } DpSrq;
 
-static uint8_t dp_create_srq(Dp *dp, DpSrq *srq, uint32_t pd, uint8_t shift,
-                             uint32_t limit)
+static uint8_t dp_create_srq_rec(Dp *dp, DpSrq *srq, uint32_t pd,
+                                 uint8_t shift, uint32_t limit, uint64_t dbrec)
 {
     struct vhca_cmd_create_srq in;
     uint32_t result[2];
@@ -27,9 +30,17 @@ static uint8_t dp_create_srq(Dp *dp, DpSrq *srq, uint32_t pd, uint8_t shift,
     in.limit = cpu_to_le32(limit);
     in.log_size = DP_WQ_LOG;
     in.wqe_shift = shift;
+    in.dbrec_addr = cpu_to_le64(dbrec);
+    srq->dbrec = dbrec;
     status = dp_exec_in(dp, VHCA_CMD_CREATE_SRQ, 0, &in, sizeof(in), result);
     srq->srqn = result[0];
     return status;
+}
+
+static uint8_t dp_create_srq(Dp *dp, DpSrq *srq, uint32_t pd, uint8_t shift,
+                             uint32_t limit)
+{
+    return dp_create_srq_rec(dp, srq, pd, shift, limit, 0);
 }
 
 static void dp_srq_post(Dp *dp, DpSrq *srq, uint64_t wr_id, uint64_t addr,
@@ -48,6 +59,10 @@ static void dp_srq_post(Dp *dp, DpSrq *srq, uint64_t wr_id, uint64_t addr,
     s->lkey = cpu_to_le32(lkey);
     qtest_memwrite(dp->v->qts, slot, b, sizeof(b));
     srq->pi++;
+    if (srq->dbrec) {
+        qtest_writel(dp->v->qts, srq->dbrec, srq->pi);
+        return;
+    }
     dp_db64(dp->v, 0, VHCA_DB_SRQ, vhca_db_data_value(srq->srqn, 0, srq->pi));
 }
 
@@ -200,9 +215,75 @@ static void test_dp_srq(void)
     dp_stop(dp);
 }
 
+/*
+ * An SRQ whose WQEs are announced by its doorbell record only: receives
+ * find them, and the limit event counts them (the device reads the record
+ * before it decides that fewer than the limit are posted).
+ */
+static void test_dp_srq_dbrec(void)
+{
+    Dp *dp = dp_start();
+    struct vhca_cqe cqe;
+    DpCq acq, bcq;
+    DpSrq srq;
+    DpQp a, b;
+    DpMem m;
+    int i;
+
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    dp_fill(dp, m.a, 4096, 5);
+    g_assert_cmpuint(dp_create_srq_rec(dp, &srq, dp->pd, DP_RQ_SHIFT, 0,
+                                       dp_alloc(dp, 64) + 2), ==,
+                     VHCA_CMD_BAD_PARAM);
+    g_assert_cmpuint(dp_create_srq_rec(dp, &srq, dp->pd, DP_RQ_SHIFT, 0,
+                                       vhca_ram_end(dp->v)), ==,
+                     VHCA_CMD_BAD_ADDR);
+    g_assert_cmpuint(dp_create_srq_rec(dp, &srq, dp->pd, DP_RQ_SHIFT, 0,
+                                       dp->v->db.addr + 8), ==,
+                     VHCA_CMD_BAD_ADDR);
+    g_assert_cmpuint(dp_create_srq_rec(dp, &srq, dp->pd, DP_RQ_SHIFT, 0,
+                                       dp_alloc(dp, 64)), ==, VHCA_CMD_OK);
+    dp_create_cq(dp, &acq, DP_CQ_LOG);
+    dp_create_cq(dp, &bcq, DP_CQ_LOG);
+    g_assert_cmpuint(dp_create_qp_srq(dp, &b, &bcq, srq.srqn, 0), ==,
+                     VHCA_CMD_OK);
+    dp_create_qp(dp, &a, VHCA_QPT_RC, &acq, &acq);
+    dp_connect(dp, &a, &b);
+
+    for (i = 0; i < 3; i++) {
+        dp_srq_post(dp, &srq, 0x70 + i, m.b + i * 1024, 1024, m.bkey);
+    }
+    /* Three announced, limit 2: no event. */
+    g_assert_cmpuint(dp_srq_limit(dp, srq.srqn, 2), ==, VHCA_CMD_OK);
+    g_assert_false(dp_take_event(dp, VHCA_EQE_SRQ_EVENT,
+                                 VHCA_SRQ_EV_LIMIT_REACHED, srq.srqn));
+    dp_send(dp, &a, 1, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m.a, 300, m.akey);
+    dp_expect_cqe(dp, &acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &bcq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x70);
+    dp_assert_same(dp, m.a, m.b, 300);
+    g_assert_false(dp_take_event(dp, VHCA_EQE_SRQ_EVENT,
+                                 VHCA_SRQ_EV_LIMIT_REACHED, srq.srqn));
+    /* A fourth posted before the second SEND: still two left after it. */
+    dp_srq_post(dp, &srq, 0x73, m.b + 3 * 1024, 1024, m.bkey);
+    dp_send(dp, &a, 2, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m.a, 8, m.akey);
+    dp_expect_cqe(dp, &acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &bcq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x71);
+    g_assert_false(dp_take_event(dp, VHCA_EQE_SRQ_EVENT,
+                                 VHCA_SRQ_EV_LIMIT_REACHED, srq.srqn));
+    dp_send(dp, &a, 3, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m.a, 8, m.akey);
+    dp_expect_cqe(dp, &acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &bcq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_true(dp_take_event(dp, VHCA_EQE_SRQ_EVENT,
+                                VHCA_SRQ_EV_LIMIT_REACHED, srq.srqn));
+    dp_stop(dp);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/dp/srq", test_dp_srq);
+    qtest_add_func("/vhca/dp/srq-dbrec", test_dp_srq_dbrec);
     return g_test_run();
 }
