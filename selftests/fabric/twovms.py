@@ -80,6 +80,20 @@ def hello(sock, guid):
     return link[6]          # the LID the SM gave
 
 
+def connect_unix(path, deadline):
+    """A connection to the switch's socket at path: the file exists from
+    bind(), a moment before listen(), so a refused connect is retried."""
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            return s
+        except ConnectionRefusedError:
+            s.close()
+            assert time.monotonic() < deadline, "switch did not listen on " + path
+            time.sleep(0.05)
+
+
 @pytest.fixture(params=[[]], ids=["sm"])
 def lone_switch(request):
     """The switch with two unix socket ports; request.param: more options."""
@@ -95,9 +109,7 @@ def lone_switch(request):
             assert time.monotonic() < deadline, "switch did not start"
             time.sleep(0.05)
         for i in (1, 2):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(os.path.join(sockdir, "port%d" % i))
-            socks.append(s)
+            socks.append(connect_unix(os.path.join(sockdir, "port%d" % i), deadline))
         yield proc, socks, sockdir
     finally:
         for s in socks:
