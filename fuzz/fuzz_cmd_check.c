@@ -152,9 +152,10 @@ static uint8_t model_inline(const uint8_t *raw, uint16_t opcode,
     case VHCA_CMD_QUERY_PORT:
         return port_ok ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
     case VHCA_CMD_SET_PORT_CAP:
-        /* IBA 14.2.5.6: only CM, SNMP, DevMgt, vendor class, boot. */
+        /* IBA 14.2.5.6: only IsSM (an SM on this port, opensm through
+         * ib_umad's issm), CM, SNMP, DevMgt, vendor class, boot. */
         return port_ok && ((le_at(in, 4, 4) | le_at(in, 8, 4)) &
-                           ~(uint64_t)0x9b0000) == 0 ? VHCA_CMD_OK
+                           ~(uint64_t)0x9b0002) == 0 ? VHCA_CMD_OK
                                                      : VHCA_CMD_BAD_PARAM;
     case VHCA_CMD_QUERY_GID:
     case VHCA_CMD_QUERY_PKEY:

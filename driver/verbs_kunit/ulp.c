@@ -306,7 +306,9 @@ static void ulp_zero_length_rdma(struct kunit *test)
 	pair_destroy(&p);
 }
 
-/* IsDeviceManagementSupported set and cleared through ib_modify_port. */
+/* IsDeviceManagementSupported set and cleared through ib_modify_port; a
+ * bit that describes the port itself (IsAutomaticMigrationSupported) is
+ * the device's, not software's (uapi VHCA_PORT_CAP_SETTABLE). */
 static void ulp_modify_port_cap(struct kunit *test)
 {
 	const char *name = test->name;
@@ -314,7 +316,7 @@ static void ulp_modify_port_cap(struct kunit *test)
 		.set_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP };
 	struct ib_port_modify clr = {
 		.clr_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP };
-	struct ib_port_modify bad = { .set_port_cap_mask = IB_PORT_SM };
+	struct ib_port_modify bad = { .set_port_cap_mask = IB_PORT_AUTO_MIGR_SUP };
 	struct ib_port_attr attr;
 	int err;
 
@@ -335,7 +337,8 @@ static void ulp_modify_port_cap(struct kunit *test)
 	}
 	err = ib_modify_port(ibdev, b.port, 0, &bad);
 	if (err != -EINVAL)
-		fail(name, "setting IsSM: %d, expected -EINVAL", err);
+		fail(name, "setting IsAutomaticMigrationSupported: %d, expected -EINVAL",
+		     err);
 }
 
 static struct kunit_case ulp_cases[] = {
