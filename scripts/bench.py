@@ -430,10 +430,10 @@ def fmt(x, unit):
     return "%.2f" % x if x < 100 else "%.0f" % x
 
 
-def print_table(rows, footnotes, load):
+def print_table(rows, footnotes, load, accel):
     print()
-    print("make bench: perftest in one TCG guest (2 vCPUs), median of %d runs; "
-          "host load before/after: %s" % (RUNS, load))
+    print("make bench: perftest in one %s guest (2 vCPUs), median of %d runs; "
+          "host load before/after: %s" % (accel.upper(), RUNS, load))
     print("%-22s %-5s %12s %12s %9s %8s" % ("metric", "unit", "vhca", "rxe",
                                            "vhca/rxe", "%ceil"))
     print("-" * 73)
@@ -497,6 +497,8 @@ def main():
     with open(os.path.join(OUT_DIR, "bench.log"), "w") as log, \
             vmlib.VM(devices=DEVICES, name="bench", smp=2) as vm:
         bench = Bench(vm, log)
+        accel = vm.accel_used
+        log.write("accelerator: %s\n" % accel)
         try:
             bench.run("modprobe -a ib_core ib_uverbs ib_umad && ip link set lo up",
                       timeout=120)
@@ -538,10 +540,14 @@ def main():
             footnotes.append("rxe %s: %s" % (metric[0], rxe[metric[0]]))
     xvm = measure_cross_vm(footnotes)
     rows = build_rows(vhca, rxe, xvm, ceiling, limits)
+    for row in rows:
+        # The accelerator of the single-VM guest (vmlib.choose_accel: KVM
+        # only when a probe boot works); the xvm rows' VMs use the same probe.
+        row["accel"] = accel
     with open(os.path.join(OUT_DIR, "results.json"), "w") as f:
         json.dump(rows, f, indent=1)
         f.write("\n")
-    print_table(rows, footnotes, "%s / %s" % (load_before, load_average()))
+    print_table(rows, footnotes, "%s / %s" % (load_before, load_average()), accel)
     print("%.0f s; raw output: build/bench/bench.log, rows: build/bench/results.json"
           % (time.monotonic() - started))
     # The perftest rows are the anchor; an NVMe over RDMA row on rxe that

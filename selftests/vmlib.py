@@ -169,6 +169,7 @@ class VM:
         self.log_dir = log_dir or os.path.join(BUILD, "vm-logs")
         self.proc = None
         self.boot_seconds = None
+        self.accel_used = None
         self._tmpdir = None
         self._console = None
         self._qmp = None
@@ -221,6 +222,7 @@ class VM:
             if not os.path.exists(path):
                 raise VMError("missing %s" % path)
         accel = self.accel or choose_accel(self)
+        self.accel_used = accel  # what ran: "kvm" or "tcg" (make bench prints it)
         self._tmpdir = tempfile.mkdtemp(prefix="vhca-vm-")
         os.makedirs(self.log_dir, exist_ok=True)
         self._log = open(os.path.join(self.log_dir, self.name + "-console.log"), "wb")
