@@ -130,6 +130,19 @@ exit 1
 '''
 
 
+def tcp_listening(port):
+    """Guest shell condition: something listens on TCP `port`."""
+    return "ss -Hltn 'sport = :%d' | grep -q ." % port
+
+
+def wait_for(condition, limit=60):
+    """Guest shell loop: until `condition` (a shell command) succeeds, at
+    most `limit` seconds (servers on a loaded host can take that long to
+    start; a fixed sleep made clients connect too early)."""
+    return ("t0=$(date +%%s); while [ $(($(date +%%s) - t0)) -lt %d ]; do "
+            "%s && break; sleep 0.2; done" % (limit, condition))
+
+
 def log(title, text):
     """A titled block of guest output in the test's captured stdout."""
     sys.stdout.write("---- %s ----\n%s\n" % (title, text.rstrip()))

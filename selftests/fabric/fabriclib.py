@@ -85,7 +85,7 @@ def finish(vm, tag, timeout=180):
 
 # A server is ready once it listens: perftest and the pingpongs on TCP
 # 18515, rping and other rdma_cm servers with an RDMA CM ID in LISTEN.
-LISTENING = ("ss -Hltn 'sport = :18515' | grep -q . || "
+LISTENING = (vmlib.tcp_listening(18515) + " || "
              "rdma res show cm_id 2>/dev/null | grep -q LISTEN")
 
 
@@ -93,8 +93,7 @@ def wait_listening(vm, limit=60):
     """Until a server listens in vm (a loaded host can take many seconds
     to start one; a fixed sleep made rping's client connect too early and
     be REJECTED), then a moment for it to reach accept."""
-    vm.run("t0=$(date +%%s); while [ $(($(date +%%s) - t0)) -lt %d ]; do "
-           "%s && break; sleep 0.2; done" % (limit, LISTENING), timeout=limit + 30)
+    vm.run(vmlib.wait_for(LISTENING, limit), timeout=limit + 30)
     time.sleep(0.5)
 
 

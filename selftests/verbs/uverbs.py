@@ -114,8 +114,7 @@ def run_pair(vm, server, client, timeout=150, listen_port=None):
     (server status, client status, server output, client output)."""
     ready = "sleep 1.5"
     if listen_port:
-        ready = ("t0=$(date +%%s); while [ $(($(date +%%s) - t0)) -lt 60 ]; do "
-                 "ss -Hltn 'sport = :%d' | grep -q . && break; sleep 0.2; done" % listen_port)
+        ready = vmlib.wait_for(vmlib.tcp_listening(listen_port), 60)
     script = (
         "timeout -k 5 %(t)d %(server)s >/tmp/pp-server.log 2>&1 & pid=$!; "
         "%(ready)s; timeout -k 5 %(t)d %(client)s >/tmp/pp-client.log 2>&1; crc=$?; "
