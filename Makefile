@@ -25,7 +25,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug check-ulp-full check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm switch test \
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm switch test \
 	bench run clean
 
 all: qemu module initramfs
@@ -108,8 +108,12 @@ check-ulp-debug: deps kernel-debug
 	$(MAKE) --no-print-directory check-ulp KERNEL=debug
 
 check-ulp-full: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "check-ulp-full: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-ulp.sh full
+
+# Every ULP test, faults and hot-unplug included, in one session on the
+# debug kernel (not the force_mr and lossy sessions).
+check-ulp-full-debug: deps kernel-debug
+	$(MAKE) --no-print-directory check-ulp-full KERNEL=debug
 
 # ULP tests of open bugs (marked `open_bug`; Documentation/ulps.md "Open
 # bugs"): they fail until the bug is fixed, so no other target runs them.

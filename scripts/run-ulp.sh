@@ -16,6 +16,9 @@
 #                     same on a lossy fabric (both devices with
 #                     rc-drop-request=97,rc-drop-response=101).
 #                     build/results/ulp-full.txt sums the three
+#                     With VHCA_KERNEL=debug (`make check-ulp-full-debug`)
+#                     only the first session, on the debug kernel:
+#                     build/results/ulp-full-debug.txt
 #   run-ulp.sh open   `make check-ulp-open`: the tests marked `open_bug`
 #                     (Documentation/ulps.md "Open bugs"), which the
 #                     other modes leave out; build/results/ulp-open.txt
@@ -57,6 +60,13 @@ open)
 	exec scripts/run-verbs-pytest.sh ulp-open "${files[@]}" -m "$(markers open_bug)" "$@"
 	;;
 full)
+	if [ "${VHCA_KERNEL:-default}" = debug ]; then
+		# `make check-ulp-full-debug`: one session of every test
+		# (faults, resets, large I/Os included) on the debug kernel:
+		# KASAN, lockdep and kmemleak over the removal paths too.
+		scripts/run-verbs-pytest.sh ulp-full-debug "${files[@]}" -m "$(markers)" "$@"
+		exit $?
+	fi
 	scripts/run-verbs-pytest.sh ulp-full-default "${files[@]}" \
 		-m "$(markers)" "$@"
 	rc1=$?
