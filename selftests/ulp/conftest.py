@@ -52,6 +52,11 @@ if DEVICE_ARGS:
     DEVICES = [d + "," + DEVICE_ARGS for d in DEVICES]
     HOST_DEVICE.update(a.split("=") for a in DEVICE_ARGS.split(","))
 DEVICES = ["pcie-root-port,id=rp0,chassis=1", "pcie-root-port,id=rp1,chassis=2"] + DEVICES
+# QEMU 7.2's q35 hands the root ports' hot-plug to ACPI by default, which
+# the debug kernel lacks (no HOTPLUG_PCI_ACPI): device_del was then never
+# seen there.  Native PCIe hot-plug (pciehp, the slot's attention button),
+# as on physical servers, works the same on both kernels.
+NATIVE_PCIE_HOTPLUG = ["-global", "ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off"]
 # ib_core's parameter that makes isert, srpt, nvmet and svcrdma register
 # every transfer (FRWR) instead of using the local DMA key.
 FORCE_MR = os.environ.get("VHCA_ULP_FORCE_MR") == "1"
@@ -117,7 +122,8 @@ def vm(module_path):
     # build/vm-logs/ulp-*.log, ulp-debug-*.log on the debug kernel (the
     # two tiers may run side by side).
     name = "ulp-debug" if vmlib.KERNEL_CHOICE == "debug" else "ulp"
-    with vmlib.VM(devices=DEVICES, name=name, memory="3G") as machine:
+    with vmlib.VM(devices=DEVICES, name=name, memory="3G",
+                  extra_args=NATIVE_PCIE_HOTPLUG) as machine:
         core = "ib_core force_mr=1" if FORCE_MR else "ib_core"
         machine.run("modprobe %s && modprobe -a ib_uverbs ib_umad" % core,
                     timeout=120, check=True)

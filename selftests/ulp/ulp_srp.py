@@ -93,7 +93,7 @@ def login_and_verify(vm, fabric):
 def queue_limit(vm, disk, name):
     _, out = vm.run("cat /sys/block/%s/queue/%s" % (disk.split("/")[-1], name),
                     timeout=30, check=True)
-    return int(out)
+    return ulplib.guest_int(out)
 
 
 @pytest.mark.full
