@@ -28,9 +28,10 @@ void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node)
     node->num_ports = s->num_ports;
     node->local_port = local_port;
     memcpy(node->node_desc, s->node_desc, sizeof(node->node_desc));
-    /* a cabled port's switch may have no SM of its own: opensm sets it */
+    /* a cabled port's switch, or the fabric's, may have no SM: opensm sets */
     node->sm_sets = local_port >= 1 && local_port <= s->num_ports &&
-                    vhca_link_cabled(&s->ports[local_port - 1]);
+                    (vhca_link_cabled(&s->ports[local_port - 1]) ||
+                     vhca_fabric_sm_off(&s->ports[local_port - 1]));
     for (i = 0; i < s->num_ports && i < VHCA_MAX_PORTS; i++) {
         node->ports[i].state = s->ports[i].state;
         node->ports[i].phys_state = s->ports[i].phys_state;

@@ -1,0 +1,214 @@
+/*
+ * QTest testcase for vhca: the in-process fabric with its embedded SM off
+ * (`embedded-sm=off`, Documentation/fabric.md "opensm on one VM").
+ *
+ * The ports train and wait in INIT with no LID and no event; the switch
+ * shows them INIT with PortStateChange.  From port 1's SMI QP the test
+ * then does what opensm does (IBA 14.4.4): directed-route Set(PortInfo) of
+ * both CA ports (port 1 through the switch and back, path 1,1) and of the
+ * switch's port 0 and ports, its LinearForwardingTable and SwitchInfo;
+ * the CA ports go ARMED then ACTIVE with PORT_ACTIVE, LID-routed SMPs
+ * reach the CA and the switch at the LIDs it gave, and forwarding follows
+ * the LFT it wrote (a route changed to the wrong port drops the SMP).
+ * SMInfo at the switch's LID is 0x000c: no SM in it.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "vhca-qtest-dp.h"
+
+#define SM_OFF          ",embedded-sm=off"
+#define LID_CA1         5       /* the SM's own port, as opensm does */
+#define LID_CA2         6
+#define LID_SWITCH      7
+
+static const uint8_t to_switch[] = { 1 };
+static const uint8_t to_ca1[] = { 1, 1 };       /* out and back in */
+static const uint8_t to_ca2[] = { 1, 2 };
+
+/* Set attr/mod to the 64 bytes of data by directed route; the status. */
+static uint16_t sm_set(SwRig *r, uint16_t attr, uint32_t mod,
+                       const uint8_t *path, uint8_t hops, const uint8_t *data)
+{
+    uint8_t req[256], resp[256];
+
+    sw_req(r, attr, mod, path, hops, req);
+    req[3] = 0x02;                                      /* Set */
+    memcpy(req + 64, data, 64);
+    g_assert_true(sw_send(r, req, 0xffff, resp));
+    return lduw_be_p(resp + 4) & 0x7fff;
+}
+
+/* PortInfo data asking for lid, sm_lid and state (0: no change). */
+static void pi_init(uint8_t *pi, uint16_t lid, uint16_t sm_lid, uint8_t state)
+{
+    memset(pi, 0, 64);
+    stq_be_p(pi + 8, VHCA_GID_PREFIX_DEFAULT);
+    stw_be_p(pi + 16, lid);
+    stw_be_p(pi + 18, sm_lid);
+    pi[32] = state;
+}
+
+/* A Get by directed route (path) or LID (path NULL): the answer's data. */
+static bool sm_get(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
+                   uint8_t hops, uint16_t dlid, uint8_t *resp)
+{
+    uint8_t req[256];
+
+    sw_req(r, attr, mod, path, hops, req);
+    return sw_send(r, req, path ? 0xffff : dlid, resp);
+}
+
+static void test_sm_off_ports_stay_init(void)
+{
+    Dp *dp = dp_start_unmanaged(SM_OFF);
+    struct vhca_port_attr attr;
+    struct vhca_eqe ev[4];
+    uint8_t resp[256];
+    const uint8_t *d = resp + 64;
+    SwRig r;
+    int port;
+
+    qtest_clock_step(dp->v->qts, 1000000000);           /* 1 s: no sweep */
+    g_assert_cmpint(vhca_collect_port_events(dp->v, ev, 4), ==, 0);
+    for (port = 1; port <= 2; port++) {
+        g_assert_cmpuint(vhca_query_port(dp->v, port, &attr), ==,
+                         VHCA_CMD_OK);
+        g_assert_cmpuint(attr.state, ==, VHCA_PORT_INIT);
+        g_assert_cmpuint(le16_to_cpu(attr.lid), ==, 0);
+    }
+    sw_start_on(&r, dp);
+    /* directed-route SMPs pass INIT links: the switch, no LID, no SM */
+    g_assert_true(sm_get(&r, 0x0015, 0, to_switch, 1, 0, resp));
+    g_assert_cmpuint(lduw_be_p(d + 16), ==, 0);
+    g_assert_cmphex(ldl_be_p(d + 20) & 0x2, ==, 0);     /* not IsSM */
+    g_assert_true(sm_get(&r, 0x0015, 2, to_switch, 1, 0, resp));
+    g_assert_cmpuint(d[32] & 0xf, ==, VHCA_PORT_INIT);
+    g_assert_true(sm_get(&r, 0x0012, 0, to_switch, 1, 0, resp));
+    g_assert_cmphex(d[11] & 0x04, ==, 0x04);            /* PortStateChange */
+    g_assert_true(sm_get(&r, 0x0019, 0, to_switch, 1, 0, resp));
+    g_assert_cmphex(d[1], ==, 0xff);                    /* LFT empty */
+    /* LID 1 is nobody's: no embedded SM answers there */
+    g_assert_false(sm_get(&r, 0x0011, 0, NULL, 0, 1, resp));
+    dp_stop(dp);
+}
+
+/* opensm's sweep in short: LIDs, the switch's tables, ARMED, ACTIVE. */
+static void sm_configure(SwRig *r)
+{
+    uint8_t data[64];
+    int port;
+
+    pi_init(data, LID_CA1, LID_CA1, VHCA_PORT_ARMED);
+    g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca1, 2, data), ==, 0);
+    pi_init(data, LID_CA2, LID_CA1, VHCA_PORT_ARMED);
+    g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca2, 2, data), ==, 0);
+    pi_init(data, LID_SWITCH, LID_CA1, 0);
+    g_assert_cmphex(sm_set(r, 0x0015, 0, to_switch, 1, data), ==, 0);
+    memset(data, 0xff, sizeof(data));
+    data[LID_CA1] = 1;
+    data[LID_CA2] = 2;
+    data[LID_SWITCH] = 0;
+    g_assert_cmphex(sm_set(r, 0x0019, 0, to_switch, 1, data), ==, 0);
+    memset(data, 0, sizeof(data));
+    stw_be_p(data + 6, LID_SWITCH);                     /* LinearFDBTop */
+    data[11] = 18 << 3 | 0x04;                          /* clear PSC */
+    g_assert_cmphex(sm_set(r, 0x0012, 0, to_switch, 1, data), ==, 0);
+    for (port = 1; port <= 2; port++) {
+        pi_init(data, 0, 0, VHCA_PORT_ARMED);
+        g_assert_cmphex(sm_set(r, 0x0015, port, to_switch, 1, data), ==, 0);
+        pi_init(data, 0, 0, VHCA_PORT_ACTIVE);
+        g_assert_cmphex(sm_set(r, 0x0015, port, to_switch, 1, data), ==, 0);
+    }
+    pi_init(data, LID_CA1, LID_CA1, VHCA_PORT_ACTIVE);
+    g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca1, 2, data), ==, 0);
+    pi_init(data, LID_CA2, LID_CA1, VHCA_PORT_ACTIVE);
+    g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca2, 2, data), ==, 0);
+}
+
+static void test_sm_off_sm_configures(void)
+{
+    Dp *dp = dp_start_unmanaged(SM_OFF);
+    struct vhca_port_attr attr;
+    struct vhca_eqe ev[8];
+    uint8_t resp[256], data[64];
+    const uint8_t *d = resp + 64;
+    SwRig r;
+    int n, i, active = 0;
+
+    sw_start_on(&r, dp);
+    /* INIT -> ACTIVE at once is not allowed (IBA Table 146) */
+    pi_init(data, LID_CA2, LID_CA1, VHCA_PORT_ACTIVE);
+    g_assert_cmphex(sm_set(&r, 0x0015, 0, to_ca2, 2, data), ==, 0x001c);
+    sm_configure(&r);
+    n = vhca_collect_port_events(dp->v, ev, 8);
+    for (i = 0; i < n; i++) {
+        active += ev[i].subtype == VHCA_PORT_EV_ACTIVE;
+    }
+    g_assert_cmpint(active, ==, 2);
+    g_assert_cmpuint(vhca_query_port(dp->v, 2, &attr), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(attr.state, ==, VHCA_PORT_ACTIVE);
+    g_assert_cmpuint(le16_to_cpu(attr.lid), ==, LID_CA2);
+    g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, LID_CA1);
+
+    /* LID-routed through the LFT: port 2's SMA, the switch at its LID */
+    g_assert_true(sm_get(&r, 0x0011, 0, NULL, 0, LID_CA2, resp));
+    g_assert_cmpuint(d[2], ==, 1);                      /* a CA */
+    g_assert_cmpuint(d[36], ==, 2);                     /* in on port 2 */
+    g_assert_true(sm_get(&r, 0x0011, 0, NULL, 0, LID_SWITCH, resp));
+    g_assert_cmpuint(d[2], ==, 2);                      /* the switch */
+    g_assert_true(sm_get(&r, 0x0020, 0, NULL, 0, LID_SWITCH, resp));
+    g_assert_cmphex(lduw_be_p(resp + 4), ==, 0x000c);   /* no SM there */
+
+    /* the switch forwards by the LFT: LID 6 sent to port 1 is lost */
+    memset(data, 0xff, sizeof(data));
+    data[LID_CA1] = 1;
+    data[LID_CA2] = 1;
+    data[LID_SWITCH] = 0;
+    g_assert_cmphex(sm_set(&r, 0x0019, 0, to_switch, 1, data), ==, 0);
+    g_assert_false(sm_get(&r, 0x0011, 0, NULL, 0, LID_CA2, resp));
+
+    /* port 2's cable pulled: the switch sees it (PortStateChange) */
+    qom_set_link(dp->v, "port2-link", false);
+    g_assert_true(sm_get(&r, 0x0015, 2, to_switch, 1, 0, resp));
+    g_assert_cmpuint(d[32] & 0xf, ==, VHCA_PORT_DOWN);
+    g_assert_true(sm_get(&r, 0x0012, 0, to_switch, 1, 0, resp));
+    g_assert_cmphex(d[11] & 0x04, ==, 0x04);
+    n = vhca_collect_port_events(dp->v, ev, 8);
+    g_assert_cmpint(n, ==, 1);
+    g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_DOWN);
+    dp_stop(dp);
+}
+
+/* Every device on a fabric has the same embedded-sm: else realize fails. */
+static void test_sm_off_must_agree(void)
+{
+    QTestState *qts = qtest_init("-machine q35 -nodefaults "
+                                 "-device vhca,id=a,fabric=f1,"
+                                 "embedded-sm=off "
+                                 "-device pcie-root-port,id=rp1,chassis=1 "
+                                 "-device pcie-root-port,id=rp2,chassis=2");
+    QDict *rsp;
+
+    rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
+                    "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
+                    "'fabric': 'f1', 'bus': 'rp1'}}", NODE_GUID + 0x700);
+    g_assert_true(qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+    rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
+                    "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
+                    "'fabric': 'f1', 'embedded-sm': false, 'bus': 'rp2'}}",
+                    NODE_GUID + 0x800);
+    g_assert_false(qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+    qtest_quit(qts);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/sm-off/ports-stay-init", test_sm_off_ports_stay_init);
+    qtest_add_func("/vhca/sm-off/sm-configures", test_sm_off_sm_configures);
+    qtest_add_func("/vhca/sm-off/must-agree", test_sm_off_must_agree);
+    return g_test_run();
+}
