@@ -192,13 +192,14 @@ static void test_sm_off_must_agree(void)
 
     rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
                     "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
-                    "'fabric': 'f1', 'bus': 'rp1'}}", NODE_GUID + 0x700);
+                    "'fabric': 'f1', 'bus': 'rp1'}}",
+                    (uint64_t)(NODE_GUID + 0x700));
     g_assert_true(qdict_haskey(rsp, "error"));
     qobject_unref(rsp);
     rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
                     "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
                     "'fabric': 'f1', 'embedded-sm': false, 'bus': 'rp2'}}",
-                    NODE_GUID + 0x800);
+                    (uint64_t)(NODE_GUID + 0x800));
     g_assert_false(qdict_haskey(rsp, "error"));
     qobject_unref(rsp);
     qtest_quit(qts);
