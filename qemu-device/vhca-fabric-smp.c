@@ -35,6 +35,7 @@ static VhcaSmaAction vhca_fabric_switch_answer(VhcaPort *port,
     uint16_t status;
     VhcaSmaAction act;
 
+    vhca_fabric_switch_repress(port, req);
     act = vhca_switch_sma_answer(req, dr,
                                  vhca_fabric_switch_node(port, &scratch),
                                  in_port, resp, &status);

@@ -35,12 +35,17 @@
 #include "vhca-sa.h"
 #include "vhca-switch-sma.h"
 #include "vhca-link.h"
+#include "vhca-transport.h"
+#include "vhca-trap.h"
 #include "trace.h"
 
 #define VHCA_SM_LID             1
 #define VHCA_FIRST_PORT_LID     2
 #define VHCA_MAX_UNICAST_LID    0xbfff      /* IBA 4.1.3: 0xc000.. multicast */
 #define VHCA_SM_SWEEP_DELAY_MS  10
+#define VHCA_TRAP_REPEAT_MS     1000    /* until TrapRepress (IBA 13.4.9) */
+#define VHCA_TRAP_MAX_SENDS     8
+#define VHCA_TRAP_TID_BASE      0x5452000000000000ull
 
 struct VhcaFabric {
     char *name;
@@ -52,6 +57,9 @@ struct VhcaFabric {
     VhcaSa *sa;                         /* the SM's subnet administration */
     bool sm_off;                        /* no embedded SM: sw is the switch */
     VhcaSwitchNode *sw;                 /* what an SM in a guest programmed */
+    QEMUTimer *trap_timer;              /* Trap 128 again until repressed */
+    uint64_t trap_tid;
+    uint32_t trap_sends;                /* 0: no trap outstanding */
     VhcaPort *switch_ports[VHCA_SWITCH_MAX_PORTS + 1];  /* cabled to 1..N */
     /* The switch's PMA counters, port 0 (management) first. */
     VhcaPortCounters switch_counters[VHCA_SWITCH_MAX_PORTS + 1];
@@ -123,6 +131,72 @@ static void vhca_fabric_describe_switch_init(VhcaFabric *f, VhcaSwitchNode *sw)
 }
 
 /*
+ * Trap 128 of the switch (no embedded SM) to the master SM its port 0
+ * knows, LID-routed by its LFT to that SM's QP0, from the switch's LID:
+ * now and every VHCA_TRAP_REPEAT_MS until the SM's TrapRepress, at most
+ * VHCA_TRAP_MAX_SENDS times (an SM that never answers is not flooded).
+ */
+static void vhca_fabric_trap_send(void *opaque)
+{
+    VhcaFabric *f = opaque;
+    VhcaSwitchNode *sw = f->sw;
+    uint8_t mad[VHCA_MAD_SIZE], details[2];
+    VhcaPort *sm = NULL;
+    VhcaQp *qp0 = NULL;
+    uint8_t out;
+
+    if (!f->trap_sends || f->trap_sends > VHCA_TRAP_MAX_SENDS) {
+        f->trap_sends = 0;
+        return;
+    }
+    timer_mod(f->trap_timer, qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) +
+                             VHCA_TRAP_REPEAT_MS);
+    trace_vhca_fabric_trap(f->name, VHCA_TRAP_LINK_STATE, sw->sm_lid,
+                           f->trap_sends++);
+    out = vhca_switch_lft_port(sw, sw->sm_lid);
+    if (out >= 1 && out <= VHCA_SWITCH_MAX_PORTS &&
+        sw->ports[out].state != VHCA_PORT_DOWN) {
+        sm = f->switch_ports[out];
+    }
+    if (sm && sm->lid == sw->sm_lid && sm->state != VHCA_PORT_DOWN &&
+        vhca_is_enabled(sm->dev)) {
+        qp0 = vhca_qp_by_qpn(sm->dev, sm->num, 0);
+    }
+    if (!qp0) {
+        return;                         /* no route to the SM: lost */
+    }
+    stw_be_p(details, sw->lid);         /* LIDADDR: the switch's */
+    vhca_trap_build(mad, f->trap_tid, VHCA_TRAP_LINK_STATE,
+                    VHCA_TRAP_PRODUCER_SWITCH, sw->lid, details,
+                    sizeof(details));
+    vhca_mad_reply(sm->dev, qp0, mad, sw->lid, 0);
+}
+
+/* A link changed by itself: a new Trap 128, if an SM configured us. */
+static void vhca_fabric_trap_link(VhcaFabric *f)
+{
+    if (!f->sw->lid || !f->sw->sm_lid) {
+        return;                         /* nobody to tell yet */
+    }
+    f->trap_tid++;
+    f->trap_sends = 1;
+    vhca_fabric_trap_send(f);
+}
+
+/* An SMP to the switch: the SM's TrapRepress ends the repeats. */
+void vhca_fabric_switch_repress(VhcaPort *port, const uint8_t *req)
+{
+    VhcaFabric *f = port->fabric;
+
+    if (f && f->sm_off && f->trap_sends &&
+        vhca_trap_repressed(req, f->trap_tid)) {
+        trace_vhca_fabric_trap_repress(f->name, f->trap_tid);
+        f->trap_sends = 0;
+        timer_del(f->trap_timer);
+    }
+}
+
+/*
  * The link of port's switch port changed (no embedded SM): the switch
  * sees it (PortStateChange for the SM's light sweep, IBA 14.2.5.4); a
  * port that trains again after having been configured goes back to INIT.
@@ -138,6 +212,7 @@ static void vhca_fabric_switch_link(VhcaPort *port, uint8_t state)
     vhca_switch_port_state(sw, port->switch_port, state,
                            state == VHCA_PORT_DOWN ? VHCA_PHYS_POLLING
                                                    : VHCA_PHYS_LINK_UP);
+    vhca_fabric_trap_link(port->fabric);
 }
 
 /*
@@ -159,6 +234,9 @@ static bool vhca_fabric_set_sm(VhcaFabric *f, bool embedded_sm, Error **errp)
     if (f->sm_off && !f->sw) {
         f->sw = g_new(VhcaSwitchNode, 1);
         vhca_fabric_describe_switch_init(f, f->sw);
+        f->trap_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL,
+                                     vhca_fabric_trap_send, f);
+        f->trap_tid = VHCA_TRAP_TID_BASE;
     }
     return true;
 }

@@ -204,6 +204,7 @@ struct VhcaSwitchNode;
 struct VhcaSwitchNode *vhca_fabric_switch_node(VhcaPort *port,
                                                struct VhcaSwitchNode *scratch);
 uint16_t vhca_fabric_switch_lid(VhcaPort *port);
+void vhca_fabric_switch_repress(VhcaPort *port, const uint8_t *req);
 bool vhca_fabric_sm_off(const VhcaPort *port);
 VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port);
 uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,

@@ -10,7 +10,8 @@
  * the CA ports go ARMED then ACTIVE with PORT_ACTIVE, LID-routed SMPs
  * reach the CA and the switch at the LIDs it gave, and forwarding follows
  * the LFT it wrote (a route changed to the wrong port drops the SMP).
- * SMInfo at the switch's LID is 0x000c: no SM in it.
+ * SMInfo at the switch's LID is 0x000c: no SM in it.  A link that changes
+ * by itself makes the switch send Trap 128 to the SM until TrapRepress.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -126,6 +127,32 @@ static void sm_configure(SwRig *r)
     g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca2, 2, data), ==, 0);
 }
 
+/* The next trap on port 1's QP0 (a receive posted): its MAD in trap. */
+static void trap_expect(SwRig *r, uint8_t *trap)
+{
+    struct vhca_cqe cqe;
+    const uint8_t *d = trap + 64;
+
+    dp_expect_cqe(r->dp, &r->cq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
+    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, LID_SWITCH);
+    g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, 0);
+    qtest_memread(r->dp->v->qts, r->m.b + 40, trap, 256);
+    g_assert_cmphex(trap[1], ==, 0x01);                 /* SubnLID */
+    g_assert_cmphex(trap[3], ==, 0x05);                 /* Trap */
+    g_assert_cmphex(lduw_be_p(trap + 16), ==, 0x0002);  /* Notice */
+    g_assert_cmphex(d[0], ==, 0x81);                    /* generic, urgent */
+    g_assert_cmphex(ldl_be_p(d) & 0xffffff, ==, 2);     /* producer: switch */
+    g_assert_cmpuint(lduw_be_p(d + 4), ==, 128);
+    g_assert_cmpuint(lduw_be_p(d + 6), ==, LID_SWITCH); /* IssuerLID */
+    g_assert_cmpuint(lduw_be_p(d + 10), ==, LID_SWITCH);    /* LIDADDR */
+}
+
+static void trap_post_recv(SwRig *r)
+{
+    dp_post_recv(r->dp, &r->smi, 0x300, r->m.b, 40 + 256, r->m.bkey, 0, 0);
+}
+
 static void test_sm_off_sm_configures(void)
 {
     Dp *dp = dp_start_unmanaged(SM_OFF);
@@ -168,8 +195,10 @@ static void test_sm_off_sm_configures(void)
     g_assert_cmphex(sm_set(&r, 0x0019, 0, to_switch, 1, data), ==, 0);
     g_assert_false(sm_get(&r, 0x0011, 0, NULL, 0, LID_CA2, resp));
 
-    /* port 2's cable pulled: the switch sees it (PortStateChange) */
+    /* port 2's cable pulled: the switch sees it (PortStateChange) and
+     * tells the SM (Trap 128, into the receive the lost SMP left) */
     qom_set_link(dp->v, "port2-link", false);
+    trap_expect(&r, resp);
     g_assert_true(sm_get(&r, 0x0015, 2, to_switch, 1, 0, resp));
     g_assert_cmpuint(d[32] & 0xf, ==, VHCA_PORT_DOWN);
     g_assert_true(sm_get(&r, 0x0012, 0, to_switch, 1, 0, resp));
@@ -177,6 +206,53 @@ static void test_sm_off_sm_configures(void)
     n = vhca_collect_port_events(dp->v, ev, 8);
     g_assert_cmpint(n, ==, 1);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_DOWN);
+    dp_stop(dp);
+}
+
+/*
+ * IBA 13.4.9, 14.2.5.1: a link that changes by itself makes the switch
+ * send Trap 128 to the master SM's LID (port 0's MasterSMLID), again
+ * every second with the same TID until the SM's TrapRepress.
+ */
+static void test_sm_off_trap_128(void)
+{
+    Dp *dp = dp_start_unmanaged(SM_OFF);
+    struct vhca_eqe ev[8];
+    struct vhca_cqe cqe;
+    uint8_t trap[256];
+    uint64_t tid;
+    SwRig r;
+
+    sw_start_on(&r, dp);
+    sm_configure(&r);
+    vhca_collect_port_events(dp->v, ev, 8);
+    trap_post_recv(&r);
+    qom_set_link(dp->v, "port2-link", false);
+    trap_expect(&r, trap);
+    tid = ldq_be_p(trap + 8);
+    trap_post_recv(&r);
+    qtest_clock_step(dp->v->qts, 500 * 1000 * 1000);
+    dp_expect_no_cqe(dp, &r.cq);
+    qtest_clock_step(dp->v->qts, 600 * 1000 * 1000);   /* repeated */
+    trap_expect(&r, trap);
+    g_assert_cmphex(ldq_be_p(trap + 8), ==, tid);
+
+    /* the SM's TrapRepress (same TID, LID-routed to the switch) */
+    trap[3] = 0x07;
+    qtest_memwrite(dp->v->qts, r.m.a, trap, 256);
+    dp_ud_send(dp, &r.smi, 0x400, LID_SWITCH, 0, 0, false, r.m.a, 256,
+               r.m.akey);
+    dp_expect_cqe(dp, &r.cq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_SEND);
+    trap_post_recv(&r);
+    qtest_clock_step(dp->v->qts, 5000ll * 1000 * 1000);
+    dp_expect_no_cqe(dp, &r.cq);
+
+    /* the cable back: a new trap, a new TID */
+    qom_set_link(dp->v, "port2-link", true);
+    trap_expect(&r, trap);
+    g_assert_cmphex(ldq_be_p(trap + 8), !=, tid);
+    vhca_collect_port_events(dp->v, ev, 8);
     dp_stop(dp);
 }
 
@@ -210,6 +286,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/sm-off/ports-stay-init", test_sm_off_ports_stay_init);
     qtest_add_func("/vhca/sm-off/sm-configures", test_sm_off_sm_configures);
+    qtest_add_func("/vhca/sm-off/trap-128", test_sm_off_trap_128);
     qtest_add_func("/vhca/sm-off/must-agree", test_sm_off_must_agree);
     return g_test_run();
 }

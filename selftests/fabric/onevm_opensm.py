@@ -11,12 +11,15 @@ ib_sa (IPoIB's joins, rdma_cm's path records) of both devices.  Checked
 from vhca1: sminfo, ibnetdiscover (one switch, two CAs), saquery; IPoIB
 pings between the two devices (each in a network namespace of its own,
 so the packets cross the switch by opensm's LFT and MFT), rping -V over
-rdma_cm; opensm's log has no ERR line.  Not collected by pytest's
+rdma_cm; vhca1's cable pulled and put back from QMP comes back ACTIVE
+though opensm runs with no periodic sweep (-s 0): the switch's Trap 128
+made it sweep; opensm's log has no ERR line.  Not collected by pytest's
 test_*.py pattern.
 """
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -71,7 +74,9 @@ def fabric():
     try:
         before = {dev: (port_attr(vm, dev, "state"), port_attr(vm, dev, "lid"))
                   for dev in NODES}
-        vm.run("rm -f %s; (opensm -g 0x%016x -s 5 -f %s > /tmp/opensm.out "
+        # -s 0: no periodic sweep; only its first sweep and the switch's
+        # traps make opensm look at the fabric.
+        vm.run("rm -f %s; (opensm -g 0x%016x -s 0 -f %s > /tmp/opensm.out "
                "2>&1 &)" % (OSM_LOG, NODES["vhca0"] + 1, OSM_LOG),
                timeout=30, check=True)
         try:
@@ -158,6 +163,25 @@ def test_rping_verified_with_opensm_paths(fabric):
     src, sout = fabriclib.finish(vm, "onevm-rping")
     log("rping", "server:\n%s\nclient:\n%s" % (sout, cout))
     assert (crc, src) == (0, 0), sout + cout
+
+
+def test_link_flap_back_by_trap_128(fabric):
+    """IBA 14.2.5.1: the cable of vhca1 pulled and put back (QMP); the
+    switch's Trap 128 makes opensm sweep and bring the port back ACTIVE,
+    with no periodic sweep to do it; IPoIB pings again."""
+    vm = fabric["vm"]
+    state = "cat /sys/class/infiniband/vhca1/ports/1/state"
+    vm.qmp("qom-set", path="vhca1", property="port1-link", value=False)
+    vm.wait_until(state, lambda t: "DOWN" in t, timeout=30)
+    t0 = time.monotonic()
+    vm.qmp("qom-set", path="vhca1", property="port1-link", value=True)
+    vm.wait_until(state, lambda t: "ACTIVE" in t, timeout=30)
+    log("back ACTIVE after", "%.1f s" % (time.monotonic() - t0))
+    _, out = vm.run("grep -c 'num:128' %s" % OSM_LOG, timeout=30)
+    assert int(out.strip() or 0) >= 1, out
+    rc, out = vm.run("ip netns exec nsa %s ping %s 3 20" % (TOOL, ADDR["nsb"]),
+                     timeout=150)
+    assert rc == 0 and "3 received" in out, out
 
 
 def test_opensm_log_has_no_errors(fabric):
