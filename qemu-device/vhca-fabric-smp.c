@@ -56,6 +56,7 @@ static VhcaSmaAction vhca_fabric_ca_answer(VhcaPort *target,
     uint16_t status;
     VhcaSmaAction act;
 
+    vhca_port_trap_repress(target, req);
     vhca_sma_describe(target->dev, target->num, &node);
     act = vhca_sma_answer(req, dr, &node, resp, &status);
     if (act == VHCA_SMA_REPLY) {

@@ -43,9 +43,8 @@
 #define VHCA_FIRST_PORT_LID     2
 #define VHCA_MAX_UNICAST_LID    0xbfff      /* IBA 4.1.3: 0xc000.. multicast */
 #define VHCA_SM_SWEEP_DELAY_MS  10
-#define VHCA_TRAP_REPEAT_MS     1000    /* until TrapRepress (IBA 13.4.9) */
-#define VHCA_TRAP_MAX_SENDS     8
-#define VHCA_TRAP_TID_BASE      0x5452000000000000ull
+#define VHCA_TRAP_TID_BASE      0x5452000000000000ull    /* the switch's */
+#define VHCA_PORT_TRAP_TID_BASE 0x5443000000000000ull    /* a CA port's */
 
 struct VhcaFabric {
     char *name;
@@ -57,9 +56,7 @@ struct VhcaFabric {
     VhcaSa *sa;                         /* the SM's subnet administration */
     bool sm_off;                        /* no embedded SM: sw is the switch */
     VhcaSwitchNode *sw;                 /* what an SM in a guest programmed */
-    QEMUTimer *trap_timer;              /* Trap 128 again until repressed */
-    uint64_t trap_tid;
-    uint32_t trap_sends;                /* 0: no trap outstanding */
+    VhcaTrap trap;                      /* the switch's Trap 128 */
     VhcaPort *switch_ports[VHCA_SWITCH_MAX_PORTS + 1];  /* cabled to 1..N */
     /* The switch's PMA counters, port 0 (management) first. */
     VhcaPortCounters switch_counters[VHCA_SWITCH_MAX_PORTS + 1];
@@ -131,28 +128,19 @@ static void vhca_fabric_describe_switch_init(VhcaFabric *f, VhcaSwitchNode *sw)
 }
 
 /*
- * Trap 128 of the switch (no embedded SM) to the master SM its port 0
- * knows, LID-routed by its LFT to that SM's QP0, from the switch's LID:
- * now and every VHCA_TRAP_REPEAT_MS until the SM's TrapRepress, at most
- * VHCA_TRAP_MAX_SENDS times (an SM that never answers is not flooded).
+ * A trap of the switch (no embedded SM) to the master SM its port 0
+ * knows: LID-routed by its LFT to that SM's QP0, from the switch's LID.
  */
-static void vhca_fabric_trap_send(void *opaque)
+static void vhca_fabric_trap_send(void *opaque, const uint8_t *mad)
 {
     VhcaFabric *f = opaque;
     VhcaSwitchNode *sw = f->sw;
-    uint8_t mad[VHCA_MAD_SIZE], details[2];
     VhcaPort *sm = NULL;
     VhcaQp *qp0 = NULL;
     uint8_t out;
 
-    if (!f->trap_sends || f->trap_sends > VHCA_TRAP_MAX_SENDS) {
-        f->trap_sends = 0;
-        return;
-    }
-    timer_mod(f->trap_timer, qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) +
-                             VHCA_TRAP_REPEAT_MS);
-    trace_vhca_fabric_trap(f->name, VHCA_TRAP_LINK_STATE, sw->sm_lid,
-                           f->trap_sends++);
+    trace_vhca_fabric_trap(f->name, lduw_be_p(mad + 64 + 4), sw->sm_lid,
+                           f->trap.sends);
     out = vhca_switch_lft_port(sw, sw->sm_lid);
     if (out >= 1 && out <= VHCA_SWITCH_MAX_PORTS &&
         sw->ports[out].state != VHCA_PORT_DOWN) {
@@ -162,25 +150,67 @@ static void vhca_fabric_trap_send(void *opaque)
         vhca_is_enabled(sm->dev)) {
         qp0 = vhca_qp_by_qpn(sm->dev, sm->num, 0);
     }
-    if (!qp0) {
-        return;                         /* no route to the SM: lost */
-    }
-    stw_be_p(details, sw->lid);         /* LIDADDR: the switch's */
-    vhca_trap_build(mad, f->trap_tid, VHCA_TRAP_LINK_STATE,
-                    VHCA_TRAP_PRODUCER_SWITCH, sw->lid, details,
-                    sizeof(details));
-    vhca_mad_reply(sm->dev, qp0, mad, sw->lid, 0);
+    if (qp0) {
+        vhca_mad_reply(sm->dev, qp0, mad, sw->lid, 0);
+    }                                   /* else no route to the SM: lost */
 }
 
-/* A link changed by itself: a new Trap 128, if an SM configured us. */
+/*
+ * A CA port's trap (no embedded SM) to its master SM: LID-routed from
+ * the port as any SMP it sends, to the SM port's QP0.
+ */
+static void vhca_port_trap_send(void *opaque, const uint8_t *mad)
+{
+    VhcaPort *port = opaque;
+    VhcaPort *sm = vhca_fabric_route(port, port->sm_lid);
+    VhcaQp *qp0 = sm ? vhca_qp_by_qpn(sm->dev, sm->num, 0) : NULL;
+
+    trace_vhca_port_trap(port->num, lduw_be_p(mad + 64 + 4), port->sm_lid,
+                         port->trap.sends);
+    if (qp0) {
+        vhca_mad_reply(sm->dev, qp0, mad, port->lid, 0);
+    }
+}
+
+/*
+ * SET_PORT_CAP changed the port's CapabilityMask (an SM opened issm, an
+ * agent registered): Trap 144 with the LID and the new mask (IBA
+ * 14.2.5.1), so that the SM reads the port again.  The embedded SM reads
+ * CapabilityMask itself and needs none.
+ */
+void vhca_port_cap_changed(VhcaPort *port)
+{
+    uint8_t d[14] = { 0 };
+
+    if (!vhca_fabric_sm_off(port) || port->state != VHCA_PORT_ACTIVE ||
+        !port->sm_lid || !vhca_is_enabled(port->dev)) {
+        return;
+    }
+    stw_be_p(d + 2, port->lid);         /* LIDADDR */
+    stl_be_p(d + 6, port->cap_mask);    /* CapabilityMask */
+    vhca_trap_raise(&port->trap, VHCA_TRAP_TYPE_INFO, VHCA_TRAP_CAP_MASK,
+                    VHCA_TRAP_PRODUCER_CA, port->lid, d, sizeof(d));
+}
+
+/* An SMP for port's SMA: the SM's TrapRepress ends its trap's repeats. */
+void vhca_port_trap_repress(VhcaPort *port, const uint8_t *req)
+{
+    if (vhca_trap_repress(&port->trap, req)) {
+        trace_vhca_port_trap_repress(port->num, port->trap.tid);
+    }
+}
+
+/* A link changed by itself: Trap 128, if an SM configured the switch. */
 static void vhca_fabric_trap_link(VhcaFabric *f)
 {
+    uint8_t lid[2];
+
     if (!f->sw->lid || !f->sw->sm_lid) {
         return;                         /* nobody to tell yet */
     }
-    f->trap_tid++;
-    f->trap_sends = 1;
-    vhca_fabric_trap_send(f);
+    stw_be_p(lid, f->sw->lid);          /* LIDADDR: the switch's */
+    vhca_trap_raise(&f->trap, VHCA_TRAP_TYPE_URGENT, VHCA_TRAP_LINK_STATE,
+                    VHCA_TRAP_PRODUCER_SWITCH, f->sw->lid, lid, sizeof(lid));
 }
 
 /* An SMP to the switch: the SM's TrapRepress ends the repeats. */
@@ -188,11 +218,8 @@ void vhca_fabric_switch_repress(VhcaPort *port, const uint8_t *req)
 {
     VhcaFabric *f = port->fabric;
 
-    if (f && f->sm_off && f->trap_sends &&
-        vhca_trap_repressed(req, f->trap_tid)) {
-        trace_vhca_fabric_trap_repress(f->name, f->trap_tid);
-        f->trap_sends = 0;
-        timer_del(f->trap_timer);
+    if (f && f->sm_off && vhca_trap_repress(&f->trap, req)) {
+        trace_vhca_fabric_trap_repress(f->name, f->trap.tid);
     }
 }
 
@@ -234,9 +261,8 @@ static bool vhca_fabric_set_sm(VhcaFabric *f, bool embedded_sm, Error **errp)
     if (f->sm_off && !f->sw) {
         f->sw = g_new(VhcaSwitchNode, 1);
         vhca_fabric_describe_switch_init(f, f->sw);
-        f->trap_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL,
-                                     vhca_fabric_trap_send, f);
-        f->trap_tid = VHCA_TRAP_TID_BASE;
+        vhca_trap_init(&f->trap, VHCA_TRAP_TID_BASE, vhca_fabric_trap_send,
+                       f);
     }
     return true;
 }
@@ -266,6 +292,8 @@ bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name,
         return false;
     }
     f->switch_ports[port->switch_port] = port;
+    vhca_trap_init(&port->trap, VHCA_PORT_TRAP_TID_BASE, vhca_port_trap_send,
+                   port);
     if (f->sw) {
         f->sw->num_ports = vhca_fabric_switch_num_ports(f);
     }
@@ -280,6 +308,7 @@ void vhca_fabric_detach(VhcaPort *port)
     if (port->fabric) {
         QTAILQ_REMOVE(&port->fabric->ports, port, fabric_link);
         port->fabric->switch_ports[port->switch_port] = NULL;
+        vhca_trap_fini(&port->trap);
         vhca_fabric_switch_link(port, VHCA_PORT_DOWN);
         port->fabric = NULL;
         port->switch_port = 0;

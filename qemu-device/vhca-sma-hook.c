@@ -82,6 +82,9 @@ VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
         return vhca_is_enabled(s) ? VHCA_SMA_NOT_MINE : VHCA_SMA_CONSUMED;
     }
     vhca_sma_describe(s, qp->port, &node);
+    if (lduw_le_p(&wqe->av.dlid) == s->ports[qp->port - 1].lid) {
+        vhca_port_trap_repress(&s->ports[qp->port - 1], req);  /* own SM */
+    }
     act = vhca_sma_process(req, VHCA_MAD_SIZE, le16_to_cpu(wqe->av.dlid),
                            wqe->remote_qpn & VHCA_DB_OBJ_MASK, &node, resp,
                            &status);

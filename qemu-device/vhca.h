@@ -25,6 +25,7 @@
 #include "vhca_hw.h"
 #include "vhca-pma.h"
 #include "vhca-sma.h"
+#include "vhca-trap.h"
 #include "net/net.h"
 #include "vhca-verbs.h"
 
@@ -93,6 +94,7 @@ typedef struct VhcaPort {
     VhcaPortSmConf sm_conf;         /* PortInfo fields an SM stores */
     VhcaPortCounters counters;      /* the PMA's (vhca-pma-hook.c) */
     uint8_t switch_port;            /* the fabric switch's port cabled here */
+    VhcaTrap trap;                  /* its SMA's Trap 144 (vhca-fabric.c) */
 } VhcaPort;
 
 struct VhcaState {
@@ -205,6 +207,8 @@ struct VhcaSwitchNode *vhca_fabric_switch_node(VhcaPort *port,
                                                struct VhcaSwitchNode *scratch);
 uint16_t vhca_fabric_switch_lid(VhcaPort *port);
 void vhca_fabric_switch_repress(VhcaPort *port, const uint8_t *req);
+void vhca_port_cap_changed(VhcaPort *port);
+void vhca_port_trap_repress(VhcaPort *port, const uint8_t *req);
 bool vhca_fabric_sm_off(const VhcaPort *port);
 VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port);
 uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,

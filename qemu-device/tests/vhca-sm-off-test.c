@@ -11,7 +11,8 @@
  * reach the CA and the switch at the LIDs it gave, and forwarding follows
  * the LFT it wrote (a route changed to the wrong port drops the SMP).
  * SMInfo at the switch's LID is 0x000c: no SM in it.  A link that changes
- * by itself makes the switch send Trap 128 to the SM until TrapRepress.
+ * by itself makes the switch send Trap 128 to the SM until TrapRepress, a
+ * CA port whose CapabilityMask changes Trap 144.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -127,25 +128,35 @@ static void sm_configure(SwRig *r)
     g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca2, 2, data), ==, 0);
 }
 
-/* The next trap on port 1's QP0 (a receive posted): its MAD in trap. */
-static void trap_expect(SwRig *r, uint8_t *trap)
+/*
+ * The next trap on port 1's QP0 (a receive posted), from slid: its MAD
+ * in trap.  Trap 128: urgent, from a switch; 144: informational, a CA.
+ */
+static void trap_expect_num(SwRig *r, uint8_t *trap, uint16_t num,
+                            uint16_t slid)
 {
     struct vhca_cqe cqe;
     const uint8_t *d = trap + 64;
 
     dp_expect_cqe(r->dp, &r->cq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
-    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, LID_SWITCH);
+    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, slid);
     g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, 0);
     qtest_memread(r->dp->v->qts, r->m.b + 40, trap, 256);
     g_assert_cmphex(trap[1], ==, 0x01);                 /* SubnLID */
     g_assert_cmphex(trap[3], ==, 0x05);                 /* Trap */
     g_assert_cmphex(lduw_be_p(trap + 16), ==, 0x0002);  /* Notice */
-    g_assert_cmphex(d[0], ==, 0x81);                    /* generic, urgent */
-    g_assert_cmphex(ldl_be_p(d) & 0xffffff, ==, 2);     /* producer: switch */
-    g_assert_cmpuint(lduw_be_p(d + 4), ==, 128);
-    g_assert_cmpuint(lduw_be_p(d + 6), ==, LID_SWITCH); /* IssuerLID */
-    g_assert_cmpuint(lduw_be_p(d + 10), ==, LID_SWITCH);    /* LIDADDR */
+    g_assert_cmphex(d[0], ==, num == 128 ? 0x81 : 0x84);
+    g_assert_cmphex(ldl_be_p(d) & 0xffffff, ==, num == 128 ? 2 : 1);
+    g_assert_cmpuint(lduw_be_p(d + 4), ==, num);
+    g_assert_cmpuint(lduw_be_p(d + 6), ==, slid);       /* IssuerLID */
+}
+
+/* Trap 128 from the switch: LIDADDR is its LID. */
+static void trap_expect(SwRig *r, uint8_t *trap)
+{
+    trap_expect_num(r, trap, 128, LID_SWITCH);
+    g_assert_cmpuint(lduw_be_p(trap + 64 + 10), ==, LID_SWITCH);
 }
 
 static void trap_post_recv(SwRig *r)
@@ -256,6 +267,59 @@ static void test_sm_off_trap_128(void)
     dp_stop(dp);
 }
 
+static uint8_t set_port_cap(Dp *dp, uint8_t port, uint32_t set,
+                            uint32_t clear)
+{
+    struct vhca_cmd cmd;
+
+    cmd_init(dp->v, &cmd, VHCA_CMD_SET_PORT_CAP);
+    cmd.in.port_cap.port = port;
+    cmd.in.port_cap.set = cpu_to_le32(set);
+    cmd.in.port_cap.clear = cpu_to_le32(clear);
+    return dp_exec(dp, &cmd, NULL);
+}
+
+/*
+ * IBA 14.2.5.1: port 2's CapabilityMask changes (IsSM, as an SM opening
+ * issm sets it): Trap 144 from its LID to the SM (port 1, LID 5) with the
+ * new mask, repeated until TrapRepress; a write that changes nothing
+ * sends none.
+ */
+static void test_sm_off_trap_144(void)
+{
+    Dp *dp = dp_start_unmanaged(SM_OFF);
+    struct vhca_port_attr attr;
+    struct vhca_eqe ev[8];
+    struct vhca_cqe cqe;
+    uint8_t trap[256];
+    SwRig r;
+
+    sw_start_on(&r, dp);
+    sm_configure(&r);
+    vhca_collect_port_events(dp->v, ev, 8);
+    trap_post_recv(&r);
+    g_assert_cmpuint(set_port_cap(dp, 2, 0x2, 0), ==, VHCA_CMD_OK);
+    trap_expect_num(&r, trap, 144, LID_CA2);
+    g_assert_cmpuint(vhca_query_port(dp->v, 2, &attr), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(lduw_be_p(trap + 64 + 12), ==, LID_CA2);
+    g_assert_cmphex(ldl_be_p(trap + 64 + 16), ==,
+                    le32_to_cpu(attr.port_cap_flags));
+    g_assert_cmphex(ldl_be_p(trap + 64 + 16) & 0x2, ==, 0x2);  /* IsSM */
+
+    /* TrapRepress, LID-routed to port 2: no more */
+    trap[3] = 0x07;
+    qtest_memwrite(dp->v->qts, r.m.a, trap, 256);
+    dp_ud_send(dp, &r.smi, 0x400, LID_CA2, 0, 0, false, r.m.a, 256,
+               r.m.akey);
+    dp_expect_cqe(dp, &r.cq, &cqe, VHCA_WC_SUCCESS);
+    trap_post_recv(&r);
+    qtest_clock_step(dp->v->qts, 3000ll * 1000 * 1000);
+    dp_expect_no_cqe(dp, &r.cq);
+    g_assert_cmpuint(set_port_cap(dp, 2, 0x2, 0), ==, VHCA_CMD_OK);
+    dp_expect_no_cqe(dp, &r.cq);                        /* no change */
+    dp_stop(dp);
+}
+
 /* Every device on a fabric has the same embedded-sm: else realize fails. */
 static void test_sm_off_must_agree(void)
 {
@@ -287,6 +351,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/sm-off/ports-stay-init", test_sm_off_ports_stay_init);
     qtest_add_func("/vhca/sm-off/sm-configures", test_sm_off_sm_configures);
     qtest_add_func("/vhca/sm-off/trap-128", test_sm_off_trap_128);
+    qtest_add_func("/vhca/sm-off/trap-144", test_sm_off_trap_144);
     qtest_add_func("/vhca/sm-off/must-agree", test_sm_off_must_agree);
     return g_test_run();
 }

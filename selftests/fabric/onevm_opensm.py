@@ -13,7 +13,10 @@ pings between the two devices (each in a network namespace of its own,
 so the packets cross the switch by opensm's LFT and MFT), rping -V over
 rdma_cm; vhca1's cable pulled and put back from QMP comes back ACTIVE
 though opensm runs with no periodic sweep (-s 0): the switch's Trap 128
-made it sweep; opensm's log has no ERR line.  Not collected by pytest's
+made it sweep; vhca1's issm opened and closed (its CapabilityMask
+changes): Trap 144 reaches opensm (after the check that opensm's log
+has no ERR line: an IsSM port with no SM behind it makes opensm's SMInfo
+Get time out).  Not collected by pytest's
 test_*.py pattern.
 """
 import os
@@ -189,3 +192,20 @@ def test_opensm_log_has_no_errors(fabric):
                               % OSM_LOG, timeout=60)
     log("opensm ERR lines", out)
     assert not out.strip(), out
+
+
+def test_cap_mask_change_trap_144(fabric):
+    """IBA 14.2.5.1: vhca1's issm opened (ib_umad sets IsSM in its
+    CapabilityMask, as a second SM starting does) and closed: its SMA
+    sends Trap 144 to opensm each time.  Last: with IsSM set and no SM
+    behind the port, opensm's SMInfo Get to it times out (ERR 3120), as
+    on hardware; the ERR check above has run."""
+    vm = fabric["vm"]
+    _, issm = vm.run("for d in /sys/class/infiniband_mad/issm*; do "
+                     "[ $(cat $d/ibdev) = vhca1 ] && basename $d; done",
+                     timeout=30, check=True)
+    vm.run("python3 -c \"import time; f = open('/dev/infiniband/%s', 'rb'); "
+           "time.sleep(2)\"" % issm.strip(), timeout=60, check=True)
+    out = vm.wait_until("grep -c 'num:144' %s" % OSM_LOG,
+                        lambda t: int(t.strip() or 0) >= 2, timeout=30)
+    log("trap 144 lines", out)
