@@ -44,7 +44,6 @@
 #define VHCA_MAX_UNICAST_LID    0xbfff      /* IBA 4.1.3: 0xc000.. multicast */
 #define VHCA_SM_SWEEP_DELAY_MS  10
 #define VHCA_TRAP_TID_BASE      0x5452000000000000ull    /* the switch's */
-#define VHCA_PORT_TRAP_TID_BASE 0x5443000000000000ull    /* a CA port's */
 
 struct VhcaFabric {
     char *name;
@@ -155,51 +154,6 @@ static void vhca_fabric_trap_send(void *opaque, const uint8_t *mad)
     }                                   /* else no route to the SM: lost */
 }
 
-/*
- * A CA port's trap (no embedded SM) to its master SM: LID-routed from
- * the port as any SMP it sends, to the SM port's QP0.
- */
-static void vhca_port_trap_send(void *opaque, const uint8_t *mad)
-{
-    VhcaPort *port = opaque;
-    VhcaPort *sm = vhca_fabric_route(port, port->sm_lid);
-    VhcaQp *qp0 = sm ? vhca_qp_by_qpn(sm->dev, sm->num, 0) : NULL;
-
-    trace_vhca_port_trap(port->num, lduw_be_p(mad + 64 + 4), port->sm_lid,
-                         port->trap.sends);
-    if (qp0) {
-        vhca_mad_reply(sm->dev, qp0, mad, port->lid, 0);
-    }
-}
-
-/*
- * SET_PORT_CAP changed the port's CapabilityMask (an SM opened issm, an
- * agent registered): Trap 144 with the LID and the new mask (IBA
- * 14.2.5.1), so that the SM reads the port again.  The embedded SM reads
- * CapabilityMask itself and needs none.
- */
-void vhca_port_cap_changed(VhcaPort *port)
-{
-    uint8_t d[14] = { 0 };
-
-    if (!vhca_fabric_sm_off(port) || port->state != VHCA_PORT_ACTIVE ||
-        !port->sm_lid || !vhca_is_enabled(port->dev)) {
-        return;
-    }
-    stw_be_p(d + 2, port->lid);         /* LIDADDR */
-    stl_be_p(d + 6, port->cap_mask);    /* CapabilityMask */
-    vhca_trap_raise(&port->trap, VHCA_TRAP_TYPE_INFO, VHCA_TRAP_CAP_MASK,
-                    VHCA_TRAP_PRODUCER_CA, port->lid, d, sizeof(d));
-}
-
-/* An SMP for port's SMA: the SM's TrapRepress ends its trap's repeats. */
-void vhca_port_trap_repress(VhcaPort *port, const uint8_t *req)
-{
-    if (vhca_trap_repress(&port->trap, req)) {
-        trace_vhca_port_trap_repress(port->num, port->trap.tid);
-    }
-}
-
 /* A link changed by itself: Trap 128, if an SM configured the switch. */
 static void vhca_fabric_trap_link(VhcaFabric *f)
 {
@@ -292,8 +246,7 @@ bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name,
         return false;
     }
     f->switch_ports[port->switch_port] = port;
-    vhca_trap_init(&port->trap, VHCA_PORT_TRAP_TID_BASE, vhca_port_trap_send,
-                   port);
+    vhca_port_trap_init(port);
     if (f->sw) {
         f->sw->num_ports = vhca_fabric_switch_num_ports(f);
     }

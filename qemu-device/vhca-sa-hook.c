@@ -5,10 +5,10 @@
  * completes as any datagram's, then the SA's answers (one MAD, or the
  * segments of a GetTableResp the RMPP window allows) arrive on the same
  * GSI QP, from SLID 1 and source QPN 1 (Documentation/device.md "Subnet
- * administration").  With the embedded SM off there is no SA here (opensm's
- * answers, at its own LID) and the switch's LID is the one opensm gave it:
- * only its PMA answers there.  RMPP ACKs the guest sends to the SA are taken the
- * same way and answered with the next segments.
+ * administration").  RMPP ACKs the guest sends to the SA are taken the
+ * same way and answered with the next segments.  With the embedded SM off
+ * there is no SA here (opensm answers, at its own LID) and the switch's
+ * LID is the one opensm gave it: only the switch's PMA answers there.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -207,6 +207,8 @@ struct VhcaSwitchNode *vhca_fabric_switch_node(VhcaPort *port,
                                                struct VhcaSwitchNode *scratch);
 uint16_t vhca_fabric_switch_lid(VhcaPort *port);
 void vhca_fabric_switch_repress(VhcaPort *port, const uint8_t *req);
+/* vhca-port-trap.c */
+void vhca_port_trap_init(VhcaPort *port);
 void vhca_port_cap_changed(VhcaPort *port);
 void vhca_port_trap_repress(VhcaPort *port, const uint8_t *req);
 bool vhca_fabric_sm_off(const VhcaPort *port);

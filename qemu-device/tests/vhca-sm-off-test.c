@@ -41,16 +41,6 @@ static uint16_t sm_set(SwRig *r, uint16_t attr, uint32_t mod,
     return lduw_be_p(resp + 4) & 0x7fff;
 }
 
-/* PortInfo data asking for lid, sm_lid and state (0: no change). */
-static void pi_init(uint8_t *pi, uint16_t lid, uint16_t sm_lid, uint8_t state)
-{
-    memset(pi, 0, 64);
-    stq_be_p(pi + 8, VHCA_GID_PREFIX_DEFAULT);
-    stw_be_p(pi + 16, lid);
-    stw_be_p(pi + 18, sm_lid);
-    pi[32] = state;
-}
-
 /* A Get by directed route (path) or LID (path NULL): the answer's data. */
 static bool sm_get(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
                    uint8_t hops, uint16_t dlid, uint8_t *resp)
@@ -101,11 +91,11 @@ static void sm_configure(SwRig *r)
     uint8_t data[64];
     int port;
 
-    pi_init(data, LID_CA1, LID_CA1, VHCA_PORT_ARMED);
+    vhca_pi_init(data, LID_CA1, LID_CA1, VHCA_PORT_ARMED);
     g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca1, 2, data), ==, 0);
-    pi_init(data, LID_CA2, LID_CA1, VHCA_PORT_ARMED);
+    vhca_pi_init(data, LID_CA2, LID_CA1, VHCA_PORT_ARMED);
     g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca2, 2, data), ==, 0);
-    pi_init(data, LID_SWITCH, LID_CA1, 0);
+    vhca_pi_init(data, LID_SWITCH, LID_CA1, 0);
     g_assert_cmphex(sm_set(r, 0x0015, 0, to_switch, 1, data), ==, 0);
     memset(data, 0xff, sizeof(data));
     data[LID_CA1] = 1;
@@ -117,14 +107,14 @@ static void sm_configure(SwRig *r)
     data[11] = 18 << 3 | 0x04;                          /* clear PSC */
     g_assert_cmphex(sm_set(r, 0x0012, 0, to_switch, 1, data), ==, 0);
     for (port = 1; port <= 2; port++) {
-        pi_init(data, 0, 0, VHCA_PORT_ARMED);
+        vhca_pi_init(data, 0, 0, VHCA_PORT_ARMED);
         g_assert_cmphex(sm_set(r, 0x0015, port, to_switch, 1, data), ==, 0);
-        pi_init(data, 0, 0, VHCA_PORT_ACTIVE);
+        vhca_pi_init(data, 0, 0, VHCA_PORT_ACTIVE);
         g_assert_cmphex(sm_set(r, 0x0015, port, to_switch, 1, data), ==, 0);
     }
-    pi_init(data, LID_CA1, LID_CA1, VHCA_PORT_ACTIVE);
+    vhca_pi_init(data, LID_CA1, LID_CA1, VHCA_PORT_ACTIVE);
     g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca1, 2, data), ==, 0);
-    pi_init(data, LID_CA2, LID_CA1, VHCA_PORT_ACTIVE);
+    vhca_pi_init(data, LID_CA2, LID_CA1, VHCA_PORT_ACTIVE);
     g_assert_cmphex(sm_set(r, 0x0015, 0, to_ca2, 2, data), ==, 0);
 }
 
@@ -176,7 +166,7 @@ static void test_sm_off_sm_configures(void)
 
     sw_start_on(&r, dp);
     /* INIT -> ACTIVE at once is not allowed (IBA Table 146) */
-    pi_init(data, LID_CA2, LID_CA1, VHCA_PORT_ACTIVE);
+    vhca_pi_init(data, LID_CA2, LID_CA1, VHCA_PORT_ACTIVE);
     g_assert_cmphex(sm_set(&r, 0x0015, 0, to_ca2, 2, data), ==, 0x001c);
     sm_configure(&r);
     n = vhca_collect_port_events(dp->v, ev, 8);
