@@ -154,10 +154,12 @@ check-fabric: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" = default || { echo "check-fabric: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-fabric.sh
 
-# Debian's opensm in a guest manages the switch (embedded SM off).
+# Debian's opensm in a guest manages the switch (embedded SM off), of the
+# standalone switch and of one VM's in-process fabric.
 check-fabric-opensm: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" = default || { echo "check-fabric-opensm: KERNEL=default only" >&2; exit 1; }
-	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-opensm selftests/fabric/opensm.py
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-opensm selftests/fabric/opensm.py \
+		selftests/fabric/onevm_opensm.py
 
 test: deps
 	scripts/run-tests.sh

@@ -115,10 +115,14 @@ static uint8_t vhca_cmd_set_port_cap(VhcaState *s, const VhcaCmd *cmd,
                                      uint32_t result[2])
 {
     VhcaPort *port = vhca_cmd_port(s, cmd->in.port_cap.port);
+    uint32_t old = port->cap_mask;
 
     port->cap_mask = (port->cap_mask | cmd->in.port_cap.set) &
                      ~cmd->in.port_cap.clear;
     trace_vhca_port_cap(port->num, port->cap_mask);
+    if (port->cap_mask != old) {
+        vhca_port_cap_changed(port);    /* Trap 144 to an SM in the guest */
+    }
     return VHCA_CMD_OK;
 }
 

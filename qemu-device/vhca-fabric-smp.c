@@ -31,27 +31,40 @@ static VhcaSmaAction vhca_fabric_switch_answer(VhcaPort *port,
                                                uint8_t in_port,
                                                uint8_t *resp)
 {
-    VhcaSwitchNode sw;
+    VhcaSwitchNode scratch;
     uint16_t status;
     VhcaSmaAction act;
 
-    vhca_fabric_describe_switch(port, &sw);
-    act = vhca_switch_sma_answer(req, dr, &sw, in_port, resp, &status);
+    vhca_fabric_switch_repress(port, req);
+    act = vhca_switch_sma_answer(req, dr,
+                                 vhca_fabric_switch_node(port, &scratch),
+                                 in_port, resp, &status);
     trace_vhca_switch_sma(in_port, req[1], req[3], lduw_be_p(req + 16),
                           status);
     return act;
 }
 
-/* A CA port's SMA, for an SMP that came in on that port. */
+/*
+ * A CA port's SMA, for an SMP that came in on that port; a Set it took
+ * (no embedded SM: opensm configuring the port) changes the port.
+ */
 static VhcaSmaAction vhca_fabric_ca_answer(VhcaPort *target,
                                            const uint8_t *req, bool dr,
                                            uint8_t *resp)
 {
     VhcaSmaNode node;
     uint16_t status;
+    VhcaSmaAction act;
 
+    vhca_port_trap_repress(target, req);
     vhca_sma_describe(target->dev, target->num, &node);
-    return vhca_sma_answer(req, dr, &node, resp, &status);
+    act = vhca_sma_answer(req, dr, &node, resp, &status);
+    if (act == VHCA_SMA_REPLY) {
+        trace_vhca_sma(target->num, req[1], req[3], lduw_be_p(req + 16),
+                       status);
+        vhca_sma_apply(target->dev, req, status, &node);
+    }
+    return act;
 }
 
 static VhcaSmaAction vhca_fabric_lid_smp(VhcaPort *port, uint16_t dlid,
@@ -64,7 +77,7 @@ static VhcaSmaAction vhca_fabric_lid_smp(VhcaPort *port, uint16_t dlid,
         return VHCA_SMA_NOT_MINE;
     }
     *slid = dlid;
-    if (dlid == VHCA_SA_SM_LID) {
+    if (dlid && dlid == vhca_fabric_switch_lid(port)) {
         return vhca_fabric_switch_answer(port, req, false, 0, resp);
     }
     target = vhca_fabric_route(port, dlid);

@@ -13,6 +13,14 @@
  * The SM's Subnet Administration state (multicast groups, RMPP transfers:
  * vhca-sa.c) belongs to the fabric too; vhca-sa-hook.c reaches it.
  *
+ * With the embedded SM off (the devices' `embedded-sm` property) there is
+ * no sweep, no SA and no LID 1: ports stay LinkUp/INIT until an SM in a
+ * guest (opensm on any vhca port of the fabric) configures them by SMPs,
+ * and the switch is one persistent VhcaSwitchNode that the same SM
+ * programs (vhca-switch-sma.c, as the standalone switch); unicast then
+ * follows its LinearForwardingTable, multicast its MulticastForwarding-
+ * Table, through ACTIVE switch ports only (IBA 18.2.4.3).
+ *
  * Fabrics are never freed: their GUID -> LID tables must outlive devices
  * (hot-unplug and replug keeps the LIDs too).  All of this runs with the
  * BQL held (MMIO, the SM timer, qom-set).
@@ -27,12 +35,15 @@
 #include "vhca-sa.h"
 #include "vhca-switch-sma.h"
 #include "vhca-link.h"
+#include "vhca-transport.h"
+#include "vhca-trap.h"
 #include "trace.h"
 
 #define VHCA_SM_LID             1
 #define VHCA_FIRST_PORT_LID     2
 #define VHCA_MAX_UNICAST_LID    0xbfff      /* IBA 4.1.3: 0xc000.. multicast */
 #define VHCA_SM_SWEEP_DELAY_MS  10
+#define VHCA_TRAP_TID_BASE      0x5452000000000000ull    /* the switch's */
 
 struct VhcaFabric {
     char *name;
@@ -42,6 +53,9 @@ struct VhcaFabric {
     QEMUTimer *sm_timer;
     uint32_t sweeps;                    /* SMInfo:ActCount */
     VhcaSa *sa;                         /* the SM's subnet administration */
+    bool sm_off;                        /* no embedded SM: sw is the switch */
+    VhcaSwitchNode *sw;                 /* what an SM in a guest programmed */
+    VhcaTrap trap;                      /* the switch's Trap 128 */
     VhcaPort *switch_ports[VHCA_SWITCH_MAX_PORTS + 1];  /* cabled to 1..N */
     /* The switch's PMA counters, port 0 (management) first. */
     VhcaPortCounters switch_counters[VHCA_SWITCH_MAX_PORTS + 1];
@@ -89,10 +103,133 @@ static uint8_t vhca_fabric_free_switch_port(VhcaFabric *f)
     return 0;
 }
 
-bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp)
+/* The switch's external ports: up to the highest cabled one, at least 1. */
+static uint8_t vhca_fabric_switch_num_ports(const VhcaFabric *f)
+{
+    uint8_t n = VHCA_SWITCH_MAX_PORTS;
+
+    while (n > 1 && !f->switch_ports[n]) {
+        n--;
+    }
+    return n;
+}
+
+/* What the switch is whoever manages it: a GUID from the fabric's name. */
+static void vhca_fabric_describe_switch_init(VhcaFabric *f, VhcaSwitchNode *sw)
+{
+    vhca_switch_node_init(sw);
+    sw->node_guid = (uint64_t)VHCA_VENDOR_OUI << 40 | 0xffull << 32 |
+                    g_str_hash(f->name);
+    sw->vendor_id = VHCA_VENDOR_OUI;
+    snprintf((char *)sw->node_desc, sizeof(sw->node_desc),
+             "vhca switch %s", f->name);
+    sw->num_ports = vhca_fabric_switch_num_ports(f);
+}
+
+/*
+ * A trap of the switch (no embedded SM) to the master SM its port 0
+ * knows: LID-routed by its LFT to that SM's QP0, from the switch's LID.
+ */
+static void vhca_fabric_trap_send(void *opaque, const uint8_t *mad)
+{
+    VhcaFabric *f = opaque;
+    VhcaSwitchNode *sw = f->sw;
+    VhcaPort *sm = NULL;
+    VhcaQp *qp0 = NULL;
+    uint8_t out;
+
+    trace_vhca_fabric_trap(f->name, lduw_be_p(mad + 64 + 4), sw->sm_lid,
+                           f->trap.sends);
+    out = vhca_switch_lft_port(sw, sw->sm_lid);
+    if (out >= 1 && out <= VHCA_SWITCH_MAX_PORTS &&
+        sw->ports[out].state != VHCA_PORT_DOWN) {
+        sm = f->switch_ports[out];
+    }
+    if (sm && sm->lid == sw->sm_lid && sm->state != VHCA_PORT_DOWN &&
+        vhca_is_enabled(sm->dev)) {
+        qp0 = vhca_qp_by_qpn(sm->dev, sm->num, 0);
+    }
+    if (qp0) {
+        vhca_mad_reply(sm->dev, qp0, mad, sw->lid, 0);
+    }                                   /* else no route to the SM: lost */
+}
+
+/* A link changed by itself: Trap 128, if an SM configured the switch. */
+static void vhca_fabric_trap_link(VhcaFabric *f)
+{
+    uint8_t lid[2];
+
+    if (!f->sw->lid || !f->sw->sm_lid) {
+        return;                         /* nobody to tell yet */
+    }
+    stw_be_p(lid, f->sw->lid);          /* LIDADDR: the switch's */
+    vhca_trap_raise(&f->trap, VHCA_TRAP_TYPE_URGENT, VHCA_TRAP_LINK_STATE,
+                    VHCA_TRAP_PRODUCER_SWITCH, f->sw->lid, lid, sizeof(lid));
+}
+
+/* An SMP to the switch: the SM's TrapRepress ends the repeats. */
+void vhca_fabric_switch_repress(VhcaPort *port, const uint8_t *req)
+{
+    VhcaFabric *f = port->fabric;
+
+    if (f && f->sm_off && vhca_trap_repress(&f->trap, req)) {
+        trace_vhca_fabric_trap_repress(f->name, f->trap.tid);
+    }
+}
+
+/*
+ * The link of port's switch port changed (no embedded SM): the switch
+ * sees it (PortStateChange for the SM's light sweep, IBA 14.2.5.4); a
+ * port that trains again after having been configured goes back to INIT.
+ */
+static void vhca_fabric_switch_link(VhcaPort *port, uint8_t state)
+{
+    VhcaSwitchNode *sw = port->fabric ? port->fabric->sw : NULL;
+
+    if (!sw || !port->fabric->sm_off ||
+        sw->ports[port->switch_port].state == state) {
+        return;
+    }
+    vhca_switch_port_state(sw, port->switch_port, state,
+                           state == VHCA_PORT_DOWN ? VHCA_PHYS_POLLING
+                                                   : VHCA_PHYS_LINK_UP);
+    vhca_fabric_trap_link(port->fabric);
+}
+
+/*
+ * The embedded SM is a property of the switch: every device on a fabric
+ * must agree (the first one cabled decides while the fabric is empty).
+ */
+static bool vhca_fabric_set_sm(VhcaFabric *f, bool embedded_sm, Error **errp)
+{
+    if (!QTAILQ_EMPTY(&f->ports)) {
+        if (f->sm_off == embedded_sm) {
+            error_setg(errp, "vhca: fabric '%s' has embedded-sm=%s; every "
+                       "device on it must have the same", f->name,
+                       f->sm_off ? "off" : "on");
+            return false;
+        }
+        return true;
+    }
+    f->sm_off = !embedded_sm;
+    if (f->sm_off && !f->sw) {
+        f->sw = g_new(VhcaSwitchNode, 1);
+        vhca_fabric_describe_switch_init(f, f->sw);
+        vhca_trap_init(&f->trap, VHCA_TRAP_TID_BASE, vhca_fabric_trap_send,
+                       f);
+    }
+    return true;
+}
+
+bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name,
+                        bool embedded_sm, Error **errp)
 {
     VhcaFabric *f = vhca_fabric_get(fabric_name);
     VhcaPort *other;
+
+    if (!vhca_fabric_set_sm(f, embedded_sm, errp)) {
+        return false;
+    }
 
     QTAILQ_FOREACH(other, &f->ports, fabric_link) {
         if (other->guid == port->guid) {
@@ -109,6 +246,10 @@ bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp)
         return false;
     }
     f->switch_ports[port->switch_port] = port;
+    vhca_port_trap_init(port);
+    if (f->sw) {
+        f->sw->num_ports = vhca_fabric_switch_num_ports(f);
+    }
     QTAILQ_INSERT_TAIL(&f->ports, port, fabric_link);
     port->fabric = f;
     trace_vhca_fabric_attach(fabric_name, port->guid);
@@ -120,6 +261,8 @@ void vhca_fabric_detach(VhcaPort *port)
     if (port->fabric) {
         QTAILQ_REMOVE(&port->fabric->ports, port, fabric_link);
         port->fabric->switch_ports[port->switch_port] = NULL;
+        vhca_trap_fini(&port->trap);
+        vhca_fabric_switch_link(port, VHCA_PORT_DOWN);
         port->fabric = NULL;
         port->switch_port = 0;
     }
@@ -216,7 +359,9 @@ static void vhca_port_go_init(VhcaPort *port)
     port->lid = 0;
     port->sm_lid = 0;
     trace_vhca_port_state(port->num, port->state, port->lid);
-    if (port->fabric) {
+    if (port->fabric && port->fabric->sm_off) {
+        vhca_fabric_switch_link(port, VHCA_PORT_INIT);   /* opensm's turn */
+    } else if (port->fabric) {
         vhca_fabric_schedule_sweep(port->fabric);
     } else if (port->link) {
         vhca_link_port_init(port);
@@ -232,6 +377,7 @@ static void vhca_port_go_down(VhcaPort *port, bool notify)
     port->phys_state = VHCA_PHYS_DISABLED;
     port->lid = 0;
     port->sm_lid = 0;
+    vhca_fabric_switch_link(port, VHCA_PORT_DOWN);
     if (was_up) {
         trace_vhca_port_state(port->num, port->state, port->lid);
         if (notify) {
@@ -381,6 +527,38 @@ void vhca_port_gid(const VhcaPort *port, uint32_t index, struct vhca_gid *gid)
     }
 }
 
+static bool vhca_fabric_port_up(const VhcaPort *port)
+{
+    return port->state == VHCA_PORT_ACTIVE && vhca_is_enabled(port->dev);
+}
+
+/*
+ * No embedded SM: the switch forwards dlid by the LFT an SM wrote, out of
+ * an ACTIVE switch port, into an ACTIVE CA port whose LID it is (IBA
+ * 18.2.4.3; a CA drops a packet for another LID).  The in-port must be
+ * ACTIVE too.  A packet for the sender's own LID never leaves its HCA.
+ */
+static VhcaPort *vhca_fabric_lft_route(VhcaPort *src, uint16_t dlid)
+{
+    VhcaSwitchNode *sw = src->fabric->sw;
+    uint8_t out;
+    VhcaPort *port;
+
+    if (dlid == src->lid) {
+        return vhca_is_enabled(src->dev) ? src : NULL;
+    }
+    out = vhca_switch_lft_port(sw, dlid);
+    if (out < 1 || out > VHCA_SWITCH_MAX_PORTS ||
+        sw->ports[src->switch_port].state != VHCA_PORT_ACTIVE ||
+        sw->ports[out].state != VHCA_PORT_ACTIVE) {
+        trace_vhca_fabric_no_route(src->fabric->name, dlid, out);
+        return NULL;
+    }
+    port = src->fabric->switch_ports[out];
+    return port && port->lid == dlid && vhca_fabric_port_up(port) ? port
+                                                                  : NULL;
+}
+
 /*
  * Routing (IBA 18.2.4.3, a switch forwarding on the DLID): the ACTIVE port
  * of an enabled device on src's fabric whose LID is dlid, or NULL.  The
@@ -394,16 +572,18 @@ VhcaPort *vhca_fabric_route(VhcaPort *src, uint16_t dlid)
         dlid > VHCA_MAX_UNICAST_LID) {
         return NULL;
     }
+    if (src->fabric->sm_off) {
+        return vhca_fabric_lft_route(src, dlid);
+    }
     QTAILQ_FOREACH(port, &src->fabric->ports, fabric_link) {
-        if (port->lid == dlid && port->state == VHCA_PORT_ACTIVE &&
-            vhca_is_enabled(port->dev)) {
+        if (port->lid == dlid && vhca_fabric_port_up(port)) {
             return port;
         }
     }
     return NULL;
 }
 
-/* Every ACTIVE port of an enabled device on port's fabric (multicast). */
+/* Every ACTIVE port of an enabled device on port's fabric (the SA's). */
 void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque)
 {
     VhcaPort *port;
@@ -412,7 +592,42 @@ void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque)
         return;
     }
     QTAILQ_FOREACH(port, &src->fabric->ports, fabric_link) {
-        if (port->state == VHCA_PORT_ACTIVE && vhca_is_enabled(port->dev)) {
+        if (vhca_fabric_port_up(port)) {
+            fn(port, opaque);
+        }
+    }
+}
+
+/*
+ * The ports a multicast packet to mlid from src reaches: the sender's own
+ * (the HCA's loopback) and, with the embedded SM, every other ACTIVE port
+ * (each device's attachments filter); without it, the ports of the MFT
+ * entry an SM wrote for mlid, but the one it came in on (IBA 18.2.4.3.3).
+ */
+void vhca_fabric_foreach_mcast(VhcaPort *src, uint16_t mlid, VhcaPortFn fn,
+                               void *opaque)
+{
+    VhcaSwitchNode *sw;
+    VhcaPort *port;
+    uint8_t n;
+
+    if (!src->fabric || !src->fabric->sm_off) {
+        vhca_fabric_foreach_active(src, fn, opaque);
+        return;
+    }
+    sw = src->fabric->sw;
+    if (src->state != VHCA_PORT_ACTIVE) {
+        return;
+    }
+    fn(src, opaque);
+    if (sw->ports[src->switch_port].state != VHCA_PORT_ACTIVE) {
+        return;
+    }
+    for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
+        port = src->fabric->switch_ports[n];
+        if (port && port != src && vhca_switch_mft_has(sw, mlid, n) &&
+            sw->ports[n].state == VHCA_PORT_ACTIVE &&
+            vhca_fabric_port_up(port)) {
             fn(port, opaque);
         }
     }
@@ -421,7 +636,7 @@ void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque)
 /* The SA (vhca-sa.c) of port's fabric, or NULL. */
 VhcaSa *vhca_fabric_sa(VhcaPort *port)
 {
-    return port->fabric ? port->fabric->sa : NULL;
+    return port->fabric && !port->fabric->sm_off ? port->fabric->sa : NULL;
 }
 
 /* The CA port cabled to switch port n, if any. */
@@ -433,49 +648,57 @@ VhcaPort *vhca_fabric_switch_port(VhcaPort *port, uint8_t n)
     return port->fabric->switch_ports[n];
 }
 
-/* The switch's external ports: up to the highest cabled one, at least 1. */
-static uint8_t vhca_fabric_switch_num_ports(const VhcaFabric *f)
-{
-    uint8_t n = VHCA_SWITCH_MAX_PORTS;
-
-    while (n > 1 && !f->switch_ports[n]) {
-        n--;
-    }
-    return n;
-}
-
 /*
  * The switch of port's fabric as its SMA describes it (vhca-switch-sma.h):
- * a GUID of its own from the fabric's name, a port per cable.
+ * with the embedded SM, a description made for each SMP from the ports'
+ * states and LIDs (scratch); without it, the one switch state that an SM
+ * in a guest programs (its Sets change it) and that forwards.
  */
-void vhca_fabric_describe_switch(VhcaPort *port, VhcaSwitchNode *sw)
+VhcaSwitchNode *vhca_fabric_switch_node(VhcaPort *port,
+                                        VhcaSwitchNode *scratch)
 {
     VhcaFabric *f = port->fabric;
     VhcaPort *peer;
     int n;
 
-    vhca_switch_node_init(sw);
-    sw->node_guid = (uint64_t)VHCA_VENDOR_OUI << 40 | 0xffull << 32 |
-                    g_str_hash(f->name);
-    sw->vendor_id = VHCA_VENDOR_OUI;
-    sw->embedded_sm = true;
-    sw->lid = VHCA_SM_LID;
-    sw->sm_lid = VHCA_SM_LID;
-    sw->sm_act_count = f->sweeps;
-    snprintf((char *)sw->node_desc, sizeof(sw->node_desc),
-             "vhca switch %s", f->name);
-    sw->num_ports = vhca_fabric_switch_num_ports(f);
-    vhca_switch_lft_route(sw, sw->lid, 0);
+    if (f->sm_off) {
+        return f->sw;
+    }
+    vhca_fabric_describe_switch_init(f, scratch);
+    scratch->embedded_sm = true;
+    scratch->lid = VHCA_SM_LID;
+    scratch->sm_lid = VHCA_SM_LID;
+    scratch->sm_act_count = f->sweeps;
+    vhca_switch_lft_route(scratch, scratch->lid, 0);
     for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
         peer = f->switch_ports[n];
-        sw->ports[n].state = peer ? MAX(peer->state, VHCA_PORT_DOWN)
-                                  : VHCA_PORT_DOWN;
-        sw->ports[n].phys_state = peer && peer->state != VHCA_PORT_DOWN ?
-                                  VHCA_PHYS_LINK_UP : VHCA_PHYS_POLLING;
+        scratch->ports[n].state = peer ? MAX(peer->state, VHCA_PORT_DOWN)
+                                       : VHCA_PORT_DOWN;
+        scratch->ports[n].phys_state = peer && peer->state != VHCA_PORT_DOWN ?
+                                       VHCA_PHYS_LINK_UP : VHCA_PHYS_POLLING;
         if (peer) {
-            vhca_switch_lft_route(sw, peer->lid, n);    /* the SM's routes */
+            vhca_switch_lft_route(scratch, peer->lid, n);   /* SM's routes */
         }
     }
+    return scratch;
+}
+
+/*
+ * The LID of the switch's port 0, where its SMA, its PMA and (embedded
+ * SM) the SM and SA are: 1, or what an SM set (0: none yet).
+ */
+uint16_t vhca_fabric_switch_lid(VhcaPort *port)
+{
+    if (!port->fabric) {
+        return 0;
+    }
+    return port->fabric->sm_off ? port->fabric->sw->lid : VHCA_SM_LID;
+}
+
+/* Does an SM in a guest configure port (its SMA takes Set)? */
+bool vhca_fabric_sm_off(const VhcaPort *port)
+{
+    return port->fabric && port->fabric->sm_off;
 }
 
 /* The counters of the switch port port is cabled to, if any. */

@@ -6,7 +6,9 @@
  * segments of a GetTableResp the RMPP window allows) arrive on the same
  * GSI QP, from SLID 1 and source QPN 1 (Documentation/device.md "Subnet
  * administration").  RMPP ACKs the guest sends to the SA are taken the
- * same way and answered with the next segments.
+ * same way and answered with the next segments.  With the embedded SM off
+ * there is no SA here (opensm answers, at its own LID) and the switch's
+ * LID is the one opensm gave it: only the switch's PMA answers there.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -64,15 +66,16 @@ VhcaSaReply *vhca_sa_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     VhcaSa *sa;
 
     if (qp->type != VHCA_QPT_GSI || qp->port < 1 || qp->port > s->num_ports ||
-        le16_to_cpu(wqe->av.dlid) != VHCA_SA_SM_LID ||
         (wqe->remote_qpn & VHCA_DB_OBJ_MASK) != VHCA_SA_QPN) {
         return NULL;
     }
     port = &s->ports[qp->port - 1];
-    sa = vhca_fabric_sa(port);
-    if (!sa || port->state != VHCA_PORT_ACTIVE) {
-        return NULL;                /* no route to the SM: dropped there */
+    /* the switch's LID: 1 (its SM's), or what opensm gave it */
+    if (!port->fabric || port->state != VHCA_PORT_ACTIVE || !wqe->av.dlid ||
+        le16_to_cpu(wqe->av.dlid) != vhca_fabric_switch_lid(port)) {
+        return NULL;                /* no route to the switch: dropped */
     }
+    sa = vhca_fabric_sa(port);
     reply = g_new0(VhcaSaReply, 1);
     if (wqe->length != VHCA_MAD_SIZE) {
         vhca_sa_reject(qp, "not a MAD (length)");
@@ -87,7 +90,7 @@ VhcaSaReply *vhca_sa_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         reply->n = 1;               /* LID 1 is the switch's too: its PMA */
         return reply;
     }
-    if (req[1] != VHCA_MGMT_CLASS_SUBN_ADM) {
+    if (!sa || req[1] != VHCA_MGMT_CLASS_SUBN_ADM) {
         vhca_sa_reject(qp, "management class the SM does not serve");
         return reply;
     }
@@ -118,6 +121,8 @@ void vhca_sa_reply(VhcaState *s, VhcaQp *qp, const VhcaSaReply *reply)
     for (i = 0; i < reply->n && vhca_is_enabled(s) && qp->valid; i++) {
         vhca_port_count_datagram(&s->ports[qp->port - 1], true,
                                  VHCA_MAD_SIZE, false);
-        vhca_mad_reply(s, qp, reply->mads[i], VHCA_SA_SM_LID, VHCA_SA_QPN);
+        vhca_mad_reply(s, qp, reply->mads[i],
+                       vhca_fabric_switch_lid(&s->ports[qp->port - 1]),
+                       VHCA_SA_QPN);
     }
 }

@@ -28,9 +28,10 @@ void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node)
     node->num_ports = s->num_ports;
     node->local_port = local_port;
     memcpy(node->node_desc, s->node_desc, sizeof(node->node_desc));
-    /* a cabled port's switch may have no SM of its own: opensm sets it */
+    /* a cabled port's switch, or the fabric's, may have no SM: opensm sets */
     node->sm_sets = local_port >= 1 && local_port <= s->num_ports &&
-                    vhca_link_cabled(&s->ports[local_port - 1]);
+                    (vhca_link_cabled(&s->ports[local_port - 1]) ||
+                     vhca_fabric_sm_off(&s->ports[local_port - 1]));
     for (i = 0; i < s->num_ports && i < VHCA_MAX_PORTS; i++) {
         node->ports[i].state = s->ports[i].state;
         node->ports[i].phys_state = s->ports[i].phys_state;
@@ -81,6 +82,9 @@ VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
         return vhca_is_enabled(s) ? VHCA_SMA_NOT_MINE : VHCA_SMA_CONSUMED;
     }
     vhca_sma_describe(s, qp->port, &node);
+    if (lduw_le_p(&wqe->av.dlid) == s->ports[qp->port - 1].lid) {
+        vhca_port_trap_repress(&s->ports[qp->port - 1], req);  /* own SM */
+    }
     act = vhca_sma_process(req, VHCA_MAD_SIZE, le16_to_cpu(wqe->av.dlid),
                            wqe->remote_qpn & VHCA_DB_OBJ_MASK, &node, resp,
                            &status);

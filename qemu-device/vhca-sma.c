@@ -12,8 +12,8 @@
  * combination" (status 0x000c), but SMInfo, which is the SM's (IBA
  * 14.4.1): it goes on to QP0, where an SM such as opensm answers it (and
  * the kernel's MAD layer answers 0x000c when none listens).  Set is taken when the node says an SM
- * may configure it (sm_sets: a port cabled to a switch whose embedded SM
- * is off, Documentation/fabric.md "opensm"): PortInfo (LID, MasterSMLID,
+ * may configure it (sm_sets: a port cabled to a switch, or on an in-process
+ * fabric, whose embedded SM is off, Documentation/fabric.md "opensm"): PortInfo (LID, MasterSMLID,
  * PortState, the stored fields of VhcaPortSmConf), P_KeyTable (the one
  * default partition the device enforces), SLtoVLMappingTable; the caller
  * applies the changed node.  Otherwise Set is refused with 0x000c (the

@@ -336,8 +336,9 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         vhca_dlid_multicast(le16_to_cpu(wqe->av.dlid))) {
         if (!vhca_link_cabled(pkt->src_port)) {
             vhca_port_count_datagram(pkt->src_port, false, wqe->length, true);
-            vhca_fabric_foreach_active(pkt->src_port, vhca_mcast_deliver_port,
-                                       pkt);
+            vhca_fabric_foreach_mcast(pkt->src_port,
+                                      le16_to_cpu(wqe->av.dlid),
+                                      vhca_mcast_deliver_port, pkt);
             goto done;
         }
         /*

@@ -6,7 +6,7 @@
  * in prose.  This file holds the PCI device: BAR 0 registers, the doorbell
  * BAR, MSI-X, reset and properties.
  *
- * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME]
+ * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME][,embedded-sm=on|off]
  *                    [,comp-vectors=N][,doorbell-pages=N]
  *                    [,rc-drop-request=N][,rc-drop-response=N]
  *                    [,port1-netdev=NETDEV][,port2-netdev=NETDEV]
@@ -19,6 +19,10 @@
  *   fabric         (string, default "default") every vhca port of this QEMU
  *                  process with the same fabric name is cabled to one switch
  *                  with an embedded subnet manager (vhca-fabric.c).
+ *   embedded-sm    (bool, default true) that switch's subnet manager (and
+ *                  SA) runs; off, the ports stay INIT until an SM in the
+ *                  guest (opensm on a vhca port) configures them and the
+ *                  switch by SMPs.  Every device on a fabric must agree.
  *   comp-vectors   (uint8, 1..32, default 2) completion MSI-X vectors; the
  *                  device has 1 + comp-vectors vectors, vector 0 is EQ 0's.
  *   doorbell-pages (uint32, 1..4096, default 16) 4 KiB doorbell pages in
@@ -552,7 +556,8 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
         s->ports[i].guid = s->node_guid + s->ports[i].num;
         if (s->port_nic[i].peers.ncs[0]) {
             vhca_link_attach(&s->ports[i], &s->port_nic[i]);
-        } else if (!vhca_fabric_attach(&s->ports[i], s->fabric_name, errp)) {
+        } else if (!vhca_fabric_attach(&s->ports[i], s->fabric_name,
+                                           s->embedded_sm, errp)) {
             vhca_unrealize(pdev);
             return;
         }
@@ -629,6 +634,7 @@ static Property vhca_properties[] = {
     DEFINE_PROP_UINT8("ports", VhcaState, num_ports, 1),
     DEFINE_PROP_UINT64("node-guid", VhcaState, node_guid_prop, 0),
     DEFINE_PROP_STRING("fabric", VhcaState, fabric_name),
+    DEFINE_PROP_BOOL("embedded-sm", VhcaState, embedded_sm, true),
     DEFINE_PROP_UINT8("comp-vectors", VhcaState, comp_vectors, 2),
     DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
     DEFINE_PROP_UINT32("rc-drop-request", VhcaState, rc_drop_request, 0),

@@ -25,6 +25,7 @@
 #include "vhca_hw.h"
 #include "vhca-pma.h"
 #include "vhca-sma.h"
+#include "vhca-trap.h"
 #include "net/net.h"
 #include "vhca-verbs.h"
 
@@ -93,6 +94,7 @@ typedef struct VhcaPort {
     VhcaPortSmConf sm_conf;         /* PortInfo fields an SM stores */
     VhcaPortCounters counters;      /* the PMA's (vhca-pma-hook.c) */
     uint8_t switch_port;            /* the fabric switch's port cabled here */
+    VhcaTrap trap;                  /* its SMA's Trap 144 (vhca-fabric.c) */
 } VhcaPort;
 
 struct VhcaState {
@@ -108,6 +110,7 @@ struct VhcaState {
     uint32_t db_pages;
     uint64_t node_guid_prop;
     char *fabric_name;
+    bool embedded_sm;               /* the fabric's switch runs its SM */
     uint32_t rc_drop_request;       /* lose every Nth RC request (0: none) */
     uint32_t rc_drop_response;      /* lose every Nth answer to one */
     NICConf port_nic[VHCA_MAX_PORTS];   /* portN-netdev: cabled out */
@@ -181,7 +184,8 @@ void vhca_eq_doorbell(VhcaState *s, uint32_t value);
 void vhca_eq_reset(VhcaState *s);
 
 /* vhca-fabric.c */
-bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name, Error **errp);
+bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name,
+                        bool embedded_sm, Error **errp);
 void vhca_fabric_detach(VhcaPort *port);
 void vhca_port_set_link(VhcaPort *port, bool up);
 void vhca_port_configure(VhcaPort *port, uint16_t lid, uint16_t sm_lid);
@@ -194,10 +198,20 @@ void vhca_port_gid(const VhcaPort *port, uint32_t index, struct vhca_gid *gid);
 VhcaPort *vhca_fabric_route(VhcaPort *src, uint16_t dlid);
 typedef void (*VhcaPortFn)(VhcaPort *port, void *opaque);
 void vhca_fabric_foreach_active(VhcaPort *src, VhcaPortFn fn, void *opaque);
+void vhca_fabric_foreach_mcast(VhcaPort *src, uint16_t mlid, VhcaPortFn fn,
+                               void *opaque);
 VhcaSa *vhca_fabric_sa(VhcaPort *port);
 VhcaPort *vhca_fabric_switch_port(VhcaPort *port, uint8_t n);
 struct VhcaSwitchNode;
-void vhca_fabric_describe_switch(VhcaPort *port, struct VhcaSwitchNode *sw);
+struct VhcaSwitchNode *vhca_fabric_switch_node(VhcaPort *port,
+                                               struct VhcaSwitchNode *scratch);
+uint16_t vhca_fabric_switch_lid(VhcaPort *port);
+void vhca_fabric_switch_repress(VhcaPort *port, const uint8_t *req);
+/* vhca-port-trap.c */
+void vhca_port_trap_init(VhcaPort *port);
+void vhca_port_cap_changed(VhcaPort *port);
+void vhca_port_trap_repress(VhcaPort *port, const uint8_t *req);
+bool vhca_fabric_sm_off(const VhcaPort *port);
 VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port);
 uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,
                                         VhcaPortCounters **out);

@@ -92,6 +92,7 @@ void dp_db64(Vhca *v, uint32_t page, uint32_t offset, uint64_t val);
 void dp_setup(Dp *dp, int ports);
 Dp *dp_start_with(const char *extra);
 Dp *dp_start(void);
+Dp *dp_start_unmanaged(const char *extra);
 void dp_stop(Dp *dp);
 void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
                    uint64_t bytes);
@@ -155,5 +156,31 @@ uint8_t dp_create_mr_in(Dp *dp, struct vhca_cmd_create_mr *in,
 void dp_mr_desc(struct vhca_cmd_create_mr *in, uint32_t pd,
                 uint64_t iova, uint64_t len, uint64_t list,
                 uint32_t npages, uint8_t mode);
+
+/*
+ * SMPs from port 1's SMI QP (an SM's view: vhca-switch-test, vhca-sm-off-
+ * test): a Get or Set of attr/mod, LID-routed (path NULL) or directed
+ * route out of path's hops as the guest's SMI hands it on (hop pointer 1).
+ */
+#define DR_HOP_PTR      6
+#define DR_HOP_CNT      7
+#define DR_SLID         32
+#define DR_DLID         34
+#define DR_INITIAL_PATH 128
+#define DR_RETURN_PATH  192
+
+typedef struct SwRig {
+    Dp *dp;
+    DpMem m;
+    DpCq cq;
+    DpQp smi;
+    uint64_t tid;
+} SwRig;
+
+void sw_start_on(SwRig *r, Dp *dp);
+void sw_start(SwRig *r);
+void sw_req(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
+            uint8_t hops, uint8_t *req);
+bool sw_send(SwRig *r, const uint8_t *req, uint16_t dlid, uint8_t *resp);
 
 #endif

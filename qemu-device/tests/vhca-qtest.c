@@ -283,6 +283,23 @@ void qom_set_link(Vhca *v, const char *prop, bool up)
     qobject_unref(rsp);
 }
 
+/*
+ * PortInfo data (64 bytes) of a Set asking for lid, sm_lid and state (0:
+ * no change), as opensm sends them: neighbor MTU 2048, VL0, subnet
+ * timeout 17 (vhca-sm-set-test, vhca-sm-off-test).
+ */
+void vhca_pi_init(uint8_t *pi, uint16_t lid, uint16_t sm_lid, uint8_t state)
+{
+    memset(pi, 0, 64);
+    stq_be_p(pi + 8, VHCA_GID_PREFIX_DEFAULT);
+    stw_be_p(pi + 16, lid);
+    stw_be_p(pi + 18, sm_lid);
+    pi[32] = state;
+    pi[36] = 4 << 4;                    /* NeighborMTU 2048 */
+    pi[43] = 1 << 4;                    /* OperationalVLs VL0 */
+    pi[51] = 17;                        /* SubnetTimeOut */
+}
+
 /* Let the SM sweep, collect the port events. */
 int vhca_collect_port_events(Vhca *v, struct vhca_eqe *events, int max)
 {

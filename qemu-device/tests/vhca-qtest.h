@@ -76,6 +76,7 @@ void vhca_assert_alive(Vhca *v);
 uint32_t vhca_wait_fatal(Vhca *v);
 void vhca_assert_fatal(Vhca *v, enum vhca_fatal code);
 void qom_set_link(Vhca *v, const char *prop, bool up);
+void vhca_pi_init(uint8_t *pi, uint16_t lid, uint16_t sm_lid, uint8_t state);
 int vhca_collect_port_events(Vhca *v, struct vhca_eqe *events, int max);
 void msix_route(Vhca *v, uint16_t vector, uint64_t addr, uint32_t data);
 uint64_t msix_route_to_ram(Vhca *v, uint16_t vector);

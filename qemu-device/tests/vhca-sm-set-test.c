@@ -166,19 +166,6 @@ static uint16_t rig_set_port_info(SmRig *r, uint8_t *pi)
     return lduw_be_p(smp + 4) & 0x7fff;
 }
 
-/* PortInfo data asking for lid, sm_lid and state (0: no change). */
-static void pi_init(uint8_t *pi, uint16_t lid, uint16_t sm_lid, uint8_t state)
-{
-    memset(pi, 0, 64);
-    stq_be_p(pi + 8, VHCA_GID_PREFIX_DEFAULT);
-    stw_be_p(pi + 16, lid);
-    stw_be_p(pi + 18, sm_lid);
-    pi[32] = state;
-    pi[36] = 4 << 4;                    /* NeighborMTU 2048 */
-    pi[43] = 1 << 4;                    /* OperationalVLs VL0 */
-    pi[51] = 17;                        /* SubnetTimeOut */
-}
-
 /* Port 2's events only (port 1 is on the in-process fabric). */
 static int port2_events(Vhca *v, struct vhca_eqe *out, int max)
 {
@@ -210,13 +197,13 @@ static void test_sm_set_port_info(void)
     g_assert_cmpuint(le16_to_cpu(attr.lid), ==, 0);
 
     /* INIT -> ACTIVE directly is not a transition IBA allows. */
-    pi_init(pi, 0x22, 0x21, VHCA_PORT_ACTIVE);
+    vhca_pi_init(pi, 0x22, 0x21, VHCA_PORT_ACTIVE);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0x001c);
     g_assert_cmpuint(lduw_be_p(pi + 16), ==, 0);        /* nothing written */
     g_assert_cmpuint(pi[32] & 0xf, ==, VHCA_PORT_INIT);
 
     /* LID, SM LID and ARMED in one Set; the answer shows them. */
-    pi_init(pi, 0x22, 0x21, VHCA_PORT_ARMED);
+    vhca_pi_init(pi, 0x22, 0x21, VHCA_PORT_ARMED);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
     g_assert_cmpuint(lduw_be_p(pi + 16), ==, 0x22);
     g_assert_cmpuint(lduw_be_p(pi + 18), ==, 0x21);
@@ -235,31 +222,31 @@ static void test_sm_set_port_info(void)
     g_assert_cmpuint(attr.subnet_timeout, ==, 17);
 
     /* ARMED -> ACTIVE: PORT_ACTIVE, as a real HCA raises it. */
-    pi_init(pi, 0x22, 0x21, VHCA_PORT_ACTIVE);
+    vhca_pi_init(pi, 0x22, 0x21, VHCA_PORT_ACTIVE);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 1);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_ACTIVE);
     g_assert_cmpuint(le16_to_cpu(ev[0].data.port.lid), ==, 0x22);
 
     /* ACTIVE -> ARMED is refused, and nothing else is written. */
-    pi_init(pi, 0x30, 0x21, VHCA_PORT_ARMED);
+    vhca_pi_init(pi, 0x30, 0x21, VHCA_PORT_ARMED);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0x001c);
     g_assert_cmpuint(lduw_be_p(pi + 16), ==, 0x22);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 0);
 
     /* A new LID, then a new SM: LID_CHANGE, SM_CHANGE. */
-    pi_init(pi, 0x30, 0x21, 0);
+    vhca_pi_init(pi, 0x30, 0x21, 0);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 1);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_LID_CHANGE);
     g_assert_cmpuint(le16_to_cpu(ev[0].data.port.lid), ==, 0x30);
-    pi_init(pi, 0x30, 0x31, 0);
+    vhca_pi_init(pi, 0x30, 0x31, 0);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 1);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_SM_CHANGE);
 
     /* Down: PORT_ERR, the link trains again (HELLO), INIT with no LID. */
-    pi_init(pi, 0x30, 0x31, VHCA_PORT_DOWN);
+    vhca_pi_init(pi, 0x30, 0x31, VHCA_PORT_DOWN);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 1);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_DOWN);

@@ -1,0 +1,67 @@
+/*
+ * vhca - the traps of a CA port's SMA (IBA 14.2.5.1) on an in-process
+ * fabric whose embedded SM is off (Documentation/fabric.md "Traps"):
+ * Trap 144 when the port's CapabilityMask changes, to its master SM,
+ * repeated until TrapRepress (vhca-trap.c).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "vhca-transport.h"
+#include "vhca-trap.h"
+#include "trace.h"
+
+#define VHCA_PORT_TRAP_TID_BASE 0x5443000000000000ull
+
+/*
+ * A CA port's trap (no embedded SM) to its master SM: LID-routed from
+ * the port as any SMP it sends, to the SM port's QP0.
+ */
+static void vhca_port_trap_send(void *opaque, const uint8_t *mad)
+{
+    VhcaPort *port = opaque;
+    VhcaPort *sm = vhca_fabric_route(port, port->sm_lid);
+    VhcaQp *qp0 = sm ? vhca_qp_by_qpn(sm->dev, sm->num, 0) : NULL;
+
+    trace_vhca_port_trap(port->num, lduw_be_p(mad + 64 + 4), port->sm_lid,
+                         port->trap.sends);
+    if (qp0) {
+        vhca_mad_reply(sm->dev, qp0, mad, port->lid, 0);
+    }
+}
+
+/*
+ * SET_PORT_CAP changed the port's CapabilityMask (an SM opened issm, an
+ * agent registered): Trap 144 with the LID and the new mask (IBA
+ * 14.2.5.1), so that the SM reads the port again.  The embedded SM reads
+ * CapabilityMask itself and needs none.
+ */
+void vhca_port_cap_changed(VhcaPort *port)
+{
+    uint8_t d[14] = { 0 };
+
+    if (!vhca_fabric_sm_off(port) || port->state != VHCA_PORT_ACTIVE ||
+        !port->sm_lid || !vhca_is_enabled(port->dev)) {
+        return;
+    }
+    stw_be_p(d + 2, port->lid);         /* LIDADDR */
+    stl_be_p(d + 6, port->cap_mask);    /* CapabilityMask */
+    vhca_trap_raise(&port->trap, VHCA_TRAP_TYPE_INFO, VHCA_TRAP_CAP_MASK,
+                    VHCA_TRAP_PRODUCER_CA, port->lid, d, sizeof(d));
+}
+
+/* An SMP for port's SMA: the SM's TrapRepress ends its trap's repeats. */
+void vhca_port_trap_repress(VhcaPort *port, const uint8_t *req)
+{
+    if (vhca_trap_repress(&port->trap, req)) {
+        trace_vhca_port_trap_repress(port->num, port->trap.tid);
+    }
+}
+
+void vhca_port_trap_init(VhcaPort *port)
+{
+    vhca_trap_init(&port->trap, VHCA_PORT_TRAP_TID_BASE, vhca_port_trap_send,
+                   port);
+}
