@@ -274,7 +274,7 @@ TEST_F(UserVerbsTest, UserReceiveQueuesNeedRecordReadingDevice) {
   vhca_core_srq* srq = nullptr;
   unsigned srqn = 0, wr = 0, sge = 0;
   EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8192, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge),
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
             -VHCA_EOPNOTSUPP);
 }
 
@@ -283,17 +283,17 @@ TEST_F(UserVerbsTest, UserSrq) {
   unsigned srqn = 0, wr = 0, sge = 0;
   // 100 WRs of 3 SGEs: 128 x 64 bytes, two pages.
   EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 5, 8192, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge),
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
             -VHCA_EINVAL);  // wrong stride
   // The record inside the WQEs or past the buffer (two pages, then three).
   EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8184, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge),
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
             -VHCA_EINVAL);
   EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8192, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge),
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
             -VHCA_EINVAL);
   ASSERT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge), 0);
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge), 0);
   srqs_.push_back(srq);
   EXPECT_EQ(wr, 128u);
   EXPECT_EQ(sge, 3u);
