@@ -473,8 +473,9 @@ void vhca_qp_to_error(VhcaState *s, VhcaQp *qp)
     trace_vhca_qp_modify(qp->handle, qp->state, VHCA_QPS_ERR, 0);
     qp->state = VHCA_QPS_ERR;
     vhca_qp_flush(s, qp);
-    if (qp->flags & VHCA_QP_F_HAS_SRQ) {
-        /* IBA 11.6.3.1: no more SRQ WQEs will be consumed by this QP. */
+    if ((qp->flags & VHCA_QP_F_HAS_SRQ) && qp->type != VHCA_QPT_XRC_TGT) {
+        /* IBA 11.6.3.1: no more SRQ WQEs will be consumed by this QP (an
+         * XRC target is attached to no SRQ, only borrows them). */
         vhca_qp_event(s, qp, VHCA_QP_EV_LAST_WQE_REACHED);
     }
 }
