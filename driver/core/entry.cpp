@@ -3,6 +3,7 @@
 // Device.  struct vhca_core_device is never defined: it is a Device seen
 // from C.
 #include "device.h"
+#include "endian.h"
 #include "vhca_core.h"
 #include "vhca_errno.h"
 
