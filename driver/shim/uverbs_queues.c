@@ -186,6 +186,9 @@ int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
 	srq->max_sge = sge;
 	init->attr.max_wr = wr;
 	init->attr.max_sge = sge;
+	/* ib_uverbs answers ibv_create_srq_ex with it (ibv_get_srq_num) */
+	if (init->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srqn;
 	resp.srqn = srqn;
 	err = vhca_udata_response(udata, &resp, sizeof(resp));
 	if (err)
