@@ -151,10 +151,12 @@ def test_xsrq_pingpong(vm, pair):
     SRQ per client QP pair and XRC receive QPs created by the kernel; the
     client sends on XRC send QPs naming the remote SRQ.  Both sides exit 0
     after -n rounds; the tool checks the completions, not the data
-    (programs/xrc.py does)."""
+    (rdma-core's XRC tests in test_pyverbs do).  The client starts once
+    the server listens: it does not retry its TCP connect."""
     server, client = PAIRS[pair]
     src, crc, sout, cout = run_pair(vm, "ibv_xsrq_pingpong %s -n 20" % server,
-                                    "ibv_xsrq_pingpong %s -n 20 localhost" % client)
+                                    "ibv_xsrq_pingpong %s -n 20 localhost" % client,
+                                    listen_port=18515)
     out = sout + cout
     log("ibv_xsrq_pingpong (%s)" % pair, out)
     assert (src, crc) == (0, 0), out
