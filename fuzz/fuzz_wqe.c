@@ -27,7 +27,20 @@
 
 static const uint8_t qp_types[] = {
     VHCA_QPT_RC, VHCA_QPT_UC, VHCA_QPT_UD, VHCA_QPT_SMI, VHCA_QPT_GSI,
+    VHCA_QPT_XRC_INI, VHCA_QPT_XRC_TGT,
 };
+
+/* RC's transport: RC and the XRC initiator (IBA A14.3). */
+static bool reliable_sender(uint8_t qp_type)
+{
+    return qp_type == VHCA_QPT_RC || qp_type == VHCA_QPT_XRC_INI;
+}
+
+static bool datagram(uint8_t qp_type)
+{
+    return qp_type == VHCA_QPT_UD || qp_type == VHCA_QPT_SMI ||
+           qp_type == VHCA_QPT_GSI;
+}
 
 static void expect(bool ok, const char *what, unsigned a, unsigned b)
 {
@@ -90,7 +103,7 @@ static uint32_t segment_bytes(uint8_t opcode, uint8_t qp_type)
     case VHCA_WQE_LOCAL_INV:
         return 0;
     default:
-        return qp_type == VHCA_QPT_RC || qp_type == VHCA_QPT_UC ? 0 : 48;
+        return datagram(qp_type) ? 48 : 0;
     }
 }
 
@@ -114,6 +127,10 @@ static void fuzz_send(const uint8_t *buf, uint32_t stride, uint8_t qp_type,
     expect(wqe.wr_id == le_at(buf, 8), "wr_id", 0, 0);
     expect(wqe.opcode == buf[8] && wqe.flags == buf[9], "opcode/flags",
            wqe.opcode, buf[8]);
+    /* The XRC target has no send queue: nothing is a WQE for it. */
+    expect(qp_type != VHCA_QPT_XRC_TGT, "WQE on an XRC target", 0, 0);
+    expect(wqe.xrc_srqn == (le_at(buf + 20, 4) & 0xffffff), "xrc_srqn",
+           wqe.xrc_srqn, 0);
     expect(!(wqe.flags & ~(VHCA_WQE_F_SIGNALED | VHCA_WQE_F_SOLICITED |
                            VHCA_WQE_F_FENCE | VHCA_WQE_F_INLINE)),
            "unknown flag accepted", wqe.flags, 0);
@@ -148,19 +165,18 @@ static void fuzz_send(const uint8_t *buf, uint32_t stride, uint8_t qp_type,
     if (is_atomic(wqe.opcode)) {
         expect(wqe.length == 8, "atomic operand size",
                (unsigned)wqe.length, 0);
-        expect(qp_type == VHCA_QPT_RC, "atomic off RC", qp_type, 0);
+        expect(reliable_sender(qp_type), "atomic off RC/XRC", qp_type, 0);
     }
     if (wqe.opcode == VHCA_WQE_RDMA_READ) {
-        expect(qp_type == VHCA_QPT_RC, "RDMA READ off RC", qp_type, 0);
+        expect(reliable_sender(qp_type), "RDMA READ off RC/XRC", qp_type, 0);
     }
     if (wqe.opcode == VHCA_WQE_BIND_MW) {
-        expect(qp_type == VHCA_QPT_RC || qp_type == VHCA_QPT_UC,
+        expect(reliable_sender(qp_type) || qp_type == VHCA_QPT_UC,
                "BIND_MW off a connected QP", qp_type, 0);
         expect(wqe.num_sge == 0 && wqe.inline_len == 0 && wqe.length == 0,
                "BIND_MW with data", wqe.num_sge, wqe.inline_len);
     }
-    if (qp_type == VHCA_QPT_UD || qp_type == VHCA_QPT_SMI ||
-        qp_type == VHCA_QPT_GSI) {
+    if (datagram(qp_type)) {
         expect(wqe.opcode != VHCA_WQE_RDMA_WRITE &&
                wqe.opcode != VHCA_WQE_RDMA_WRITE_WITH_IMM,
                "RDMA WRITE on a datagram QP", wqe.opcode, qp_type);

@@ -149,6 +149,9 @@ int vhca_wqe_begin(const struct vhca_qp *qp, const struct ibv_send_wr *wr,
 	ctrl->wr_id = htole64(wr->wr_id);
 	ctrl->opcode = wr->opcode;
 	ctrl->flags = wqe_flags(wr->send_flags);
+	if (qp->type == VHCA_QPT_XRC_INI)	/* the XRCETH, IBA A14.3.1 */
+		ctrl->xrc_srqn = htole32(wr->qp_type.xrc.remote_srqn &
+					 VHCA_DB_OBJ_MASK);
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		ctrl->imm_inv = wr->imm_data;	/* wire order, as given */
@@ -227,7 +230,8 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t start;
 	int err = 0;
 
-	if (!vhca_qp_may_send(ibqp)) {
+	/* an XRC receive QP has no send queue (IBA A14.2.2) */
+	if (!vhca_qp_may_send(ibqp) || qp->type == VHCA_QPT_XRC_TGT) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -324,7 +328,7 @@ int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct vhca_qp *qp = to_vqp(ibqp);
 
 	/* receives go to the SRQ; a QP in Reset takes none (IBA 11.4.1.2) */
-	if (qp->srq || ibqp->state == IBV_QPS_RESET) {
+	if (qp->srq || vhca_qpt_is_xrc(qp->type) || ibqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -415,11 +419,19 @@ const struct vhca_cqe *vhca_cq_next(struct vhca_cq *cq)
 	while (cqe_valid(cq, cq->ring.ci)) {
 		const struct vhca_cqe *cqe = ring_entry(&cq->ring, cq->ring.ci);
 		uint32_t qpn = le32toh(cqe->qpn);
+		struct vhca_srq *srq;
 		struct vhca_qp *qp;
 
 		cq->ring.ci++;
 		if (qpn == VHCA_STALE_QPN)
 			continue;
+		if (cqe->flags & VHCA_CQE_F_XRC) {
+			/* the device takes an SRQ's WQEs in ring order */
+			srq = vhca_xrc_srq_find(ctx, le32toh(cqe->srqn));
+			if (srq)
+				__atomic_add_fetch(&srq->ring.ci, 1, __ATOMIC_RELEASE);
+			return cqe;
+		}
 		qp = vhca_find_qp(ctx, qpn);
 		if (qp)
 			free_wqes(qp, cqe);

@@ -211,6 +211,22 @@ static void wr_set_ud_addr(struct ibv_qp_ex *qp_ex, struct ibv_ah *ah,
 	qp->wr_need_ud = false;
 }
 
+/* The remote XRC SRQ of the open WQE (the XRCETH, IBA A14.3.1). */
+static void wr_set_xrc_srqn(struct ibv_qp_ex *qp_ex, uint32_t remote_srqn)
+{
+	struct vhca_qp *qp = to_vqp_ex(qp_ex);
+	struct vhca_wqe_ctrl *ctrl;
+
+	if (!qp->wr_open)
+		return;
+	if (qp->type != VHCA_QPT_XRC_INI) {
+		fail(qp, EINVAL);
+		return;
+	}
+	ctrl = (void *)qp->wr_wqe.wqe;
+	ctrl->xrc_srqn = htole32(remote_srqn & VHCA_DB_OBJ_MASK);
+}
+
 static void wr_set_sge_list(struct ibv_qp_ex *qp_ex, size_t num_sge,
 			    const struct ibv_sge *sg_list)
 {
@@ -309,6 +325,7 @@ void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags)
 	qp_ex->wr_bind_mw = wr_bind_mw;
 	qp_ex->wr_local_inv = wr_local_inv;
 	qp_ex->wr_set_ud_addr = wr_set_ud_addr;
+	qp_ex->wr_set_xrc_srqn = wr_set_xrc_srqn;
 	qp_ex->wr_set_sge = wr_set_sge;
 	qp_ex->wr_set_sge_list = wr_set_sge_list;
 	qp_ex->wr_set_inline_data = wr_set_inline_data;

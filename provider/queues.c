@@ -333,6 +333,9 @@ static int qp_type(enum ibv_qp_type type, uint8_t *out)
 	case IBV_QPT_UD:
 		*out = VHCA_QPT_UD;
 		return 0;
+	case IBV_QPT_XRC_SEND:
+		*out = VHCA_QPT_XRC_INI;
+		return 0;
 	default:
 		return EOPNOTSUPP;
 	}
@@ -413,15 +416,17 @@ static struct vhca_qp *qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *
 	if (!qp)
 		return NULL;
 	err = qp_type(attr->qp_type, &qp->type);
+	/* IBA A14.2.2: an XRC send QP has no receive queue, as with an SRQ */
 	if (!err)
-		err = qp_layout(ctx, &attr->cap, attr->srq != NULL, &req);
+		err = qp_layout(ctx, &attr->cap,
+				attr->srq != NULL || qp->type == VHCA_QPT_XRC_INI, &req);
 	if (err)
 		goto free_qp;
 	err = ring_alloc(&qp->sq, pd, VHCA_RES_TYPE_SQ, req.sq_log_size,
 			 req.sq_wqe_shift, 0);
 	if (err)
 		goto free_qp;
-	if (!attr->srq) {
+	if (!attr->srq && qp->type != VHCA_QPT_XRC_INI) {
 		err = recv_ring_alloc(&qp->rq, pd, VHCA_RES_TYPE_RQ, req.rq_log_size,
 				      req.rq_wqe_shift);
 		if (err)
@@ -468,9 +473,9 @@ struct ibv_qp *vhca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	return &qp->vqp.qp;
 }
 
-/* ibv_create_qp_ex: a PD, and send_ops_flags for the ibv_wr_* API
- * (qp_ex.c); XRC, create flags (the mask with flags 0 is fine), TSO and RSS
- * are not offered. */
+/* ibv_create_qp_ex: a PD (an XRC domain for XRC_RECV, xrc.c), and
+ * send_ops_flags for the ibv_wr_* API (qp_ex.c); create flags (the mask
+ * with flags 0 is fine), TSO and RSS are not offered. */
 struct ibv_qp *vhca_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr)
 {
@@ -480,6 +485,14 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *context,
 	uint8_t type;
 	int err = 0;
 
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		if (attr->comp_mask & ~(supported | IBV_QP_INIT_ATTR_XRCD)) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+		qp = vhca_create_xrc_recv_qp(context, attr);
+		return qp ? &qp->vqp.qp : NULL;
+	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != context)
 		err = EINVAL;
@@ -505,12 +518,15 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *context,
 /* Completions of qp still in its CQs are dropped (RESET, destroy). */
 static void qp_clean_cqs(struct vhca_qp *qp)
 {
-	struct vhca_cq *send_cq = to_vcq(qp->vqp.qp.send_cq);
-	struct vhca_cq *recv_cq = to_vcq(qp->vqp.qp.recv_cq);
+	struct ibv_cq *send_cq = qp->vqp.qp.send_cq;
+	struct ibv_cq *recv_cq = qp->vqp.qp.recv_cq;
 
-	vhca_cq_clean(send_cq, qp->qpn);
-	if (recv_cq != send_cq)
-		vhca_cq_clean(recv_cq, qp->qpn);
+	/* XRC: a send QP has no recv CQ, a receive QP no CQ at all (its
+	 * completions go to the SRQs' CQs and are not cleaned) */
+	if (send_cq)
+		vhca_cq_clean(to_vcq(send_cq), qp->qpn);
+	if (recv_cq && recv_cq != send_cq)
+		vhca_cq_clean(to_vcq(recv_cq), qp->qpn);
 }
 
 int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
@@ -559,17 +575,57 @@ int vhca_destroy_qp(struct ibv_qp *ibqp)
 
 /* ---- shared receive queues ---- */
 
-struct ibv_srq *vhca_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+/* The kernel's CREATE_SRQ (ex: CREATE_XSRQ) with the ring. */
+static int srq_cmd(struct ibv_pd *pd, struct vhca_srq *srq,
+		   struct ibv_srq_init_attr_ex *attr, bool ex,
+		   const struct vhca_create_srq_req *req)
 {
-	struct vhca_context *ctx = to_vctx(pd->context);
 	struct {
 		struct ibv_create_srq ibv_cmd;
 		struct vhca_create_srq_req drv;
-	} cmd = {};
+	} cmd = { .drv = *req };
+	struct {
+		struct ibv_create_xsrq ibv_cmd;
+		struct vhca_create_srq_req drv;
+	} xcmd = { .drv = *req };
 	struct {
 		struct ib_uverbs_create_srq_resp ibv_resp;
 		struct vhca_create_srq_resp drv;
 	} resp = {};
+	int err;
+
+	if (ex)
+		err = ibv_cmd_create_srq_ex(pd->context, &srq->vsrq, attr,
+					    &xcmd.ibv_cmd, sizeof(xcmd),
+					    &resp.ibv_resp, sizeof(resp));
+	else	/* ibv_srq_init_attr is the start of the _ex one */
+		err = ibv_cmd_create_srq(pd, &srq->vsrq.srq,
+					 (struct ibv_srq_init_attr *)attr,
+					 &cmd.ibv_cmd, sizeof(cmd),
+					 &resp.ibv_resp, sizeof(resp));
+	srq->srqn = resp.drv.srqn;
+	return err;
+}
+
+struct ibv_srq *vhca_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex attr_ex = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+	};
+	struct vhca_srq *srq = vhca_srq_create(pd, &attr_ex, false);
+
+	if (!srq)
+		return NULL;
+	attr->attr = attr_ex.attr;
+	return &srq->vsrq.srq;
+}
+
+struct vhca_srq *vhca_srq_create(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr_ex *attr, bool ex)
+{
+	struct vhca_context *ctx = to_vctx(pd->context);
+	struct vhca_create_srq_req req = {};
 	struct vhca_create_qp_req layout = {};
 	struct ibv_qp_cap cap = {
 		.max_recv_wr = attr->attr.max_wr,
@@ -596,18 +652,16 @@ struct ibv_srq *vhca_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *att
 	if (err)
 		goto free_srq;
 	vhca_lock_init(&srq->lock, vhca_pd_single_threaded(pd));
-	cmd.drv.buf_addr = (uintptr_t)srq->ring.buf;
-	cmd.drv.buf_len = srq->ring.buf_len;
-	cmd.drv.log_size = layout.rq_log_size;
-	cmd.drv.wqe_shift = layout.rq_wqe_shift;
-	cmd.drv.dbrec_offset = dbrec_offset(&srq->ring);
-	err = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
-				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	req.buf_addr = (uintptr_t)srq->ring.buf;
+	req.buf_len = srq->ring.buf_len;
+	req.log_size = layout.rq_log_size;
+	req.wqe_shift = layout.rq_wqe_shift;
+	req.dbrec_offset = dbrec_offset(&srq->ring);
+	err = srq_cmd(pd, srq, attr, ex, &req);
 	if (err)
 		goto free_ring;
-	srq->srqn = resp.drv.srqn;
 	srq->max_sge = attr->attr.max_sge;	/* granted, set by the library */
-	return &srq->vsrq.srq;
+	return srq;
 
 free_ring:
 	ring_free(&srq->ring);
@@ -624,6 +678,8 @@ int vhca_destroy_srq(struct ibv_srq *ibsrq)
 
 	if (err)
 		return err;
+	if (srq->xrc)
+		vhca_xrc_srq_remove(to_vctx(ibsrq->context), srq);
 	ring_free(&srq->ring);
 	vhca_lock_destroy(&srq->lock);
 	free(srq);

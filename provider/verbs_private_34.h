@@ -105,7 +105,11 @@ struct verbs_mr {
 	uint64_t spare[2];	/* room, see the top comment */
 };
 
-struct verbs_xrcd;
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
 
 enum verbs_qp_mask {
 	VERBS_QP_XRCD = 1 << 0,
@@ -152,7 +156,7 @@ struct verbs_context_ops {
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
 	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
 		       struct ibv_mw_bind *mw_bind);
-	void *close_xrcd;
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	void (*cq_event)(struct ibv_cq *cq);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 	void *create_counters;
@@ -169,7 +173,8 @@ struct verbs_context_ops {
 	void *create_rwq_ind_table;
 	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
 				      struct ibv_srq_init_attr *srq_init_attr);
-	void *create_srq_ex;
+	struct ibv_srq *(*create_srq_ex)(struct ibv_context *context,
+					 struct ibv_srq_init_attr_ex *attr);
 	void *create_wq;
 	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
@@ -187,7 +192,7 @@ struct verbs_context_ops {
 	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
 	void (*free_context)(struct ibv_context *context);
 	void *free_dm;
-	void *get_srq_num;
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
 	void *import_dm;
 	void *import_mr;
 	void *import_pd;
@@ -198,8 +203,10 @@ struct verbs_context_ops {
 	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 			  int srq_attr_mask);
 	void *modify_wq;
-	void *open_qp;
-	void *open_xrcd;
+	struct ibv_qp *(*open_qp)(struct ibv_context *context,
+				  struct ibv_qp_open_attr *attr);
+	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *context,
+				      struct ibv_xrcd_init_attr *attr);
 	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr);
@@ -263,6 +270,9 @@ VHCA_DECLARE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 VHCA_DECLARE_CMD(ibv_query_qp, ib_uverbs_query_qp);
 VHCA_DECLARE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 VHCA_DECLARE_CMD(ibv_query_srq, ib_uverbs_query_srq);
+VHCA_DECLARE_CMD(ibv_open_xrcd, ib_uverbs_open_xrcd);
+VHCA_DECLARE_CMD(ibv_create_xsrq, ib_uverbs_create_xsrq);
+VHCA_DECLARE_CMD(ibv_open_qp, ib_uverbs_open_qp);
 /* extended commands: the two headers, then the kernel's struct */
 struct ex_hdr {
 	struct ib_uverbs_cmd_hdr hdr;
@@ -350,6 +360,19 @@ int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		       struct ibv_srq_init_attr *attr,
 		       struct ibv_create_srq *cmd, size_t cmd_size,
 		       struct ib_uverbs_create_srq_resp *resp, size_t resp_size);
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp, size_t resp_size);
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		       int srq_attr_mask, struct ibv_modify_srq *cmd,
 		       size_t cmd_size);

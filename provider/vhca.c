@@ -161,6 +161,7 @@ static void vhca_free_context(struct ibv_context *ibctx)
 	if (ctx->db)
 		munmap((void *)ctx->db, VHCA_DB_PAGE_SIZE);
 	free(ctx->qp_table);
+	free(ctx->xrc_srq_table);
 	pthread_mutex_destroy(&ctx->qp_table_lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
@@ -173,12 +174,14 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.alloc_td = vhca_alloc_td,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = vhca_bind_mw,
+	.close_xrcd = vhca_close_xrcd,
 	.create_ah = vhca_create_ah,
 	.create_cq = vhca_create_cq,
 	.create_cq_ex = vhca_create_cq_ex,
 	.create_qp = vhca_create_qp,
 	.create_qp_ex = vhca_create_qp_ex,
 	.create_srq = vhca_create_srq,
+	.create_srq_ex = vhca_create_srq_ex,
 	.dealloc_mw = vhca_dealloc_mw,
 	.dealloc_pd = vhca_dealloc_pd,
 	.dealloc_td = vhca_dealloc_td,
@@ -189,8 +192,11 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.destroy_srq = vhca_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = vhca_free_context,
+	.get_srq_num = vhca_get_srq_num,
 	.modify_qp = vhca_modify_qp,
 	.modify_srq = vhca_modify_srq,
+	.open_qp = vhca_open_qp,
+	.open_xrcd = vhca_open_xrcd,
 	.poll_cq = vhca_poll_cq,
 	.post_recv = vhca_post_recv,
 	.post_send = vhca_post_send,
@@ -242,7 +248,9 @@ static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 	ctx->max_qp_wr = resp.drv.max_qp_wr;
 	ctx->max_srq_wr = resp.drv.max_srq_wr;
 	ctx->qp_table = calloc(VHCA_QP_TABLE_SIZE, sizeof(*ctx->qp_table));
-	if (!ctx->qp_table)
+	ctx->xrc_srq_table = calloc(VHCA_QP_TABLE_SIZE,
+				    sizeof(*ctx->xrc_srq_table));
+	if (!ctx->qp_table || !ctx->xrc_srq_table)
 		goto unmap;
 	pthread_mutex_init(&ctx->qp_table_lock, NULL);
 	verbs_set_ops(&ctx->ibv_ctx, &vhca_ctx_ops);
@@ -250,6 +258,8 @@ static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 	return &ctx->ibv_ctx;
 
 unmap:
+	free(ctx->qp_table);
+	free(ctx->xrc_srq_table);
 	munmap(db, VHCA_DB_PAGE_SIZE);
 uninit:
 	verbs_uninit_context(&ctx->ibv_ctx);

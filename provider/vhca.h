@@ -4,7 +4,8 @@
  * context and the verbs that go through the kernel (ibv_cmd_*); queues.c:
  * CQ/QP/SRQ creation with rings in our memory; datapath.c: post_send,
  * post_recv, post_srq_recv, poll_cq and req_notify_cq on the rings and the
- * doorbell page, without a system call.
+ * doorbell page, without a system call; xrc.c: XRC domains, XRC SRQs
+ * and the XRC QPs.
  */
 #ifndef VHCA_PROVIDER_H
 #define VHCA_PROVIDER_H
@@ -26,8 +27,11 @@ struct vhca_context {
 	uint32_t max_srq_wr;
 	bool has_clock;			/* clock.c: CQE timestamps, VHCA_DB_CLOCK */
 	uint64_t realtime_offset_ns;	/* CLOCK_REALTIME - device clock */
-	pthread_mutex_t qp_table_lock;
+	pthread_mutex_t qp_table_lock;	/* also of xrc_srq_table */
 	struct vhca_qp **qp_table;	/* by qpn & (kQpTableSize - 1), chained */
+	/* XRC SRQs by srqn, chained: their CQEs name the SRQ (VHCA_CQE_F_XRC)
+	 * and a target QP this process may not know */
+	struct vhca_srq **xrc_srq_table;
 };
 
 /*
@@ -142,10 +146,12 @@ struct vhca_cq {
 
 struct vhca_srq {
 	struct verbs_srq vsrq;
+	struct vhca_srq *next;		/* xrc_srq_table chain */
 	struct vhca_lock lock;
 	struct vhca_ring ring;
 	uint32_t srqn;
 	uint32_t max_sge;
+	bool xrc;			/* IBV_SRQT_XRC */
 };
 
 /* A send WQE being written into the ring (post_send and the ibv_wr_* API):
@@ -162,7 +168,7 @@ struct vhca_qp {
 	struct vhca_lock sq_lock;
 	struct vhca_lock rq_lock;
 	struct vhca_ring sq;
-	struct vhca_ring rq;		/* unused with an SRQ */
+	struct vhca_ring rq;		/* unused with an SRQ, and XRC */
 	struct vhca_srq *srq;
 	uint32_t qpn;
 	uint8_t type;			/* enum vhca_qp_type */
@@ -259,6 +265,9 @@ int vhca_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int vhca_destroy_qp(struct ibv_qp *qp);
 struct ibv_srq *vhca_create_srq(struct ibv_pd *pd,
 				struct ibv_srq_init_attr *attr);
+/* ex: through ibv_cmd_create_srq_ex (attr's type, XRC domain and CQ). */
+struct vhca_srq *vhca_srq_create(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr_ex *attr, bool ex);
 int vhca_destroy_srq(struct ibv_srq *srq);
 struct vhca_qp *vhca_find_qp(struct vhca_context *ctx, uint32_t qpn);
 
@@ -311,6 +320,20 @@ int vhca_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind)
  * cannot do). */
 int vhca_bind_segment(uint32_t rkey, const struct ibv_mw_bind_info *info,
 		      struct vhca_wqe_bind_mw *seg);
+
+/* xrc.c */
+struct ibv_xrcd *vhca_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int vhca_close_xrcd(struct ibv_xrcd *xrcd);
+struct ibv_srq *vhca_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int vhca_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+void vhca_xrc_srq_remove(struct vhca_context *ctx, struct vhca_srq *srq);
+struct vhca_srq *vhca_xrc_srq_find(struct vhca_context *ctx, uint32_t srqn);
+struct vhca_qp *vhca_create_xrc_recv_qp(struct ibv_context *context,
+					struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *vhca_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr);
 
 /* cq_ex.c */
 struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *context,

@@ -16,7 +16,7 @@
  *   WQE runs again and takes it instead of sending (vhca_link_rc_attempt).
  *   A lost request or response is a local ACK timeout and a resend; the
  *   responder's PSN checks make the resend a duplicate.
- * - RC/UC responder: a REQUEST runs through vhca_rc_receive()/
+ * - RC/UC/XRC responder: a REQUEST runs through vhca_rc_receive()/
  *   vhca_respond() with the frame's payload as the requester's memory and
  *   a picture of the remote QP and port (VhcaLinkSource) as its source.
  * - Datagrams (UD, GSI, SMI, multicast) leave as DATAGRAM frames and are
@@ -254,6 +254,7 @@ static bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
     f.remote_addr = wqe->remote_addr;
     f.compare_add = wqe->compare_add;
     f.swap = wqe->swap;
+    f.xrc_srqn = wqe->xrc_srqn;
     vhca_link_send_message(pkt->src_port, &f, data, reads ? 0 : wqe->length);
     return true;
 }
@@ -399,6 +400,7 @@ static void vhca_link_packet(VhcaLink *link, const VhcaWireFrame *f,
     wqe->rkey = f->rkey;
     wqe->compare_add = f->compare_add;
     wqe->swap = f->swap;
+    wqe->xrc_srqn = f->xrc_srqn;
     wqe->remote_qkey = f->qkey;
     wqe->remote_qpn = f->dst_qpn;
     wqe->av.dlid = cpu_to_le16(f->dlid);
@@ -460,8 +462,9 @@ static void vhca_link_rx_request(VhcaLink *link, const VhcaWireFrame *f)
     VhcaSgl data;
     VhcaAck ack;
 
-    if (!dqp || dqp->type != f->qp_type ||
-        (dqp->type != VHCA_QPT_RC && dqp->type != VHCA_QPT_UC) ||
+    if (!dqp || dqp->type != vhca_qpt_peer(f->qp_type) ||
+        (dqp->type != VHCA_QPT_RC && dqp->type != VHCA_QPT_UC &&
+         dqp->type != VHCA_QPT_XRC_TGT) ||
         !vhca_qp_receives(dqp) || dqp->dest_qpn != f->src_qpn ||
         le16_to_cpu(dqp->av.dlid) != f->slid) {
         /* IBA 9.6: not for a connected QP of this port; the requester
@@ -495,7 +498,8 @@ static void vhca_link_rx_response(VhcaLink *link, const VhcaWireFrame *f)
     VhcaQp *qp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
     VhcaLinkAnswer *a;
 
-    if (!qp || qp->type != VHCA_QPT_RC || qp->state != VHCA_QPS_RTS ||
+    if (!qp || (qp->type != VHCA_QPT_RC && qp->type != VHCA_QPT_XRC_INI) ||
+        qp->state != VHCA_QPS_RTS ||
         qp->dest_qpn != f->src_qpn || le16_to_cpu(qp->av.dlid) != f->slid) {
         vhca_link_drop(link->port, "response for no connected QP");
         return;
@@ -555,7 +559,7 @@ static void vhca_link_rx_datagram(VhcaLink *link, const VhcaWireFrame *f)
     dqp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
     if (!dqp || !vhca_qp_receives(dqp) ||
         (dqp->type == VHCA_QPT_SMI) != (f->qp_type == VHCA_QPT_SMI) ||
-        dqp->type == VHCA_QPT_RC || dqp->type == VHCA_QPT_UC) {
+        !vhca_qpt_is_datagram(dqp->type)) {
         trace_vhca_datagram_drop(f->dst_qpn, "no receiver on the wire");
         return;
     }

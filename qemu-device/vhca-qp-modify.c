@@ -154,12 +154,30 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
     },
 };
 
+/*
+ * The XRC halves follow RC's rows (IBA A14.2.2; ib_modify_qp_is_ok() has
+ * them so), less what each half has no use for: the initiator receives
+ * nothing (no responder resources or RNR timer required into RTR), the
+ * target sends nothing (no retry counts or initiator depth into RTS).
+ */
+static uint32_t vhca_qp_xrc_not_required(uint8_t type)
+{
+    return type == VHCA_QPT_XRC_INI ? A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER) :
+           type == VHCA_QPT_XRC_TGT ? A(RETRY_CNT) | A(RNR_RETRY) |
+                                      A(MAX_QP_RD_ATOMIC) : 0;
+}
+
 /* ib_modify_qp_is_ok(), over the table above. */
 bool vhca_qp_transition_ok(uint8_t cur, uint8_t next, uint8_t type,
                            uint32_t mask, const char **why)
 {
     const VhcaQpTransition *t;
+    uint32_t relaxed = vhca_qp_xrc_not_required(type);
+    uint32_t req, opt;
 
+    if (vhca_qpt_is_xrc(type)) {
+        type = VHCA_QPT_RC;
+    }
     if (cur >= NSTATES || next >= NSTATES || type == 0 || type >= NTYPES) {
         *why = "state or type out of range";
         return false;
@@ -174,11 +192,13 @@ bool vhca_qp_transition_ok(uint8_t cur, uint8_t next, uint8_t type,
         *why = "transition not allowed";
         return false;
     }
-    if ((mask & t->req[type]) != t->req[type]) {
+    req = t->req[type] & ~relaxed;
+    opt = t->opt[type] | (t->req[type] & relaxed);
+    if ((mask & req) != req) {
         *why = "a required attribute is missing";
         return false;
     }
-    if (mask & ~(t->req[type] | t->opt[type] | A(STATE))) {
+    if (mask & ~(req | opt | A(STATE))) {
         *why = "an attribute not allowed in this transition";
         return false;
     }

@@ -38,13 +38,18 @@ static void vhca_qp_free(VhcaState *s, VhcaQp *qp)
     VhcaCq *cq;
 
     timer_del(timer);
-    if (qp->valid) {
+    if (qp->valid && qp->type == VHCA_QPT_XRC_TGT) {
+        /* No CQ or SRQ of its own: those of its requests are borrowed. */
+        vhca_link_forget(qp);
+        vhca_xrcd_release(s, qp->xrcdn);
+    } else if (qp->valid) {
         vhca_link_forget(qp);
         cq = vhca_cq_get(s, qp->send_cqn);
         if (cq && cq->users) {
             cq->users--;
         }
-        cq = vhca_cq_get(s, qp->recv_cqn);
+        cq = qp->type != VHCA_QPT_XRC_INI ? vhca_cq_get(s, qp->recv_cqn)
+                                           : NULL;
         if (cq && cq->users) {
             cq->users--;
         }
@@ -169,8 +174,14 @@ static uint8_t vhca_qp_check_create(VhcaState *s,
     bool special = in->type == VHCA_QPT_SMI || in->type == VHCA_QPT_GSI;
     uint32_t i;
 
-    if (in->type < VHCA_QPT_RC || in->type > VHCA_QPT_GSI) {
+    if (in->type < VHCA_QPT_RC || in->type > VHCA_QPT_XRC_TGT) {
         return vhca_qp_reject(VHCA_CMD_BAD_PARAM, "unknown type", in->type);
+    }
+    if (vhca_qpt_is_xrc(in->type) &&
+        ((in->flags & VHCA_QP_F_HAS_SRQ) || in->rq_log_size != 0)) {
+        /* IBA A14.2.2: neither XRC half has a receive queue. */
+        return vhca_qp_reject(VHCA_CMD_BAD_PARAM, "XRC QP with a receive "
+                              "queue or SRQ", in->flags);
     }
     if (in->flags & ~(VHCA_QP_F_SQ_SIG_ALL | VHCA_QP_F_HAS_SRQ)) {
         return vhca_qp_reject(VHCA_CMD_BAD_PARAM, "unknown flags", in->flags);
@@ -213,6 +224,52 @@ static uint8_t vhca_qp_check_create(VhcaState *s,
     return VHCA_CMD_NO_RESOURCES;
 }
 
+/* A checked QP into its slot: its QPN (handle), state RESET. */
+static void vhca_qp_install(VhcaState *s, VhcaQp *slot, VhcaQp *qp,
+                            uint8_t port, uint32_t result[2])
+{
+    if (qp->type == VHCA_QPT_SMI || qp->type == VHCA_QPT_GSI) {
+        qp->special_port = port;
+        qp->qpn = qp->type == VHCA_QPT_GSI;
+        qp->handle = VHCA_SPECIAL_QP_HANDLE(port, qp->qpn);
+    } else {
+        qp->qpn = VHCA_FIRST_QPN + (slot - s->qps);
+        qp->handle = qp->qpn;
+    }
+    qp->path_mtu = VHCA_MTU_4096;
+    qp->state = VHCA_QPS_RESET;
+    qp->valid = true;
+    qp->sq_timer = slot->sq_timer;
+    qp->dev = s;
+    *slot = *qp;
+    result[0] = qp->handle;
+    trace_vhca_qp_create(qp->handle, qp->type, qp->pdn, qp->send_cqn,
+                         qp->recv_cqn);
+}
+
+/*
+ * An XRC target QP (IBA A14.2.2): no rings, CQs or PD, only its domain;
+ * it receives through the XRC SRQ each request names (vhca-xrc.c).
+ */
+static uint8_t vhca_qp_create_xrc_tgt(VhcaState *s,
+                                      const struct vhca_cmd_create_qp *in,
+                                      VhcaQp *slot, uint32_t result[2])
+{
+    VhcaQp qp = { 0 };
+
+    qp.type = VHCA_QPT_XRC_TGT;
+    qp.xrcdn = le32_to_cpu(in->xrcdn);
+    qp.flags = VHCA_QP_F_HAS_SRQ;
+    qp.srqn = UINT32_MAX;           /* none until the first request */
+    qp.db_page = le32_to_cpu(in->db_page);
+    if (!vhca_xrcd_hold(s, qp.xrcdn)) {
+        return vhca_qp_reject(VHCA_CMD_BAD_HANDLE, "no such XRC domain",
+                              qp.xrcdn);
+    }
+    vhca_qp_install(s, slot, &qp, 0, result);
+    return VHCA_CMD_OK;
+}
+
 /* in_len VHCA_CMD_CREATE_QP_V0_LEN (a driver of ABI minor 0): no record. */
 uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t in_len,
                            uint32_t result[2])
@@ -223,6 +280,7 @@ uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t in_len,
     VhcaQp qp = { 0 };
     VhcaSrq *srq = NULL;
     VhcaCq *scq, *rcq;
+    bool xrc_ini;
     uint8_t status;
 
     memset(&in, 0, sizeof(in));
@@ -233,7 +291,11 @@ uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t in_len,
     if (status != VHCA_CMD_OK) {
         return status;
     }
-    if (!(in.flags & VHCA_QP_F_HAS_SRQ)) {
+    if (in.type == VHCA_QPT_XRC_TGT) {
+        return vhca_qp_create_xrc_tgt(s, &in, slot, result);
+    }
+    xrc_ini = in.type == VHCA_QPT_XRC_INI;
+    if (!(in.flags & VHCA_QP_F_HAS_SRQ) && !xrc_ini) {
         qp.rq.dbrec = le64_to_cpu(in.rq_dbrec_addr);
         status = vhca_wq_dbrec_check(s, qp.rq.dbrec, &why);
         if (status != VHCA_CMD_OK) {
@@ -244,8 +306,9 @@ uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t in_len,
     qp.send_cqn = le32_to_cpu(in.send_cqn);
     qp.recv_cqn = le32_to_cpu(in.recv_cqn);
     scq = vhca_cq_get(s, qp.send_cqn);
-    rcq = vhca_cq_get(s, qp.recv_cqn);
-    if (!vhca_pd_valid(s, qp.pdn) || !scq || !rcq) {
+    /* IBA A14.2.2: an XRC initiator receives nothing, has no recv CQ. */
+    rcq = xrc_ini ? NULL : vhca_cq_get(s, qp.recv_cqn);
+    if (!vhca_pd_valid(s, qp.pdn) || !scq || (!rcq && !xrc_ini)) {
         return vhca_qp_reject(VHCA_CMD_BAD_HANDLE, "no such PD or CQ",
                               qp.pdn);
     }
@@ -259,7 +322,7 @@ uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t in_len,
     }
     status = vhca_wq_load(s, &qp.sq, &in.sq_buf, in.sq_log_size,
                           in.sq_wqe_shift, VHCA_MIN_SQ_WQE_SHIFT);
-    if (status == VHCA_CMD_OK && !srq) {
+    if (status == VHCA_CMD_OK && !srq && !xrc_ini) {
         status = vhca_wq_load(s, &qp.rq, &in.rq_buf, in.rq_log_size,
                               in.rq_wqe_shift, VHCA_MIN_RQ_WQE_SHIFT);
     }
@@ -271,28 +334,14 @@ uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t in_len,
     qp.flags = in.flags;
     qp.db_page = le32_to_cpu(in.db_page);
     qp.max_inline = le32_to_cpu(in.max_inline);
-    if (qp.type == VHCA_QPT_SMI || qp.type == VHCA_QPT_GSI) {
-        qp.special_port = in.port;
-        qp.qpn = qp.type == VHCA_QPT_GSI;
-        qp.handle = VHCA_SPECIAL_QP_HANDLE(in.port, qp.qpn);
-    } else {
-        qp.qpn = VHCA_FIRST_QPN + (slot - s->qps);
-        qp.handle = qp.qpn;
-    }
-    qp.path_mtu = VHCA_MTU_4096;
-    qp.state = VHCA_QPS_RESET;
-    qp.valid = true;
-    qp.sq_timer = slot->sq_timer;
-    qp.dev = s;
-    *slot = qp;
+    vhca_qp_install(s, slot, &qp, in.port, result);
     scq->users++;
-    rcq->users++;
+    if (rcq) {
+        rcq->users++;
+    }
     if (srq) {
         srq->users++;
     }
-    result[0] = qp.handle;
-    trace_vhca_qp_create(qp.handle, qp.type, qp.pdn, qp.send_cqn,
-                         qp.recv_cqn);
     return VHCA_CMD_OK;
 }
 
@@ -424,8 +473,9 @@ void vhca_qp_to_error(VhcaState *s, VhcaQp *qp)
     trace_vhca_qp_modify(qp->handle, qp->state, VHCA_QPS_ERR, 0);
     qp->state = VHCA_QPS_ERR;
     vhca_qp_flush(s, qp);
-    if (qp->flags & VHCA_QP_F_HAS_SRQ) {
-        /* IBA 11.6.3.1: no more SRQ WQEs will be consumed by this QP. */
+    if ((qp->flags & VHCA_QP_F_HAS_SRQ) && qp->type != VHCA_QPT_XRC_TGT) {
+        /* IBA 11.6.3.1: no more SRQ WQEs will be consumed by this QP (an
+         * XRC target is attached to no SRQ, only borrows them). */
         vhca_qp_event(s, qp, VHCA_QP_EV_LAST_WQE_REACHED);
     }
 }
@@ -447,7 +497,9 @@ void vhca_wq_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
     VhcaWq *wq;
 
     if (!qp || qp->db_page != page || qp->state == VHCA_QPS_RESET ||
-        (!send && (qp->flags & VHCA_QP_F_HAS_SRQ))) {
+        (!send && (qp->flags & VHCA_QP_F_HAS_SRQ)) ||
+        (!send && vhca_qpt_is_xrc(qp->type)) ||
+        (send && qp->type == VHCA_QPT_XRC_TGT)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: %s doorbell for QP 0x%x on "
                       "page %u ignored (no such QP there, in RESET, or an "
                       "SRQ's)\n",

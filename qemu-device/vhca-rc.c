@@ -131,6 +131,12 @@ VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
     int32_t d = vhca_psn_diff(pkt->psn, dqp->rq_psn);
     VhcaAck ack;
 
+    if (dqp->type == VHCA_QPT_XRC_TGT &&
+        !vhca_xrc_bind(ds, dqp, pkt->wqe->xrc_srqn)) {
+        /* IBA A14.4.1.1: an XRC SRQ not of the target's domain. */
+        return vhca_responder_fail(ds, dqp, VHCA_NAK_INV_REQ,
+                                   VHCA_QP_EV_REQ_ERR);
+    }
     if (d > 0) {
         /* IBA 9.7.5.1: sequence error, NAK naming the expected PSN. */
         trace_vhca_rc_nak_seq(dqp->handle, pkt->psn, dqp->rq_psn);
@@ -175,7 +181,8 @@ static VhcaQp *vhca_rc_peer(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     }
     dqp = vhca_qp_by_qpn(pkt->dst_port->dev, pkt->dst_port->num,
                          qp->dest_qpn);
-    return dqp && dqp->type == qp->type && vhca_qp_receives(dqp) ? dqp : NULL;
+    return dqp && dqp->type == vhca_qpt_peer(qp->type) &&
+           vhca_qp_receives(dqp) ? dqp : NULL;
 }
 
 /* The payload octets of a request (vhca-pma-hook.c counts the headers). */

@@ -263,9 +263,8 @@ static void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
     cqe.opcode = d->opcode;
     cqe.status = d->status;
     cqe.flags = d->flags;
-    cqe.sl = pkt->src_qp->type == VHCA_QPT_RC ||
-             pkt->src_qp->type == VHCA_QPT_UC ? pkt->src_qp->av.sl
-                                              : pkt->wqe->av.sl;
+    cqe.sl = vhca_qpt_is_datagram(pkt->src_qp->type) ? pkt->wqe->av.sl
+                                                     : pkt->src_qp->av.sl;
     cqe.slid = cpu_to_le16(pkt->from_agent ? pkt->agent_slid
                                            : pkt->src_port->lid);
     cqe.vendor_err = d->verr;
@@ -274,6 +273,10 @@ static void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
     if (wq) {
         cqe.wqe_index = cpu_to_le16(wq->ci);
         wq->ci++;
+    }
+    if (qp->type == VHCA_QPT_XRC_TGT) {
+        cqe.flags |= VHCA_CQE_F_XRC;
+        cqe.srqn = cpu_to_le32(qp->srqn);
     }
     if (qp->flags & VHCA_QP_F_HAS_SRQ) {
         vhca_srq_check_limit(s, qp->srqn);
@@ -508,7 +511,7 @@ VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
         /* IBA 9.7.5.2.8: RNR NAK (RC); UC drops the message. */
         pkt->rnr_timer = dqp->min_rnr_timer;
         trace_vhca_responder_nak(dqp->handle, VHCA_NAK_RNR);
-        return dqp->type == VHCA_QPT_RC ? VHCA_NAK_RNR : VHCA_ACK;
+        return vhca_qpt_is_reliable(dqp->type) ? VHCA_NAK_RNR : VHCA_ACK;
     }
     if (dqp->state == VHCA_QPS_RTR && !dqp->comm_est_sent) {
         dqp->comm_est_sent = true;

@@ -51,6 +51,30 @@ static uint8_t vhca_srq_reject(uint8_t status, const char *why, uint32_t val)
     return status;
 }
 
+/* VHCA_SRQ_F_XRC (IBA A14.2.3): the domain and the CQ must exist. */
+static uint8_t vhca_srq_check_xrc(VhcaState *s,
+                                  const struct vhca_cmd_create_srq *in,
+                                  VhcaSrq *srq)
+{
+    if (in->flags & ~VHCA_SRQ_F_XRC) {
+        return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "unknown flags", in->flags);
+    }
+    if (!(in->flags & VHCA_SRQ_F_XRC)) {
+        return VHCA_CMD_OK;
+    }
+    srq->xrc = true;
+    srq->xrcdn = le32_to_cpu(in->xrcdn);
+    srq->cqn = le32_to_cpu(in->cqn);
+    if (!vhca_xrcd_valid(s, srq->xrcdn)) {
+        return vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such XRC domain",
+                               srq->xrcdn);
+    }
+    if (!vhca_cq_get(s, srq->cqn)) {
+        return vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such CQ", srq->cqn);
+    }
+    return VHCA_CMD_OK;
+}
+
 uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
 {
     struct vhca_cmd_create_srq in;
@@ -81,6 +105,10 @@ uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
     if (!vhca_pd_valid(s, srq.pdn)) {
         return vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such PD", srq.pdn);
     }
+    status = vhca_srq_check_xrc(s, &in, &srq);
+    if (status != VHCA_CMD_OK) {
+        return status;
+    }
     status = vhca_wq_dbrec_check(s, srq.wq.dbrec, &why);
     if (status != VHCA_CMD_OK) {
         return vhca_srq_reject(status, why, (uint32_t)srq.wq.dbrec);
@@ -93,6 +121,10 @@ uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
     }
     for (srqn = 0; srqn < VHCA_MAX_SRQ; srqn++) {
         if (!s->srqs[srqn].valid) {
+            if (srq.xrc) {
+                vhca_xrcd_hold(s, srq.xrcdn);
+                vhca_cq_get(s, srq.cqn)->users++;
+            }
             srq.valid = true;
             s->srqs[srqn] = srq;
             result[0] = srqn;
@@ -143,6 +175,14 @@ uint8_t vhca_cmd_destroy_srq(VhcaState *s, uint32_t srqn)
     }
     if (srq->users) {
         return vhca_srq_reject(VHCA_CMD_BUSY, "SRQ in use by a QP", srqn);
+    }
+    if (srq->xrc) {
+        VhcaCq *cq = vhca_cq_get(s, srq->cqn);
+
+        if (cq && cq->users) {
+            cq->users--;
+        }
+        vhca_xrcd_release(s, srq->xrcdn);
     }
     vhca_buf_free(&srq->wq.buf);
     memset(srq, 0, sizeof(*srq));

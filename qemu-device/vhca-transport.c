@@ -52,7 +52,7 @@ bool vhca_qp_receives(const VhcaQp *qp)
 
 static bool vhca_qp_connected(const VhcaQp *qp)
 {
-    return qp->type == VHCA_QPT_RC || qp->type == VHCA_QPT_UC;
+    return qp->type == VHCA_QPT_UC || vhca_qpt_is_reliable(qp->type);
 }
 
 static uint32_t vhca_packets(const VhcaQp *qp, uint64_t len)
@@ -108,7 +108,7 @@ static void vhca_sq_complete(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x send WQE failed with "
                       "status %u (vendor error %u)\n", qp->handle, status,
                       verr);
-        if (qp->type == VHCA_QPT_RC) {
+        if (vhca_qpt_is_reliable(qp->type)) {
             vhca_qp_to_error(s, qp);
         } else {
             qp->state = VHCA_QPS_SQE;

@@ -44,6 +44,8 @@ static const VhcaVerbsCmdInfo vhca_verbs_cmds[] = {
     { VHCA_CMD_REREG_MR, "REREG_MR", sizeof(struct vhca_cmd_create_mr), 0 },
     { VHCA_CMD_ALLOC_MW, "ALLOC_MW", 0, 0 },
     { VHCA_CMD_DEALLOC_MW, "DEALLOC_MW", 0, 0 },
+    { VHCA_CMD_ALLOC_XRCD, "ALLOC_XRCD", 0, 0 },
+    { VHCA_CMD_DEALLOC_XRCD, "DEALLOC_XRCD", 0, 0 },
     { VHCA_CMD_ATTACH_MCAST, "ATTACH_MCAST", 0, 0 },
     { VHCA_CMD_DETACH_MCAST, "DETACH_MCAST", 0, 0 },
 };
@@ -157,6 +159,10 @@ uint8_t vhca_verbs_cmd_execute(VhcaState *s, const struct vhca_cmd *raw,
         return vhca_cmd_alloc_mw(s, (const void *)raw->in.raw, result);
     case VHCA_CMD_DEALLOC_MW:
         return vhca_cmd_dealloc_mw(s, handle);
+    case VHCA_CMD_ALLOC_XRCD:
+        return vhca_cmd_alloc_xrcd(s, result);
+    case VHCA_CMD_DEALLOC_XRCD:
+        return vhca_cmd_dealloc_xrcd(s, handle);
     case VHCA_CMD_ATTACH_MCAST:
     case VHCA_CMD_DETACH_MCAST:
         return vhca_cmd_mcast(s, opcode == VHCA_CMD_ATTACH_MCAST,
@@ -205,6 +211,7 @@ void vhca_verbs_device_attr(struct vhca_device_attr *attr)
     attr->max_mw = cpu_to_le32(VHCA_MAX_MR - 1);    /* one key table */
     attr->dev_caps = cpu_to_le32(VHCA_DEV_CAP_MW_TYPE_1 |
                                  VHCA_DEV_CAP_MW_TYPE_2 |
+                                 VHCA_DEV_CAP_XRC |
                                  VHCA_DEV_CAP_CQE_TIMESTAMP);
     attr->hca_core_clock_khz = cpu_to_le32(VHCA_CORE_CLOCK_KHZ);
     attr->max_cq = cpu_to_le32(VHCA_MAX_CQ);
@@ -215,6 +222,7 @@ void vhca_verbs_device_attr(struct vhca_device_attr *attr)
     attr->max_qp_rd_atom = cpu_to_le32(VHCA_MAX_RD_ATOM);
     attr->max_srq = cpu_to_le32(VHCA_MAX_SRQ);
     attr->max_srq_wr = cpu_to_le32(VHCA_MAX_QP_WR);
+    attr->max_xrcd = cpu_to_le32(VHCA_MAX_XRCD - 1);
     attr->max_mcast_grp = cpu_to_le32(VHCA_MAX_MCAST_GRP);
     attr->max_mcast_qp_attach = cpu_to_le32(VHCA_MAX_MCAST_QP_ATTACH);
 }
@@ -225,6 +233,7 @@ void vhca_verbs_init(VhcaState *s)
     vhca_cq_init(s);
     vhca_qp_init(s);
     vhca_srq_init(s);
+    vhca_xrc_init(s);
     vhca_mcast_init(s);
     s->transport_bh = qemu_bh_new(vhca_transport_bh, s);
 }
@@ -239,6 +248,7 @@ void vhca_verbs_reset(VhcaState *s)
     vhca_qp_reset(s);
     vhca_mcast_reset(s);
     vhca_srq_reset(s);
+    vhca_xrc_reset(s);
     vhca_cq_reset(s);
     vhca_mr_reset(s);
 }
@@ -256,6 +266,7 @@ void vhca_verbs_unrealize(VhcaState *s)
     s->cqs = NULL;
     g_free(s->srqs);
     s->srqs = NULL;
+    vhca_xrc_unrealize(s);
     g_free(s->mcast);
     s->mcast = NULL;
     g_free(s->mrs);

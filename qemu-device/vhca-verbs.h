@@ -7,6 +7,7 @@
  * vhca-qp.c         queue pairs: CREATE/QUERY/DESTROY_QP, flushing
  * vhca-qp-modify.c  MODIFY_QP: the IBA 11.2.4.2 state/attribute table
  * vhca-srq.c        shared receive queues
+ * vhca-xrc.c        XRC domains, XRC target QPs bound to XRC SRQs
  * vhca-mcast.c      multicast attachments
  * vhca-wqe.c/.h     WQE decoding and validation (pure functions)
  * vhca-transport.c  requester: send queue execution, RNR, completions
@@ -46,6 +47,7 @@ static inline uint64_t vhca_clock_ns(void)
 #define VHCA_MAX_QP_WR          ((1u << VHCA_MAX_LOG_WQ) - 1)
 #define VHCA_MAX_SGE            32
 #define VHCA_MAX_SRQ            256
+#define VHCA_MAX_XRCD           256     /* XRC domains 1..255 */
 #define VHCA_MAX_MCAST_GRP      256
 #define VHCA_MAX_MCAST_QP_ATTACH 16     /* QPs per group and device */
 #define VHCA_MCAST_SLOTS        1024    /* attachments of a device */
@@ -127,12 +129,21 @@ typedef struct VhcaWq {
 
 typedef struct VhcaSrq {
     bool valid;
+    bool xrc;               /* VHCA_SRQ_F_XRC: in xrcdn, completes to cqn */
+    uint32_t xrcdn;
+    uint32_t cqn;
     uint32_t pdn;
     uint32_t db_page;
     uint32_t limit;         /* armed limit, 0 = disarmed */
     uint32_t users;         /* QPs attached */
     VhcaWq wq;
 } VhcaSrq;
+
+/* An XRC domain (IBA A14.2.1): users are its XRC SRQs and target QPs. */
+typedef struct VhcaXrcd {
+    bool valid;
+    uint32_t users;
+} VhcaXrcd;
 
 /* One QP attached to one multicast group (IBA 10.5). */
 typedef struct VhcaMcast {
@@ -172,7 +183,9 @@ typedef struct VhcaQp {
     uint32_t pdn;
     uint32_t send_cqn;
     uint32_t recv_cqn;
-    uint32_t srqn;          /* with VHCA_QP_F_HAS_SRQ */
+    uint32_t srqn;          /* with VHCA_QP_F_HAS_SRQ; XRC_TGT: the last
+                             * request's XRC SRQ (vhca-xrc.c) */
+    uint32_t xrcdn;         /* XRC_TGT: its XRC domain */
     uint32_t db_page;
     uint32_t max_inline;
     VhcaWq sq;
@@ -291,6 +304,17 @@ void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, bool srq, uint32_t handle);
 /* The receive queue of qp (its own or its SRQ's) with the producer index
  * of its record when the device had none left; NULL: none. */
 VhcaWq *vhca_qp_recv_wq_fresh(VhcaState *s, VhcaQp *qp);
+
+/* vhca-xrc.c */
+void vhca_xrc_init(VhcaState *s);
+void vhca_xrc_reset(VhcaState *s);
+void vhca_xrc_unrealize(VhcaState *s);
+uint8_t vhca_cmd_alloc_xrcd(VhcaState *s, uint32_t result[2]);
+uint8_t vhca_cmd_dealloc_xrcd(VhcaState *s, uint32_t xrcdn);
+bool vhca_xrcd_valid(VhcaState *s, uint32_t xrcdn);
+bool vhca_xrcd_hold(VhcaState *s, uint32_t xrcdn);
+void vhca_xrcd_release(VhcaState *s, uint32_t xrcdn);
+bool vhca_xrc_bind(VhcaState *s, VhcaQp *qp, uint32_t srqn);
 
 /* vhca-mcast.c */
 void vhca_mcast_init(VhcaState *s);

@@ -129,6 +129,7 @@ const char *vhca_wire_parse(const uint8_t *buf, size_t len, VhcaWireFrame *f)
     f->nak_psn = le32_to_cpu(hdr.nak_psn) & VHCA_DB_OBJ_MASK;
     f->offset = le32_to_cpu(hdr.offset);
     f->flow_label = le32_to_cpu(hdr.flow_label) & 0xfffff;
+    f->xrc_srqn = le32_to_cpu(hdr.xrc_srqn) & VHCA_DB_OBJ_MASK;
     f->remote_addr = le64_to_cpu(hdr.remote_addr);
     f->compare_add = le64_to_cpu(hdr.compare_add);
     f->swap = le64_to_cpu(hdr.swap);
@@ -181,6 +182,7 @@ void vhca_wire_encode(const VhcaWireFrame *f, struct vhca_wire_hdr *hdr)
     hdr->traffic_class = f->traffic_class;
     hdr->hop_limit = f->hop_limit;
     hdr->flow_label = cpu_to_le32(f->flow_label);
+    hdr->xrc_srqn = cpu_to_le32(f->xrc_srqn);
     memcpy(hdr->dgid, f->dgid, sizeof(hdr->dgid));
 }
 

@@ -96,7 +96,8 @@ struct vhca_wire_hdr {
     uint8_t     hop_limit;
     vhca_le16   rsvd;
     vhca_le32   flow_label;
-    vhca_le32   rsvd2;
+    vhca_le32   xrc_srqn;       /* REQUEST of an XRC initiator: [23:0] the
+                                 * XRCETH's SRQ number (IBA A14.3.1) */
     uint8_t     dgid[16];
 };
 VHCA_SIZE_CHECK(struct vhca_wire_hdr, 120);
@@ -140,6 +141,7 @@ typedef struct VhcaWireFrame {
     uint32_t nak_psn;
     uint32_t offset;            /* of the payload in the message */
     uint32_t flow_label;
+    uint32_t xrc_srqn;
     uint64_t remote_addr;
     uint64_t compare_add;
     uint64_t swap;

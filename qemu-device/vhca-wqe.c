@@ -75,7 +75,7 @@ static void vhca_wqe_decode_segment(const uint8_t *seg, uint8_t qp_type,
     case VHCA_WQE_LOCAL_INV:
         break;
     default:
-        if (qp_type != VHCA_QPT_RC && qp_type != VHCA_QPT_UC) {
+        if (vhca_qpt_is_datagram(qp_type)) {
             memcpy(&wqe->av, &ud->av, sizeof(wqe->av));
             wqe->remote_qpn = ldl_le_p(&ud->remote_qpn);
             wqe->remote_qkey = ldl_le_p(&ud->remote_qkey);
@@ -113,6 +113,7 @@ uint8_t vhca_wqe_decode_send(const uint8_t *buf, uint32_t stride,
     wqe->opcode = ctrl->opcode;
     wqe->flags = ctrl->flags;
     wqe->imm_inv = ldl_he_p(&ctrl->imm_inv);
+    wqe->xrc_srqn = ldl_le_p(&ctrl->xrc_srqn) & VHCA_DB_OBJ_MASK;
     if (wqe->flags & ~VHCA_WQE_KNOWN_FLAGS) {
         *why = "unknown WQE flags";
         return VHCA_VERR_BAD_WQE;

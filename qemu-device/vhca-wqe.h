@@ -29,6 +29,7 @@ typedef struct VhcaSendWqe {
     uint8_t opcode;             /* enum vhca_wqe_opcode */
     uint8_t flags;              /* VHCA_WQE_F_* */
     uint32_t imm_inv;           /* as the guest wrote it (wire order) */
+    uint32_t xrc_srqn;          /* XRC_INI: the remote XRC SRQ */
     uint32_t num_sge;
     VhcaSge sge[VHCA_WQE_MAX_SGE];
     const uint8_t *inline_data; /* into the caller's WQE buffer */

@@ -146,6 +146,7 @@ struct VhcaState {
     VhcaCq *cqs;
     VhcaQp *qps;
     VhcaSrq *srqs;
+    VhcaXrcd *xrcds;                /* VHCA_MAX_XRCD (vhca-xrc.c) */
     VhcaMcast *mcast;
     QEMUBH *transport_bh;
     uint32_t rc_requests_sent;      /* since the last loss (vhca-rc.c) */

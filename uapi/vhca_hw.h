@@ -306,7 +306,8 @@ struct vhca_device_attr {
 	vhca_le32	dev_caps;	/* VHCA_DEV_CAP_* */
 	vhca_le32	hca_core_clock_khz; /* rate of the CQE timestamps'
 					 * clock (VHCA_DB_CLOCK); 0: none */
-	uint8_t		rsvd[136];
+	vhca_le32	max_xrcd;	/* VHCA_DEV_CAP_XRC: XRC domains */
+	uint8_t		rsvd[132];
 };
 VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 
@@ -314,6 +315,7 @@ VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 #define VHCA_DEV_CAP_MW_TYPE_1		(1u << 0)	/* memory windows type 1 */
 #define VHCA_DEV_CAP_MW_TYPE_2		(1u << 1)	/* memory windows type 2B */
 #define VHCA_DEV_CAP_CQE_TIMESTAMP	(1u << 2)	/* vhca_cqe.timestamp, VHCA_DB_CLOCK */
+#define VHCA_DEV_CAP_XRC		(1u << 3)	/* XRC domains, SRQs, QPs (IBA A14) */
 
 /* IBA 14.2.5.6 PortInfo values used below. */
 enum vhca_port_state {

@@ -45,6 +45,8 @@ enum vhca_verbs_cmd_opcode {
 	VHCA_CMD_ALLOC_MW		= 0x0063,	/* in: vhca_cmd_alloc_mw_in; result[0]: key (free) */
 	VHCA_CMD_DEALLOC_MW		= 0x0064,
 	VHCA_CMD_REREG_MR		= 0x0065,	/* in: handle = key; in_addr: vhca_cmd_create_mr (key kept) */	/* in: handle = key (its index; any variant) */
+	VHCA_CMD_ALLOC_XRCD		= 0x0070,	/* result[0]: xrcdn (VHCA_DEV_CAP_XRC) */
+	VHCA_CMD_DEALLOC_XRCD		= 0x0071,	/* in: handle = xrcdn */
 	VHCA_CMD_ATTACH_MCAST		= 0x0080,	/* in: vhca_cmd_mcast_in */
 	VHCA_CMD_DETACH_MCAST		= 0x0081,	/* in: vhca_cmd_mcast_in */
 };
@@ -157,6 +159,7 @@ enum vhca_cqe_opcode {
 #define VHCA_CQE_F_GRH			(1u << 0)	/* a GRH precedes the UD payload */
 #define VHCA_CQE_F_IMM			(1u << 1)	/* imm_inv holds immediate data */
 #define VHCA_CQE_F_INV			(1u << 2)	/* imm_inv holds the invalidated rkey */
+#define VHCA_CQE_F_XRC			(1u << 3)	/* a receive of an XRC SRQ: srqn names it */
 
 struct vhca_cqe {
 	vhca_le64	wr_id;
@@ -177,7 +180,9 @@ struct vhca_cqe {
 	uint8_t		rsvd0[2];
 	vhca_le64	timestamp;	/* the device clock (VHCA_DB_CLOCK) when the
 					 * CQE was written, in ns */
-	uint8_t		rsvd[15];
+	vhca_le32	srqn;		/* VHCA_CQE_F_XRC: the XRC SRQ whose WQE
+					 * completed (qpn: the XRC target QP) */
+	uint8_t		rsvd[11];
 	uint8_t		owner;		/* same rule as vhca_eqe.owner */
 };
 VHCA_SIZE_CHECK(struct vhca_cqe, 64);
@@ -221,6 +226,12 @@ enum vhca_qp_type {
 	VHCA_QPT_UD			= 3,
 	VHCA_QPT_SMI			= 4,
 	VHCA_QPT_GSI			= 5,
+	/* XRC (IBA A14, VHCA_DEV_CAP_XRC): the initiator has a send queue
+	 * only and connects like RC; the target has no queues of its own and
+	 * belongs to an XRC domain: each request names an XRC SRQ of that
+	 * domain, which gives the receive WQE, the CQ and the PD. */
+	VHCA_QPT_XRC_INI		= 6,
+	VHCA_QPT_XRC_TGT		= 7,
 };
 
 /* IBA 10.3.1 QP states, ib_qp_state numbering. */
@@ -246,7 +257,7 @@ struct vhca_cmd_create_qp {
 	uint8_t		type;		/* enum vhca_qp_type */
 	uint8_t		port;		/* SMI/GSI: the port; others: 0 */
 	uint8_t		sq_log_size;	/* WQEs, 0..VHCA_MAX_LOG_WQ */
-	uint8_t		rq_log_size;	/* 0 with VHCA_QP_F_HAS_SRQ */
+	uint8_t		rq_log_size;	/* 0 with VHCA_QP_F_HAS_SRQ, XRC */
 	uint8_t		sq_wqe_shift;	/* log2 bytes per send WQE */
 	uint8_t		rq_wqe_shift;	/* log2 bytes per receive WQE */
 	uint8_t		flags;		/* VHCA_QP_F_* */
@@ -263,7 +274,11 @@ struct vhca_cmd_create_qp {
 	vhca_le64	rq_dbrec_addr;	/* 8-byte aligned struct vhca_wq_dbrec of the
 					 * receive queue; 0: none, RQ doorbells only.
 					 * Ignored with VHCA_QP_F_HAS_SRQ. */
-	uint8_t		rsvd1[56];
+	vhca_le32	xrcdn;		/* XRC_TGT: its XRC domain.  An XRC_TGT
+					 * QP has no rings, CQs or PD: sizes,
+					 * buffers, pdn and cqns are ignored;
+					 * an XRC_INI QP has no receive queue */
+	uint8_t		rsvd1[52];
 };
 VHCA_SIZE_CHECK(struct vhca_cmd_create_qp, 128);
 /* in_len of CREATE_QP without rq_dbrec_addr (a driver for minor 0). */
@@ -350,6 +365,11 @@ VHCA_SIZE_CHECK(struct vhca_qp_context, 128);
 /* ------------------------------------------------------------------------
  * Shared receive queues (IBA 10.2.9).  Receive WQEs as for QPs.
  */
+/* XRC SRQs (IBA A14.2.3): in an XRC domain, with their own CQ; XRC
+ * target QPs of the domain take WQEs from them, and every completion goes
+ * to this CQ (VHCA_CQE_F_XRC).  No QP is created with such an SRQ. */
+#define VHCA_SRQ_F_XRC			(1u << 0)
+
 struct vhca_cmd_create_srq {
 	struct vhca_buf_desc buf;
 	vhca_le32	pdn;
@@ -357,10 +377,13 @@ struct vhca_cmd_create_srq {
 	vhca_le32	limit;		/* SRQ limit event threshold, 0 = disarmed */
 	uint8_t		log_size;	/* WQEs */
 	uint8_t		wqe_shift;	/* log2 bytes per receive WQE */
-	uint8_t		rsvd0[2];
+	uint8_t		flags;		/* VHCA_SRQ_F_* */
+	uint8_t		rsvd0;
 	vhca_le64	dbrec_addr;	/* ABI minor 1: 8-byte aligned struct
 					 * vhca_wq_dbrec; 0: none, SRQ doorbells only */
-	uint8_t		rsvd[24];
+	vhca_le32	xrcdn;		/* VHCA_SRQ_F_XRC: its XRC domain */
+	vhca_le32	cqn;		/* VHCA_SRQ_F_XRC: its CQ */
+	uint8_t		rsvd[16];
 };
 VHCA_SIZE_CHECK(struct vhca_cmd_create_srq, 64);
 
@@ -451,7 +474,7 @@ VHCA_SIZE_CHECK(struct vhca_cmd_mcast_in, 32);
  * segments do not fit its stride (VHCA_WC_LOC_QP_OP_ERR, BAD_WQE).
  *
  *   opcode                          segment after the control segment
- *   SEND, SEND_WITH_IMM/INV         RC, UC: none; UD, SMI, GSI: vhca_wqe_ud
+ *   SEND, SEND_WITH_IMM/INV         RC, UC, XRC: none; UD, SMI, GSI: vhca_wqe_ud
  *   RDMA_WRITE(_WITH_IMM), RDMA_READ  vhca_wqe_raddr
  *   ATOMIC_CMP_AND_SWP, _FETCH_AND_ADD  vhca_wqe_atomic (8-byte operands)
  *   LOCAL_INV                       none (imm_inv = the key)
@@ -485,7 +508,9 @@ struct vhca_wqe_ctrl {
 	uint8_t		rsvd0;
 	vhca_le32	imm_inv;	/* immediate data (wire order) or rkey */
 	vhca_le32	inline_len;
-	uint8_t		rsvd[12];
+	vhca_le32	xrc_srqn;	/* XRC_INI: [23:0] the remote XRC SRQ
+					 * (the XRCETH of IBA A14.3.1); else 0 */
+	uint8_t		rsvd[8];
 };
 VHCA_SIZE_CHECK(struct vhca_wqe_ctrl, 32);
 

@@ -20,8 +20,35 @@
 #define VHCA_QPT_BIT(type)	(1u << (type))
 #define VHCA_QPT_DATAGRAM	(VHCA_QPT_BIT(VHCA_QPT_UD) | VHCA_QPT_BIT(VHCA_QPT_SMI) | \
 				 VHCA_QPT_BIT(VHCA_QPT_GSI))
-#define VHCA_QPT_CONNECTED	(VHCA_QPT_BIT(VHCA_QPT_RC) | VHCA_QPT_BIT(VHCA_QPT_UC))
+/* The QP types with RC's transport: RC and the XRC initiator (IBA A14.3:
+ * XRC requests are RC requests with an XRCETH).  The XRC target has no
+ * send queue, so it posts nothing and is in none of these masks. */
+#define VHCA_QPT_RELIABLE	(VHCA_QPT_BIT(VHCA_QPT_RC) | VHCA_QPT_BIT(VHCA_QPT_XRC_INI))
+#define VHCA_QPT_CONNECTED	(VHCA_QPT_RELIABLE | VHCA_QPT_BIT(VHCA_QPT_UC))
 #define VHCA_QPT_ANY		(VHCA_QPT_CONNECTED | VHCA_QPT_DATAGRAM)
+
+static inline int vhca_qpt_is_xrc(uint8_t qp_type)
+{
+	return qp_type == VHCA_QPT_XRC_INI || qp_type == VHCA_QPT_XRC_TGT;
+}
+
+/* Whether a QP of this type runs RC's transport (PSNs, ACK/NAK, retries,
+ * RDMA READ and atomics): RC, and both XRC halves (IBA A14.3). */
+static inline int vhca_qpt_is_reliable(uint8_t qp_type)
+{
+	return qp_type == VHCA_QPT_RC || vhca_qpt_is_xrc(qp_type);
+}
+
+/* The QP type a connected QP of type qp_type talks to: itself, except the
+ * XRC halves, which talk to each other (IBA A14.2.2). */
+static inline uint8_t vhca_qpt_peer(uint8_t qp_type)
+{
+	if (qp_type == VHCA_QPT_XRC_INI)
+		return VHCA_QPT_XRC_TGT;
+	if (qp_type == VHCA_QPT_XRC_TGT)
+		return VHCA_QPT_XRC_INI;
+	return qp_type;
+}
 
 static inline int vhca_qpt_is_datagram(uint8_t qp_type)
 {
@@ -35,7 +62,9 @@ static inline int vhca_qpt_is_datagram(uint8_t qp_type)
  * Invalidate; UD only SEND (with immediate).  LOCAL_INV and REG_MR are
  * local operations on the send queue of any QP type (IBA 10.6.5); windows
  * are bound on connected QPs (IBA 10.6.7.2: their rkeys are used by the
- * peer of an RC or UC connection).
+ * peer of an RC or UC connection).  The XRC initiator posts what RC
+ * posts (IBA A14.3.2), each WQE naming the remote XRC SRQ; the XRC
+ * target posts nothing.
  */
 static inline uint32_t vhca_wqe_qp_types(uint8_t opcode)
 {
@@ -53,7 +82,7 @@ static inline uint32_t vhca_wqe_qp_types(uint8_t opcode)
 	case VHCA_WQE_RDMA_READ:
 	case VHCA_WQE_ATOMIC_CMP_AND_SWP:
 	case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
-		return VHCA_QPT_BIT(VHCA_QPT_RC);
+		return VHCA_QPT_RELIABLE;
 	default:
 		return 0;
 	}

@@ -130,4 +130,15 @@ Status DeviceCommands::DeallocPd(uint32_t pdn) {
   return Ok();
 }
 
+Result<uint32_t> DeviceCommands::AllocXrcd() {
+  auto response = Run(MakeRequest(VHCA_CMD_ALLOC_XRCD));
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
+Status DeviceCommands::DeallocXrcd(uint32_t xrcdn) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_DEALLOC_XRCD, HandleIn(xrcdn))));
+  return Ok();
+}
+
 }  // namespace vhca

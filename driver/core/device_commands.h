@@ -32,6 +32,8 @@ class DeviceCommands {
   // Returns the pdn.
   Result<uint32_t> AllocPd();
   Status DeallocPd(uint32_t pdn);
+  Result<uint32_t> AllocXrcd();
+  Status DeallocXrcd(uint32_t xrcdn);
 
   // Data path objects (vhca_hw_verbs.h), in data_path_commands.cpp.  The
   // large inputs go through the mailbox (in_addr).

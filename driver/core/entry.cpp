@@ -3,6 +3,7 @@
 // Device.  struct vhca_core_device is never defined: it is a Device seen
 // from C.
 #include "device.h"
+#include "endian.h"
 #include "vhca_core.h"
 #include "vhca_errno.h"
 
@@ -115,6 +116,20 @@ int vhca_core_alloc_pd(vhca_core_device* dev, unsigned int* pdn) {
 
 int vhca_core_dealloc_pd(vhca_core_device* dev, unsigned int pdn) {
   return ToDevice(dev)->protection_domains().Dealloc(pdn).error();
+}
+
+int vhca_core_alloc_xrcd(vhca_core_device* dev, unsigned int* xrcdn) {
+  vhca::Device* device = ToDevice(dev);
+  if (!(vhca::FromLe32(device->attr().dev_caps) & VHCA_DEV_CAP_XRC))
+    return -VHCA_EOPNOTSUPP;
+  auto result = device->commands().AllocXrcd();
+  if (!result.ok()) return result.error();
+  *xrcdn = result.value();
+  return 0;
+}
+
+int vhca_core_dealloc_xrcd(vhca_core_device* dev, unsigned int xrcdn) {
+  return ToDevice(dev)->commands().DeallocXrcd(xrcdn).error();
 }
 
 }  // extern "C"

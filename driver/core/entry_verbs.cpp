@@ -324,12 +324,12 @@ int vhca_core_create_user_srq(vhca_core_device* dev, unsigned int pdn,
                               unsigned int limit, vhca_core_ubuf* buf,
                               unsigned int log_size, unsigned int wqe_shift,
                               unsigned int dbrec_offset, unsigned int db_page,
-                              void* srq_context,
+                              void* srq_context, const vhca_core_srq_xrc* xrc,
                               vhca_core_srq** out, unsigned int* srqn,
                               unsigned int* actual_wr, unsigned int* actual_sge) {
   auto srq = vhca::SharedReceiveQueue::CreateUser(
       *AsDevice(dev), pdn, max_wr, max_sge, limit, TakeUbuf(buf), log_size,
-      wqe_shift, dbrec_offset, db_page, srq_context);
+      wqe_shift, dbrec_offset, db_page, srq_context, xrc);
   if (srq.ok()) {
     *srqn = srq.value()->srqn();
     *actual_wr = srq.value()->max_wr();

@@ -10,6 +10,7 @@ namespace vhca {
 
 Result<OwnedPtr<QueuePair>> QueuePair::Create(Device& device,
                                               vhca_core_qp_init* init) {
+  if (init->type == VHCA_QPT_XRC_TGT) return CreateXrcTarget(device, init);
   if (!init->send_cq || !init->recv_cq) return Error{-VHCA_EINVAL};
   OwnedPtr<QueuePair> qp(new QueuePair(device, init->qp_context));
   if (!qp) return Error{-VHCA_ENOMEM};
@@ -22,10 +23,14 @@ Result<OwnedPtr<QueuePair>> QueuePair::Create(Device& device,
 Result<OwnedPtr<QueuePair>> QueuePair::CreateUser(Device& device,
                                                   vhca_core_qp_init* init,
                                                   UserQpRings* rings) {
-  if (!init->send_cq || !init->recv_cq || !rings || rings->db_page == 0 ||
+  const bool xrc_ini = init->type == VHCA_QPT_XRC_INI;
+  if (!init->send_cq || (!init->recv_cq && !xrc_ini) || !rings ||
+      rings->db_page == 0 ||
       (init->type != VHCA_QPT_RC && init->type != VHCA_QPT_UC &&
-       init->type != VHCA_QPT_UD))
+       init->type != VHCA_QPT_UD && !xrc_ini))
     return Error{-VHCA_EINVAL};
+  if (xrc_ini && !(FromLe32(device.attr().dev_caps) & VHCA_DEV_CAP_XRC))
+    return Error{-VHCA_EOPNOTSUPP};
   OwnedPtr<QueuePair> qp(new QueuePair(device, init->qp_context));
   if (!qp) return Error{-VHCA_ENOMEM};
   qp->user_ = true;
@@ -35,18 +40,43 @@ Result<OwnedPtr<QueuePair>> QueuePair::CreateUser(Device& device,
   return device.Publish(Move(qp));
 }
 
+Result<OwnedPtr<QueuePair>> QueuePair::CreateXrcTarget(Device& device,
+                                                       vhca_core_qp_init* init) {
+  if (!(FromLe32(device.attr().dev_caps) & VHCA_DEV_CAP_XRC))
+    return Error{-VHCA_EOPNOTSUPP};
+  if (init->xrcdn == 0) return Error{-VHCA_EINVAL};
+  OwnedPtr<QueuePair> qp(new QueuePair(device, init->qp_context));
+  if (!qp) return Error{-VHCA_ENOMEM};
+  qp->send_layout_.qp_type = VHCA_QPT_XRC_TGT;
+  vhca_cmd_create_qp in{};
+  in.type = VHCA_QPT_XRC_TGT;
+  in.xrcdn = ToLe32(init->xrcdn);
+  auto qpn = device.commands().CreateQp(in);
+  if (!qpn.ok()) return device.FailCreate(qp, qpn.error());
+  qp->handle_ = qpn.value();
+  qp->qp_num_ = qpn.value();
+  qp->live_ = true;
+  init->cap = vhca_core_qp_cap{};
+  return device.Publish(Move(qp));
+}
+
 Status QueuePair::Init(vhca_core_qp_init* init, UserQpRings* rings) {
   const bool datagram_special = init->type == VHCA_QPT_SMI || init->type == VHCA_QPT_GSI;
-  if (init->type < VHCA_QPT_RC || init->type > VHCA_QPT_GSI ||
+  const bool xrc_ini = init->type == VHCA_QPT_XRC_INI;
+  if (init->type < VHCA_QPT_RC || (init->type > VHCA_QPT_GSI && !xrc_ini) ||
       (datagram_special && !device_.ports().valid(init->port)))
     return Error{-VHCA_EINVAL};
   const vhca_device_attr& attr = device_.attr();
-  auto layout = ComputeQpLayout(init->cap, init->srq != nullptr,
+  // IBA A14.2.2: an XRC initiator has no receive queue, as with an SRQ.
+  auto layout = ComputeQpLayout(init->cap, init->srq != nullptr || xrc_ini,
                                 FromLe32(attr.max_qp_wr), FromLe32(attr.max_sge));
   VHCA_TRY(layout);
   const QpLayout& l = layout.value();
   send_cq_ = reinterpret_cast<CompletionQueue*>(init->send_cq);
-  recv_cq_ = reinterpret_cast<CompletionQueue*>(init->recv_cq);
+  // An XRC initiator has no receive CQ: its send CQ stands in, so that
+  // attaching and cleaning need no special case.
+  recv_cq_ = reinterpret_cast<CompletionQueue*>(xrc_ini ? init->send_cq
+                                                        : init->recv_cq);
   srq_ = reinterpret_cast<SharedReceiveQueue*>(init->srq);
   // Kernel QPs complete to kernel CQs, user QPs to their context's.
   if (send_cq_->user() != user_ || recv_cq_->user() != user_ ||
@@ -81,7 +111,7 @@ Status QueuePair::Init(vhca_core_qp_init* init, UserQpRings* rings) {
   if (srq_) {
     in.flags |= VHCA_QP_F_HAS_SRQ;
     in.srqn = ToLe32(srq_->srqn());
-  } else {
+  } else if (!xrc_ini) {
     in.rq_log_size = static_cast<uint8_t>(l.rq_log_size);
   }
   VHCA_TRY(SetupRings(l, rings, &in));
@@ -103,7 +133,7 @@ Status QueuePair::SetupRings(const QpLayout& l, UserQpRings* rings,
     auto sq_buf = sq_.Descriptor();
     VHCA_TRY(sq_buf);
     in->sq_buf = sq_buf.value();
-    if (srq_) return Ok();
+    if (!HasRq()) return Ok();
     auto rq = WorkQueue::Create(device_.kdev(), l.rq_log_size, l.rq_wqe_shift,
                                 WorkQueue::Record::kReceive);
     VHCA_TRY(rq);
@@ -116,15 +146,15 @@ Status QueuePair::SetupRings(const QpLayout& l, UserQpRings* rings,
   }
   // The provider computed the same geometry (uapi/vhca-abi.h).
   if (rings->sq_log_size != l.sq_log_size || rings->sq_wqe_shift != l.sq_wqe_shift ||
-      !rings->sq || (!srq_ && (!rings->rq || rings->rq_log_size != l.rq_log_size ||
-                               rings->rq_wqe_shift != l.rq_wqe_shift)))
+      !rings->sq || (HasRq() && (!rings->rq || rings->rq_log_size != l.rq_log_size ||
+                                 rings->rq_wqe_shift != l.rq_wqe_shift)))
     return Error{-VHCA_EINVAL};
   user_sq_ = Move(rings->sq);
   auto sq_buf = user_sq_->RingDescriptor(uint64_t{1} << (l.sq_log_size + l.sq_wqe_shift));
   VHCA_TRY(sq_buf);
   in->sq_buf = sq_buf.value();
   in->db_page = ToLe32(rings->db_page);
-  if (srq_) return Ok();
+  if (!HasRq()) return Ok();
   // The provider posts receives through the record only.
   if (!device_.reads_recv_dbrec()) return Error{-VHCA_EOPNOTSUPP};
   user_rq_ = Move(rings->rq);
@@ -160,7 +190,8 @@ void QueuePair::Detach() {
 
 Status QueuePair::PostSendChain(const void** item,
                                vhca_core_send_wr_convert convert, void* ctx) {
-  if (user_) return Error{-VHCA_EINVAL};
+  // User QPs are the provider's; an XRC target has no send queue.
+  if (user_ || !send_cq_) return Error{-VHCA_EINVAL};
   LockGuard guard(sq_lock_);
   uint32_t posted;
   Status status = FillChain<vhca_core_send_wr>(
@@ -178,7 +209,7 @@ Status QueuePair::PostSendChain(const void** item,
 
 Status QueuePair::PostRecvChain(const void** item,
                                vhca_core_recv_wr_convert convert) {
-  if (srq_ || user_) return Error{-VHCA_EINVAL};
+  if (!HasRq() || user_) return Error{-VHCA_EINVAL};
   LockGuard guard(rq_lock_);
   uint32_t posted;
   Status status = FillChain<vhca_core_recv_wr>(
@@ -212,7 +243,8 @@ Status QueuePair::Modify(const vhca_core_qp_attr& attr, uint32_t mask) {
   VHCA_TRY(device_.commands().ModifyQp(handle_, context.value()));
   if (mask & VHCA_QP_ATTR_STATE)
     WriteOnce(&recv_in_error_, attr.qp_state == VHCA_QPS_ERR ? 1 : 0);
-  if ((mask & VHCA_QP_ATTR_STATE) && attr.qp_state == VHCA_QPS_RESET) {
+  // An XRC target has no queues or CQs to empty.
+  if ((mask & VHCA_QP_ATTR_STATE) && attr.qp_state == VHCA_QPS_RESET && send_cq_) {
     // RESET empties the work queues (IBA 10.3.1): the device starts
     // again from index 0, and completions still in the CQs are dropped.
     send_cq_->Clean(handle_);

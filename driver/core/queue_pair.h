@@ -50,6 +50,7 @@ class QueuePair : public DeviceResource {
                                             vhca_core_qp_init* init);
   // A QP of a user context (RC, UC, UD) on user CQs (and SRQ): the
   // provider posts and rings; PostSendChain/PostRecvChain refuse.
+  // Also an XRC initiator (send queue only, IBA A14.2.2).
   static Result<OwnedPtr<QueuePair>> CreateUser(Device& device,
                                                 vhca_core_qp_init* init,
                                                 UserQpRings* rings);
@@ -87,6 +88,14 @@ class QueuePair : public DeviceResource {
       : DeviceResource(&DeleteAs<QueuePair>), device_(device),
         context_(context) {}
   Status Init(vhca_core_qp_init* init, UserQpRings* rings);
+  // An XRC target QP (IBA A14.2.2): no rings, CQs or PD, in init->xrcdn;
+  // ib_core creates it in the kernel for every user (ib_create_qp_user).
+  static Result<OwnedPtr<QueuePair>> CreateXrcTarget(Device& device,
+                                                     vhca_core_qp_init* init);
+  // Whether the QP has a receive queue of its own (not an SRQ, not XRC).
+  bool HasRq() const {
+    return !srq_ && !vhca_qpt_is_xrc(send_layout_.qp_type);
+  }
   // The rings' descriptors into `in`: kernel WorkQueues, or the user's.
   Status SetupRings(const QpLayout& layout, UserQpRings* rings,
                     vhca_cmd_create_qp* in);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #include "shared_receive_queue.h"
 
+#include "completion_queue.h"
 #include "device.h"
 #include "endian.h"
 #include "vhca_errno.h"
@@ -21,13 +22,20 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
     Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
     uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
     uint32_t wqe_shift, uint32_t dbrec_offset, uint32_t db_page,
-    void* context) {
-  if (!buffer || db_page == 0) return Error{-VHCA_EINVAL};
+    void* context, const vhca_core_srq_xrc* xrc) {
+  if (!buffer || db_page == 0 || (xrc && (!xrc->cq || xrc->xrcdn == 0)))
+    return Error{-VHCA_EINVAL};
+  if (xrc && !(FromLe32(device.attr().dev_caps) & VHCA_DEV_CAP_XRC))
+    return Error{-VHCA_EOPNOTSUPP};
   // The provider posts through the record only.
   if (!device.reads_recv_dbrec()) return Error{-VHCA_EOPNOTSUPP};
   OwnedPtr<SharedReceiveQueue> srq(new SharedReceiveQueue(device, context));
   if (!srq) return Error{-VHCA_ENOMEM};
   srq->user_buffer_ = Move(buffer);
+  if (xrc) {
+    srq->xrcdn_ = xrc->xrcdn;
+    srq->xrc_cqn_ = reinterpret_cast<CompletionQueue*>(xrc->cq)->cqn();
+  }
   const Status status = srq->Init(pdn, max_wr, max_sge, limit, log_size,
                                  wqe_shift, dbrec_offset, db_page);
   if (!status.ok()) return device.FailCreate(srq, status.error());
@@ -85,6 +93,11 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
   in.limit = ToLe32(limit);
   in.log_size = static_cast<uint8_t>(log_size);
   in.wqe_shift = static_cast<uint8_t>(wqe_shift);
+  if (xrcdn_) {
+    in.flags = VHCA_SRQ_F_XRC;
+    in.xrcdn = ToLe32(xrcdn_);
+    in.cqn = ToLe32(xrc_cqn_);
+  }
   auto srqn = device_.commands().CreateSrq(in);
   VHCA_TRY(srqn);
   srqn_ = srqn.value();

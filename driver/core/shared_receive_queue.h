@@ -16,7 +16,7 @@
 #include "result.h"
 #include "sync.h"
 #include "user_buffer.h"
-#include "vhca_core_verbs.h"
+#include "vhca_core_user.h"
 #include "work_queue.h"
 #include "wqe_builder.h"
 
@@ -37,11 +37,13 @@ class SharedReceiveQueue : public DeviceResource {
   // start of `buffer`, its doorbell record at byte dbrec_offset after
   // them, on doorbell page db_page.  The provider posts; PostRecvChain
   // refuses.
+  // With xrc->cq: an XRC SRQ (IBA A14.2.3) of domain xrc->xrcdn, whose
+  // completions all go to that CQ; no QP is created with it.
   static Result<OwnedPtr<SharedReceiveQueue>> CreateUser(
       Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
       uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
       uint32_t wqe_shift, uint32_t dbrec_offset, uint32_t db_page,
-      void* context);
+      void* context, const vhca_core_srq_xrc* xrc = nullptr);
 
   uint32_t srqn() const { return srqn_; }
   void* context() const { return context_; }
@@ -81,6 +83,8 @@ class SharedReceiveQueue : public DeviceResource {
   WorkQueue rq_;
   uint32_t log_size_ = 0;
   OwnedPtr<UserBuffer> user_buffer_;  // user SRQs: the ring instead of rq_
+  uint32_t xrcdn_ = 0;      // XRC SRQs: the domain (0: a basic SRQ)
+  uint32_t xrc_cqn_ = 0;    // XRC SRQs: the CQ
 };
 
 }  // namespace vhca

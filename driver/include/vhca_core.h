@@ -74,6 +74,9 @@ int vhca_core_set_port_cap(struct vhca_core_device *dev, unsigned int port,
 			   unsigned int set, unsigned int clear);
 int vhca_core_alloc_pd(struct vhca_core_device *dev, unsigned int *pdn);
 int vhca_core_dealloc_pd(struct vhca_core_device *dev, unsigned int pdn);
+/* XRC domains (IBA A14.2.1): -EOPNOTSUPP without VHCA_DEV_CAP_XRC. */
+int vhca_core_alloc_xrcd(struct vhca_core_device *dev, unsigned int *xrcdn);
+int vhca_core_dealloc_xrcd(struct vhca_core_device *dev, unsigned int xrcdn);
 
 #ifdef __cplusplus
 }

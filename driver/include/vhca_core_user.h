@@ -85,12 +85,19 @@ int vhca_core_create_user_qp(struct vhca_core_device *dev,
 /* The granted max_inline_data of a QP. */
 unsigned int vhca_core_qp_max_inline(const struct vhca_core_qp *qp);
 
+/* xrc NULL: a basic SRQ; else an XRC SRQ (IBA A14.2.3, -EOPNOTSUPP
+ * without VHCA_DEV_CAP_XRC) in XRC domain xrcdn, completing into cq. */
+struct vhca_core_srq_xrc {
+	unsigned int xrcdn;
+	struct vhca_core_cq *cq;
+};
 int vhca_core_create_user_srq(struct vhca_core_device *dev, unsigned int pdn,
 			      unsigned int max_wr, unsigned int max_sge,
 			      unsigned int limit, struct vhca_core_ubuf *buf,
 			      unsigned int log_size, unsigned int wqe_shift,
 			      unsigned int dbrec_offset, unsigned int db_page,
 			      void *srq_context,
+			      const struct vhca_core_srq_xrc *xrc,
 			      struct vhca_core_srq **out, unsigned int *srqn,
 			      unsigned int *actual_wr, unsigned int *actual_sge);
 

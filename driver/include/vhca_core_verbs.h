@@ -184,8 +184,9 @@ struct vhca_core_qp_cap {
 struct vhca_core_qp_init {
 	unsigned int type;		/* enum vhca_qp_type */
 	unsigned int port;		/* SMI/GSI: 1..num_ports; else 0 */
-	unsigned int pdn;
-	struct vhca_core_cq *send_cq;
+	unsigned int pdn;		/* not for XRC_TGT */
+	unsigned int xrcdn;		/* XRC_TGT: its XRC domain (no CQs, PD, caps) */
+	struct vhca_core_cq *send_cq;	/* XRC_INI: no recv_cq */
 	struct vhca_core_cq *recv_cq;
 	struct vhca_core_srq *srq;	/* or NULL */
 	unsigned int sq_sig_all;	/* IB_SIGNAL_ALL_WR */

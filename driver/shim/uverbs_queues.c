@@ -109,13 +109,14 @@ int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
 	if (err)
 		return err;
 	if (init->type != VHCA_QPT_RC && init->type != VHCA_QPT_UC &&
-	    init->type != VHCA_QPT_UD)
+	    init->type != VHCA_QPT_UD && init->type != VHCA_QPT_XRC_INI)
 		return -EOPNOTSUPP;
 	err = vhca_uring_pin(ibqp->device, req.sq_buf_addr, req.sq_buf_len,
 			     &qp->sq_uring, &rings.sq);
 	if (err)
 		return err;
-	if (!init->srq) {
+	/* Receives come from the SRQ; an XRC initiator has none. */
+	if (!init->srq && init->type != VHCA_QPT_XRC_INI) {
 		err = vhca_uring_pin(ibqp->device, req.rq_buf_addr,
 				     req.rq_buf_len, &qp->rq_uring, &rings.rq);
 		if (err) {
@@ -154,6 +155,7 @@ int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
 	struct ib_srq *ibsrq = &srq->ibsrq;
 	struct vhca_kapi_device *kdev = to_kdev(ibsrq->device);
 	struct vhca_create_srq_resp resp = {};
+	struct vhca_core_srq_xrc xrc = {};
 	struct vhca_create_srq_req req;
 	struct vhca_core_ubuf *buf;
 	unsigned int srqn, wr, sge;
@@ -162,6 +164,10 @@ int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
 	err = vhca_udata_request(udata, &req, sizeof(req));
 	if (err)
 		return err;
+	if (init->srq_type == IB_SRQT_XRC) {
+		xrc.xrcdn = to_vxrcd(init->ext.xrc.xrcd)->xrcdn;
+		xrc.cq = to_vcq(init->ext.cq)->core;
+	}
 	err = vhca_uring_pin(ibsrq->device, req.buf_addr, req.buf_len,
 			     &srq->uring, &buf);
 	if (err)
@@ -171,13 +177,18 @@ int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
 					init->attr.srq_limit, buf, req.log_size,
 					req.wqe_shift, req.dbrec_offset,
 					vhca_udata_context(udata)->db_page,
-					ibsrq, &srq->core, &srqn, &wr, &sge);
+					ibsrq,
+					init->srq_type == IB_SRQT_XRC ? &xrc : NULL,
+					&srq->core, &srqn, &wr, &sge);
 	if (err)
 		goto release;
 	srq->max_wr = wr;
 	srq->max_sge = sge;
 	init->attr.max_wr = wr;
 	init->attr.max_sge = sge;
+	/* ib_uverbs answers ibv_create_srq_ex with it (ibv_get_srq_num) */
+	if (init->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srqn;
 	resp.srqn = srqn;
 	err = vhca_udata_response(udata, &resp, sizeof(resp));
 	if (err)

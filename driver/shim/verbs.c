@@ -230,6 +230,7 @@ void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 {
 	props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	vhca_mw_query_device(vhca_core_device_attr(kdev->core), props);
+	vhca_xrc_query_device(vhca_core_device_attr(kdev->core), props);
 	/* 8-byte atomics, atomic between every QP of the device (the device
 	 * serializes them, vhca-responder.c); no masked atomics. */
 	props->atomic_cap = IB_ATOMIC_HCA;
@@ -272,6 +273,8 @@ const struct ib_device_ops vhca_verbs_ops = {
 	.rereg_user_mr = vhca_ib_rereg_user_mr,
 	.alloc_mw = vhca_ib_alloc_mw,
 	.dealloc_mw = vhca_ib_dealloc_mw,
+	.alloc_xrcd = vhca_ib_alloc_xrcd,
+	.dealloc_xrcd = vhca_ib_dealloc_xrcd,
 	.req_notify_cq = vhca_ib_req_notify_cq,
 	.resize_cq = vhca_ib_resize_cq,
 
@@ -280,4 +283,5 @@ const struct ib_device_ops vhca_verbs_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, vhca_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vhca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, vhca_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, vhca_xrcd, ibxrcd),
 };

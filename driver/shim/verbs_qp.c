@@ -37,6 +37,12 @@ static int vhca_qp_type(enum ib_qp_type type, unsigned int *out)
 	case IB_QPT_UD:
 		*out = VHCA_QPT_UD;
 		return 0;
+	case IB_QPT_XRC_INI:
+		*out = VHCA_QPT_XRC_INI;
+		return 0;
+	case IB_QPT_XRC_TGT:
+		*out = VHCA_QPT_XRC_TGT;
+		return 0;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -56,9 +62,19 @@ int vhca_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return err;
 	if (init->qp_type == IB_QPT_SMI || init->qp_type == IB_QPT_GSI)
 		ci.port = init->port_num;
+	/* The kernel has no XRC send verb (ib_send_wr names no SRQ): XRC
+	 * initiators are the provider's only.  XRC targets are created here
+	 * for user processes too (ib_create_qp_user passes no udata), with
+	 * an XRC domain and no PD or CQs. */
+	if (init->qp_type == IB_QPT_XRC_INI && !udata)
+		return -EOPNOTSUPP;
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		ci.xrcdn = to_vxrcd(init->xrcd)->xrcdn;
+		goto create;
+	}
 	ci.pdn = to_vpd(ibqp->pd)->pdn;
 	ci.send_cq = to_vcq(init->send_cq)->core;
-	ci.recv_cq = to_vcq(init->recv_cq)->core;
+	ci.recv_cq = init->recv_cq ? to_vcq(init->recv_cq)->core : NULL;
 	ci.srq = init->srq ? to_vsrq(init->srq)->core : NULL;
 	ci.sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	ci.cap.max_send_wr = init->cap.max_send_wr;
@@ -66,6 +82,7 @@ int vhca_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ci.cap.max_send_sge = init->cap.max_send_sge;
 	ci.cap.max_recv_sge = init->cap.max_recv_sge;
 	ci.cap.max_inline_data = init->cap.max_inline_data;
+create:
 	ci.qp_context = ibqp;
 
 	if (udata)
@@ -168,7 +185,8 @@ int vhca_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->rnr_retry = ca.rnr_retry;
 	attr->en_sqd_async_notify = ca.en_sqd_async_notify;
 	attr->sq_draining = ca.sq_draining;
-	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
+	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC ||
+	    ibqp->qp_type == IB_QPT_XRC_INI || ibqp->qp_type == IB_QPT_XRC_TGT)
 		vhca_verbs_ib_ah_attr(ibqp->device, &ca.ah_attr, &attr->ah_attr);
 	attr->cap.max_send_wr = qp->cap.max_send_wr;
 	attr->cap.max_recv_wr = qp->cap.max_recv_wr;
@@ -182,6 +200,7 @@ int vhca_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
+	init->xrcd = ibqp->xrcd;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init->qp_type = ibqp->qp_type;

@@ -13,7 +13,10 @@ int vhca_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	unsigned int wr, sge;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	/* XRC SRQs (IBA A14.2.3) for user processes; ib_core's kernel XRC
+	 * API has no users and the core polls no XRC completions. */
+	if (init->srq_type != IB_SRQT_BASIC &&
+	    (init->srq_type != IB_SRQT_XRC || !udata))
 		return -EOPNOTSUPP;
 	if (udata)
 		return vhca_uverbs_create_srq(srq, init, udata);

@@ -75,6 +75,11 @@ struct vhca_qp {
 	struct vhca_uring rq_uring;
 };
 
+struct vhca_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
 struct vhca_srq {
 	struct ib_srq ibsrq;
 	struct vhca_core_srq *core;
@@ -106,6 +111,7 @@ struct vhca_ah {
 #define to_vqp(x) container_of(x, struct vhca_qp, ibqp)
 #define to_vmw(x) container_of(x, struct vhca_mw, ibmw)
 #define to_vsrq(x) container_of(x, struct vhca_srq, ibsrq)
+#define to_vxrcd(x) container_of(x, struct vhca_xrcd, ibxrcd)
 #define to_vmr(x) container_of(x, struct vhca_mr, ibmr)
 #define to_vah(x) container_of(x, struct vhca_ah, ibah)
 #define to_vpd(x) container_of(x, struct vhca_pd, ibpd)
@@ -208,6 +214,11 @@ int vhca_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int vhca_ib_dealloc_mw(struct ib_mw *ibmw);
 void vhca_mw_query_device(const struct vhca_device_attr *attr,
 			  struct ib_device_attr *props);
+
+int vhca_ib_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int vhca_ib_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+void vhca_xrc_query_device(const struct vhca_device_attr *attr,
+			   struct ib_device_attr *props);
 
 int vhca_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		      struct ib_udata *udata);

@@ -274,7 +274,7 @@ TEST_F(UserVerbsTest, UserReceiveQueuesNeedRecordReadingDevice) {
   vhca_core_srq* srq = nullptr;
   unsigned srqn = 0, wr = 0, sge = 0;
   EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8192, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge),
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
             -VHCA_EOPNOTSUPP);
 }
 
@@ -283,17 +283,17 @@ TEST_F(UserVerbsTest, UserSrq) {
   unsigned srqn = 0, wr = 0, sge = 0;
   // 100 WRs of 3 SGEs: 128 x 64 bytes, two pages.
   EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 5, 8192, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge),
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
             -VHCA_EINVAL);  // wrong stride
   // The record inside the WQEs or past the buffer (two pages, then three).
   EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8184, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge),
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
             -VHCA_EINVAL);
   EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8192, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge),
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
             -VHCA_EINVAL);
   ASSERT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
-                                      nullptr, &srq, &srqn, &wr, &sge), 0);
+                                      nullptr, nullptr, &srq, &srqn, &wr, &sge), 0);
   srqs_.push_back(srq);
   EXPECT_EQ(wr, 128u);
   EXPECT_EQ(sge, 3u);
@@ -341,6 +341,65 @@ TEST_F(UserVerbsTest, AddressVector) {
   EXPECT_EQ(av.flags, VHCA_AV_F_GRH);
   EXPECT_EQ(av.flow_label, 0xfffffu);
   EXPECT_EQ(av.dgid[15], 7);
+}
+
+// XRC (IBA A14) needs VHCA_DEV_CAP_XRC: without it the core sends no
+// command for a domain, an XRC SRQ, an XRC initiator or target.
+TEST_F(UserVerbsTest, XrcNeedsTheDeviceCap) {
+  unsigned xrcdn = 0, srqn = 0, wr = 0, sge = 0;
+  EXPECT_EQ(vhca_core_alloc_xrcd(core_, &xrcdn), -VHCA_EOPNOTSUPP);
+  vhca_core_cq* cq = UserCq();
+  const vhca_core_srq_xrc xrc{1, cq};
+  vhca_core_srq* srq = nullptr;
+  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
+                                      nullptr, &xrc, &srq, &srqn, &wr, &sge),
+            -VHCA_EOPNOTSUPP);
+  vhca_core_qp_init init = QpInit(cq);
+  init.type = VHCA_QPT_XRC_INI;
+  init.recv_cq = nullptr;
+  vhca_core_user_qp_rings rings = Rings(false);
+  vhca_core_qp* qp = nullptr;
+  EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EOPNOTSUPP);
+  vhca_core_qp_init tgt{};
+  tgt.type = VHCA_QPT_XRC_TGT;
+  tgt.xrcdn = 1;
+  EXPECT_EQ(vhca_core_create_qp(core_, &tgt, &qp), -VHCA_EOPNOTSUPP);
+  EXPECT_EQ(CountExecuted(VHCA_CMD_ALLOC_XRCD), 0u);
+  EXPECT_EQ(CountExecuted(VHCA_CMD_CREATE_SRQ), 0u);
+  EXPECT_EQ(CountExecuted(VHCA_CMD_CREATE_QP), 0u);
+}
+
+class XrcUserVerbsTest : public UserVerbsTest {
+ protected:
+  void SetUp() override {
+    device_.dev_caps |= VHCA_DEV_CAP_XRC;
+    UserVerbsTest::SetUp();
+  }
+};
+
+// An XRC SRQ carries its domain and CQ to the device (VHCA_SRQ_F_XRC);
+// one without a CQ or domain is refused before any command.
+TEST_F(XrcUserVerbsTest, XrcSrqCommand) {
+  vhca_core_cq* cq = UserCq();
+  unsigned srqn = 0, wr = 0, sge = 0;
+  vhca_core_srq* srq = nullptr;
+  const vhca_core_srq_xrc no_cq{5, nullptr};
+  const vhca_core_srq_xrc no_domain{0, cq};
+  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
+                                      nullptr, &no_cq, &srq, &srqn, &wr, &sge),
+            -VHCA_EINVAL);
+  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
+                                      nullptr, &no_domain, &srq, &srqn, &wr, &sge),
+            -VHCA_EINVAL);
+  EXPECT_EQ(CountExecuted(VHCA_CMD_CREATE_SRQ), 0u);
+  const vhca_core_srq_xrc xrc{5, cq};
+  ASSERT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
+                                      nullptr, &xrc, &srq, &srqn, &wr, &sge), 0);
+  srqs_.push_back(srq);
+  const vhca_cmd_create_srq& in = device_.srqs[srqn].in;
+  EXPECT_EQ(in.flags, VHCA_SRQ_F_XRC);
+  EXPECT_EQ(in.xrcdn, 5u);
+  EXPECT_EQ(in.cqn, Cq(cq).cqn());
 }
 
 }  // namespace

@@ -11,27 +11,30 @@
 
 namespace {
 
-const uint8_t kQpTypes[] = {VHCA_QPT_RC, VHCA_QPT_UC, VHCA_QPT_UD, VHCA_QPT_SMI,
-                            VHCA_QPT_GSI};
+const uint8_t kQpTypes[] = {VHCA_QPT_RC,  VHCA_QPT_UC,      VHCA_QPT_UD,     VHCA_QPT_SMI,
+                            VHCA_QPT_GSI, VHCA_QPT_XRC_INI, VHCA_QPT_XRC_TGT};
 
 // (opcode, QP type) pairs that may be posted: IBA 9.2 (RC: everything; UC:
 // SEND and RDMA WRITE with or without immediate; UD, QP0, QP1: SEND with
 // or without immediate) plus the local operations LOCAL_INV and REG_MR on
 // any send queue (IBA 10.6.5, 10.6.3.4) and BIND_MW on the connected ones
 // (IBA 10.6.7.2: a window's rkey serves the peer of the connection).
+// The XRC initiator posts what RC posts (IBA A14.3.2: XRC's opcodes are
+// RC's with an XRCETH); the XRC target has no send queue and posts nothing.
 std::set<std::pair<int, int>> Allowed() {
   std::set<std::pair<int, int>> allowed;
   for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_SEND_WITH_INV,
                  VHCA_WQE_RDMA_WRITE, VHCA_WQE_RDMA_WRITE_WITH_IMM, VHCA_WQE_RDMA_READ,
-                 VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_WQE_ATOMIC_FETCH_AND_ADD})
-    allowed.insert({op, VHCA_QPT_RC});
+                 VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_WQE_ATOMIC_FETCH_AND_ADD,
+                 VHCA_WQE_BIND_MW, VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR})
+    for (int type : {VHCA_QPT_RC, VHCA_QPT_XRC_INI}) allowed.insert({op, type});
   for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_RDMA_WRITE,
                  VHCA_WQE_RDMA_WRITE_WITH_IMM})
     allowed.insert({op, VHCA_QPT_UC});
-  for (int type : {VHCA_QPT_RC, VHCA_QPT_UC}) allowed.insert({VHCA_WQE_BIND_MW, type});
+  allowed.insert({VHCA_WQE_BIND_MW, VHCA_QPT_UC});
   for (int type : {VHCA_QPT_UD, VHCA_QPT_SMI, VHCA_QPT_GSI})
     for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM}) allowed.insert({op, type});
-  for (uint8_t type : kQpTypes)
+  for (int type : {VHCA_QPT_UC, VHCA_QPT_UD, VHCA_QPT_SMI, VHCA_QPT_GSI})
     for (int op : {VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR}) allowed.insert({op, type});
   return allowed;
 }
@@ -44,8 +47,8 @@ TEST(WqeRules, EveryOpcodeOnEveryQpTypeMatchesIba) {
                 allowed.count({op, type}) == 1)
           << "opcode " << op << " QP type " << int(type);
     }
-    // QP types the device does not have (0, 6..255) never post anything.
-    for (int type : {0, 6, 31, 32, 255})
+    // QP types the device does not have (0, 8..255) never post anything.
+    for (int type : {0, 8, 31, 32, 255})
       EXPECT_FALSE(vhca_wqe_opcode_allowed(static_cast<uint8_t>(op),
                                            static_cast<uint8_t>(type)));
   }
@@ -54,6 +57,10 @@ TEST(WqeRules, EveryOpcodeOnEveryQpTypeMatchesIba) {
 TEST(WqeRules, SegmentAfterTheControlSegment) {
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_SEND, VHCA_QPT_RC), 0u);
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_SEND_WITH_IMM, VHCA_QPT_UC), 0u);
+  // XRC: the remote SRQ number is in the control segment, no segment.
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_SEND, VHCA_QPT_XRC_INI), 0u);
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_QPT_XRC_INI),
+            sizeof(vhca_wqe_atomic));
   for (uint8_t type : {VHCA_QPT_UD, VHCA_QPT_SMI, VHCA_QPT_GSI})
     EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_SEND, type), sizeof(vhca_wqe_ud));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_RDMA_WRITE, VHCA_QPT_UC), sizeof(vhca_wqe_raddr));
@@ -63,6 +70,18 @@ TEST(WqeRules, SegmentAfterTheControlSegment) {
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_REG_MR, VHCA_QPT_UD), sizeof(vhca_wqe_reg_mr));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_LOCAL_INV, VHCA_QPT_UD), 0u);
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_BIND_MW, VHCA_QPT_UC), sizeof(vhca_wqe_bind_mw));
+}
+
+TEST(WqeRules, XrcTypes) {
+  EXPECT_TRUE(vhca_qpt_is_reliable(VHCA_QPT_RC));
+  EXPECT_TRUE(vhca_qpt_is_reliable(VHCA_QPT_XRC_INI));
+  EXPECT_TRUE(vhca_qpt_is_reliable(VHCA_QPT_XRC_TGT));
+  EXPECT_FALSE(vhca_qpt_is_reliable(VHCA_QPT_UC));
+  EXPECT_FALSE(vhca_qpt_is_xrc(VHCA_QPT_RC));
+  EXPECT_EQ(vhca_qpt_peer(VHCA_QPT_XRC_INI), VHCA_QPT_XRC_TGT);
+  EXPECT_EQ(vhca_qpt_peer(VHCA_QPT_XRC_TGT), VHCA_QPT_XRC_INI);
+  EXPECT_EQ(vhca_qpt_peer(VHCA_QPT_RC), VHCA_QPT_RC);
+  EXPECT_EQ(vhca_qpt_peer(VHCA_QPT_UC), VHCA_QPT_UC);
 }
 
 TEST(WqeRules, DataAndInline) {

@@ -20,7 +20,7 @@ static void test_bad_opcode(void)
     g_assert_cmpuint(vhca_exec(v, &cmd, NULL), ==, VHCA_CMD_BAD_OPCODE);
     cmd_init(v, &cmd, 0);
     g_assert_cmpuint(vhca_exec(v, &cmd, NULL), ==, VHCA_CMD_BAD_OPCODE);
-    cmd_init(v, &cmd, 0x0070);     /* between MR and multicast opcodes */
+    cmd_init(v, &cmd, 0x007f);     /* after the XRC opcodes, unused */
     g_assert_cmpuint(vhca_exec(v, &cmd, NULL), ==, VHCA_CMD_BAD_OPCODE);
     vhca_assert_alive(v);
     vhca_stop(v);

@@ -331,8 +331,8 @@ uint8_t dp_to_rtr(Dp *dp, DpQp *qp, uint16_t dlid, uint32_t dest_qpn,
     }
     dp_ctx(&ctx, VHCA_QPS_RTR, VHCA_QP_ATTR_AV | VHCA_QP_ATTR_PATH_MTU |
            VHCA_QP_ATTR_DEST_QPN | VHCA_QP_ATTR_RQ_PSN |
-           (qp->type == VHCA_QPT_RC ? VHCA_QP_ATTR_MAX_DEST_RD_ATOMIC |
-                                      VHCA_QP_ATTR_MIN_RNR_TIMER : 0));
+           (qp->type == VHCA_QPT_RC || qp->type == VHCA_QPT_XRC_TGT ?
+            VHCA_QP_ATTR_MAX_DEST_RD_ATOMIC | VHCA_QP_ATTR_MIN_RNR_TIMER : 0));
     ctx.av.dlid = cpu_to_le16(dlid);
     ctx.path_mtu = 3;                   /* 1024: several packets per message */
     ctx.dest_qpn = cpu_to_le32(dest_qpn);
@@ -348,10 +348,12 @@ uint8_t dp_to_rts_timers(Dp *dp, DpQp *qp, uint8_t rnr_retry,
 {
     struct vhca_qp_context ctx;
 
+    /* The XRC target sends nothing: a timeout but no retry counts. */
     dp_ctx(&ctx, VHCA_QPS_RTS, VHCA_QP_ATTR_SQ_PSN |
-           (qp->type == VHCA_QPT_RC ? VHCA_QP_ATTR_TIMEOUT |
-            VHCA_QP_ATTR_RETRY_CNT | VHCA_QP_ATTR_RNR_RETRY |
-            VHCA_QP_ATTR_MAX_QP_RD_ATOMIC : 0));
+           (qp->type == VHCA_QPT_RC || qp->type == VHCA_QPT_XRC_INI ?
+            VHCA_QP_ATTR_TIMEOUT | VHCA_QP_ATTR_RETRY_CNT |
+            VHCA_QP_ATTR_RNR_RETRY | VHCA_QP_ATTR_MAX_QP_RD_ATOMIC :
+            qp->type == VHCA_QPT_XRC_TGT ? VHCA_QP_ATTR_TIMEOUT : 0));
     ctx.sq_psn = cpu_to_le32(0x100);     /* the peer's rq_psn */
     ctx.timeout = timeout;
     ctx.retry_cnt = retry_cnt;
@@ -732,4 +734,68 @@ bool sw_send(SwRig *r, const uint8_t *req, uint16_t dlid, uint8_t *resp)
     g_assert_cmphex(resp[3], ==, 0x81);
     g_assert_cmphex(ldq_be_p(resp + 8), ==, r->tid);
     return true;
+}
+
+/* Shared receive queues (vhca-srq-test.c, vhca-xrc-test.c). */
+void dp_srq_in(Dp *dp, DpSrq *srq, struct vhca_cmd_create_srq *in,
+               uint32_t pd, uint8_t shift)
+{
+    memset(srq, 0, sizeof(*srq));
+    srq->ring = dp_alloc(dp, 4096);
+    memset(in, 0, sizeof(*in));
+    dp_buf_contig(&in->buf, srq->ring, 1u << (DP_WQ_LOG + DP_RQ_SHIFT));
+    in->pdn = cpu_to_le32(pd);
+    in->log_size = DP_WQ_LOG;
+    in->wqe_shift = shift;
+}
+
+uint8_t dp_srq_exec(Dp *dp, DpSrq *srq, struct vhca_cmd_create_srq *in)
+{
+    uint32_t result[2] = { 0 };
+    uint8_t status;
+
+    srq->dbrec = le64_to_cpu(in->dbrec_addr);
+    status = dp_exec_in(dp, VHCA_CMD_CREATE_SRQ, 0, in, sizeof(*in), result);
+    srq->srqn = result[0];
+    return status;
+}
+
+uint8_t dp_create_srq_rec(Dp *dp, DpSrq *srq, uint32_t pd, uint8_t shift,
+                          uint32_t limit, uint64_t dbrec)
+{
+    struct vhca_cmd_create_srq in;
+
+    dp_srq_in(dp, srq, &in, pd, shift);
+    in.limit = cpu_to_le32(limit);
+    in.dbrec_addr = cpu_to_le64(dbrec);
+    return dp_srq_exec(dp, srq, &in);
+}
+
+uint8_t dp_create_srq(Dp *dp, DpSrq *srq, uint32_t pd, uint8_t shift,
+                             uint32_t limit)
+{
+    return dp_create_srq_rec(dp, srq, pd, shift, limit, 0);
+}
+
+void dp_srq_post(Dp *dp, DpSrq *srq, uint64_t wr_id, uint64_t addr,
+                        uint32_t len, uint32_t lkey)
+{
+    uint8_t b[1u << DP_RQ_SHIFT] = { 0 };
+    struct vhca_rwqe_hdr *h = (void *)b;
+    struct vhca_sge *s = (void *)(b + sizeof(*h));
+    uint64_t slot = srq->ring + ((uint64_t)(srq->pi & ((1u << DP_WQ_LOG) - 1))
+                                 << DP_RQ_SHIFT);
+
+    h->wr_id = cpu_to_le64(wr_id);
+    h->num_sge = 1;
+    s->addr = cpu_to_le64(addr);
+    s->length = cpu_to_le32(len);
+    s->lkey = cpu_to_le32(lkey);
+    qtest_memwrite(dp->v->qts, slot, b, sizeof(b));
+    srq->pi++;
+    if (srq->dbrec) {
+        qtest_writel(dp->v->qts, srq->dbrec, srq->pi);
+        return;
+    }
+    dp_db64(dp->v, 0, VHCA_DB_SRQ, vhca_db_data_value(srq->srqn, 0, srq->pi));
 }

@@ -182,5 +182,22 @@ void sw_start(SwRig *r);
 void sw_req(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
             uint8_t hops, uint8_t *req);
 bool sw_send(SwRig *r, const uint8_t *req, uint16_t dlid, uint8_t *resp);
+/* An SRQ of 2^DP_WQ_LOG WQEs (dp_create_srq_rec: dbrec 0 = doorbells). */
+typedef struct DpSrq {
+    uint32_t srqn;
+    uint64_t ring;
+    uint32_t pi;
+    uint64_t dbrec;         /* 0: SRQ doorbells */
+} DpSrq;
+/* The CREATE_SRQ input of a new ring (dp_srq_in), then the command. */
+void dp_srq_in(Dp *dp, DpSrq *srq, struct vhca_cmd_create_srq *in,
+               uint32_t pd, uint8_t shift);
+uint8_t dp_srq_exec(Dp *dp, DpSrq *srq, struct vhca_cmd_create_srq *in);
+uint8_t dp_create_srq_rec(Dp *dp, DpSrq *srq, uint32_t pd, uint8_t shift,
+                          uint32_t limit, uint64_t dbrec);
+uint8_t dp_create_srq(Dp *dp, DpSrq *srq, uint32_t pd, uint8_t shift,
+                      uint32_t limit);
+void dp_srq_post(Dp *dp, DpSrq *srq, uint64_t wr_id, uint64_t addr,
+                 uint32_t len, uint32_t lkey);
 
 #endif

@@ -8,64 +8,6 @@
 
 #include "vhca-qtest-dp.h"
 
-typedef struct DpSrq {
-    uint32_t srqn;
-    uint64_t ring;
-    uint32_t pi;
-    uint64_t dbrec;         /* 0: SRQ doorbells */
-} DpSrq;
-
-static uint8_t dp_create_srq_rec(Dp *dp, DpSrq *srq, uint32_t pd,
-                                 uint8_t shift, uint32_t limit, uint64_t dbrec)
-{
-    struct vhca_cmd_create_srq in;
-    uint32_t result[2];
-    uint8_t status;
-
-    memset(srq, 0, sizeof(*srq));
-    srq->ring = dp_alloc(dp, 4096);
-    memset(&in, 0, sizeof(in));
-    dp_buf_contig(&in.buf, srq->ring, 1u << (DP_WQ_LOG + DP_RQ_SHIFT));
-    in.pdn = cpu_to_le32(pd);
-    in.limit = cpu_to_le32(limit);
-    in.log_size = DP_WQ_LOG;
-    in.wqe_shift = shift;
-    in.dbrec_addr = cpu_to_le64(dbrec);
-    srq->dbrec = dbrec;
-    status = dp_exec_in(dp, VHCA_CMD_CREATE_SRQ, 0, &in, sizeof(in), result);
-    srq->srqn = result[0];
-    return status;
-}
-
-static uint8_t dp_create_srq(Dp *dp, DpSrq *srq, uint32_t pd, uint8_t shift,
-                             uint32_t limit)
-{
-    return dp_create_srq_rec(dp, srq, pd, shift, limit, 0);
-}
-
-static void dp_srq_post(Dp *dp, DpSrq *srq, uint64_t wr_id, uint64_t addr,
-                        uint32_t len, uint32_t lkey)
-{
-    uint8_t b[1u << DP_RQ_SHIFT] = { 0 };
-    struct vhca_rwqe_hdr *h = (void *)b;
-    struct vhca_sge *s = (void *)(b + sizeof(*h));
-    uint64_t slot = srq->ring + ((uint64_t)(srq->pi & ((1u << DP_WQ_LOG) - 1))
-                                 << DP_RQ_SHIFT);
-
-    h->wr_id = cpu_to_le64(wr_id);
-    h->num_sge = 1;
-    s->addr = cpu_to_le64(addr);
-    s->length = cpu_to_le32(len);
-    s->lkey = cpu_to_le32(lkey);
-    qtest_memwrite(dp->v->qts, slot, b, sizeof(b));
-    srq->pi++;
-    if (srq->dbrec) {
-        qtest_writel(dp->v->qts, srq->dbrec, srq->pi);
-        return;
-    }
-    dp_db64(dp->v, 0, VHCA_DB_SRQ, vhca_db_data_value(srq->srqn, 0, srq->pi));
-}
-
 static uint8_t dp_create_qp_srq(Dp *dp, DpQp *qp, DpCq *cq, uint32_t srqn,
                                 uint8_t rq_log)
 {

@@ -460,6 +460,13 @@ def test_pingpong_validated(fabric, tool):
     assert len(re.findall(r"(\d+) iters in", sout + cout)) == 2
 
 
+def test_xsrq_pingpong(fabric):
+    """XRC across the switch (IBA A14): ibv_xsrq_pingpong, the XRC
+    SRQ number in the REQUEST frames (vhca_wire_hdr.xrc_srqn)."""
+    pair_ok(fabric, "ibv_xsrq_pingpong -d vhca0 -g 0 -n 50",
+            "ibv_xsrq_pingpong -d vhca0 -g 0 -n 50 %s" % ADDR["b"], "ibv_xsrq_pingpong")
+
+
 PERF_RESULT = re.compile(r"^\s*(\d+)\s+(\d+)\s+\d+\.\d+\s+\d+\.\d+", re.M)
 PERFTESTS = [
     ("ib_send_lat", "-n 100"), ("ib_write_bw", "-n 100 -s 65536"),
