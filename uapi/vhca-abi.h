@@ -148,4 +148,13 @@ struct vhca_create_ah_resp {
 };
 VHCA_SIZE_CHECK(struct vhca_create_ah_resp, 40);
 
+/* ---- device memory (ibv_alloc_dm) ----
+ * UVERBS_METHOD_DM_ALLOC carries no driver data (no UHW attributes), so
+ * the kernel answers with one driver attribute of that method, as mlx5
+ * does: the mmap() offset of the allocation, whose whole pages
+ * (round_up(length, VHCA_DM_PAGE_SIZE) bytes, zeroed) the provider maps
+ * to copy to and from it.  The ID is the first of the driver namespace
+ * (UVERBS_ID_NS_SHIFT 12). */
+#define VHCA_IB_ATTR_ALLOC_DM_MMAP_OFFSET	(1u << 12)	/* u64, out */
+
 #endif /* VHCA_ABI_H */

@@ -19,11 +19,6 @@
 static_assert(PAGE_SIZE == VHCA_DB_PAGE_SIZE);
 static_assert(PAGE_SIZE == VHCA_UVERBS_PAGE_SIZE);
 
-struct vhca_mmap_entry {
-	struct rdma_user_mmap_entry rdma_entry;
-	phys_addr_t address;		/* the doorbell page in BAR 4 */
-};
-
 int vhca_udata_request(struct ib_udata *udata, void *req, size_t size)
 {
 	u64 comp_mask;
@@ -155,8 +150,13 @@ static int vhca_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	if (!rdma_entry)
 		return -EINVAL;
 	entry = container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry);
-	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->address), PAGE_SIZE,
-				pgprot_noncached(vma->vm_page_prot),
+	/* Device memory is memory (BAR 3 is RAM in the device): write
+	 * combining, the provider fences its copies; doorbells uncached.
+	 * rdma_user_mmap_io wants the whole entry mapped. */
+	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->address),
+				rdma_entry->npages * PAGE_SIZE,
+				entry->dm ? pgprot_writecombine(vma->vm_page_prot)
+					  : pgprot_noncached(vma->vm_page_prot),
 				rdma_entry);
 	rdma_user_mmap_entry_put(rdma_entry);
 	return err;
@@ -164,7 +164,12 @@ static int vhca_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 
 static void vhca_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
-	kfree(container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry));
+	struct vhca_mmap_entry *entry =
+		container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry);
+
+	if (entry->dm)
+		vhca_dm_mmap_free(entry);
+	kfree(entry);
 }
 
 /*
