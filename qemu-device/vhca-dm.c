@@ -111,6 +111,9 @@ uint8_t vhca_cmd_alloc_dm(VhcaState *s, const VhcaCmd *cmd,
                               cmd->in.alloc_dm.length);
     }
     bitmap_set(s->dm_map, first, npages);
+    /* The previous owner's bytes stay its own. */
+    memset(s->dm_host + first * VHCA_DM_PAGE_SIZE, 0,
+           (size_t)npages * VHCA_DM_PAGE_SIZE);
     s->dms[first] = (VhcaDm) { .valid = true, .npages = npages };
     result[0] = first * VHCA_DM_PAGE_SIZE;
     trace_vhca_dm_alloc(result[0], npages);

@@ -418,8 +418,8 @@ VHCA_SIZE_CHECK(struct vhca_cmd_alloc_mr_in, 32);
  * round_up(length, VHCA_DM_PAGE_SIZE) bytes, aligned to
  * max(VHCA_DM_PAGE_SIZE, 2^log_align), and answers with their offset in
  * BAR 3, which FREE_DM names; FREE_DM is BUSY while regions use the
- * allocation.  The device does not clear an allocation (the driver does);
- * a reset frees every allocation and clears BAR 3.
+ * allocation.  ALLOC_DM clears the pages it gives (no data crosses from
+ * one owner to the next); a reset frees every allocation and clears BAR 3.
  */
 #define VHCA_DM_PAGE_SIZE		0x1000
 #define VHCA_DM_MAX_LOG_ALIGN		20

@@ -139,9 +139,21 @@ static void test_dm_commands(void)
                      VHCA_CMD_OK);
     g_assert_cmpuint(dp_simple(dp, VHCA_CMD_FREE_DM, b, NULL), ==,
                      VHCA_CMD_BAD_HANDLE);
-    /* b's pages are free again: the first fit of two pages. */
+    /* b's pages are free again: the first fit of two pages, cleared. */
     g_assert_cmpuint(dm_alloc(dp, 8192, 0, &other), ==, VHCA_CMD_OK);
     g_assert_cmphex(other, ==, b);
+    {
+        QPCIBar bar = qpci_iomap(dp->v->dev, VHCA_DM_BAR, NULL);
+        uint32_t page = 0xdeadbeef;
+
+        qpci_memwrite(dp->v->dev, bar, b + 4096 + 8, &page, 4);
+        g_assert_cmpuint(dp_simple(dp, VHCA_CMD_FREE_DM, b, NULL), ==,
+                         VHCA_CMD_OK);
+        g_assert_cmpuint(dm_alloc(dp, 8192, 0, &other), ==, VHCA_CMD_OK);
+        qpci_memread(dp->v->dev, bar, b + 4096 + 8, &page, 4);
+        g_assert_cmphex(page, ==, 0);
+        qpci_iounmap(dp->v->dev, bar);
+    }
     dp_stop(dp);
 }
 
