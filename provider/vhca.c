@@ -167,6 +167,7 @@ static void vhca_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops vhca_ctx_ops = {
+	.alloc_dm = vhca_alloc_dm,
 	.alloc_mw = vhca_alloc_mw,
 	.alloc_parent_domain = vhca_alloc_parent_domain,
 	.alloc_pd = vhca_alloc_pd,
@@ -189,6 +190,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.destroy_srq = vhca_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = vhca_free_context,
+	.free_dm = vhca_free_dm,
 	.modify_qp = vhca_modify_qp,
 	.modify_srq = vhca_modify_srq,
 	.poll_cq = vhca_poll_cq,
@@ -200,6 +202,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.query_qp = vhca_query_qp,
 	.query_rt_values = vhca_query_rt_values,
 	.query_srq = vhca_query_srq,
+	.reg_dm_mr = vhca_reg_dm_mr,
 	.reg_mr = vhca_reg_mr,
 	.req_notify_cq = vhca_req_notify_cq,
 	.rereg_mr = vhca_rereg_mr,

@@ -294,6 +294,14 @@ static inline bool vhca_qp_may_send(const struct ibv_qp *qp)
 }
 
 /* qp_ex.c */
+/* dm.c */
+struct ibv_dm *vhca_alloc_dm(struct ibv_context *context,
+			     struct ibv_alloc_dm_attr *attr);
+int vhca_free_dm(struct ibv_dm *dm);
+struct ibv_mr *vhca_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+			      uint64_t dm_offset, size_t length,
+			      unsigned int access);
+
 int vhca_qp_ex_check_ops(uint64_t send_ops_flags, uint8_t qp_type);
 void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags);
 
