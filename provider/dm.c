@@ -84,6 +84,26 @@ static int vhca_memcpy_from_dm(void *host_addr, struct ibv_dm *ibdm,
 	return 0;
 }
 
+/* Maps the allocation's pages (mmap_offset from the kernel) into dm. */
+static int vhca_dm_map(struct ibv_context *context, struct vhca_dm *dm,
+		       uint64_t mmap_offset, uint64_t length)
+{
+	void *map;
+
+	dm->length = length;
+	dm->map_len = (length + VHCA_DM_PAGE_SIZE - 1) &
+		      ~(size_t)(VHCA_DM_PAGE_SIZE - 1);
+	map = mmap(NULL, dm->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   context->cmd_fd, mmap_offset);
+	if (map == MAP_FAILED)
+		return errno;
+	dm->map = map;
+	dm->vdm.dm.context = context;
+	dm->vdm.dm.memcpy_to_dm = vhca_memcpy_to_dm;
+	dm->vdm.dm.memcpy_from_dm = vhca_memcpy_from_dm;
+	return 0;
+}
+
 struct ibv_dm *vhca_alloc_dm(struct ibv_context *context,
 			     struct ibv_alloc_dm_attr *attr)
 {
@@ -100,7 +120,6 @@ struct ibv_dm *vhca_alloc_dm(struct ibv_context *context,
 	};
 	uint64_t mmap_offset = 0;
 	struct vhca_dm *dm;
-	void *map;
 	int err;
 
 	if (attr->comp_mask) {
@@ -112,30 +131,18 @@ struct ibv_dm *vhca_alloc_dm(struct ibv_context *context,
 		errno = ENOMEM;
 		return NULL;
 	}
-	link.attrs[0] = (struct ib_uverbs_attr){
-		.attr_id = VHCA_IB_ATTR_ALLOC_DM_MMAP_OFFSET,
-		.len = sizeof(mmap_offset),
-		.flags = UVERBS_ATTR_F_MANDATORY,
-		.data = (uintptr_t)&mmap_offset,
-	};
-	link.cmd.next_attr = link.cmd.hdr.attrs + 1;
+	link.cmd.next_attr = link.cmd.hdr.attrs;
 	link.cmd.last_attr = link.cmd.hdr.attrs + 1;
+	vhca_cmd_attr(&link.cmd, VHCA_IB_ATTR_ALLOC_DM_MMAP_OFFSET,
+		      sizeof(mmap_offset), (uintptr_t)&mmap_offset);
 	err = ibv_cmd_alloc_dm(context, attr, &dm->vdm, &link.cmd);
 	if (err)
 		goto free;
-	dm->length = attr->length;
-	dm->map_len = (attr->length + VHCA_DM_PAGE_SIZE - 1) &
-		      ~(size_t)(VHCA_DM_PAGE_SIZE - 1);
-	map = mmap(NULL, dm->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   context->cmd_fd, mmap_offset);
-	if (map == MAP_FAILED) {
-		err = errno;
+	err = vhca_dm_map(context, dm, mmap_offset, attr->length);
+	if (err) {
 		ibv_cmd_free_dm(&dm->vdm);
 		goto free;
 	}
-	dm->map = map;
-	dm->vdm.dm.memcpy_to_dm = vhca_memcpy_to_dm;
-	dm->vdm.dm.memcpy_from_dm = vhca_memcpy_from_dm;
 	return &dm->vdm.dm;
 
 free:
@@ -155,6 +162,59 @@ int vhca_free_dm(struct ibv_dm *ibdm)
 	munmap((void *)dm->map, dm->map_len);
 	free(dm);
 	return 0;
+}
+
+/* ibv_import_dm: another context's allocation, mapped here too. */
+struct ibv_dm *vhca_import_dm(struct ibv_context *context, uint32_t dm_handle)
+{
+	struct {
+		struct ibv_command_buffer cmd;
+		struct ib_uverbs_attr attrs[3];
+	} query = {
+		.cmd = {
+			.hdr = { .object_id = UVERBS_OBJECT_DM,
+				 .method_id = VHCA_IB_METHOD_DM_QUERY },
+			.uhw_in_idx = VHCA_UHW_NO_INDEX,
+			.uhw_out_idx = VHCA_UHW_NO_INDEX,
+		},
+	};
+	uint64_t mmap_offset = 0, length = 0;
+	struct vhca_dm *dm;
+	int err;
+
+	query.cmd.next_attr = query.cmd.hdr.attrs;
+	query.cmd.last_attr = query.cmd.hdr.attrs + 3;
+	vhca_cmd_attr(&query.cmd, VHCA_IB_ATTR_QUERY_DM_HANDLE, 0, dm_handle);
+	vhca_cmd_attr(&query.cmd, VHCA_IB_ATTR_QUERY_DM_RESP_MMAP_OFFSET,
+		      sizeof(mmap_offset), (uintptr_t)&mmap_offset);
+	vhca_cmd_attr(&query.cmd, VHCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+		      sizeof(length), (uintptr_t)&length);
+	err = execute_ioctl(context, &query.cmd);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	dm = calloc(1, sizeof(*dm));
+	if (!dm) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = vhca_dm_map(context, dm, mmap_offset, length);
+	if (err) {
+		free(dm);
+		errno = err;
+		return NULL;
+	}
+	dm->vdm.handle = dm_handle;
+	return &dm->vdm.dm;
+}
+
+void vhca_unimport_dm(struct ibv_dm *ibdm)
+{
+	struct vhca_dm *dm = to_vdm(ibdm);
+
+	munmap((void *)dm->map, dm->map_len);
+	free(dm);
 }
 
 struct ibv_mr *vhca_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,

@@ -217,9 +217,11 @@ struct verbs_context_ops {
 	void (*free_context)(struct ibv_context *context);
 	int (*free_dm)(struct ibv_dm *dm);
 	void *get_srq_num;
-	void *import_dm;
-	void *import_mr;
-	void *import_pd;
+	struct ibv_dm *(*import_dm)(struct ibv_context *context,
+				    uint32_t dm_handle);
+	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
+	struct ibv_pd *(*import_pd)(struct ibv_context *context,
+				    uint32_t pd_handle);
 	void *modify_cq;
 	void *modify_flow_action_esp;
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
@@ -261,9 +263,9 @@ struct verbs_context_ops {
 			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	void *set_ece;
-	void *unimport_dm;
-	void *unimport_mr;
-	void *unimport_pd;
+	void (*unimport_dm)(struct ibv_dm *dm);
+	void (*unimport_mr)(struct ibv_mr *mr);
+	void (*unimport_pd)(struct ibv_pd *pd);
 };
 _Static_assert(sizeof(struct verbs_context_ops) == 76 * sizeof(void *),
 	       "verbs_context_ops of IBVERBS_PRIVATE_34 has 76 members");
@@ -399,6 +401,11 @@ int ibv_cmd_alloc_dm(struct ibv_context *ctx,
 		     const struct ibv_alloc_dm_attr *dm_attr,
 		     struct verbs_dm *dm, struct ibv_command_buffer *link);
 int ibv_cmd_free_dm(struct verbs_dm *dm);
+int ibv_cmd_query_context(struct ibv_context *ctx,
+			  struct ibv_command_buffer *driver);
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+		     uint32_t mr_handle);
+int execute_ioctl(struct ibv_context *context, struct ibv_command_buffer *cmd);
 int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
 		      uint64_t offset, size_t length, unsigned int access,
 		      struct verbs_mr *vmr, struct ibv_command_buffer *link);

@@ -347,7 +347,7 @@ int vhca_ib_register(struct vhca_kapi_device *kdev)
 	/* The data path (verbs*.c) makes it a kernel-verbs provider. */
 	ib_set_device_ops(ibdev, &vhca_verbs_ops);
 	ib_set_device_ops(ibdev, &vhca_uverbs_ops);	/* user verbs */
-	vhca_dm_register(kdev);
+	vhca_uapi_register(kdev);	/* import, device memory */
 	vhca_verbs_register(kdev);
 
 	err = ib_register_device(ibdev, "vhca%d", &kdev->pdev->dev);

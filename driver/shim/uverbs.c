@@ -76,12 +76,35 @@ int vhca_uring_pin(struct ib_device *ibdev, u64 addr, u64 len,
 	return 0;
 }
 
+/* What alloc_ucontext answers, and query_ucontext again (import). */
+void vhca_ucontext_resp(struct ib_ucontext *ibuc,
+			struct vhca_alloc_ucontext_resp *resp)
+{
+	struct vhca_ucontext *uc = to_vuc(ibuc);
+	const struct vhca_device_attr *attr =
+		vhca_core_device_attr(to_kdev(ibuc->device)->core);
+
+	memset(resp, 0, sizeof(*resp));
+	resp->db_mmap_offset = rdma_user_mmap_get_offset(uc->db_entry);
+	resp->db_page = uc->db_page;
+	resp->db_page_size = VHCA_DB_PAGE_SIZE;
+	resp->max_log_cq = VHCA_MAX_LOG_CQ;
+	resp->max_log_wq = VHCA_MAX_LOG_WQ;
+	resp->max_sge = le32_to_cpu(attr->max_sge);
+	resp->max_qp_wr = le32_to_cpu(attr->max_qp_wr);
+	resp->max_srq_wr = le32_to_cpu(attr->max_srq_wr);
+	/* The clock that provider/clock.c would otherwise ask
+	 * ibv_query_device_ex for at every open. */
+	resp->comp_mask = VHCA_UCONTEXT_RESP_CLOCK;
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_CQE_TIMESTAMP)
+		resp->hca_core_clock_khz = le32_to_cpu(attr->hca_core_clock_khz);
+}
+
 static int vhca_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct vhca_ucontext *uc = to_vuc(ibuc);
 	struct vhca_kapi_device *kdev = to_kdev(ibuc->device);
-	const struct vhca_device_attr *attr = vhca_core_device_attr(kdev->core);
-	struct vhca_alloc_ucontext_resp resp = {};
+	struct vhca_alloc_ucontext_resp resp;
 	struct vhca_alloc_ucontext_req req;
 	struct vhca_mmap_entry *entry;
 	int err;
@@ -106,14 +129,7 @@ static int vhca_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *uda
 	}
 	uc->db_entry = &entry->rdma_entry;
 
-	resp.db_mmap_offset = rdma_user_mmap_get_offset(uc->db_entry);
-	resp.db_page = uc->db_page;
-	resp.db_page_size = VHCA_DB_PAGE_SIZE;
-	resp.max_log_cq = VHCA_MAX_LOG_CQ;
-	resp.max_log_wq = VHCA_MAX_LOG_WQ;
-	resp.max_sge = le32_to_cpu(attr->max_sge);
-	resp.max_qp_wr = le32_to_cpu(attr->max_qp_wr);
-	resp.max_srq_wr = le32_to_cpu(attr->max_srq_wr);
+	vhca_ucontext_resp(ibuc, &resp);
 	err = vhca_udata_response(udata, &resp, sizeof(resp));
 	if (err)
 		goto remove_entry;
@@ -197,6 +213,7 @@ const struct ib_device_ops vhca_uverbs_ops = {
 	.disassociate_ucontext = vhca_ib_disassociate_ucontext,
 	.mmap = vhca_ib_mmap,
 	.mmap_free = vhca_ib_mmap_free,
+	.query_ucontext = vhca_ib_query_ucontext,	/* uverbs_uapi.c */
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vhca_ucontext, ibuc),
 };

@@ -119,30 +119,52 @@ static struct ib_mr *vhca_ib_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 	return &mr->ibmr;
 }
 
+/* ibv_import_dm: the mmap offset and length of an allocation. */
+static int UVERBS_HANDLER(VHCA_IB_METHOD_DM_QUERY)(
+	struct uverbs_attr_bundle *attrs)
+{
+	struct ib_dm *ibdm = uverbs_attr_get_obj(attrs,
+						 VHCA_IB_ATTR_QUERY_DM_HANDLE);
+	struct vhca_dm *dm = container_of(ibdm, struct vhca_dm, ibdm);
+	u64 offset = rdma_user_mmap_get_offset(&dm->entry->rdma_entry);
+	u64 length = ibdm->length;
+	int err;
+
+	err = uverbs_copy_to(attrs, VHCA_IB_ATTR_QUERY_DM_RESP_MMAP_OFFSET,
+			     &offset, sizeof(offset));
+	if (err)
+		return err;
+	return uverbs_copy_to(attrs, VHCA_IB_ATTR_QUERY_DM_RESP_LENGTH, &length,
+			      sizeof(length));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(
+	VHCA_IB_METHOD_DM_QUERY,
+	UVERBS_ATTR_IDR(VHCA_IB_ATTR_QUERY_DM_HANDLE, UVERBS_OBJECT_DM,
+			UVERBS_ACCESS_READ, UA_MANDATORY),
+	UVERBS_ATTR_PTR_OUT(VHCA_IB_ATTR_QUERY_DM_RESP_MMAP_OFFSET,
+			    UVERBS_ATTR_TYPE(u64), UA_MANDATORY),
+	UVERBS_ATTR_PTR_OUT(VHCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+			    UVERBS_ATTR_TYPE(u64), UA_MANDATORY));
+
+DECLARE_UVERBS_GLOBAL_METHODS(UVERBS_OBJECT_DM,
+			      &UVERBS_METHOD(VHCA_IB_METHOD_DM_QUERY));
+
 ADD_UVERBS_ATTRIBUTES_SIMPLE(
 	vhca_ib_dm, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC,
 	UVERBS_ATTR_PTR_OUT(VHCA_IB_ATTR_ALLOC_DM_MMAP_OFFSET,
 			    UVERBS_ATTR_TYPE(u64), UA_MANDATORY));
 
-/* ib_device.driver_def: the attribute above. */
-static const struct uapi_definition vhca_uapi_defs[] = {
+/* Chained into ib_device.driver_def by uverbs_uapi.c. */
+const struct uapi_definition vhca_dm_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &vhca_ib_dm),
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(UVERBS_OBJECT_DM),
 	{},
 };
 
-static const struct ib_device_ops vhca_dm_ops = {
+/* Added by vhca_uapi_register when the device has VHCA_DEV_CAP_DM. */
+const struct ib_device_ops vhca_dm_ops = {
 	.alloc_dm = vhca_ib_alloc_dm,
 	.dealloc_dm = vhca_ib_dealloc_dm,
 	.reg_dm_mr = vhca_ib_reg_dm_mr,
 };
-
-/* At registration: the DM verbs, when the device has BAR 3. */
-void vhca_dm_register(struct vhca_kapi_device *kdev)
-{
-	const struct vhca_device_attr *attr = vhca_core_device_attr(kdev->core);
-
-	if (!(le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_DM))
-		return;
-	ib_set_device_ops(&kdev->ibdev, &vhca_dm_ops);
-	kdev->ibdev.driver_def = vhca_uapi_defs;
-}

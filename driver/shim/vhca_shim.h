@@ -253,8 +253,16 @@ int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
 int vhca_uverbs_create_ah(struct vhca_ah *ah, struct ib_udata *udata);
 
 /* uverbs_dm.c: device memory (with VHCA_DEV_CAP_DM) */
-void vhca_dm_register(struct vhca_kapi_device *kdev);
 void vhca_dm_mmap_free(struct vhca_mmap_entry *entry);
+extern const struct ib_device_ops vhca_dm_ops;
+
+/* uverbs_uapi.c: the driver's ioctl attributes and methods (vhca-abi.h) */
+struct uverbs_attr_bundle;
+void vhca_uapi_register(struct vhca_kapi_device *kdev);
+int vhca_ib_query_ucontext(struct ib_ucontext *ibuc,
+			   struct uverbs_attr_bundle *attrs);
+void vhca_ucontext_resp(struct ib_ucontext *ibuc,
+			struct vhca_alloc_ucontext_resp *resp);
 
 /* ib.c */
 int vhca_ib_register(struct vhca_kapi_device *kdev);

@@ -320,7 +320,6 @@ SKIPS = [
     # the message (these messages alone would hide any _ex regression)
     (r"Tag Matching.*Extended CQ is not supported", "Tag matching"),
     (r"atomic_write.*Extended QP is not supported", "ibv_wr_atomic_write"),
-    (r"Importing a device is not supported", "Importing a context"),
     (r"ODP is not supported", "On-demand paging"),
     (r"Create XRCD is not supported", "XRC"),
     (r"Allocating dmabuf is not supported", "dma-buf MRs"),
