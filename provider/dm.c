@@ -107,17 +107,7 @@ static int vhca_dm_map(struct ibv_context *context, struct vhca_dm *dm,
 struct ibv_dm *vhca_alloc_dm(struct ibv_context *context,
 			     struct ibv_alloc_dm_attr *attr)
 {
-	struct {
-		struct ibv_command_buffer cmd;
-		struct ib_uverbs_attr attrs[1];
-	} link = {
-		.cmd = {
-			.hdr = { .object_id = UVERBS_OBJECT_DM,
-				 .method_id = UVERBS_METHOD_DM_ALLOC },
-			.uhw_in_idx = VHCA_UHW_NO_INDEX,
-			.uhw_out_idx = VHCA_UHW_NO_INDEX,
-		},
-	};
+	VHCA_CMD_BUFFER(1) link;
 	uint64_t mmap_offset = 0;
 	struct vhca_dm *dm;
 	int err;
@@ -131,8 +121,7 @@ struct ibv_dm *vhca_alloc_dm(struct ibv_context *context,
 		errno = ENOMEM;
 		return NULL;
 	}
-	link.cmd.next_attr = link.cmd.hdr.attrs;
-	link.cmd.last_attr = link.cmd.hdr.attrs + 1;
+	vhca_cmd_init(&link.cmd, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC, 1);
 	vhca_cmd_attr(&link.cmd, VHCA_IB_ATTR_ALLOC_DM_MMAP_OFFSET,
 		      sizeof(mmap_offset), (uintptr_t)&mmap_offset);
 	err = ibv_cmd_alloc_dm(context, attr, &dm->vdm, &link.cmd);
@@ -167,23 +156,12 @@ int vhca_free_dm(struct ibv_dm *ibdm)
 /* ibv_import_dm: another context's allocation, mapped here too. */
 struct ibv_dm *vhca_import_dm(struct ibv_context *context, uint32_t dm_handle)
 {
-	struct {
-		struct ibv_command_buffer cmd;
-		struct ib_uverbs_attr attrs[3];
-	} query = {
-		.cmd = {
-			.hdr = { .object_id = UVERBS_OBJECT_DM,
-				 .method_id = VHCA_IB_METHOD_DM_QUERY },
-			.uhw_in_idx = VHCA_UHW_NO_INDEX,
-			.uhw_out_idx = VHCA_UHW_NO_INDEX,
-		},
-	};
+	VHCA_CMD_BUFFER(3) query;
 	uint64_t mmap_offset = 0, length = 0;
 	struct vhca_dm *dm;
 	int err;
 
-	query.cmd.next_attr = query.cmd.hdr.attrs;
-	query.cmd.last_attr = query.cmd.hdr.attrs + 3;
+	vhca_cmd_init(&query.cmd, UVERBS_OBJECT_DM, VHCA_IB_METHOD_DM_QUERY, 3);
 	vhca_cmd_attr(&query.cmd, VHCA_IB_ATTR_QUERY_DM_HANDLE, 0, dm_handle);
 	vhca_cmd_attr(&query.cmd, VHCA_IB_ATTR_QUERY_DM_RESP_MMAP_OFFSET,
 		      sizeof(mmap_offset), (uintptr_t)&mmap_offset);

@@ -16,17 +16,7 @@
 
 struct verbs_context *vhca_import_context(struct ibv_device *ibdev, int cmd_fd)
 {
-	struct {
-		struct ibv_command_buffer cmd;
-		struct ib_uverbs_attr attrs[1];
-	} link = {
-		.cmd = {
-			.hdr = { .object_id = UVERBS_OBJECT_DEVICE,
-				 .method_id = UVERBS_METHOD_QUERY_CONTEXT },
-			.uhw_in_idx = VHCA_UHW_NO_INDEX,
-			.uhw_out_idx = VHCA_UHW_NO_INDEX,
-		},
-	};
+	VHCA_CMD_BUFFER(1) link;
 	struct vhca_alloc_ucontext_resp drv = {};
 	struct vhca_context *ctx;
 	int err;
@@ -35,8 +25,8 @@ struct verbs_context *vhca_import_context(struct ibv_device *ibdev, int cmd_fd)
 					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
-	link.cmd.next_attr = link.cmd.hdr.attrs;
-	link.cmd.last_attr = link.cmd.hdr.attrs + 1;
+	vhca_cmd_init(&link.cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT,
+		      1);
 	vhca_cmd_attr(&link.cmd, VHCA_IB_ATTR_QUERY_CONTEXT_RESP, sizeof(drv),
 		      (uintptr_t)&drv);
 	err = ibv_cmd_query_context(&ctx->ibv_ctx.context, &link.cmd);
@@ -53,23 +43,12 @@ struct verbs_context *vhca_import_context(struct ibv_device *ibdev, int cmd_fd)
 
 struct ibv_pd *vhca_import_pd(struct ibv_context *context, uint32_t pd_handle)
 {
-	struct {
-		struct ibv_command_buffer cmd;
-		struct ib_uverbs_attr attrs[2];
-	} query = {
-		.cmd = {
-			.hdr = { .object_id = UVERBS_OBJECT_PD,
-				 .method_id = VHCA_IB_METHOD_PD_QUERY },
-			.uhw_in_idx = VHCA_UHW_NO_INDEX,
-			.uhw_out_idx = VHCA_UHW_NO_INDEX,
-		},
-	};
+	VHCA_CMD_BUFFER(2) query;
 	uint32_t pdn;
 	struct vhca_pd *pd;
 	int err;
 
-	query.cmd.next_attr = query.cmd.hdr.attrs;
-	query.cmd.last_attr = query.cmd.hdr.attrs + 2;
+	vhca_cmd_init(&query.cmd, UVERBS_OBJECT_PD, VHCA_IB_METHOD_PD_QUERY, 2);
 	vhca_cmd_attr(&query.cmd, VHCA_IB_ATTR_QUERY_PD_HANDLE, 0, pd_handle);
 	vhca_cmd_attr(&query.cmd, VHCA_IB_ATTR_QUERY_PD_RESP_PDN, sizeof(pdn),
 		      (uintptr_t)&pdn);

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "verbs_private_34.h"
 #include "vhca-abi.h"
@@ -295,6 +296,27 @@ static inline bool vhca_qp_may_send(const struct ibv_qp *qp)
 }
 
 /* qp_ex.c */
+/* An ioctl command with room for n attributes (cmd_ioctl.h's
+ * DECLARE_COMMAND_BUFFER), set up by vhca_cmd_init. */
+#define VHCA_CMD_BUFFER(n)						\
+	struct {							\
+		struct ibv_command_buffer cmd;				\
+		struct ib_uverbs_attr attrs[n];				\
+	}
+
+static inline void vhca_cmd_init(struct ibv_command_buffer *cmd,
+				 uint16_t object, uint16_t method,
+				 unsigned int n)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.object_id = object;
+	cmd->hdr.method_id = method;
+	cmd->uhw_in_idx = VHCA_UHW_NO_INDEX;
+	cmd->uhw_out_idx = VHCA_UHW_NO_INDEX;
+	cmd->next_attr = cmd->hdr.attrs;
+	cmd->last_attr = cmd->hdr.attrs + n;
+}
+
 /* One more attribute of an ioctl command (verbs_private_34.h). */
 static inline void vhca_cmd_attr(struct ibv_command_buffer *cmd, uint16_t id,
 				 uint16_t len, uint64_t data)

@@ -16,37 +16,24 @@ Prints one line per step and "device_memory: ok"."""
 import sys
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr
 from pyverbs.cq import CQ
 from pyverbs.device import AllocDmAttr, Context, DM
 from pyverbs.mr import DMMR, MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
+from rereg_mr import connect, rc_qp
 
-PORT, SIZE, DM_SIZE, MR_OFFSET = 1, 4096, 8192, 16
+SIZE, DM_SIZE, MR_OFFSET = 4096, 8192, 16
 ALL = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
        e.IBV_ACCESS_REMOTE_READ)
 
 
 def rc_pair(ctx, pd, cq):
-    cap = QPCap(max_send_wr=8, max_recv_wr=8, max_send_sge=1, max_recv_sge=1)
-    a, b = (QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, cap=cap))
-            for _ in range(2))
-    for qp, peer in ((a, b), (b, a)):
-        attr = QPAttr(port_num=PORT)
-        attr.qp_access_flags = ALL
-        attr.dest_qp_num = peer.qp_num
-        attr.path_mtu = e.IBV_MTU_1024
-        attr.max_dest_rd_atomic = 1
-        attr.max_rd_atomic = 1
-        attr.min_rnr_timer = 12
-        attr.timeout = 14
-        attr.retry_cnt = 7
-        attr.rnr_retry = 7
-        attr.ah_attr = AHAttr(dlid=ctx.query_port(PORT).lid, port_num=PORT)
-        qp.to_rts(attr)
+    """Two connected RC QPs of port 1 (rereg_mr.py's helpers)."""
+    a, b = rc_qp(pd, cq), rc_qp(pd, cq)
+    connect(ctx, a, b.qp_num)
+    connect(ctx, b, a.qp_num)
     return a, b
 
 
