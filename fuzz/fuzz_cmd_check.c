@@ -4,8 +4,9 @@
  * command entry the guest wrote.
  *
  * Input: a struct vhca_cmd as the guest wrote it (64 bytes, shorter inputs
- * are zero-padded), then two bytes choosing the device's limits (ports
- * 1..2, MSI-X vectors 2..33, the ranges the properties allow).
+ * are zero-padded), then three bytes choosing the device's limits (ports
+ * 1..2, MSI-X vectors 2..33, device memory 0..255 4 KiB pages: the ranges
+ * the properties allow, dm-size cut short).
  *
  * Besides the sanitizers, the target checks the verdict against a model
  * written from Documentation/device.md ("Command queue": validation order
@@ -65,6 +66,9 @@ static const struct {
     { VHCA_CMD_DESTROY_EQ, 0, 0 },
     { VHCA_CMD_ALLOC_PD, 0, 0 },
     { VHCA_CMD_DEALLOC_PD, 0, 0 },
+    { VHCA_CMD_ALLOC_DM, 0, 0 },
+    { VHCA_CMD_FREE_DM, 0, 0 },
+    { VHCA_CMD_REG_DM_MR, 0, 0 },
 };
 
 /* Data path opcodes (vhca_hw_verbs.h): a device may or may not have them. */
@@ -137,6 +141,34 @@ static uint8_t model_buffers(const uint8_t *raw, uint32_t in_size,
     return VHCA_CMD_OK;
 }
 
+/*
+ * device.md "Device memory": lengths within max_dm_size, log_align <= 20,
+ * FREE_DM's offset a 4 KiB multiple inside BAR 3, a REG_DM_MR range inside
+ * BAR 3 with access bits 0..4 where remote write (bit 1) and atomic (bit 3)
+ * need local write (bit 0).
+ */
+static uint8_t model_dm(const uint8_t *in, uint16_t opcode, uint64_t dm_size)
+{
+    uint64_t length = le_at(in, opcode == VHCA_CMD_ALLOC_DM ? 0 : 8, 8);
+    uint32_t offset = le_at(in, 0, 4), access = le_at(in, 16, 4);
+    bool ok;
+
+    switch (opcode) {
+    case VHCA_CMD_ALLOC_DM:
+        ok = length >= 1 && length <= dm_size && in[8] <= 20;
+        break;
+    case VHCA_CMD_FREE_DM:
+        ok = offset % 4096 == 0 && offset < dm_size;
+        break;
+    default:
+        ok = length <= dm_size &&
+             offset + (unsigned __int128)length <= dm_size &&
+             !(access & ~0x1fu) && (!(access & 0xa) || (access & 1));
+        break;
+    }
+    return ok ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
+}
+
 /* device.md validation step 5: the inline input of this ABI's opcodes. */
 static uint8_t model_inline(const uint8_t *raw, uint16_t opcode,
                             const VhcaCmdLimits *limits)
@@ -169,6 +201,10 @@ static uint8_t model_inline(const uint8_t *raw, uint16_t opcode,
         return VHCA_CMD_OK;
     case VHCA_CMD_DESTROY_EQ:
         return le_at(in, 0, 4) == 0 ? VHCA_CMD_BAD_PARAM : VHCA_CMD_OK;
+    case VHCA_CMD_ALLOC_DM:
+    case VHCA_CMD_FREE_DM:
+    case VHCA_CMD_REG_DM_MR:
+        return model_dm(in, opcode, limits->dm_size);
     default:
         return VHCA_CMD_OK;
     }
@@ -208,7 +244,19 @@ static void check_decode(const uint8_t *raw, const VhcaCmd *cmd)
         break;
     case VHCA_CMD_DESTROY_EQ:
     case VHCA_CMD_DEALLOC_PD:
+    case VHCA_CMD_FREE_DM:
         expect(cmd->in.handle == le_at(in, 0, 4), "handle decode", op);
+        break;
+    case VHCA_CMD_ALLOC_DM:
+        expect(cmd->in.alloc_dm.length == le_at(in, 0, 8), "dm length", op);
+        expect(cmd->in.alloc_dm.log_align == in[8], "dm log_align", op);
+        break;
+    case VHCA_CMD_REG_DM_MR:
+        expect(cmd->in.reg_dm_mr.dm_offset == le_at(in, 0, 4), "dm off", op);
+        expect(cmd->in.reg_dm_mr.pdn == le_at(in, 4, 4), "dm pdn", op);
+        expect(cmd->in.reg_dm_mr.length == le_at(in, 8, 8), "dm mr len", op);
+        expect(cmd->in.reg_dm_mr.access == le_at(in, 16, 4), "dm access", op);
+        expect(cmd->in.reg_dm_mr.key_variant == in[20], "dm variant", op);
         break;
     default:
         break;
@@ -275,6 +323,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     limits.num_ports = size > CMD_BYTES ? 1 + (data[CMD_BYTES] & 1) : 2;
     limits.num_vectors = size > CMD_BYTES + 1 ?
                          2 + data[CMD_BYTES + 1] % 32 : 3;
+    limits.dm_size = size > CMD_BYTES + 2 ? data[CMD_BYTES + 2] * 4096ull
+                                          : 64 * 4096;
 
     vhca_cmd_decode(&entry, &cmd);
     check_decode(raw, &cmd);

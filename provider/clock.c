@@ -30,15 +30,29 @@ uint64_t vhca_read_clock(struct vhca_context *ctx)
 	return *(volatile uint64_t *)((volatile char *)ctx->db + VHCA_DB_CLOCK);
 }
 
-/* From vhca_alloc_context: whether the device has a clock, and the offset
- * of CLOCK_REALTIME from it (the midpoint of the two reads around it). */
-void vhca_clock_init(struct vhca_context *ctx)
+/* The device clock's rate: from the context's answer, or from
+ * ibv_query_device_ex with a kernel older than VHCA_UCONTEXT_RESP_CLOCK. */
+static uint32_t vhca_clock_khz(struct vhca_context *ctx,
+			       const struct vhca_alloc_ucontext_resp *drv)
 {
 	struct ibv_device_attr_ex attr = {};
+
+	if (drv->comp_mask & VHCA_UCONTEXT_RESP_CLOCK)
+		return drv->hca_core_clock_khz;
+	if (ibv_query_device_ex(&ctx->ibv_ctx.context, NULL, &attr))
+		return 0;
+	return attr.hca_core_clock;
+}
+
+/* From the context's creation or import: whether the device has a clock,
+ * and the offset of CLOCK_REALTIME from it (the midpoint of the two reads
+ * around it). */
+void vhca_clock_init(struct vhca_context *ctx,
+		     const struct vhca_alloc_ucontext_resp *drv)
+{
 	uint64_t before, device;
 
-	ctx->has_clock = !ibv_query_device_ex(&ctx->ibv_ctx.context, NULL, &attr) &&
-			 attr.hca_core_clock == VHCA_CORE_CLOCK_KHZ;
+	ctx->has_clock = vhca_clock_khz(ctx, drv) == VHCA_CORE_CLOCK_KHZ;
 	if (!ctx->has_clock)
 		return;
 	before = realtime_ns();

@@ -25,7 +25,9 @@
 #include <sys/types.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ib_user_verbs.h>
 
 #define IBVERBS_PABI_VERSION 34
@@ -125,6 +127,32 @@ struct verbs_qp {
 	struct verbs_xrcd *xrcd;
 };
 
+struct verbs_dm {
+	struct ibv_dm dm;
+	uint32_t handle;
+};
+
+/*
+ * cmd_ioctl.h: a block of ioctl attributes.  A provider passes one as the
+ * `link` of an ibv_cmd_* to add its driver attributes (the UVERBS_ID_NS
+ * namespace); libibverbs copies link->hdr.attrs up to next_attr into the
+ * command.  The attributes follow the struct in memory (hdr.attrs[]).
+ */
+struct ibv_command_buffer {
+	struct ibv_command_buffer *next;
+	struct ib_uverbs_attr *next_attr;
+	struct ib_uverbs_attr *last_attr;
+	uint8_t uhw_in_idx;		/* 0xff: none */
+	uint8_t uhw_out_idx;
+	uint8_t uhw_in_headroom_dwords;
+	uint8_t uhw_out_headroom_dwords;
+	uint8_t buffer_error:1;
+	uint8_t fallback_require_ex:1;
+	uint8_t fallback_ioctl_only:1;
+	struct ib_uverbs_ioctl_hdr hdr;
+};
+#define VHCA_UHW_NO_INDEX 0xff
+
 struct verbs_cq {
 	union {
 		struct ibv_cq cq;
@@ -143,7 +171,8 @@ struct verbs_srq {
 /* Sorted, as in 44.0: 76 members. */
 struct verbs_context_ops {
 	void *advise_mr;
-	void *alloc_dm;
+	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
+				   struct ibv_alloc_dm_attr *attr);
 	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	void *alloc_null_mr;
 	struct ibv_pd *(*alloc_parent_domain)(struct ibv_context *context,
@@ -191,11 +220,13 @@ struct verbs_context_ops {
 	void *destroy_wq;
 	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
 	void (*free_context)(struct ibv_context *context);
-	void *free_dm;
+	int (*free_dm)(struct ibv_dm *dm);
 	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
-	void *import_dm;
-	void *import_mr;
-	void *import_pd;
+	struct ibv_dm *(*import_dm)(struct ibv_context *context,
+				    uint32_t dm_handle);
+	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
+	struct ibv_pd *(*import_pd)(struct ibv_context *context,
+				    uint32_t pd_handle);
 	void *modify_cq;
 	void *modify_flow_action_esp;
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
@@ -228,7 +259,9 @@ struct verbs_context_ops {
 			       struct ibv_values_ex *values);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
 	void *read_counters;
-	void *reg_dm_mr;
+	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
+				    uint64_t dm_offset, size_t length,
+				    unsigned int access);
 	void *reg_dmabuf_mr;
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
@@ -237,9 +270,9 @@ struct verbs_context_ops {
 			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	void *set_ece;
-	void *unimport_dm;
-	void *unimport_mr;
-	void *unimport_pd;
+	void (*unimport_dm)(struct ibv_dm *dm);
+	void (*unimport_mr)(struct ibv_mr *mr);
+	void (*unimport_pd)(struct ibv_pd *pd);
 };
 _Static_assert(sizeof(struct verbs_context_ops) == 76 * sizeof(void *),
 	       "verbs_context_ops of IBVERBS_PRIVATE_34 has 76 members");
@@ -387,6 +420,18 @@ int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
+int ibv_cmd_alloc_dm(struct ibv_context *ctx,
+		     const struct ibv_alloc_dm_attr *dm_attr,
+		     struct verbs_dm *dm, struct ibv_command_buffer *link);
+int ibv_cmd_free_dm(struct verbs_dm *dm);
+int ibv_cmd_query_context(struct ibv_context *ctx,
+			  struct ibv_command_buffer *driver);
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+		     uint32_t mr_handle);
+int execute_ioctl(struct ibv_context *context, struct ibv_command_buffer *cmd);
+int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
+		      uint64_t offset, size_t length, unsigned int access,
+		      struct verbs_mr *vmr, struct ibv_command_buffer *link);
 
 /* ibv_fork_init's MADV_DONTFORK bookkeeping (driver.h); no-ops unless
  * the application called ibv_fork_init on a kernel without copy-on-fork

@@ -168,6 +168,7 @@ static void vhca_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops vhca_ctx_ops = {
+	.alloc_dm = vhca_alloc_dm,
 	.alloc_mw = vhca_alloc_mw,
 	.alloc_parent_domain = vhca_alloc_parent_domain,
 	.alloc_pd = vhca_alloc_pd,
@@ -192,7 +193,11 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.destroy_srq = vhca_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = vhca_free_context,
+	.free_dm = vhca_free_dm,
 	.get_srq_num = vhca_get_srq_num,
+	.import_dm = vhca_import_dm,
+	.import_mr = vhca_import_mr,
+	.import_pd = vhca_import_pd,
 	.modify_qp = vhca_modify_qp,
 	.modify_srq = vhca_modify_srq,
 	.open_qp = vhca_open_qp,
@@ -206,11 +211,49 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.query_qp = vhca_query_qp,
 	.query_rt_values = vhca_query_rt_values,
 	.query_srq = vhca_query_srq,
+	.reg_dm_mr = vhca_reg_dm_mr,
 	.reg_mr = vhca_reg_mr,
 	.req_notify_cq = vhca_req_notify_cq,
 	.rereg_mr = vhca_rereg_mr,
 	.resize_cq = vhca_resize_cq,
+	.unimport_dm = vhca_unimport_dm,
+	.unimport_mr = vhca_unimport_mr,
+	.unimport_pd = vhca_unimport_pd,
 };
+
+/* What a new or imported context needs from the kernel's answer: its
+ * doorbell page mapped, the limits, the QP table, the clock. */
+int vhca_context_setup(struct vhca_context *ctx,
+		       const struct vhca_alloc_ucontext_resp *drv)
+{
+	void *db;
+
+	if (drv->db_page_size != VHCA_DB_PAGE_SIZE)
+		return EPROTO;
+	/* written (doorbells) and read (the device clock, clock.c) */
+	db = mmap(NULL, VHCA_DB_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  ctx->ibv_ctx.context.cmd_fd, drv->db_mmap_offset);
+	if (db == MAP_FAILED)
+		return errno;
+	ctx->qp_table = calloc(VHCA_QP_TABLE_SIZE, sizeof(*ctx->qp_table));
+	ctx->xrc_srq_table = calloc(VHCA_QP_TABLE_SIZE,
+				    sizeof(*ctx->xrc_srq_table));
+	if (!ctx->qp_table || !ctx->xrc_srq_table) {
+		free(ctx->qp_table);
+		free(ctx->xrc_srq_table);
+		munmap(db, VHCA_DB_PAGE_SIZE);
+		return ENOMEM;
+	}
+	ctx->db = db;
+	ctx->db_page = drv->db_page;
+	ctx->max_sge = drv->max_sge;
+	ctx->max_qp_wr = drv->max_qp_wr;
+	ctx->max_srq_wr = drv->max_srq_wr;
+	pthread_mutex_init(&ctx->qp_table_lock, NULL);
+	verbs_set_ops(&ctx->ibv_ctx, &vhca_ctx_ops);
+	vhca_clock_init(ctx, drv);
+	return 0;
+}
 
 static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd, void *private_data)
@@ -224,7 +267,7 @@ static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 		struct vhca_alloc_ucontext_resp drv;
 	} resp = {};
 	struct vhca_context *ctx;
-	void *db;
+	int err;
 
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
 					   RDMA_DRIVER_UNKNOWN);
@@ -233,34 +276,13 @@ static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp)))
 		goto uninit;
-	if (resp.drv.db_page_size != VHCA_DB_PAGE_SIZE) {
-		errno = EPROTO;
+	err = vhca_context_setup(ctx, &resp.drv);
+	if (err) {
+		errno = err;
 		goto uninit;
 	}
-	/* written (doorbells) and read (the device clock, clock.c) */
-	db = mmap(NULL, VHCA_DB_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		  cmd_fd, resp.drv.db_mmap_offset);
-	if (db == MAP_FAILED)
-		goto uninit;
-	ctx->db = db;
-	ctx->db_page = resp.drv.db_page;
-	ctx->max_sge = resp.drv.max_sge;
-	ctx->max_qp_wr = resp.drv.max_qp_wr;
-	ctx->max_srq_wr = resp.drv.max_srq_wr;
-	ctx->qp_table = calloc(VHCA_QP_TABLE_SIZE, sizeof(*ctx->qp_table));
-	ctx->xrc_srq_table = calloc(VHCA_QP_TABLE_SIZE,
-				    sizeof(*ctx->xrc_srq_table));
-	if (!ctx->qp_table || !ctx->xrc_srq_table)
-		goto unmap;
-	pthread_mutex_init(&ctx->qp_table_lock, NULL);
-	verbs_set_ops(&ctx->ibv_ctx, &vhca_ctx_ops);
-	vhca_clock_init(ctx);
 	return &ctx->ibv_ctx;
 
-unmap:
-	free(ctx->qp_table);
-	free(ctx->xrc_srq_table);
-	munmap(db, VHCA_DB_PAGE_SIZE);
 uninit:
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
@@ -285,5 +307,6 @@ static const struct verbs_device_ops vhca_dev_ops = {
 	.alloc_device = vhca_alloc_device,
 	.uninit_device = vhca_uninit_device,
 	.alloc_context = vhca_alloc_context,
+	.import_context = vhca_import_context,
 };
 PROVIDER_DRIVER(vhca, vhca_dev_ops);

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "verbs_private_34.h"
 #include "vhca-abi.h"
@@ -247,7 +248,8 @@ void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, size_t len,
 
 /* clock.c */
 uint64_t vhca_read_clock(struct vhca_context *ctx);
-void vhca_clock_init(struct vhca_context *ctx);
+void vhca_clock_init(struct vhca_context *ctx,
+		     const struct vhca_alloc_ucontext_resp *drv);
 int vhca_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values);
 
 /* queues.c */
@@ -303,6 +305,59 @@ static inline bool vhca_qp_may_send(const struct ibv_qp *qp)
 }
 
 /* qp_ex.c */
+/* An ioctl command with room for n attributes (cmd_ioctl.h's
+ * DECLARE_COMMAND_BUFFER), set up by vhca_cmd_init. */
+#define VHCA_CMD_BUFFER(n)						\
+	struct {							\
+		struct ibv_command_buffer cmd;				\
+		struct ib_uverbs_attr attrs[n];				\
+	}
+
+static inline void vhca_cmd_init(struct ibv_command_buffer *cmd,
+				 uint16_t object, uint16_t method,
+				 unsigned int n)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.object_id = object;
+	cmd->hdr.method_id = method;
+	cmd->uhw_in_idx = VHCA_UHW_NO_INDEX;
+	cmd->uhw_out_idx = VHCA_UHW_NO_INDEX;
+	cmd->next_attr = cmd->hdr.attrs;
+	cmd->last_attr = cmd->hdr.attrs + n;
+}
+
+/* One more attribute of an ioctl command (verbs_private_34.h). */
+static inline void vhca_cmd_attr(struct ibv_command_buffer *cmd, uint16_t id,
+				 uint16_t len, uint64_t data)
+{
+	*cmd->next_attr++ = (struct ib_uverbs_attr){
+		.attr_id = id,
+		.len = len,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = data,
+	};
+}
+
+/* import.c */
+struct verbs_context *vhca_import_context(struct ibv_device *ibdev, int cmd_fd);
+struct ibv_pd *vhca_import_pd(struct ibv_context *context, uint32_t pd_handle);
+void vhca_unimport_pd(struct ibv_pd *pd);
+struct ibv_mr *vhca_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void vhca_unimport_mr(struct ibv_mr *mr);
+/* vhca.c: the context set up from the kernel's answer (0 or an errno) */
+int vhca_context_setup(struct vhca_context *ctx,
+		       const struct vhca_alloc_ucontext_resp *drv);
+
+/* dm.c */
+struct ibv_dm *vhca_alloc_dm(struct ibv_context *context,
+			     struct ibv_alloc_dm_attr *attr);
+int vhca_free_dm(struct ibv_dm *dm);
+struct ibv_dm *vhca_import_dm(struct ibv_context *context, uint32_t dm_handle);
+void vhca_unimport_dm(struct ibv_dm *dm);
+struct ibv_mr *vhca_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+			      uint64_t dm_offset, size_t length,
+			      unsigned int access);
+
 int vhca_qp_ex_check_ops(uint64_t send_ops_flags, uint8_t qp_type);
 void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags);
 

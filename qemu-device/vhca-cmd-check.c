@@ -26,6 +26,9 @@ static const VhcaCmdInfo vhca_cmd_infos[] = {
     { VHCA_CMD_DESTROY_EQ, "DESTROY_EQ", 0, 0 },
     { VHCA_CMD_ALLOC_PD, "ALLOC_PD", 0, 0 },
     { VHCA_CMD_DEALLOC_PD, "DEALLOC_PD", 0, 0 },
+    { VHCA_CMD_ALLOC_DM, "ALLOC_DM", 0, 0 },
+    { VHCA_CMD_FREE_DM, "FREE_DM", 0, 0 },
+    { VHCA_CMD_REG_DM_MR, "REG_DM_MR", 0, 0 },
 };
 
 const VhcaCmdInfo *vhca_cmd_info(uint16_t opcode)
@@ -45,6 +48,24 @@ const char *vhca_cmd_name(uint16_t opcode)
     const VhcaCmdInfo *info = vhca_cmd_info(opcode);
 
     return info ? info->name : "UNKNOWN";
+}
+
+/* The inline inputs of device memory commands (vhca_hw_verbs.h). */
+static void vhca_cmd_decode_dm(const struct vhca_cmd *raw, VhcaCmd *cmd)
+{
+    const struct vhca_cmd_alloc_dm_in *alloc = (const void *)raw->in.raw;
+    const struct vhca_cmd_reg_dm_mr_in *reg = (const void *)raw->in.raw;
+
+    if (cmd->opcode == VHCA_CMD_ALLOC_DM) {
+        cmd->in.alloc_dm.length = le64_to_cpu(alloc->length);
+        cmd->in.alloc_dm.log_align = alloc->log_align;
+        return;
+    }
+    cmd->in.reg_dm_mr.dm_offset = le32_to_cpu(reg->dm_offset);
+    cmd->in.reg_dm_mr.pdn = le32_to_cpu(reg->pdn);
+    cmd->in.reg_dm_mr.length = le64_to_cpu(reg->length);
+    cmd->in.reg_dm_mr.access = le32_to_cpu(reg->access);
+    cmd->in.reg_dm_mr.key_variant = reg->key_variant;
 }
 
 /* Byte-swap the entry; the inline input is decoded as its opcode says. */
@@ -80,7 +101,12 @@ void vhca_cmd_decode(const struct vhca_cmd *raw, VhcaCmd *cmd)
         break;
     case VHCA_CMD_DESTROY_EQ:
     case VHCA_CMD_DEALLOC_PD:
+    case VHCA_CMD_FREE_DM:
         cmd->in.handle = le32_to_cpu(raw->in.handle.handle);
+        break;
+    case VHCA_CMD_ALLOC_DM:
+    case VHCA_CMD_REG_DM_MR:
+        vhca_cmd_decode_dm(raw, cmd);
         break;
     default:
         break;
@@ -170,6 +196,46 @@ static VhcaCmdCheck vhca_cmd_check_create_eq(const VhcaCmd *cmd,
     return vhca_ok();
 }
 
+/*
+ * Device memory (vhca_hw_verbs.h "Device memory"): what the size of BAR 3
+ * alone decides; the allocations themselves are checked in vhca-dm.c.
+ */
+static VhcaCmdCheck vhca_cmd_check_dm(const VhcaCmd *cmd,
+                                      const VhcaCmdLimits *limits)
+{
+    uint64_t end;
+
+    switch (cmd->opcode) {
+    case VHCA_CMD_ALLOC_DM:
+        if (cmd->in.alloc_dm.length == 0 ||
+            cmd->in.alloc_dm.length > limits->dm_size) {
+            return vhca_bad(VHCA_CMD_BAD_PARAM, "DM length 0 or above "
+                            "max_dm_size");
+        }
+        if (cmd->in.alloc_dm.log_align > VHCA_DM_MAX_LOG_ALIGN) {
+            return vhca_bad(VHCA_CMD_BAD_PARAM, "DM log_align too big");
+        }
+        return vhca_ok();
+    case VHCA_CMD_FREE_DM:
+        if (cmd->in.handle % VHCA_DM_PAGE_SIZE ||
+            cmd->in.handle >= limits->dm_size) {
+            return vhca_bad(VHCA_CMD_BAD_PARAM, "DM offset unaligned or "
+                            "outside BAR 3");
+        }
+        return vhca_ok();
+    default:
+        end = (uint64_t)cmd->in.reg_dm_mr.dm_offset + cmd->in.reg_dm_mr.length;
+        if (cmd->in.reg_dm_mr.length > limits->dm_size ||
+            end > limits->dm_size) {
+            return vhca_bad(VHCA_CMD_BAD_PARAM, "DM region outside BAR 3");
+        }
+        if (!vhca_access_flags_valid(cmd->in.reg_dm_mr.access)) {
+            return vhca_bad(VHCA_CMD_BAD_PARAM, "invalid access flags");
+        }
+        return vhca_ok();
+    }
+}
+
 /* Opcode-specific inline input. */
 static VhcaCmdCheck vhca_cmd_check_input(const VhcaCmd *cmd,
                                          const VhcaCmdLimits *limits)
@@ -201,6 +267,10 @@ static VhcaCmdCheck vhca_cmd_check_input(const VhcaCmd *cmd,
             return vhca_bad(VHCA_CMD_BAD_PARAM, "EQ 0 cannot be destroyed");
         }
         return vhca_ok();
+    case VHCA_CMD_ALLOC_DM:
+    case VHCA_CMD_FREE_DM:
+    case VHCA_CMD_REG_DM_MR:
+        return vhca_cmd_check_dm(cmd, limits);
     default:
         return vhca_ok();
     }

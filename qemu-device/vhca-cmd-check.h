@@ -41,7 +41,18 @@ typedef struct VhcaCmd {
             uint8_t log_size;
             uint16_t vector;
         } create_eq;                    /* CREATE_EQ */
-        uint32_t handle;                /* DESTROY_EQ, DEALLOC_PD */
+        uint32_t handle;                /* DESTROY_EQ, DEALLOC_PD, FREE_DM */
+        struct {
+            uint64_t length;
+            uint8_t log_align;
+        } alloc_dm;                     /* ALLOC_DM */
+        struct {
+            uint32_t dm_offset;
+            uint32_t pdn;
+            uint64_t length;
+            uint32_t access;
+            uint8_t key_variant;
+        } reg_dm_mr;                    /* REG_DM_MR */
     } in;
 } VhcaCmd;
 
@@ -49,6 +60,7 @@ typedef struct VhcaCmd {
 typedef struct VhcaCmdLimits {
     uint8_t num_ports;
     uint32_t num_vectors;
+    uint64_t dm_size;               /* bytes of BAR 3, 0: no device memory */
 } VhcaCmdLimits;
 
 /* A verdict: VHCA_CMD_OK or an error status, with the reason for the log. */
@@ -64,6 +76,23 @@ typedef struct VhcaCmdInfo {
     uint32_t in_size;       /* bytes needed at in_addr, 0: none */
     uint32_t out_size;      /* bytes written at out_addr, 0: none */
 } VhcaCmdInfo;
+
+/*
+ * IBA 10.6.3.1: remote write and atomic rights need local write.  Used by
+ * REG_DM_MR here and by every region of vhca-mr.c.
+ */
+static inline bool vhca_access_flags_valid(uint32_t access)
+{
+    const uint32_t all = VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE |
+                         VHCA_ACCESS_REMOTE_READ | VHCA_ACCESS_REMOTE_ATOMIC |
+                         VHCA_ACCESS_MW_BIND;
+
+    if (access & ~all) {
+        return false;
+    }
+    return !(access & (VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_ATOMIC)) ||
+           (access & VHCA_ACCESS_LOCAL_WRITE);
+}
 
 void vhca_cmd_decode(const struct vhca_cmd *raw, VhcaCmd *cmd);
 const VhcaCmdInfo *vhca_cmd_info(uint16_t opcode);

@@ -57,6 +57,10 @@ static uint8_t vhca_cmd_query_device(VhcaState *s, const VhcaCmd *cmd,
     /* Memory regions, CQs and QPs (vhca-verbs-cmd.c); SRQs, AHs and
      * multicast stay 0. */
     vhca_verbs_device_attr(&attr);
+    if (s->dm_size) {
+        attr.max_dm_size = cpu_to_le64(s->dm_size);
+        attr.dev_caps |= cpu_to_le32(VHCA_DEV_CAP_DM);
+    }
     return vhca_cmd_write_out(s, cmd, &attr, sizeof(attr));
 }
 
@@ -215,6 +219,12 @@ static VhcaCmdExec vhca_cmd_exec_for(uint16_t opcode)
         return vhca_cmd_alloc_pd;
     case VHCA_CMD_DEALLOC_PD:
         return vhca_cmd_dealloc_pd;
+    case VHCA_CMD_ALLOC_DM:
+        return vhca_cmd_alloc_dm;
+    case VHCA_CMD_FREE_DM:
+        return vhca_cmd_free_dm;
+    case VHCA_CMD_REG_DM_MR:
+        return vhca_cmd_reg_dm_mr;
     default:
         return NULL;
     }
@@ -243,6 +253,7 @@ static uint8_t vhca_cmd_execute(VhcaState *s, const VhcaCmd *cmd,
     VhcaCmdLimits limits = {
         .num_ports = s->num_ports,
         .num_vectors = s->num_vectors,
+        .dm_size = s->dm_size,
     };
     VhcaCmdCheck check = vhca_cmd_check(cmd, &limits);
     VhcaCmdExec exec;

@@ -8,7 +8,8 @@
  * Every data access the device makes on behalf of a WQE goes through
  * vhca_mr_translate() (key valid and bound, variant, PD, access right,
  * bounds) and then vhca_mr_piece() (DMA address of the next piece, never
- * crossing a page of the region); the DMA itself is checked by the caller.
+ * crossing a page of the region, or for a device memory region the BAR 3
+ * memory, vhca-dm.c); the DMA itself is checked by the caller.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,11 +17,8 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "vhca.h"
+#include "vhca-cmd-check.h"
 #include "trace.h"
-
-#define VHCA_ACCESS_ALL (VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE | \
-                         VHCA_ACCESS_REMOTE_READ | VHCA_ACCESS_REMOTE_ATOMIC | \
-                         VHCA_ACCESS_MW_BIND)
 
 /* The reserved lkey: the whole DMA address space, every local right. */
 static const VhcaMr vhca_dma_mr = {
@@ -93,16 +91,6 @@ static uint8_t vhca_mr_reject(const char *why, uint32_t val)
     return VHCA_CMD_BAD_PARAM;
 }
 
-/* IBA 10.6.3.1: remote write and atomic rights need local write. */
-static bool vhca_access_valid(uint32_t access)
-{
-    if (access & ~VHCA_ACCESS_ALL) {
-        return false;
-    }
-    return !(access & (VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_ATOMIC)) ||
-           (access & VHCA_ACCESS_LOCAL_WRITE);
-}
-
 static int vhca_mr_alloc_index(VhcaState *s)
 {
     uint32_t i;
@@ -166,7 +154,7 @@ static uint8_t vhca_mr_load(VhcaState *s, uint64_t in_addr, VhcaMr *mr_out)
     if (in.flags & ~VHCA_MR_F_PHYSICAL) {
         return vhca_mr_reject("unknown flags", in.flags);
     }
-    if (!vhca_access_valid(mr.access)) {
+    if (!vhca_access_flags_valid(mr.access)) {
         return vhca_mr_reject("invalid access flags", mr.access);
     }
     if (mr.length > VHCA_MAX_MR_SIZE || mr.iova + mr.length < mr.iova) {
@@ -198,20 +186,29 @@ uint8_t vhca_cmd_create_mr(VhcaState *s, uint64_t in_addr, uint32_t result[2])
 {
     VhcaMr mr;
     uint8_t status;
-    int index;
 
     status = vhca_mr_load(s, in_addr, &mr);
     if (status != VHCA_CMD_OK) {
         return status;
     }
-    index = vhca_mr_alloc_index(s);
-    if (index < 0) {
+    status = vhca_mr_insert(s, &mr, result);
+    if (status != VHCA_CMD_OK) {
         vhca_mr_free_pages(s, &mr);
+    }
+    return status;
+}
+
+/* A checked region takes a free key (CREATE_MR, REG_DM_MR). */
+uint8_t vhca_mr_insert(VhcaState *s, const VhcaMr *mr, uint32_t result[2])
+{
+    int index = vhca_mr_alloc_index(s);
+
+    if (index < 0) {
         return VHCA_CMD_NO_RESOURCES;
     }
-    s->mrs[index] = mr;
-    result[0] = (uint32_t)index << 8 | mr.variant;
-    trace_vhca_mr_create(result[0], mr.pdn, mr.access, mr.iova, mr.length);
+    s->mrs[index] = *mr;
+    result[0] = (uint32_t)index << 8 | mr->variant;
+    trace_vhca_mr_create(result[0], mr->pdn, mr->access, mr->iova, mr->length);
     return VHCA_CMD_OK;
 }
 
@@ -267,6 +264,9 @@ uint8_t vhca_cmd_destroy_mr(VhcaState *s, uint32_t key)
         vhca_mr_reject("destroy: memory windows are bound to it", key);
         return VHCA_CMD_BUSY;
     }
+    if (mr->dm) {
+        vhca_dm_mr_release(s, mr);
+    }
     vhca_mr_free_pages(s, mr);
     memset(mr, 0, sizeof(*mr));
     trace_vhca_mr_destroy(key);
@@ -285,7 +285,7 @@ uint8_t vhca_cmd_rereg_mr(VhcaState *s, uint32_t key, uint64_t in_addr)
     VhcaMr next;
     uint8_t status;
 
-    if (!mr || mr->window || mr->frwr) {
+    if (!mr || mr->window || mr->frwr || mr->dm) {
         trace_vhca_mr_reject("rereg: no such region", key);
         return VHCA_CMD_BAD_HANDLE;
     }
@@ -366,6 +366,14 @@ uint64_t vhca_mr_piece(const VhcaMr *mr, uint64_t addr, uint64_t len,
 {
     uint64_t offset, page_size, within;
 
+    piece->host = NULL;
+    if (mr->dm) {
+        /* vhca_mr_translate kept it inside the allocation. */
+        piece->host = mr->dm_host + (addr - mr->iova);
+        piece->addr = 0;
+        piece->len = len;
+        return len;
+    }
     if (mr->physical) {
         piece->addr = addr;
         piece->len = len;
@@ -425,7 +433,7 @@ uint8_t vhca_mr_fast_reg(VhcaState *s, uint32_t pdn,
     next.length = le64_to_cpu(wqe->length);
     next.first_byte_offset = le32_to_cpu(wqe->first_byte_offset);
     next.variant = VHCA_KEY_VARIANT(key);
-    if (!vhca_access_valid(next.access) || next.length > VHCA_MAX_MR_SIZE ||
+    if (!vhca_access_flags_valid(next.access) || next.length > VHCA_MAX_MR_SIZE ||
         next.iova + next.length < next.iova ||
         vhca_mr_load_pages(s, &next, &wqe->pages, mr->max_pages)
             != VHCA_CMD_OK) {

@@ -148,12 +148,12 @@ uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,
         } else {
             vhca_cursor_piece(&sc, &sp);
             n = MIN(n, sp.len);
-            if (vhca_dma_read(src->dev, sp.addr, bounce, n) != MEMTX_OK) {
+            if (vhca_piece_read(src->dev, &sp, bounce, n) != MEMTX_OK) {
                 return VHCA_VERR_DMA_FAULT;
             }
             data = bounce;
         }
-        if (vhca_dma_write(dst->dev, dp.addr, data, n) != MEMTX_OK ||
+        if (vhca_piece_write(dst->dev, &dp, data, n) != MEMTX_OK ||
             !vhca_is_enabled(dst->dev) || !vhca_is_enabled(src->dev)) {
             return VHCA_VERR_DMA_FAULT;
         }
@@ -182,7 +182,7 @@ uint8_t vhca_sgl_read(VhcaSgl *src, uint8_t *buf, uint64_t len)
     while (len) {
         vhca_cursor_piece(&sc, &sp);
         n = MIN(len, sp.len);
-        if (vhca_dma_read(src->dev, sp.addr, buf, n) != MEMTX_OK ||
+        if (vhca_piece_read(src->dev, &sp, buf, n) != MEMTX_OK ||
             !vhca_is_enabled(src->dev)) {
             return VHCA_VERR_DMA_FAULT;
         }
@@ -480,7 +480,7 @@ static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     }
     /* 8-byte aligned: one piece. */
     vhca_mr_piece(remote.seg[0].mr, wqe->remote_addr, 8, &piece);
-    if (vhca_dma_read(s, piece.addr, &orig, 8) != MEMTX_OK) {
+    if (vhca_piece_read(s, &piece, &orig, 8) != MEMTX_OK) {
         return vhca_responder_fail(s, qp, VHCA_NAK_REM_OP, VHCA_QP_EV_FATAL);
     }
     orig = le64_to_cpu(orig);
@@ -490,7 +490,7 @@ static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         next = orig + wqe->compare_add;
     }
     next = cpu_to_le64(next);
-    if (vhca_dma_write(s, piece.addr, &next, 8) != MEMTX_OK) {
+    if (vhca_piece_write(s, &piece, &next, 8) != MEMTX_OK) {
         return vhca_responder_fail(s, qp, VHCA_NAK_REM_OP, VHCA_QP_EV_FATAL);
     }
     pkt->atomic_orig = orig;

@@ -79,6 +79,7 @@ typedef struct VhcaMr {
     bool bound;             /* CREATE_MR, or a FRWR region after REG_MR */
     bool physical;          /* iova is a DMA address */
     bool window;            /* ALLOC_MW (vhca-mw.c): bound by BIND_MW */
+    bool dm;                /* REG_DM_MR (vhca-dm.c): iova 0 is dm_host */
     uint8_t mw_type;        /* windows: VHCA_MW_TYPE_* */
     uint8_t variant;
     uint32_t parent;        /* bound windows: the region's index */
@@ -90,13 +91,24 @@ typedef struct VhcaMr {
     uint64_t iova;
     uint64_t length;
     VhcaBuf pages;
+    uint32_t dm_alloc;      /* dm regions: their allocation's BAR 3 offset */
+    uint8_t *dm_host;       /* dm regions: BAR 3 memory at iova 0 */
 } VhcaMr;
 
-/* One translated piece of a memory access: DMA address and length. */
+/* One translated piece of a memory access: DMA address and length, or
+ * the device's own memory (BAR 3, a device memory region). */
 typedef struct VhcaDmaPiece {
     uint64_t addr;
     uint64_t len;
+    uint8_t *host;          /* not NULL: device memory, addr unused */
 } VhcaDmaPiece;
+
+/* A device memory allocation (vhca-dm.c), by its first page in BAR 3. */
+typedef struct VhcaDm {
+    bool valid;
+    uint32_t npages;
+    uint32_t mrs;           /* regions on it: FREE_DM is BUSY */
+} VhcaDm;
 
 #define VHCA_CQ_ARM_NONE        0
 #define VHCA_CQ_ARM_NEXT        1
@@ -244,6 +256,7 @@ uint8_t vhca_cmd_alloc_mr(VhcaState *s, const struct vhca_cmd_alloc_mr_in *in,
                           uint32_t result[2]);
 uint8_t vhca_cmd_destroy_mr(VhcaState *s, uint32_t key);
 uint8_t vhca_cmd_rereg_mr(VhcaState *s, uint32_t key, uint64_t in_addr);
+uint8_t vhca_mr_insert(VhcaState *s, const VhcaMr *mr, uint32_t result[2]);
 /* remote_qpn of vhca_mr_translate for a local access (no windows). */
 #define VHCA_MR_LOCAL UINT32_MAX
 uint8_t vhca_mr_translate(VhcaState *s, uint32_t key, uint32_t pdn,
@@ -257,6 +270,24 @@ uint8_t vhca_mr_local_inv(VhcaState *s, uint32_t key, uint32_t pdn,
 uint8_t vhca_mr_fast_reg(VhcaState *s, uint32_t pdn,
                          const struct vhca_wqe_reg_mr *wqe);
 bool vhca_pd_valid(VhcaState *s, uint32_t pdn);
+
+/* vhca-dm.c (the commands are vhca-cmd-check.c ones) */
+struct VhcaCmd;
+bool vhca_dm_check_property(VhcaState *s, Error **errp);
+bool vhca_dm_realize(VhcaState *s, Error **errp);
+void vhca_dm_reset(VhcaState *s);
+void vhca_dm_unrealize(VhcaState *s);
+uint8_t vhca_cmd_alloc_dm(VhcaState *s, const struct VhcaCmd *cmd,
+                          uint32_t result[2]);
+uint8_t vhca_cmd_free_dm(VhcaState *s, const struct VhcaCmd *cmd,
+                         uint32_t result[2]);
+uint8_t vhca_cmd_reg_dm_mr(VhcaState *s, const struct VhcaCmd *cmd,
+                           uint32_t result[2]);
+void vhca_dm_mr_release(VhcaState *s, const VhcaMr *mr);
+MemTxResult vhca_piece_read(VhcaState *s, const VhcaDmaPiece *piece,
+                            void *buf, uint64_t len);
+MemTxResult vhca_piece_write(VhcaState *s, const VhcaDmaPiece *piece,
+                             const void *buf, uint64_t len);
 
 /* vhca-mw.c */
 uint8_t vhca_cmd_alloc_mw(VhcaState *s, const struct vhca_cmd_alloc_mw_in *in,

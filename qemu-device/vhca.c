@@ -7,7 +7,7 @@
  * BAR, MSI-X, reset and properties.
  *
  * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME][,embedded-sm=on|off]
- *                    [,comp-vectors=N][,doorbell-pages=N]
+ *                    [,comp-vectors=N][,doorbell-pages=N][,dm-size=BYTES]
  *                    [,rc-drop-request=N][,rc-drop-response=N]
  *                    [,port1-netdev=NETDEV][,port2-netdev=NETDEV]
  *
@@ -27,6 +27,9 @@
  *                  device has 1 + comp-vectors vectors, vector 0 is EQ 0's.
  *   doorbell-pages (uint32, 1..4096, default 16) 4 KiB doorbell pages in
  *                  BAR 4; page 0 is the kernel driver's.
+ *   dm-size        (uint32, 0..16 MiB in 4 KiB multiples, default 256 KiB)
+ *                  bytes of device memory (ibv_alloc_dm) in BAR 3
+ *                  (vhca-dm.c); 0: no BAR 3 and no device memory.
  *   port1-link, port2-link
  *                  (bool, default true, settable at run time with qom-set)
  *                  the port's physical link: false takes the port DOWN,
@@ -198,6 +201,7 @@ static void vhca_reset(VhcaState *s)
     vhca_cmd_reset(s);
     vhca_eq_reset(s);
     vhca_verbs_reset(s);
+    vhca_dm_reset(s);       /* after the regions on it */
     bitmap_zero(s->pd_map, VHCA_MAX_PD);
     memset(s->node_desc, 0, sizeof(s->node_desc));
     pstrcpy((char *)s->node_desc, sizeof(s->node_desc),
@@ -490,6 +494,9 @@ static bool vhca_check_properties(VhcaState *s, Error **errp)
                    VHCA_MAX_DB_PAGES);
         return false;
     }
+    if (!vhca_dm_check_property(s, errp)) {
+        return false;
+    }
     if (!s->fabric_name) {
         s->fabric_name = g_strdup("default");
     }
@@ -514,6 +521,7 @@ static void vhca_unrealize(PCIDevice *pdev)
         s->cmd_bh = NULL;
     }
     vhca_verbs_unrealize(s);
+    vhca_dm_unrealize(s);
     msix_unuse_all_vectors(pdev);
     msix_uninit_exclusive_bar(pdev);
 }
@@ -544,6 +552,10 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
                      &s->db_bar);
 
     if (msix_init_exclusive_bar(pdev, s->num_vectors, VHCA_MSIX_BAR, errp)) {
+        return;
+    }
+    if (!vhca_dm_realize(s, errp)) {
+        msix_uninit_exclusive_bar(pdev);
         return;
     }
     for (i = 0; i < s->num_vectors; i++) {
@@ -637,6 +649,7 @@ static Property vhca_properties[] = {
     DEFINE_PROP_BOOL("embedded-sm", VhcaState, embedded_sm, true),
     DEFINE_PROP_UINT8("comp-vectors", VhcaState, comp_vectors, 2),
     DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
+    DEFINE_PROP_UINT32("dm-size", VhcaState, dm_size, VHCA_DEFAULT_DM_SIZE),
     DEFINE_PROP_UINT32("rc-drop-request", VhcaState, rc_drop_request, 0),
     DEFINE_PROP_UINT32("rc-drop-response", VhcaState, rc_drop_response, 0),
     DEFINE_PROP_NETDEV("port1-netdev", VhcaState, port_nic[0].peers),

@@ -36,6 +36,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
 #define VHCA_MAX_PD                 1024
 #define VHCA_MAX_COMP_VECTORS       (VHCA_MAX_VECTORS - 1)
 #define VHCA_MAX_DB_PAGES           4096
+/* dm-size: BAR 3 (a 32-bit BAR) stays small; mlx5's MEMIC is 128-256 KiB. */
+#define VHCA_MAX_DM_SIZE            (16u << 20)
+#define VHCA_DEFAULT_DM_SIZE        (256u << 10)
 #define VHCA_FW_VERSION             ((uint64_t)1 << 32)    /* 1.0.0 */
 /* QEMU's locally administered OUI (52:54:00), also used for its MACs. */
 #define VHCA_VENDOR_OUI             0x525400
@@ -152,6 +155,13 @@ struct VhcaState {
     uint32_t rc_requests_sent;      /* since the last loss (vhca-rc.c) */
     uint32_t rc_responses_seen;
     uint64_t mr_list_entries;       /* page list entries of all regions */
+
+    /* Device memory, BAR 3 (vhca-dm.c); dm-size 0: none. */
+    uint32_t dm_size;
+    MemoryRegion dm_bar;
+    uint8_t *dm_host;
+    VhcaDm *dms;                    /* by first page */
+    unsigned long *dm_map;          /* pages in use */
 };
 
 /* vhca.c */

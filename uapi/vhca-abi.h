@@ -43,8 +43,12 @@ struct vhca_alloc_ucontext_req {
 };
 VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_req, 8);
 
+/* vhca_alloc_ucontext_resp.comp_mask: the fields a kernel fills beyond
+ * those of the first version (an older kernel leaves them 0). */
+#define VHCA_UCONTEXT_RESP_CLOCK	(1u << 0)	/* hca_core_clock_khz */
+
 struct vhca_alloc_ucontext_resp {
-	uint64_t	comp_mask;	/* 0 */
+	uint64_t	comp_mask;	/* VHCA_UCONTEXT_RESP_* */
 	uint64_t	db_mmap_offset;	/* mmap() offset of the doorbell page */
 	uint32_t	db_page;	/* the context's page in BAR 4 (>= 1) */
 	uint32_t	db_page_size;	/* VHCA_DB_PAGE_SIZE */
@@ -53,7 +57,8 @@ struct vhca_alloc_ucontext_resp {
 	uint32_t	max_sge;	/* device limit (vhca_device_attr.max_sge) */
 	uint32_t	max_qp_wr;	/* device limit (max_qp_wr) */
 	uint32_t	max_srq_wr;	/* device limit (max_srq_wr) */
-	uint32_t	rsvd;
+	uint32_t	hca_core_clock_khz; /* VHCA_UCONTEXT_RESP_CLOCK: the
+					 * device clock's rate, 0: no clock */
 };
 VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_resp, 48);
 
@@ -147,5 +152,29 @@ struct vhca_create_ah_resp {
 	struct vhca_av	av;
 };
 VHCA_SIZE_CHECK(struct vhca_create_ah_resp, 40);
+
+/* ---- driver ioctl attributes and methods (UVERBS_ID_NS_SHIFT 12) ----
+ * Methods that carry no driver data (no UHW attributes) answer with
+ * driver attributes, as mlx5's do:
+ *  - UVERBS_METHOD_DM_ALLOC: the mmap() offset of the allocation, whose
+ *    whole pages (round_up(length, VHCA_DM_PAGE_SIZE) bytes, zeroed) the
+ *    provider maps to copy to and from it;
+ *  - UVERBS_METHOD_QUERY_CONTEXT (ibv_import_device): the context's
+ *    struct vhca_alloc_ucontext_resp, as alloc_ucontext gave it;
+ *  - VHCA_IB_METHOD_PD_QUERY on a PD (ibv_import_pd): its PD number;
+ *  - VHCA_IB_METHOD_DM_QUERY on a DM (ibv_import_dm): its mmap() offset
+ *    and length.
+ * Enumerators, not macros: the kernel's method macros paste the names. */
+enum vhca_ib_uapi_ids {
+	VHCA_IB_ATTR_ALLOC_DM_MMAP_OFFSET = (1u << 12),	/* u64, out */
+	VHCA_IB_ATTR_QUERY_CONTEXT_RESP = (1u << 12),	/* struct, out */
+	VHCA_IB_METHOD_PD_QUERY = (1u << 12),
+	VHCA_IB_ATTR_QUERY_PD_HANDLE = (1u << 12),	/* PD handle, in */
+	VHCA_IB_ATTR_QUERY_PD_RESP_PDN,			/* u32, out */
+	VHCA_IB_METHOD_DM_QUERY = (1u << 12),
+	VHCA_IB_ATTR_QUERY_DM_HANDLE = (1u << 12),	/* DM handle, in */
+	VHCA_IB_ATTR_QUERY_DM_RESP_MMAP_OFFSET,		/* u64, out */
+	VHCA_IB_ATTR_QUERY_DM_RESP_LENGTH,		/* u64, out */
+};
 
 #endif /* VHCA_ABI_H */

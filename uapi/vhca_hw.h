@@ -47,9 +47,12 @@ typedef uint64_t vhca_le64;
 #define VHCA_PCI_CLASS			0x0c06
 #define VHCA_PCI_REVISION		0x01
 
-/* BARs.  BAR 0: registers.  BAR 2: MSI-X table and PBA.  BAR 4: doorbells. */
+/* BARs.  BAR 0: registers.  BAR 2: MSI-X table and PBA.  BAR 4: doorbells.
+ * BAR 3: device memory (vhca_hw_verbs.h "Device memory"), present only when
+ * vhca_device_attr.max_dm_size is not 0.  All are 32-bit memory BARs. */
 #define VHCA_REG_BAR			0
 #define VHCA_MSIX_BAR			2
+#define VHCA_DM_BAR			3
 #define VHCA_DB_BAR			4
 #define VHCA_REG_BAR_SIZE		0x1000
 #define VHCA_DB_PAGE_SIZE		0x1000
@@ -173,7 +176,7 @@ enum vhca_cmd_opcode {
 	VHCA_CMD_ALLOC_PD		= 0x0020,	/* result[0]: pdn */
 	VHCA_CMD_DEALLOC_PD		= 0x0021,	/* in: pdn */
 	/* 0x0030.. CQ, 0x0040.. QP, 0x0050.. SRQ, 0x0060.. MR, 0x0080..
-	 * multicast: vhca_hw_verbs.h.  0x0090.. user context: later. */
+	 * multicast, 0x0090.. device memory: vhca_hw_verbs.h. */
 };
 
 /* Command completion status, carried in vhca_eqe_cmd_done.status.  The
@@ -307,7 +310,10 @@ struct vhca_device_attr {
 	vhca_le32	hca_core_clock_khz; /* rate of the CQE timestamps'
 					 * clock (VHCA_DB_CLOCK); 0: none */
 	vhca_le32	max_xrcd;	/* VHCA_DEV_CAP_XRC: XRC domains */
-	uint8_t		rsvd[132];
+	uint8_t		rsvd2[4];	/* max_dm_size's alignment */
+	vhca_le64	max_dm_size;	/* bytes of device memory in BAR 3
+					 * (VHCA_DEV_CAP_DM); 0: none */
+	uint8_t		rsvd[120];
 };
 VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 
@@ -316,6 +322,7 @@ VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 #define VHCA_DEV_CAP_MW_TYPE_2		(1u << 1)	/* memory windows type 2B */
 #define VHCA_DEV_CAP_CQE_TIMESTAMP	(1u << 2)	/* vhca_cqe.timestamp, VHCA_DB_CLOCK */
 #define VHCA_DEV_CAP_XRC		(1u << 3)	/* XRC domains, SRQs, QPs (IBA A14) */
+#define VHCA_DEV_CAP_DM			(1u << 5)	/* device memory: BAR 3, ALLOC_DM */
 
 /* IBA 14.2.5.6 PortInfo values used below. */
 enum vhca_port_state {

@@ -49,6 +49,9 @@ enum vhca_verbs_cmd_opcode {
 	VHCA_CMD_DEALLOC_XRCD		= 0x0071,	/* in: handle = xrcdn */
 	VHCA_CMD_ATTACH_MCAST		= 0x0080,	/* in: vhca_cmd_mcast_in */
 	VHCA_CMD_DETACH_MCAST		= 0x0081,	/* in: vhca_cmd_mcast_in */
+	VHCA_CMD_ALLOC_DM		= 0x0090,	/* in: vhca_cmd_alloc_dm_in; result[0]: BAR 3 offset */
+	VHCA_CMD_FREE_DM		= 0x0091,	/* in: handle = BAR 3 offset */
+	VHCA_CMD_REG_DM_MR		= 0x0092,	/* in: vhca_cmd_reg_dm_mr_in; result[0]: key */
 };
 
 /* ------------------------------------------------------------------------
@@ -429,6 +432,44 @@ struct vhca_cmd_alloc_mr_in {		/* ALLOC_MR: a fast-registration region */
 	uint8_t		rsvd[23];
 };
 VHCA_SIZE_CHECK(struct vhca_cmd_alloc_mr_in, 32);
+
+/* ------------------------------------------------------------------------
+ * Device memory (as mlx5's MEMIC): BAR 3 is max_dm_size bytes of memory in
+ * the device that the CPU reads and writes directly (a guest kernel maps
+ * an allocation's pages into the process that owns it) and that the data
+ * path reaches through regions made by REG_DM_MR.  ALLOC_DM takes
+ * round_up(length, VHCA_DM_PAGE_SIZE) bytes, aligned to
+ * max(VHCA_DM_PAGE_SIZE, 2^log_align), and answers with their offset in
+ * BAR 3, which FREE_DM names; FREE_DM is BUSY while regions use the
+ * allocation.  ALLOC_DM clears the pages it gives (no data crosses from
+ * one owner to the next); a reset frees every allocation and clears BAR 3.
+ */
+#define VHCA_DM_PAGE_SIZE		0x1000
+#define VHCA_DM_MAX_LOG_ALIGN		20
+
+struct vhca_cmd_alloc_dm_in {		/* ALLOC_DM */
+	vhca_le64	length;		/* 1..max_dm_size bytes */
+	uint8_t		log_align;	/* 0..VHCA_DM_MAX_LOG_ALIGN */
+	uint8_t		rsvd[23];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_alloc_dm_in, 32);
+
+/*
+ * REG_DM_MR: a region whose addresses are zero-based (IBV_ACCESS_ZERO_BASED):
+ * address a of the region is byte dm_offset + a of BAR 3, and
+ * [dm_offset, dm_offset + length) must lie inside one allocation.  The
+ * region is otherwise a CREATE_MR region (keys, PD, access, windows);
+ * REREG_MR refuses it.
+ */
+struct vhca_cmd_reg_dm_mr_in {
+	vhca_le32	dm_offset;	/* BAR 3 offset of the region's address 0 */
+	vhca_le32	pdn;
+	vhca_le64	length;
+	vhca_le32	access;		/* VHCA_ACCESS_* */
+	uint8_t		key_variant;
+	uint8_t		rsvd[11];
+};
+VHCA_SIZE_CHECK(struct vhca_cmd_reg_dm_mr_in, 32);
 
 /* ------------------------------------------------------------------------
  * Memory windows (IBA 10.6.7): a key in the regions' key space that grants

@@ -141,6 +141,26 @@ Status DeviceCommands::DeallocMw(uint32_t key) {
   return Ok();
 }
 
+Result<uint32_t> DeviceCommands::AllocDm(uint64_t length, uint32_t log_align) {
+  vhca_cmd_alloc_dm_in in{};
+  in.length = ToLe64(length);
+  in.log_align = static_cast<uint8_t>(log_align);
+  auto response = Run(MakeRequest(VHCA_CMD_ALLOC_DM, in));
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
+Status DeviceCommands::FreeDm(uint32_t offset) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_FREE_DM, HandleIn(offset))));
+  return Ok();
+}
+
+Result<uint32_t> DeviceCommands::RegDmMr(const vhca_cmd_reg_dm_mr_in& in) {
+  auto response = Run(MakeRequest(VHCA_CMD_REG_DM_MR, in));
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
 Status DeviceCommands::AttachMcast(uint32_t qpn, uint16_t mlid,
                                    const uint8_t mgid[16]) {
   VHCA_TRY(Run(MakeRequest(VHCA_CMD_ATTACH_MCAST, McastIn(qpn, mlid, mgid))));

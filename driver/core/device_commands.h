@@ -61,6 +61,10 @@ class DeviceCommands {
   Status ReregMr(uint32_t key, const vhca_cmd_create_mr& in);
   Result<uint32_t> AllocMw(uint32_t pdn, uint32_t type, uint8_t key_variant);
   Status DeallocMw(uint32_t key);
+  // Device memory: ALLOC_DM returns the BAR 3 offset; REG_DM_MR the key.
+  Result<uint32_t> AllocDm(uint64_t length, uint32_t log_align);
+  Status FreeDm(uint32_t offset);
+  Result<uint32_t> RegDmMr(const vhca_cmd_reg_dm_mr_in& in);
   Status AttachMcast(uint32_t qpn, uint16_t mlid, const uint8_t mgid[16]);
   Status DetachMcast(uint32_t qpn, uint16_t mlid, const uint8_t mgid[16]);
 

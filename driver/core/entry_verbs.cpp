@@ -5,6 +5,7 @@
 // vhca_core_mr a MemoryRegion, vhca_core_mw a MemoryWindow.
 #include "completion_queue.h"
 #include "device.h"
+#include "device_memory.h"
 #include "memory_region.h"
 #include "memory_window.h"
 #include "queue_pair.h"
@@ -36,6 +37,9 @@ vhca::MemoryRegion* AsMr(vhca_core_mr* mr) {
 }
 const vhca::MemoryRegion* AsMr(const vhca_core_mr* mr) {
   return reinterpret_cast<const vhca::MemoryRegion*>(mr);
+}
+vhca::DeviceMemory* AsDm(vhca_core_dm* dm) {
+  return reinterpret_cast<vhca::DeviceMemory*>(dm);
 }
 vhca::MemoryWindow* AsMw(vhca_core_mw* mw) {
   return reinterpret_cast<vhca::MemoryWindow*>(mw);
@@ -298,6 +302,30 @@ unsigned int vhca_core_mw_key(const vhca_core_mw* mw) { return AsMw(mw)->key(); 
 int vhca_core_dealloc_mw(vhca_core_mw* mw) {
   vhca::MemoryWindow* object = AsMw(mw);
   return Destroy(object->device(), object);
+}
+
+int vhca_core_alloc_dm(vhca_core_device* dev, unsigned long long length,
+                       unsigned int log_align, vhca_core_dm** out,
+                       unsigned int* offset, unsigned long long* size) {
+  auto dm = vhca::DeviceMemory::Alloc(*AsDevice(dev), length, log_align);
+  if (dm.ok()) {
+    *offset = dm.value()->offset();
+    *size = dm.value()->size();
+  }
+  return Publish(dm, out);
+}
+
+int vhca_core_free_dm(vhca_core_dm* dm) {
+  vhca::DeviceMemory* object = AsDm(dm);
+  return Destroy(object->device(), object);
+}
+
+int vhca_core_reg_dm_mr(vhca_core_device* dev, unsigned int pdn,
+                        unsigned int access, unsigned int dm_offset,
+                        unsigned long long length, vhca_core_mr** out) {
+  auto mr = vhca::MemoryRegion::CreateDm(*AsDevice(dev), pdn, access,
+                                         dm_offset, length);
+  return Publish(mr, out);
 }
 
 int vhca_core_create_user_qp(vhca_core_device* dev, vhca_core_qp_init* init,

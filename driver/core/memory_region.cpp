@@ -127,6 +127,28 @@ Result<OwnedPtr<MemoryRegion>> MemoryRegion::AllocFastReg(Device& device,
   return mr;
 }
 
+Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreateDm(Device& device,
+                                                      uint32_t pdn,
+                                                      uint32_t access,
+                                                      uint32_t dm_offset,
+                                                      uint64_t length) {
+  auto device_access = DeviceAccess(access);
+  VHCA_TRY(device_access);
+  OwnedPtr<MemoryRegion> mr(new MemoryRegion(device, Kind::kDm));
+  if (!mr) return Error{-VHCA_ENOMEM};
+  vhca_cmd_reg_dm_mr_in in{};
+  in.dm_offset = ToLe32(dm_offset);
+  in.pdn = ToLe32(pdn);
+  in.length = ToLe64(length);
+  in.access = ToLe32(device_access.value());
+  in.key_variant = device.NextKeyVariant();
+  auto key = device.commands().RegDmMr(in);
+  VHCA_TRY(key);
+  mr->key_ = key.value();
+  mr->live_ = true;
+  return mr;
+}
+
 Status MemoryRegion::MapEnd(uint32_t npages, uint64_t iova, uint64_t length,
                             uint32_t page_shift) {
   if (kind_ != Kind::kFastReg || npages == 0 || npages > pages_.capacity() ||

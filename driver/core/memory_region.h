@@ -9,6 +9,7 @@
 //  - fast registration (FRWR): ALLOC_MR reserves a key with max_pages;
 //    each map (ib_map_mr_sg) refills the PageList and a REG_MR WQE
 //    (re)binds it under a new key variant (ib_update_fast_reg_key).
+//  - device memory: REG_DM_MR over a range of BAR 3 (device_memory.h).
 // A key is index << 8 | variant; the region's lkey and rkey are the same.
 #ifndef VHCA_CORE_MEMORY_REGION_H
 #define VHCA_CORE_MEMORY_REGION_H
@@ -25,7 +26,7 @@ class Device;
 
 class MemoryRegion : public DeviceResource {
  public:
-  enum class Kind : uint8_t { kDma, kPaged, kFastReg };
+  enum class Kind : uint8_t { kDma, kPaged, kFastReg, kDm };
 
   // IB_ACCESS_* bits the device implements (MW_BIND, bit 4, lets memory
   // windows be bound to the region); the optional hints
@@ -48,6 +49,12 @@ class MemoryRegion : public DeviceResource {
   static Result<OwnedPtr<MemoryRegion>> AllocFastReg(Device& device,
                                                      uint32_t pdn,
                                                      uint32_t max_pages);
+  // A zero-based region over [dm_offset, dm_offset + length) of BAR 3
+  // (REG_DM_MR): address a is byte dm_offset + a of the device memory.
+  static Result<OwnedPtr<MemoryRegion>> CreateDm(Device& device, uint32_t pdn,
+                                                 uint32_t access,
+                                                 uint32_t dm_offset,
+                                                 uint64_t length);
 
   Kind kind() const { return kind_; }
   uint32_t key() const { return key_; }

@@ -13,6 +13,7 @@
 #include "data_path_commands.cpp"
 #include "device.cpp"
 #include "device_commands.cpp"
+#include "device_memory.cpp"
 #include "doorbell_pages.cpp"
 #include "entry.cpp"
 #include "entry_verbs.cpp"

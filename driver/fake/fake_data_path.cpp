@@ -364,6 +364,11 @@ uint8_t Device::AllocMr(const vhca_cmd& cmd, uint32_t result[2]) {
 uint8_t Device::DestroyMr(uint32_t key) {
   // The whole key, variant included (REG_MR WQEs are not modelled: the
   // variant stays the one of CREATE/ALLOC_MR).
+  const vhca_cmd_reg_dm_mr_in* dm_mr = dm_mrs.find(VHCA_KEY_INDEX(key));
+  if (dm_mr && dm_mr->key_variant == VHCA_KEY_VARIANT(key)) {
+    dm_mrs.erase(VHCA_KEY_INDEX(key));
+    return VHCA_CMD_OK;
+  }
   Mr* mr = mrs.find(VHCA_KEY_INDEX(key));
   if (!mr || mr->variant != VHCA_KEY_VARIANT(key)) return VHCA_CMD_BAD_HANDLE;
   FreePages(mr);
@@ -379,6 +384,34 @@ uint8_t Device::AllocMw(const vhca_cmd& cmd, uint32_t result[2]) {
   if (mrs.size() + mws.size() >= max_mr || mws.full()) return VHCA_CMD_NO_RESOURCES;
   const uint32_t index = next_mr_index_++;
   *mws.insert(index) = in;
+  result[0] = (index << 8) | in.key_variant;
+  return VHCA_CMD_OK;
+}
+
+// Device memory: whole pages in allocation order (a bump allocator).
+uint8_t Device::AllocDm(const vhca_cmd& cmd, uint32_t result[2]) {
+  vhca_cmd_alloc_dm_in in;
+  CopyBytes(&in, cmd.in.raw, sizeof(in));
+  const uint64_t pages = (in.length + VHCA_DM_PAGE_SIZE - 1) / VHCA_DM_PAGE_SIZE;
+  if (in.length == 0 || in.log_align > VHCA_DM_MAX_LOG_ALIGN)
+    return VHCA_CMD_BAD_PARAM;
+  if ((next_dm_page_ + pages) * VHCA_DM_PAGE_SIZE > max_dm_size || dms.full())
+    return VHCA_CMD_NO_RESOURCES;
+  *dms.insert(next_dm_page_) = in;
+  result[0] = next_dm_page_ * VHCA_DM_PAGE_SIZE;
+  next_dm_page_ += static_cast<uint32_t>(pages);
+  return VHCA_CMD_OK;
+}
+
+uint8_t Device::RegDmMr(const vhca_cmd& cmd, uint32_t result[2]) {
+  vhca_cmd_reg_dm_mr_in in;
+  CopyBytes(&in, cmd.in.raw, sizeof(in));
+  if (!pds.count(in.pdn)) return VHCA_CMD_BAD_HANDLE;
+  if (in.dm_offset + in.length > max_dm_size) return VHCA_CMD_BAD_PARAM;
+  if (mrs.size() + mws.size() + dm_mrs.size() >= max_mr || dm_mrs.full())
+    return VHCA_CMD_NO_RESOURCES;
+  const uint32_t index = next_mr_index_++;
+  *dm_mrs.insert(index) = in;
   result[0] = (index << 8) | in.key_variant;
   return VHCA_CMD_OK;
 }
@@ -447,6 +480,12 @@ uint8_t Device::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
     case VHCA_CMD_ATTACH_MCAST:
     case VHCA_CMD_DETACH_MCAST:
       return Multicast(cmd);
+    case VHCA_CMD_ALLOC_DM:
+      return AllocDm(cmd, result);
+    case VHCA_CMD_FREE_DM:
+      return dms.erase(handle / VHCA_DM_PAGE_SIZE) ? VHCA_CMD_OK : VHCA_CMD_BAD_HANDLE;
+    case VHCA_CMD_REG_DM_MR:
+      return RegDmMr(cmd, result);
     default:
       return VHCA_CMD_BAD_OPCODE;
   }

@@ -92,6 +92,8 @@ void Device::Reset() {
   srqs.clear();
   mrs.clear();
   mws.clear();
+  dms.clear();
+  dm_mrs.clear();
   mcast.clear();
   for (auto& used : mtt_used_) used = false;
   num_hung_ = 0;
@@ -407,6 +409,7 @@ uint8_t Device::Execute(const vhca_cmd& cmd, uint32_t result[2]) {
         attr.max_mr_size = 1ull << 40;
         attr.max_mw = max_mr;
         attr.dev_caps = dev_caps;
+        if (dev_caps & VHCA_DEV_CAP_DM) attr.max_dm_size = max_dm_size;
       }
       return WriteOut(cmd, &attr, sizeof(attr)) ? VHCA_CMD_OK : VHCA_CMD_BAD_SIZE;
     }

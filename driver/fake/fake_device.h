@@ -109,7 +109,9 @@ class Device {
   bool data_path = true;
   uint32_t max_qp = 64, max_qp_wr = 1u << 15, max_sge = 32, max_cq = 64,
            max_cqe = 1u << 16, max_mr = 64, max_srq = 16, max_srq_wr = 1u << 15;
-  uint32_t dev_caps = VHCA_DEV_CAP_MW_TYPE_1 | VHCA_DEV_CAP_MW_TYPE_2;
+  uint32_t dev_caps = VHCA_DEV_CAP_MW_TYPE_1 | VHCA_DEV_CAP_MW_TYPE_2 |
+                      VHCA_DEV_CAP_DM;
+  uint64_t max_dm_size = 16 * VHCA_DM_PAGE_SIZE;  // BAR 3, pages in order
   bool fail_enable = false;  // ENABLE -> FATAL (BAD_CMDQ_CONFIG)
   // >= 0: the next CREATE_CQ answers this cqn, whatever the handle rule
   // says (a broken device); then back to -1.
@@ -186,6 +188,8 @@ class Device {
   Table<Srq, kMaxSrq> srqs;
   Table<Mr, kMaxObjects> mrs;                  // by key index
   Table<vhca_cmd_alloc_mw_in, kMaxObjects> mws;  // by key index
+  Table<vhca_cmd_alloc_dm_in, kMaxObjects> dms;  // by first page of BAR 3
+  Table<vhca_cmd_reg_dm_mr_in, kMaxObjects> dm_mrs;  // by key index
   Set<uint64_t, kMaxMcast> mcast;              // McastKey(qpn, mlid)
   Log<DataDoorbell, kLogSize> data_doorbells;
   vhca_node_desc node_desc = {};
@@ -217,6 +221,8 @@ class Device {
   uint8_t DestroyMr(uint32_t key);
   uint8_t AllocMw(const vhca_cmd& cmd, uint32_t result[2]);
   uint8_t Multicast(const vhca_cmd& cmd);
+  uint8_t AllocDm(const vhca_cmd& cmd, uint32_t result[2]);
+  uint8_t RegDmMr(const vhca_cmd& cmd, uint32_t result[2]);
   uint8_t MigrateCq(Cq* cq, const vhca_cmd_create_cq& in);
   int PostEventLocked(uint32_t eqn, const vhca_eqe& event);
   void Raise(uint32_t vector);
@@ -235,6 +241,7 @@ class Device {
   uint32_t hung_tokens_[64] = {};
   uint32_t num_hung_ = 0;
   uint32_t next_mr_index_ = 1;
+  uint32_t next_dm_page_ = 0;  // allocations are never reused
   uint64_t irq_pending_ = 0;  // bit per vector
   uint64_t mtt_[kMttEntries] = {};
   bool mtt_used_[kMttEntries] = {};

@@ -65,6 +65,24 @@ int vhca_core_alloc_mw(struct vhca_core_device *dev, unsigned int pdn,
 unsigned int vhca_core_mw_key(const struct vhca_core_mw *mw);
 int vhca_core_dealloc_mw(struct vhca_core_mw *mw);
 
+/* Device memory (ibv_alloc_dm, vhca_hw_verbs.h "Device memory"): whole
+ * 4 KiB pages of BAR 3 at *offset, *size bytes (length rounded up), for
+ * the shim to map into the process; -EOPNOTSUPP without device memory,
+ * -EINVAL for a length of 0 or above max_dm_size or log_align above
+ * VHCA_DM_MAX_LOG_ALIGN, -ENOMEM when no range is free.  Free: as a
+ * destroy (-EBUSY while regions use it). */
+struct vhca_core_dm;
+int vhca_core_alloc_dm(struct vhca_core_device *dev, unsigned long long length,
+		       unsigned int log_align, struct vhca_core_dm **out,
+		       unsigned int *offset, unsigned long long *size);
+int vhca_core_free_dm(struct vhca_core_dm *dm);
+/* reg_dm_mr: a zero-based region over [dm_offset, dm_offset + length) of
+ * BAR 3 (an allocation's offset plus the offset into it), access as
+ * vhca_core_mr_register's.  Destroy with vhca_core_destroy_mr. */
+int vhca_core_reg_dm_mr(struct vhca_core_device *dev, unsigned int pdn,
+			unsigned int access, unsigned int dm_offset,
+			unsigned long long length, struct vhca_core_mr **out);
+
 struct vhca_core_user_qp_rings {
 	struct vhca_core_ubuf *sq;
 	struct vhca_core_ubuf *rq;	/* NULL with an SRQ */

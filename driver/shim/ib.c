@@ -56,6 +56,8 @@ static int vhca_ib_query_device(struct ib_device *ibdev,
 	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->atomic_cap = IB_ATOMIC_NONE;
 	/* CQE timestamps: a 64-bit count at hca_core_clock kHz (vhca_hw.h) */
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_DM)
+		props->max_dm_size = le64_to_cpu(attr->max_dm_size);
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_CQE_TIMESTAMP) {
 		props->hca_core_clock = le32_to_cpu(attr->hca_core_clock_khz);
 		props->timestamp_mask = U64_MAX;
@@ -345,6 +347,7 @@ int vhca_ib_register(struct vhca_kapi_device *kdev)
 	/* The data path (verbs*.c) makes it a kernel-verbs provider. */
 	ib_set_device_ops(ibdev, &vhca_verbs_ops);
 	ib_set_device_ops(ibdev, &vhca_uverbs_ops);	/* user verbs */
+	vhca_uapi_register(kdev);	/* import, device memory */
 	vhca_verbs_register(kdev);
 
 	err = ib_register_device(ibdev, "vhca%d", &kdev->pdev->dev);

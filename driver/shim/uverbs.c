@@ -19,11 +19,6 @@
 static_assert(PAGE_SIZE == VHCA_DB_PAGE_SIZE);
 static_assert(PAGE_SIZE == VHCA_UVERBS_PAGE_SIZE);
 
-struct vhca_mmap_entry {
-	struct rdma_user_mmap_entry rdma_entry;
-	phys_addr_t address;		/* the doorbell page in BAR 4 */
-};
-
 int vhca_udata_request(struct ib_udata *udata, void *req, size_t size)
 {
 	u64 comp_mask;
@@ -81,12 +76,35 @@ int vhca_uring_pin(struct ib_device *ibdev, u64 addr, u64 len,
 	return 0;
 }
 
+/* What alloc_ucontext answers, and query_ucontext again (import). */
+void vhca_ucontext_resp(struct ib_ucontext *ibuc,
+			struct vhca_alloc_ucontext_resp *resp)
+{
+	struct vhca_ucontext *uc = to_vuc(ibuc);
+	const struct vhca_device_attr *attr =
+		vhca_core_device_attr(to_kdev(ibuc->device)->core);
+
+	memset(resp, 0, sizeof(*resp));
+	resp->db_mmap_offset = rdma_user_mmap_get_offset(uc->db_entry);
+	resp->db_page = uc->db_page;
+	resp->db_page_size = VHCA_DB_PAGE_SIZE;
+	resp->max_log_cq = VHCA_MAX_LOG_CQ;
+	resp->max_log_wq = VHCA_MAX_LOG_WQ;
+	resp->max_sge = le32_to_cpu(attr->max_sge);
+	resp->max_qp_wr = le32_to_cpu(attr->max_qp_wr);
+	resp->max_srq_wr = le32_to_cpu(attr->max_srq_wr);
+	/* The clock that provider/clock.c would otherwise ask
+	 * ibv_query_device_ex for at every open. */
+	resp->comp_mask = VHCA_UCONTEXT_RESP_CLOCK;
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_CQE_TIMESTAMP)
+		resp->hca_core_clock_khz = le32_to_cpu(attr->hca_core_clock_khz);
+}
+
 static int vhca_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct vhca_ucontext *uc = to_vuc(ibuc);
 	struct vhca_kapi_device *kdev = to_kdev(ibuc->device);
-	const struct vhca_device_attr *attr = vhca_core_device_attr(kdev->core);
-	struct vhca_alloc_ucontext_resp resp = {};
+	struct vhca_alloc_ucontext_resp resp;
 	struct vhca_alloc_ucontext_req req;
 	struct vhca_mmap_entry *entry;
 	int err;
@@ -111,14 +129,7 @@ static int vhca_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *uda
 	}
 	uc->db_entry = &entry->rdma_entry;
 
-	resp.db_mmap_offset = rdma_user_mmap_get_offset(uc->db_entry);
-	resp.db_page = uc->db_page;
-	resp.db_page_size = VHCA_DB_PAGE_SIZE;
-	resp.max_log_cq = VHCA_MAX_LOG_CQ;
-	resp.max_log_wq = VHCA_MAX_LOG_WQ;
-	resp.max_sge = le32_to_cpu(attr->max_sge);
-	resp.max_qp_wr = le32_to_cpu(attr->max_qp_wr);
-	resp.max_srq_wr = le32_to_cpu(attr->max_srq_wr);
+	vhca_ucontext_resp(ibuc, &resp);
 	err = vhca_udata_response(udata, &resp, sizeof(resp));
 	if (err)
 		goto remove_entry;
@@ -155,8 +166,13 @@ static int vhca_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	if (!rdma_entry)
 		return -EINVAL;
 	entry = container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry);
-	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->address), PAGE_SIZE,
-				pgprot_noncached(vma->vm_page_prot),
+	/* Device memory is memory (BAR 3 is RAM in the device): write
+	 * combining, the provider fences its copies; doorbells uncached.
+	 * rdma_user_mmap_io wants the whole entry mapped. */
+	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->address),
+				rdma_entry->npages * PAGE_SIZE,
+				entry->dm ? pgprot_writecombine(vma->vm_page_prot)
+					  : pgprot_noncached(vma->vm_page_prot),
 				rdma_entry);
 	rdma_user_mmap_entry_put(rdma_entry);
 	return err;
@@ -164,7 +180,12 @@ static int vhca_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 
 static void vhca_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
-	kfree(container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry));
+	struct vhca_mmap_entry *entry =
+		container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry);
+
+	if (entry->dm)
+		vhca_dm_mmap_free(entry);
+	kfree(entry);
 }
 
 /*
@@ -192,6 +213,7 @@ const struct ib_device_ops vhca_uverbs_ops = {
 	.disassociate_ucontext = vhca_ib_disassociate_ucontext,
 	.mmap = vhca_ib_mmap,
 	.mmap_free = vhca_ib_mmap_free,
+	.query_ucontext = vhca_ib_query_ucontext,	/* uverbs_uapi.c */
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vhca_ucontext, ibuc),
 };

@@ -51,6 +51,23 @@ struct vhca_ucontext {
 	struct rdma_user_mmap_entry *db_entry;
 };
 
+/* An rdma_user_mmap entry (uverbs.c): a context's doorbell page, or a
+ * device memory allocation (uverbs_dm.c), which the device frees only
+ * when the last mapping of it is gone (mmap_free). */
+struct vhca_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	phys_addr_t address;		/* in BAR 4 or BAR 3 */
+	struct vhca_core_dm *dm;	/* device memory, else NULL */
+	struct vhca_kapi_device *kdev;	/* device memory: whose */
+	unsigned int dm_offset;		/* device memory: in BAR 3 */
+};
+
+/* ibv_alloc_dm: the ib_dm and its mapping (which outlives it). */
+struct vhca_dm {
+	struct ib_dm ibdm;
+	struct vhca_mmap_entry *entry;
+};
+
 /* A ring in pinned user memory (uverbs_queues.c); umem NULL for kernel
  * objects. */
 struct vhca_uring {
@@ -245,6 +262,18 @@ int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
 int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
 			   struct ib_udata *udata);
 int vhca_uverbs_create_ah(struct vhca_ah *ah, struct ib_udata *udata);
+
+/* uverbs_dm.c: device memory (with VHCA_DEV_CAP_DM) */
+void vhca_dm_mmap_free(struct vhca_mmap_entry *entry);
+extern const struct ib_device_ops vhca_dm_ops;
+
+/* uverbs_uapi.c: the driver's ioctl attributes and methods (vhca-abi.h) */
+struct uverbs_attr_bundle;
+void vhca_uapi_register(struct vhca_kapi_device *kdev);
+int vhca_ib_query_ucontext(struct ib_ucontext *ibuc,
+			   struct uverbs_attr_bundle *attrs);
+void vhca_ucontext_resp(struct ib_ucontext *ibuc,
+			struct vhca_alloc_ucontext_resp *resp);
 
 /* ib.c */
 int vhca_ib_register(struct vhca_kapi_device *kdev);

@@ -197,6 +197,13 @@ def test_rereg_mr(vm):
     run_program(vm, "rereg_mr", timeout=120)
 
 
+def test_device_memory(vm):
+    """ibv_alloc_dm, ibv_memcpy_to/from_dm and ibv_reg_dm_mr: RDMA WRITE,
+    READ and SEND into and out of device memory with the data checked,
+    bounds refused: programs/device_memory.py."""
+    run_program(vm, "device_memory", timeout=120)
+
+
 def test_parent_domain_allocators(vm):
     """ibv_alloc_parent_domain: the rings of an extended CQ, two UD QPs and
     an SRQ come from its allocators and go back through its free function;
@@ -329,9 +336,7 @@ SKIPS = [
     # the message (these messages alone would hide any _ex regression)
     (r"Tag Matching.*Extended CQ is not supported", "Tag matching"),
     (r"atomic_write.*Extended QP is not supported", "ibv_wr_atomic_write"),
-    (r"Importing a device is not supported", "Importing a context"),
     (r"ODP is not supported", "On-demand paging"),
-    (r"Device memory is not supported", "Device memory"),
     (r"Allocating dmabuf is not supported", "dma-buf MRs"),
     (r"Ethernet link layer|skip RoCE test", "RoCE and raw Ethernet QPs"),
     # vendor tests and the test environment
