@@ -145,14 +145,11 @@ exit 1
 '''
 
 # One server + client pair.  The client connects once the server listens
-# (ss), both under timeout(1); the output has both logs.
+# (vmlib.wait_for), both under timeout(1); the output has both logs.
 PAIR = r'''
 timeout %(limit)d %(server)s -p %(port)d >/tmp/bench-srv.log 2>&1 &
 srv=$!
-i=0
-until ss -ltnH "sport = :%(port)d" | grep -q .; do
-	i=$((i+1)); [ $i -gt 600 ] && break; sleep 0.1
-done
+%(wait_listening)s
 timeout %(limit)d %(client)s -p %(port)d 127.0.0.1 >/tmp/bench-cli.log 2>&1
 crc=$?
 wait $srv
@@ -226,6 +223,7 @@ class Bench:
         limit = int(RUN_LIMIT * vmlib.TIMEOUT_SCALE)
         base = "%s -F %s" % (tool, opts)
         cmd = PAIR % {"limit": limit, "port": self.port,
+                      "wait_listening": vmlib.wait_for(vmlib.tcp_listening(self.port)),
                       "server": "%s %s" % (base, server_dev),
                       "client": "%s %s" % (base, client_dev)}
         try:
@@ -298,7 +296,7 @@ class Bench:
         gids = []
         for dev in ("rxe1", "rxe0"):
             _, out = self.run(GID_INDEX % dev, timeout=30)
-            gids.append(int(out.strip()))
+            gids.append(vmlib.guest_int(out))
         return ("-d rxe1 -i 1 -x %d" % gids[0], "-d rxe0 -i 1 -x %d" % gids[1])
 
     def setup_vhca(self):

@@ -143,6 +143,20 @@ def wait_for(condition, limit=60):
             "%s && break; sleep 0.2; done" % (limit, condition))
 
 
+# A kernel message printed on the serial console (loglevel below
+# `quiet`'s 4: KERN_ERR and worse, e.g. ib_iser's reconnect attempts after
+# a device is removed) lands in the middle of a command's output.
+CONSOLE_KMSG = re.compile(r"^\[ *\d+\.\d+\] ")
+
+
+def guest_int(out):
+    """The number a guest command printed, console kernel messages that
+    came in between left out."""
+    lines = [l for l in out.splitlines() if l.strip() and not CONSOLE_KMSG.match(l)]
+    assert lines, "no number in %r" % out
+    return int(lines[-1].strip())
+
+
 def log(title, text):
     """A titled block of guest output in the test's captured stdout."""
     sys.stdout.write("---- %s ----\n%s\n" % (title, text.rstrip()))

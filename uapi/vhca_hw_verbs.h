@@ -44,7 +44,7 @@ enum vhca_verbs_cmd_opcode {
 	VHCA_CMD_DESTROY_MR		= 0x0062,	/* in: handle = key */
 	VHCA_CMD_ALLOC_MW		= 0x0063,	/* in: vhca_cmd_alloc_mw_in; result[0]: key (free) */
 	VHCA_CMD_DEALLOC_MW		= 0x0064,
-	VHCA_CMD_REREG_MR		= 0x0065,	/* in: handle = key; in_addr: vhca_cmd_create_mr (key kept) */	/* in: handle = key (its index; any variant) */
+	VHCA_CMD_REREG_MR		= 0x0065,	/* in: handle = key; in_addr: vhca_cmd_create_mr (key kept) */
 	VHCA_CMD_ALLOC_XRCD		= 0x0070,	/* result[0]: xrcdn (VHCA_DEV_CAP_XRC) */
 	VHCA_CMD_DEALLOC_XRCD		= 0x0071,	/* in: handle = xrcdn */
 	VHCA_CMD_ATTACH_MCAST		= 0x0080,	/* in: vhca_cmd_mcast_in */

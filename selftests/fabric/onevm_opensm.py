@@ -181,7 +181,7 @@ def test_link_flap_back_by_trap_128(fabric):
     vm.wait_until(state, lambda t: "ACTIVE" in t, timeout=30)
     log("back ACTIVE after", "%.1f s" % (time.monotonic() - t0))
     _, out = vm.run("grep -c 'num:128' %s" % OSM_LOG, timeout=30)
-    assert int(out.strip() or 0) >= 1, out
+    assert vmlib.guest_int(out) >= 1, out
     rc, out = vm.run("ip netns exec nsa %s ping %s 3 20" % (TOOL, ADDR["nsb"]),
                      timeout=150)
     assert rc == 0 and "3 received" in out, out
@@ -207,5 +207,5 @@ def test_cap_mask_change_trap_144(fabric):
     vm.run("python3 -c \"import time; f = open('/dev/infiniband/%s', 'rb'); "
            "time.sleep(2)\"" % issm.strip(), timeout=60, check=True)
     out = vm.wait_until("grep -c 'num:144' %s" % OSM_LOG,
-                        lambda t: int(t.strip() or 0) >= 2, timeout=30)
+                        lambda t: vmlib.guest_int(t) >= 2, timeout=30)
     log("trap 144 lines", out)

@@ -7,6 +7,7 @@ import re
 import pytest
 
 import ulplib
+import vmlib
 from ulplib import Fio
 
 BACKEND = ulplib.BACKENDS["nvme"]
@@ -98,7 +99,7 @@ def test_nvme_rdma_fio_verify_at_max_sectors(vm, nvme_host):
     pages, the first and last partial)."""
     queue = "/sys/block/%s/queue" % nvme_host.split("/")[-1]
     _, out = vm.run("cat %s/max_hw_sectors_kb" % queue, timeout=30, check=True)
-    max_kb = ulplib.guest_int(out)
+    max_kb = vmlib.guest_int(out)
     assert max_kb >= 1024, "max_hw_sectors_kb %d" % max_kb
     vm.run("echo %d > %s/max_sectors_kb" % (max_kb, queue), timeout=30, check=True)
     bs = "%dk" % max_kb

@@ -14,6 +14,7 @@ import pytest
 
 import ulpfault
 import ulplib
+import vmlib
 from ulplib import Fio
 
 pytestmark = pytest.mark.ib
@@ -93,7 +94,7 @@ def login_and_verify(vm, fabric):
 def queue_limit(vm, disk, name):
     _, out = vm.run("cat /sys/block/%s/queue/%s" % (disk.split("/")[-1], name),
                     timeout=30, check=True)
-    return ulplib.guest_int(out)
+    return vmlib.guest_int(out)
 
 
 @pytest.mark.full

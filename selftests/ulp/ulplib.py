@@ -187,25 +187,11 @@ def assert_connections(vm, fabric, host_comm, target_comm, count):
     assert all("dst-addr %s:" % fabric.host_ip in l for l in target), target
 
 
-# A kernel message printed on the serial console (loglevel below
-# `quiet`'s 4: KERN_ERR and worse, e.g. ib_iser's reconnect attempts after
-# a device is removed) lands in the middle of a command's output.
-CONSOLE_KMSG = re.compile(r"^\[ *\d+\.\d+\] ")
-
-
-def guest_int(out):
-    """The number a guest command printed, console kernel messages that
-    came in between left out."""
-    lines = [l for l in out.splitlines() if l.strip() and not CONSOLE_KMSG.match(l)]
-    assert lines, "no number in %r" % out
-    return int(lines[-1].strip())
-
-
 def dmesg_mark(vm):
     """The kernel log's line count (only counted: the serial console is
     slow under TCG, and the whole log is long)."""
     _, out = vm.run("dmesg --color=never | wc -l", timeout=60, check=True)
-    return guest_int(out)
+    return vmlib.guest_int(out)
 
 
 def new_dmesg(vm, mark):
@@ -237,7 +223,7 @@ def wait_background_fio(vm, name, timeout=900):
     out = vm.wait_until("cat /tmp/fio-%s.status 2>/dev/null || echo running" % name,
                         lambda t: "running" not in t, timeout=timeout, interval=2)
     _, text = vm.run("tail -c 3000 /tmp/fio-%s.out" % name, timeout=60)
-    return guest_int(out), text
+    return vmlib.guest_int(out), text
 
 
 # Kernel warnings of Debian's Linux 6.1 that the ULP tier can set off and
