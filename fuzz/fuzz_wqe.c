@@ -95,6 +95,7 @@ static uint32_t segment_bytes(uint8_t opcode, uint8_t qp_type)
         return 16;
     case VHCA_WQE_ATOMIC_CMP_AND_SWP:
     case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+    case VHCA_WQE_ATOMIC_WRITE:
         return 32;
     case VHCA_WQE_REG_MR:
         return 48;
@@ -139,7 +140,16 @@ static void fuzz_send(const uint8_t *buf, uint32_t stride, uint8_t qp_type,
     data = buf + sizeof(struct vhca_wqe_ctrl) +
            segment_bytes(wqe.opcode, qp_type);
     expect(data <= end, "segment outside the stride", wqe.opcode, stride);
-    if (wqe.inline_len) {
+    if (wqe.opcode == VHCA_WQE_ATOMIC_WRITE) {
+        /* Its 8 bytes are the segment's last field (vhca_wqe_atomic.swap),
+         * never SGEs or inline data after it. */
+        expect(wqe.inline_data == data - 8 && wqe.inline_len == 8 &&
+               wqe.length == 8, "atomic write operand", wqe.inline_len, 0);
+        expect(buf[10] == 0 && !(wqe.flags & VHCA_WQE_F_INLINE),
+               "atomic write with SGEs or inline data", buf[10], wqe.flags);
+        expect(reliable_sender(qp_type), "atomic write off RC/XRC", qp_type,
+               0);
+    } else if (wqe.inline_len) {
         expect(wqe.inline_data == data, "inline data offset", 0, 0);
         expect(wqe.flags & VHCA_WQE_F_INLINE, "inline without flag", 0, 0);
         expect(wqe.inline_len <= max_inline, "inline above max_inline",

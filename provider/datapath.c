@@ -63,9 +63,10 @@ static int wqe_opcode(const struct vhca_qp *qp, enum ibv_wr_opcode opcode,
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_LOCAL_INV:	/* of a type 2 memory window */
 	case IBV_WR_BIND_MW:
+	case IBV_WR_ATOMIC_WRITE:	/* ibv_wr_atomic_write only (qp_ex.c) */
 		break;
 	default:
-		return EINVAL;	/* TSO, atomic write: not in the device */
+		return EINVAL;	/* TSO: not in the device */
 	}
 	if (!vhca_wqe_opcode_allowed(opcode, qp->type))
 		return EINVAL;
@@ -108,6 +109,15 @@ static int write_segment(const struct ibv_send_wr *wr, char *at)
 		seg->compare_add = htole64(wr->wr.atomic.compare_add);
 		if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP)
 			seg->swap = htole64(wr->wr.atomic.swap);
+		break;
+	}
+	case IBV_WR_ATOMIC_WRITE: {
+		struct vhca_wqe_atomic *seg = (void *)at;
+
+		seg->remote_addr = htole64(wr->wr.atomic.remote_addr);
+		seg->rkey = htole32(wr->wr.atomic.rkey);
+		/* the bytes as the caller gave them (qp_ex.c), not a number */
+		memcpy(&seg->swap, &wr->wr.atomic.swap, sizeof(seg->swap));
 		break;
 	}
 	case IBV_WR_BIND_MW:
@@ -204,6 +214,10 @@ static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr
 	int err, i;
 
 	if (qp->type == VHCA_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	/* ibv_send_wr has no field for ATOMIC_WRITE's bytes: it is posted
+	 * with ibv_wr_atomic_write (libibverbs offers it nowhere else) */
+	if (wr->opcode == IBV_WR_ATOMIC_WRITE)
 		return EINVAL;
 	if (wr->num_sge < 0)
 		return EINVAL;

@@ -15,12 +15,15 @@
  * makes it post
  * nothing and return that error, as ibv_wr_abort does (ibv_wr_post(3)).
  *
- * ibv_wr_bind_mw and ibv_wr_local_inv open a complete WQE (no data).
- * Not offered: TSO, ATOMIC_WRITE: send_ops_flags naming them fail
- * ibv_create_qp_ex with EOPNOTSUPP.
+ * ibv_wr_bind_mw and ibv_wr_local_inv open a complete WQE (no data), and
+ * so does ibv_wr_atomic_write: its 8 bytes go into the WQE's atomic
+ * segment (IBA 1.5 9.4.6; offered when the device has
+ * VHCA_DEV_CAP_ATOMIC_WRITE).  Not offered: TSO: send_ops_flags naming it
+ * fail ibv_create_qp_ex with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vhca.h"
 
@@ -36,6 +39,24 @@ _Static_assert(IBV_QP_EX_WITH_SEND == 1u << IBV_WR_SEND &&
 	       IBV_QP_EX_WITH_SEND_WITH_INV == 1u << IBV_WR_SEND_WITH_INV &&
 	       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD == 1u << IBV_WR_ATOMIC_FETCH_AND_ADD,
 	       "IBV_QP_EX_WITH_x is 1 << IBV_WR_x");
+_Static_assert((int)IBV_WR_ATOMIC_WRITE == (int)VHCA_WQE_ATOMIC_WRITE &&
+	       (int)IBV_WC_ATOMIC_WRITE == (int)VHCA_CQE_ATOMIC_WRITE,
+	       "the device's ATOMIC_WRITE opcodes are libibverbs' numbers");
+
+/* The send_ops_flags bit of an opcode: 1 << opcode, except ATOMIC_WRITE
+ * (opcode 15, flag 1 << 12: libibverbs skipped IBV_WR_DRIVER1's bit). */
+static uint64_t send_ops_flag(unsigned int opcode)
+{
+	return opcode == IBV_WR_ATOMIC_WRITE ? IBV_QP_EX_WITH_ATOMIC_WRITE
+					     : 1ull << opcode;
+}
+
+/* The opcode of a send_ops_flags bit (the inverse of send_ops_flag). */
+static unsigned int send_ops_opcode(unsigned int bit)
+{
+	return (1ull << bit) == IBV_QP_EX_WITH_ATOMIC_WRITE ? IBV_WR_ATOMIC_WRITE
+							  : bit;
+}
 
 static struct vhca_qp *to_vqp_ex(struct ibv_qp_ex *qp_ex)
 {
@@ -44,15 +65,19 @@ static struct vhca_qp *to_vqp_ex(struct ibv_qp_ex *qp_ex)
 
 /* Whether every opcode of send_ops_flags is one we post and the QP type
  * may post it (the device's rules). */
-int vhca_qp_ex_check_ops(uint64_t send_ops_flags, uint8_t qp_type)
+int vhca_qp_ex_check_ops(const struct vhca_context *ctx, uint64_t send_ops_flags,
+			 uint8_t qp_type)
 {
-	unsigned int opcode;
+	uint64_t offered = VHCA_SEND_OPS;
+	unsigned int bit;
 
-	if (send_ops_flags & ~(uint64_t)VHCA_SEND_OPS)
+	if (ctx->dev_caps & VHCA_DEV_CAP_ATOMIC_WRITE)
+		offered |= IBV_QP_EX_WITH_ATOMIC_WRITE;
+	if (send_ops_flags & ~offered)
 		return EOPNOTSUPP;
-	for (opcode = 0; opcode < 32; opcode++)
-		if ((send_ops_flags & (1ull << opcode)) &&
-		    !vhca_wqe_opcode_allowed(opcode, qp_type))
+	for (bit = 0; bit < 32; bit++)
+		if ((send_ops_flags & (1ull << bit)) &&
+		    !vhca_wqe_opcode_allowed(send_ops_opcode(bit), qp_type))
 			return EOPNOTSUPP;
 	return 0;
 }
@@ -81,7 +106,7 @@ static void open_wqe(struct vhca_qp *qp, struct ibv_send_wr *wr)
 	close_wqe(qp);
 	if (qp->wr_err)
 		return;
-	if (!(qp->send_ops & (1ull << wr->opcode))) {
+	if (!(qp->send_ops & send_ops_flag(wr->opcode))) {
 		fail(qp, EINVAL);
 		return;
 	}
@@ -173,6 +198,20 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qp_ex, uint32_t rkey,
 				uint64_t remote_addr, uint64_t add)
 {
 	open_atomic(qp_ex, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
+}
+
+/* IBA 1.5 9.4.6: the 8 bytes at atomic_wr stored at remote_addr as one
+ * write.  They are copied into the WQE now, as inline data is. */
+static void wr_atomic_write(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+			    uint64_t remote_addr, const void *atomic_wr)
+{
+	struct vhca_qp *qp = to_vqp_ex(qp_ex);
+	struct ibv_send_wr wr = { .opcode = IBV_WR_ATOMIC_WRITE };
+
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.remote_addr = remote_addr;
+	memcpy(&wr.wr.atomic.swap, atomic_wr, sizeof(wr.wr.atomic.swap));
+	open_wqe(qp, &wr);
 }
 
 /* A type 2 window bound to this QP, with the key the caller chose
@@ -322,6 +361,7 @@ void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags)
 	qp_ex->wr_rdma_read = wr_rdma_read;
 	qp_ex->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	qp_ex->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	qp_ex->wr_atomic_write = wr_atomic_write;
 	qp_ex->wr_bind_mw = wr_bind_mw;
 	qp_ex->wr_local_inv = wr_local_inv;
 	qp_ex->wr_set_ud_addr = wr_set_ud_addr;

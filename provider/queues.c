@@ -502,7 +502,8 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *context,
 	else
 		err = qp_type(attr->qp_type, &type);
 	if (!err && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
-		err = vhca_qp_ex_check_ops(attr->send_ops_flags, type);
+		err = vhca_qp_ex_check_ops(to_vctx(context), attr->send_ops_flags,
+					   type);
 	if (err) {
 		errno = err;
 		return NULL;

@@ -26,6 +26,7 @@ struct vhca_context {
 	uint32_t max_sge;
 	uint32_t max_qp_wr;
 	uint32_t max_srq_wr;
+	uint32_t dev_caps;		/* VHCA_DEV_CAP_*; 0 from an older kernel */
 	bool has_clock;			/* clock.c: CQE timestamps, VHCA_DB_CLOCK */
 	uint64_t realtime_offset_ns;	/* CLOCK_REALTIME - device clock */
 	pthread_mutex_t qp_table_lock;	/* also of xrc_srq_table */
@@ -358,7 +359,8 @@ struct ibv_mr *vhca_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 			      uint64_t dm_offset, size_t length,
 			      unsigned int access);
 
-int vhca_qp_ex_check_ops(uint64_t send_ops_flags, uint8_t qp_type);
+int vhca_qp_ex_check_ops(const struct vhca_context *ctx, uint64_t send_ops_flags,
+			 uint8_t qp_type);
 void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags);
 
 static inline void *vhca_sq_entry(const struct vhca_qp *qp, uint32_t index)

@@ -497,6 +497,44 @@ static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     return VHCA_ACK;
 }
 
+/*
+ * ATOMIC WRITE (IBA 1.5 9.4.6): the request's 8 bytes stored at an 8-byte
+ * aligned address as one write under the BQL (atomic against the other
+ * accesses of this process's devices, as the atomics above), with RDMA
+ * WRITE's access rights: the QP's and the region's remote write.
+ */
+static VhcaAck vhca_respond_atomic_write(VhcaState *s, VhcaQp *qp,
+                                         VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    VhcaDmaPiece piece;
+    VhcaSgl remote;
+    uint64_t value;
+
+    if (wqe->length != sizeof(value) || (wqe->remote_addr & 7)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x atomic write of %"
+                      PRIu64 " bytes at 0x%" PRIx64 ": not 8 aligned bytes\n",
+                      qp->handle, wqe->length, wqe->remote_addr);
+        return vhca_responder_fail(s, qp, VHCA_NAK_INV_REQ,
+                                   VHCA_QP_EV_REQ_ERR);
+    }
+    if (vhca_remote_target(s, qp, wqe, sizeof(value),
+                           VHCA_ACCESS_REMOTE_WRITE, &remote)
+            != VHCA_VERR_NONE) {
+        return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
+                                   VHCA_QP_EV_ACCESS_ERR);
+    }
+    if (vhca_sgl_read(pkt->local, (uint8_t *)&value, sizeof(value))
+            != VHCA_VERR_NONE) {
+        return VHCA_NAK_REM_OP;
+    }
+    vhca_mr_piece(remote.seg[0].mr, wqe->remote_addr, sizeof(value), &piece);
+    if (vhca_piece_write(s, &piece, &value, sizeof(value)) != MEMTX_OK) {
+        return vhca_responder_fail(s, qp, VHCA_NAK_REM_OP, VHCA_QP_EV_FATAL);
+    }
+    return VHCA_ACK;
+}
+
 /* A request for a connected QP that the caller found in a receive state. */
 VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
 {
@@ -528,6 +566,9 @@ VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
     case VHCA_WQE_ATOMIC_CMP_AND_SWP:
     case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
         ack = vhca_respond_atomic(ds, dqp, pkt);
+        break;
+    case VHCA_WQE_ATOMIC_WRITE:
+        ack = vhca_respond_atomic_write(ds, dqp, pkt);
         break;
     default:
         ack = vhca_respond_send(ds, dqp, pkt);

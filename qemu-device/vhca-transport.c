@@ -69,7 +69,7 @@ static uint32_t vhca_packets(const VhcaQp *qp, uint64_t len)
  */
 static uint32_t vhca_wqe_psns(const VhcaQp *qp, const VhcaSendWqe *wqe)
 {
-    if (!vhca_wqe_carries_data(wqe->opcode)) {
+    if (vhca_wqe_is_local(wqe->opcode)) {
         return 0;
     }
     return vhca_packets(qp, wqe->length);
@@ -454,7 +454,7 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
         qp->rnr_left = qp->rnr_retry;
         qp->retry_left = qp->retry_cnt;
     }
-    if (!vhca_wqe_carries_data(wqe.opcode)) {
+    if (vhca_wqe_is_local(wqe.opcode)) {
         return vhca_sq_memory_op(s, qp, &wqe);
     }
     reads = vhca_wqe_returns_data(wqe.opcode);

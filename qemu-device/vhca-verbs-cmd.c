@@ -212,7 +212,8 @@ void vhca_verbs_device_attr(struct vhca_device_attr *attr)
     attr->dev_caps = cpu_to_le32(VHCA_DEV_CAP_MW_TYPE_1 |
                                  VHCA_DEV_CAP_MW_TYPE_2 |
                                  VHCA_DEV_CAP_XRC |
-                                 VHCA_DEV_CAP_CQE_TIMESTAMP);
+                                 VHCA_DEV_CAP_CQE_TIMESTAMP |
+                                 VHCA_DEV_CAP_ATOMIC_WRITE);
     attr->hca_core_clock_khz = cpu_to_le32(VHCA_CORE_CLOCK_KHZ);
     attr->max_cq = cpu_to_le32(VHCA_MAX_CQ);
     attr->max_cqe = cpu_to_le32(VHCA_MAX_CQE);

@@ -21,6 +21,7 @@ static bool vhca_wire_opcode_valid(uint8_t op)
     case VHCA_WQE_RDMA_READ:
     case VHCA_WQE_ATOMIC_CMP_AND_SWP:
     case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+    case VHCA_WQE_ATOMIC_WRITE:
     case VHCA_WQE_SEND_WITH_INV:
         return true;
     default:

@@ -35,6 +35,8 @@ uint8_t vhca_wqe_cqe_opcode(uint8_t wqe_opcode)
         return VHCA_CQE_REG_MR;
     case VHCA_WQE_BIND_MW:
         return VHCA_CQE_BIND_MW;
+    case VHCA_WQE_ATOMIC_WRITE:
+        return VHCA_CQE_ATOMIC_WRITE;
     default:
         return VHCA_CQE_SEND;
     }
@@ -65,6 +67,15 @@ static void vhca_wqe_decode_segment(const uint8_t *seg, uint8_t qp_type,
         wqe->rkey = ldl_le_p(&atomic->rkey);
         wqe->compare_add = ldq_le_p(&atomic->compare_add);
         wqe->swap = ldq_le_p(&atomic->swap);
+        break;
+    case VHCA_WQE_ATOMIC_WRITE:
+        /* The 8 bytes travel as the request's payload, like an inline
+         * RDMA WRITE's, straight from the WQE (vhca_wqe_decode_send). */
+        wqe->remote_addr = ldq_le_p(&atomic->remote_addr);
+        wqe->rkey = ldl_le_p(&atomic->rkey);
+        wqe->inline_data = (const uint8_t *)&atomic->swap;
+        wqe->inline_len = sizeof(atomic->swap);
+        wqe->length = sizeof(atomic->swap);
         break;
     case VHCA_WQE_REG_MR:
         memcpy(&wqe->reg_mr, seg, sizeof(wqe->reg_mr));
@@ -130,6 +141,10 @@ uint8_t vhca_wqe_decode_send(const uint8_t *buf, uint32_t stride,
     }
     vhca_wqe_decode_segment(buf + sizeof(*ctrl), qp_type, wqe);
     if (!vhca_wqe_carries_data(wqe->opcode)) {
+        if (ctrl->num_sge || (wqe->flags & VHCA_WQE_F_INLINE)) {
+            *why = "SGEs or inline data on an opcode that carries none";
+            return VHCA_VERR_BAD_WQE;
+        }
         return VHCA_VERR_NONE;
     }
     if (wqe->flags & VHCA_WQE_F_INLINE) {

@@ -46,6 +46,7 @@ VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_req, 8);
 /* vhca_alloc_ucontext_resp.comp_mask: the fields a kernel fills beyond
  * those of the first version (an older kernel leaves them 0). */
 #define VHCA_UCONTEXT_RESP_CLOCK	(1u << 0)	/* hca_core_clock_khz */
+#define VHCA_UCONTEXT_RESP_DEV_CAPS	(1u << 1)	/* dev_caps */
 
 struct vhca_alloc_ucontext_resp {
 	uint64_t	comp_mask;	/* VHCA_UCONTEXT_RESP_* */
@@ -59,8 +60,12 @@ struct vhca_alloc_ucontext_resp {
 	uint32_t	max_srq_wr;	/* device limit (max_srq_wr) */
 	uint32_t	hca_core_clock_khz; /* VHCA_UCONTEXT_RESP_CLOCK: the
 					 * device clock's rate, 0: no clock */
+	uint32_t	dev_caps;	/* VHCA_UCONTEXT_RESP_DEV_CAPS: the
+					 * device's VHCA_DEV_CAP_* (what the
+					 * provider may post, e.g. ATOMIC_WRITE) */
+	uint32_t	rsvd;
 };
-VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_resp, 48);
+VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_resp, 56);
 
 /* ---- completion queues ----
  * One page-aligned buffer of buf_len bytes: 2^log_size struct vhca_cqe

@@ -323,6 +323,7 @@ VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 #define VHCA_DEV_CAP_CQE_TIMESTAMP	(1u << 2)	/* vhca_cqe.timestamp, VHCA_DB_CLOCK */
 #define VHCA_DEV_CAP_XRC		(1u << 3)	/* XRC domains, SRQs, QPs (IBA A14) */
 #define VHCA_DEV_CAP_DM			(1u << 5)	/* device memory: BAR 3, ALLOC_DM */
+#define VHCA_DEV_CAP_ATOMIC_WRITE	(1u << 7)	/* VHCA_WQE_ATOMIC_WRITE (IBA 1.5 9.4.6) */
 
 /* IBA 14.2.5.6 PortInfo values used below. */
 enum vhca_port_state {

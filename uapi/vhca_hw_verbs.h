@@ -155,6 +155,7 @@ enum vhca_cqe_opcode {
 	VHCA_CQE_BIND_MW		= 0x05,
 	VHCA_CQE_LOCAL_INV		= 0x06,
 	VHCA_CQE_REG_MR			= 0x08,
+	VHCA_CQE_ATOMIC_WRITE		= 0x09,	/* IBV_WC_ATOMIC_WRITE */
 	VHCA_CQE_RECV			= 0x80,
 	VHCA_CQE_RECV_RDMA_WITH_IMM	= 0x81,
 };
@@ -518,6 +519,8 @@ VHCA_SIZE_CHECK(struct vhca_cmd_mcast_in, 32);
  *   SEND, SEND_WITH_IMM/INV         RC, UC, XRC: none; UD, SMI, GSI: vhca_wqe_ud
  *   RDMA_WRITE(_WITH_IMM), RDMA_READ  vhca_wqe_raddr
  *   ATOMIC_CMP_AND_SWP, _FETCH_AND_ADD  vhca_wqe_atomic (8-byte operands)
+ *   ATOMIC_WRITE                    vhca_wqe_atomic, `swap` holding the 8
+ *                                   bytes to store (no SGEs, no inline)
  *   LOCAL_INV                       none (imm_inv = the key)
  *   REG_MR                          vhca_wqe_reg_mr
  *   BIND_MW                         vhca_wqe_bind_mw
@@ -533,6 +536,7 @@ enum vhca_wqe_opcode {
 	VHCA_WQE_LOCAL_INV		= 0x07,
 	VHCA_WQE_BIND_MW		= 0x08,
 	VHCA_WQE_SEND_WITH_INV		= 0x09,
+	VHCA_WQE_ATOMIC_WRITE		= 0x0f,	/* IBA 1.5 9.4.6 (VHCA_DEV_CAP_ATOMIC_WRITE) */
 	VHCA_WQE_REG_MR			= 0x20,
 };
 
@@ -567,7 +571,10 @@ struct vhca_wqe_atomic {
 	vhca_le32	rkey;
 	vhca_le32	rsvd;
 	vhca_le64	compare_add;	/* compare value, or the addend */
-	vhca_le64	swap;		/* swap value (CMP_AND_SWP) */
+	vhca_le64	swap;		/* swap value (CMP_AND_SWP); ATOMIC_WRITE:
+					 * the 8 bytes to store, in memory
+					 * order (loaded and stored as le64,
+					 * so they arrive unchanged) */
 };
 VHCA_SIZE_CHECK(struct vhca_wqe_atomic, 32);
 

@@ -82,6 +82,7 @@ static inline uint32_t vhca_wqe_qp_types(uint8_t opcode)
 	case VHCA_WQE_RDMA_READ:
 	case VHCA_WQE_ATOMIC_CMP_AND_SWP:
 	case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+	case VHCA_WQE_ATOMIC_WRITE:
 		return VHCA_QPT_RELIABLE;
 	default:
 		return 0;
@@ -104,6 +105,7 @@ static inline uint32_t vhca_wqe_segment_size(uint8_t opcode, uint8_t qp_type)
 		return sizeof(struct vhca_wqe_raddr);
 	case VHCA_WQE_ATOMIC_CMP_AND_SWP:
 	case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+	case VHCA_WQE_ATOMIC_WRITE:
 		return sizeof(struct vhca_wqe_atomic);
 	case VHCA_WQE_REG_MR:
 		return sizeof(struct vhca_wqe_reg_mr);
@@ -116,11 +118,22 @@ static inline uint32_t vhca_wqe_segment_size(uint8_t opcode, uint8_t qp_type)
 	}
 }
 
-/* Whether the WQE has SGEs or inline data (the local operations do not). */
+/* Whether the WQE is an operation on local objects that puts nothing on
+ * the wire (IBA 10.6.5 fast registration and local invalidation, 10.6.7.2
+ * type 2 window binding). */
+static inline int vhca_wqe_is_local(uint8_t opcode)
+{
+	return opcode == VHCA_WQE_LOCAL_INV || opcode == VHCA_WQE_REG_MR ||
+	       opcode == VHCA_WQE_BIND_MW;
+}
+
+/* Whether the WQE has SGEs or inline data.  The local operations have
+ * none; nor has ATOMIC_WRITE: its 8 bytes are in its segment, so that a
+ * QP without inline space posts it (rdma-core's ibv_wr_atomic_write takes
+ * the bytes, not an SGE), and they travel as the request's payload. */
 static inline int vhca_wqe_carries_data(uint8_t opcode)
 {
-	return opcode != VHCA_WQE_LOCAL_INV && opcode != VHCA_WQE_REG_MR &&
-	       opcode != VHCA_WQE_BIND_MW;
+	return !vhca_wqe_is_local(opcode) && opcode != VHCA_WQE_ATOMIC_WRITE;
 }
 
 /* Whether the responder's answer carries the data (RDMA READ, atomics:

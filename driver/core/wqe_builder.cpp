@@ -58,6 +58,14 @@ void WriteSegment(uint8_t* wqe, uint32_t opcode, const vhca_core_send_wr& wr) {
       CopyBytes(wqe, &seg, sizeof(seg));
       break;
     }
+    case VHCA_WQE_ATOMIC_WRITE: {  // IBA 1.5 9.4.6: the bytes, unchanged
+      vhca_wqe_atomic seg{};
+      seg.remote_addr = ToLe64(wr.atomic.remote_addr);
+      seg.rkey = ToLe32(wr.atomic.rkey);
+      CopyBytes(&seg.swap, &wr.atomic.swap, sizeof(seg.swap));
+      CopyBytes(wqe, &seg, sizeof(seg));
+      break;
+    }
     default: {  // SEND* on a datagram QP
       vhca_wqe_ud seg{};
       seg.av = MakeAv(wr.ud.ah);

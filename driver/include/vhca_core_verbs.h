@@ -94,7 +94,8 @@ struct vhca_core_send_wr {
 			unsigned long long remote_addr;
 			unsigned int rkey;
 		} rdma;
-		struct {		/* ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD */
+		struct {		/* ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD,
+					 * ATOMIC_WRITE (swap: the bytes to store) */
 			unsigned long long remote_addr;
 			unsigned long long compare_add;
 			unsigned long long swap;

@@ -95,7 +95,8 @@ void vhca_ucontext_resp(struct ib_ucontext *ibuc,
 	resp->max_srq_wr = le32_to_cpu(attr->max_srq_wr);
 	/* The clock that provider/clock.c would otherwise ask
 	 * ibv_query_device_ex for at every open. */
-	resp->comp_mask = VHCA_UCONTEXT_RESP_CLOCK;
+	resp->comp_mask = VHCA_UCONTEXT_RESP_CLOCK | VHCA_UCONTEXT_RESP_DEV_CAPS;
+	resp->dev_caps = le32_to_cpu(attr->dev_caps);
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_CQE_TIMESTAMP)
 		resp->hca_core_clock_khz = le32_to_cpu(attr->hca_core_clock_khz);
 }

@@ -5,6 +5,8 @@
 // region and is in memory_region_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <vector>
 
 #include "vhca_errno.h"
@@ -140,6 +142,24 @@ TEST(WqeBuilder, AtomicSegments) {
   }
 }
 
+// ATOMIC WRITE (IBA 1.5 9.4.6): the 8 bytes in the segment's swap field
+// as they are in memory, no SGEs; with an SGE it is refused.
+TEST(WqeBuilder, AtomicWriteCarriesItsBytesInTheSegment) {
+  vhca_core_send_wr wr = Wr(VHCA_WQE_ATOMIC_WRITE);
+  wr.num_sge = 0;
+  wr.atomic.remote_addr = 0x20000010;
+  wr.atomic.rkey = 0x5503;
+  const uint8_t bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  memcpy(&wr.atomic.swap, bytes, sizeof(bytes));
+  auto built = Build(Layout(VHCA_QPT_RC), wr);
+  ASSERT_EQ(built.error, 0);
+  WireBytes expected = Ctrl(VHCA_WQE_ATOMIC_WRITE, VHCA_WQE_F_SIGNALED, 0);
+  expected.Put64(kSeg, 0x20000010).Put32(kSeg + 8, 0x5503).Put64(kSeg + 24, 0x0807060504030201ull);
+  EXPECT_EQ(built.bytes, expected.bytes());
+  wr.num_sge = 1;
+  EXPECT_EQ(Build(Layout(VHCA_QPT_RC), wr).error, -VHCA_EINVAL);
+}
+
 TEST(WqeBuilder, LocalInvalidate) {
   vhca_core_send_wr wr = Wr(VHCA_WQE_LOCAL_INV);
   wr.num_sge = 0;
@@ -265,10 +285,11 @@ TEST(WqeBuilder, SgeLimit) {
 TEST(WqeBuilder, OpcodesTheQpTypeCannotCarry) {
   for (uint32_t opcode : {VHCA_WQE_RDMA_WRITE, VHCA_WQE_RDMA_WRITE_WITH_IMM, VHCA_WQE_RDMA_READ,
                           VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_WQE_ATOMIC_FETCH_AND_ADD,
-                          VHCA_WQE_SEND_WITH_INV})
+                          VHCA_WQE_ATOMIC_WRITE, VHCA_WQE_SEND_WITH_INV})
     EXPECT_EQ(Build(Layout(VHCA_QPT_UD), Wr(opcode)).error, -VHCA_EINVAL) << opcode;
   for (uint32_t opcode : {VHCA_WQE_RDMA_READ, VHCA_WQE_ATOMIC_CMP_AND_SWP,
-                          VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_WQE_SEND_WITH_INV})
+                          VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_WQE_ATOMIC_WRITE,
+                          VHCA_WQE_SEND_WITH_INV})
     EXPECT_EQ(Build(Layout(VHCA_QPT_UC), Wr(opcode)).error, -VHCA_EINVAL) << opcode;
   for (uint32_t opcode : {0x08u, 0x0au, 0x0bu, 0x21u, 0xffu})
     EXPECT_EQ(Build(Layout(VHCA_QPT_RC), Wr(opcode)).error, -VHCA_EINVAL) << opcode;

@@ -21,12 +21,14 @@ const uint8_t kQpTypes[] = {VHCA_QPT_RC,  VHCA_QPT_UC,      VHCA_QPT_UD,     VHC
 // (IBA 10.6.7.2: a window's rkey serves the peer of the connection).
 // The XRC initiator posts what RC posts (IBA A14.3.2: XRC's opcodes are
 // RC's with an XRCETH); the XRC target has no send queue and posts nothing.
+// ATOMIC WRITE is an RC opcode (IBA 1.5 9.2, 9.4.6).
 std::set<std::pair<int, int>> Allowed() {
   std::set<std::pair<int, int>> allowed;
   for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_SEND_WITH_INV,
                  VHCA_WQE_RDMA_WRITE, VHCA_WQE_RDMA_WRITE_WITH_IMM, VHCA_WQE_RDMA_READ,
                  VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_WQE_ATOMIC_FETCH_AND_ADD,
-                 VHCA_WQE_BIND_MW, VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR})
+                 VHCA_WQE_ATOMIC_WRITE, VHCA_WQE_BIND_MW, VHCA_WQE_LOCAL_INV,
+                 VHCA_WQE_REG_MR})
     for (int type : {VHCA_QPT_RC, VHCA_QPT_XRC_INI}) allowed.insert({op, type});
   for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_RDMA_WRITE,
                  VHCA_WQE_RDMA_WRITE_WITH_IMM})
@@ -67,6 +69,7 @@ TEST(WqeRules, SegmentAfterTheControlSegment) {
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_RDMA_READ, VHCA_QPT_RC), sizeof(vhca_wqe_raddr));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_QPT_RC),
             sizeof(vhca_wqe_atomic));
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_ATOMIC_WRITE, VHCA_QPT_RC), sizeof(vhca_wqe_atomic));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_REG_MR, VHCA_QPT_UD), sizeof(vhca_wqe_reg_mr));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_LOCAL_INV, VHCA_QPT_UD), 0u);
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_BIND_MW, VHCA_QPT_UC), sizeof(vhca_wqe_bind_mw));
@@ -86,9 +89,19 @@ TEST(WqeRules, XrcTypes) {
 
 TEST(WqeRules, DataAndInline) {
   for (int op : {VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR, VHCA_WQE_BIND_MW}) {
+    EXPECT_TRUE(vhca_wqe_is_local(static_cast<uint8_t>(op)));
     EXPECT_FALSE(vhca_wqe_carries_data(static_cast<uint8_t>(op)));
     EXPECT_FALSE(vhca_wqe_may_inline(static_cast<uint8_t>(op)));
   }
+  // ATOMIC WRITE goes on the wire with its 8 bytes from its segment: no
+  // SGEs, no inline data, nothing coming back.
+  EXPECT_FALSE(vhca_wqe_is_local(VHCA_WQE_ATOMIC_WRITE));
+  EXPECT_FALSE(vhca_wqe_carries_data(VHCA_WQE_ATOMIC_WRITE));
+  EXPECT_FALSE(vhca_wqe_may_inline(VHCA_WQE_ATOMIC_WRITE));
+  EXPECT_FALSE(vhca_wqe_returns_data(VHCA_WQE_ATOMIC_WRITE));
+  for (int op : {VHCA_WQE_SEND, VHCA_WQE_RDMA_WRITE, VHCA_WQE_RDMA_READ,
+                 VHCA_WQE_ATOMIC_FETCH_AND_ADD})
+    EXPECT_FALSE(vhca_wqe_is_local(static_cast<uint8_t>(op)));
   // Data that comes back (READ, atomics) cannot be inline (IBA 11.4.1.1).
   for (int op : {VHCA_WQE_RDMA_READ, VHCA_WQE_ATOMIC_CMP_AND_SWP,
                  VHCA_WQE_ATOMIC_FETCH_AND_ADD}) {

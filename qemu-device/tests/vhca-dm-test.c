@@ -50,23 +50,13 @@ static uint8_t dm_reg_mr(Dp *dp, uint32_t pd, uint32_t offset, uint64_t len,
     return status;
 }
 
-static void dm_query(Dp *dp, struct vhca_device_attr *attr)
-{
-    struct vhca_cmd cmd;
-
-    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_DEVICE);
-    cmd_out(dp->v, &cmd, sizeof(*attr));
-    g_assert_cmpuint(dp_exec(dp, &cmd, NULL), ==, VHCA_CMD_OK);
-    qtest_memread(dp->v->qts, dp->v->buf, attr, sizeof(*attr));
-}
-
 static void test_dm_commands(void)
 {
     Dp *dp = dp_start();
     struct vhca_device_attr attr;
     uint32_t a, b, c, key, other;
 
-    dm_query(dp, &attr);
+    dp_query_device(dp, &attr);
     g_assert_cmpuint(le64_to_cpu(attr.max_dm_size), ==, DM_DEFAULT_SIZE);
     g_assert_true(le32_to_cpu(attr.dev_caps) & VHCA_DEV_CAP_DM);
 
@@ -164,7 +154,7 @@ static void test_dm_none(void)
     struct vhca_device_attr attr;
     uint32_t offset;
 
-    dm_query(dp, &attr);
+    dp_query_device(dp, &attr);
     g_assert_cmpuint(le64_to_cpu(attr.max_dm_size), ==, 0);
     g_assert_false(le32_to_cpu(attr.dev_caps) & VHCA_DEV_CAP_DM);
     g_assert_cmpuint(dm_alloc(dp, 4, 0, &offset), ==, VHCA_CMD_BAD_PARAM);

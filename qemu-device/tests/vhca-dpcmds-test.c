@@ -13,12 +13,8 @@ static void test_dp_limits(void)
 {
     Dp *dp = dp_start();
     struct vhca_device_attr attr;
-    struct vhca_cmd cmd;
 
-    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_DEVICE);
-    cmd_out(dp->v, &cmd, sizeof(attr));
-    g_assert_cmpuint(dp_exec(dp, &cmd, NULL), ==, VHCA_CMD_OK);
-    qtest_memread(dp->v->qts, dp->v->buf, &attr, sizeof(attr));
+    dp_query_device(dp, &attr);
     g_assert_cmpuint(le32_to_cpu(attr.max_qp), >=, 64);
     g_assert_cmpuint(le32_to_cpu(attr.max_qp_wr), ==,
                      (1u << VHCA_MAX_LOG_WQ) - 1);

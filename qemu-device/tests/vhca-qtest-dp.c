@@ -397,6 +397,39 @@ void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry)
     g_assert_cmpuint(dp_to_rts(dp, &p->b, rnr_retry), ==, VHCA_CMD_OK);
 }
 
+/* A region of B over shuffled pages (a DIRECT page list). */
+uint32_t dp_mr_pages(Dp *dp, uint64_t iova, uint64_t *pages,
+                     uint32_t access)
+{
+    struct vhca_cmd_create_mr in;
+    uint64_t list = dp_alloc(dp, 4096);
+    uint64_t raw[4];
+    uint32_t key, i;
+
+    for (i = 0; i < 4; i++) {
+        pages[i] = dp_alloc(dp, 4096);
+    }
+    for (i = 0; i < 4; i++) {
+        raw[i] = cpu_to_le64(pages[3 - i]);
+    }
+    qtest_memwrite(dp->v->qts, list, raw, sizeof(raw));
+    dp_mr_desc(&in, dp->pd, iova, 4 * 4096, list, 4, VHCA_BUF_DIRECT);
+    in.access = cpu_to_le32(access);
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, &key), ==, VHCA_CMD_OK);
+    return key;
+}
+
+/* QUERY_DEVICE's answer. */
+void dp_query_device(Dp *dp, struct vhca_device_attr *attr)
+{
+    struct vhca_cmd cmd;
+
+    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_DEVICE);
+    cmd_out(dp->v, &cmd, sizeof(*attr));
+    g_assert_cmpuint(dp_exec(dp, &cmd, NULL), ==, VHCA_CMD_OK);
+    qtest_memread(dp->v->qts, dp->v->buf, attr, sizeof(*attr));
+}
+
 /* A physical (iova = DMA address) region. */
 uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
                     uint32_t access)

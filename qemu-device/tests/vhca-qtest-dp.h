@@ -126,6 +126,9 @@ void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
 void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry);
 uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
                     uint32_t access);
+void dp_query_device(Dp *dp, struct vhca_device_attr *attr);
+/* A 4-page region at iova whose list names pages[3], [2], [1], [0]. */
+uint32_t dp_mr_pages(Dp *dp, uint64_t iova, uint64_t *pages, uint32_t access);
 void dp_wqe(DpWqe *w, uint64_t wr_id, uint8_t opcode, uint8_t flags);
 void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey);
 void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey);

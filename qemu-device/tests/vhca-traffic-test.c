@@ -100,28 +100,6 @@ static void test_dp_rc_send(void)
     dp_stop(dp);
 }
 
-/* A region of B over shuffled pages (a DIRECT page list). */
-static uint32_t dp_mr_pages(Dp *dp, uint64_t iova, uint64_t *pages,
-                            uint32_t access)
-{
-    struct vhca_cmd_create_mr in;
-    uint64_t list = dp_alloc(dp, 4096);
-    uint64_t raw[4];
-    uint32_t key, i;
-
-    for (i = 0; i < 4; i++) {
-        pages[i] = dp_alloc(dp, 4096);
-    }
-    for (i = 0; i < 4; i++) {
-        raw[i] = cpu_to_le64(pages[3 - i]);
-    }
-    qtest_memwrite(dp->v->qts, list, raw, sizeof(raw));
-    dp_mr_desc(&in, dp->pd, iova, 4 * 4096, list, 4, VHCA_BUF_DIRECT);
-    in.access = cpu_to_le32(access);
-    g_assert_cmpuint(dp_create_mr_in(dp, &in, &key), ==, VHCA_CMD_OK);
-    return key;
-}
-
 static void test_dp_rc_rdma(void)
 {
     Dp *dp = dp_start();

@@ -335,7 +335,6 @@ SKIPS = [
     # matched against the whole line: the test's name or description, then
     # the message (these messages alone would hide any _ex regression)
     (r"Tag Matching.*Extended CQ is not supported", "Tag matching"),
-    (r"atomic_write.*Extended QP is not supported", "ibv_wr_atomic_write"),
     (r"ODP is not supported", "On-demand paging"),
     (r"Allocating dmabuf is not supported", "dma-buf MRs"),
     (r"Ethernet link layer|skip RoCE test", "RoCE and raw Ethernet QPs"),
