@@ -35,6 +35,7 @@
 #include "vhca-sa.h"
 #include "vhca-switch-sma.h"
 #include "vhca-link.h"
+#include "vhca-port-faults.h"
 #include "vhca-transport.h"
 #include "vhca-trap.h"
 #include "trace.h"
@@ -466,6 +467,7 @@ void vhca_port_carrier(VhcaPort *port, bool up)
         return;
     }
     if (!up) {
+        vhca_port_faults_flush(port);
         vhca_port_go_down(port, true);
     } else if (port->link_up && port->state == VHCA_PORT_DOWN) {
         vhca_port_go_init(port);

@@ -40,6 +40,7 @@
 #include "qapi/error.h"
 #include "vhca-link.h"
 #include "vhca-link-reasm.h"
+#include "vhca-port-faults.h"
 #include "vhca-switch-sma.h"
 #include "vhca-wire.h"
 #include "trace.h"
@@ -113,7 +114,19 @@ void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
     trace_vhca_link_tx(port->num, f->kind, f->slid, f->dlid, f->dst_qpn,
                        f->psn, payload_len);
     vhca_link_count(port, f, false);
-    qemu_send_packet(qemu_get_queue(port->link->nic), buf, len);
+    if (f->kind == VHCA_WIRE_HELLO || f->kind == VHCA_WIRE_LINK) {
+        vhca_link_put(port, buf, len);      /* training: no faults */
+    } else {
+        vhca_port_faults_egress(port, buf, len);
+    }
+}
+
+/* One encoded frame onto the port's netdev. */
+void vhca_link_put(VhcaPort *port, const uint8_t *frame, uint32_t len)
+{
+    if (port->link) {
+        qemu_send_packet(qemu_get_queue(port->link->nic), frame, len);
+    }
 }
 
 /* A message in as many frames as it needs (vhca-wire.h), one if short. */
@@ -707,6 +720,7 @@ void vhca_link_detach(VhcaPort *port)
     if (!link) {
         return;
     }
+    vhca_port_faults_free(port);
     qemu_del_nic(link->nic);
     timer_free(link->hello_timer);
     timer_free(link->watch_timer);

@@ -23,6 +23,8 @@ VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 void vhca_link_uc_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 bool vhca_link_send_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 /* A frame out of port's cable (for the device's agents). */
+/* One encoded frame onto the port's netdev, past the link's faults. */
+void vhca_link_put(VhcaPort *port, const uint8_t *frame, uint32_t len);
 void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
                     const uint8_t *payload, uint32_t payload_len);
 /*

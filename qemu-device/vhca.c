@@ -10,6 +10,8 @@
  *                    [,comp-vectors=N][,doorbell-pages=N][,dm-size=BYTES]
  *                    [,rc-drop-request=N][,rc-drop-response=N]
  *                    [,port1-netdev=NETDEV][,port2-netdev=NETDEV]
+ *                    [,portN-loss=PCT][,portN-dup=PCT][,portN-reorder=PCT]
+ *                    [,portN-corrupt=PCT][,portN-delay-ms=MS]
  *
  * Properties:
  *   ports          (uint8, 1..2, default 1) number of IB ports.
@@ -45,6 +47,11 @@
  *                  process through that QEMU netdev, to the standalone
  *                  switch (vhca-link.c, Documentation/fabric.md); the port
  *                  is then on no in-process fabric.
+ *   portN-loss, portN-dup, portN-reorder, portN-corrupt, portN-delay-ms
+ *                  (uint32, default 0, settable at run time with qom-set)
+ *                  faults of a cabled port's link, in percent of its data
+ *                  frames, and an added delay (vhca-port-faults.c);
+ *                  portN-fault-stats (string, read only) counts them.
  *
  * The device cannot be migrated (its state lives partly in the fabric).
  *
@@ -58,6 +65,7 @@
 #include "qapi/error.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "vhca-port-faults.h"
 #include "hw/qdev-properties-system.h"
 #include "migration/vmstate.h"
 #include "sysemu/dma.h"
@@ -635,6 +643,9 @@ static void vhca_instance_init(Object *obj)
                              vhca_port2_link_set);
     object_property_set_description(obj, "port2-link",
                                     "Physical link of port 2 (up = true)");
+    for (i = 0; i < VHCA_MAX_PORTS; i++) {
+        vhca_port_faults_init(obj, &s->ports[i]);
+    }
 }
 
 static const VMStateDescription vmstate_vhca = {

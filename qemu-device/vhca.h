@@ -26,6 +26,7 @@
 #include "vhca-pma.h"
 #include "vhca-sma.h"
 #include "vhca-trap.h"
+#include "vhca-link-faults.h"
 #include "net/net.h"
 #include "vhca-verbs.h"
 
@@ -98,6 +99,8 @@ typedef struct VhcaPort {
     VhcaPortCounters counters;      /* the PMA's (vhca-pma-hook.c) */
     uint8_t switch_port;            /* the fabric switch's port cabled here */
     VhcaTrap trap;                  /* its SMA's Trap 144 (vhca-fabric.c) */
+    VhcaFaultLink faults;           /* a cabled link's (vhca-port-faults.c) */
+    QEMUTimer *fault_timer;         /* delayed frames due */
 } VhcaPort;
 
 struct VhcaState {

@@ -35,28 +35,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SW_MAX_DELAY_MS     10000
 #define SW_MAX_FLAP_MS      60000
 
-static uint64_t sw_rng = 0x9e3779b97f4a7c15ull;
+static uint64_t sw_seed = 0x9e3779b97f4a7c15ull;
 
 void sw_faults_seed(uint64_t seed)
 {
-    sw_rng = seed ? seed : 0x9e3779b97f4a7c15ull;
+    sw_seed = seed ? seed : 0x9e3779b97f4a7c15ull;
 }
-
-/* true with probability pct / 100 */
-static bool sw_roll(unsigned pct)
-{
-    if (!pct) {
-        return false;
-    }
-    sw_rng ^= sw_rng << 13;
-    sw_rng ^= sw_rng >> 7;
-    sw_rng ^= sw_rng << 17;
-    return sw_rng % 100 < pct;
-}
-
 
 int64_t sw_now_ms(void)
 {
@@ -66,59 +52,27 @@ int64_t sw_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A frame onto the link: now, or once the link's delay has passed. */
-static void sw_emit(SwPort *p, const uint8_t *frame, uint32_t len)
+static void sw_faults_send(void *opaque, const uint8_t *frame, uint32_t len)
 {
-    SwDelayed *d;
-
-    if (!p->faults.delay_ms) {
-        sw_send(p, frame, len);
-        return;
-    }
-    d = malloc(sizeof(*d) + len);
-    if (!d) {
-        p->lost++;
-        return;
-    }
-    d->next = NULL;
-    d->due_ms = sw_now_ms() + p->faults.delay_ms;
-    d->len = len;
-    memcpy(d->frame, frame, len);
-    if (!p->delayed) {
-        p->delayed_tail = &p->delayed;
-    }
-    *p->delayed_tail = d;
-    p->delayed_tail = &d->next;
-    p->delayed_frames++;
+    sw_send(opaque, frame, len);
 }
 
-static void sw_send_held(SwPort *p)
+/* Each link its own generator, from the switch's seed and the port. */
+void sw_faults_init(SwPort *p)
 {
-    uint8_t *held = p->held;
-
-    if (held) {
-        p->held = NULL;
-        sw_emit(p, held, p->held_len);
-        free(held);
-    }
+    vhca_faults_init(&p->faults, sw_seed ^ ((uint64_t)p->num << 32),
+                     sw_faults_send, p);
 }
 
 int sw_faults_tick(SwPort *ports, int nports)
 {
-    int64_t now = sw_now_ms(), next = -1;
-    SwDelayed *d;
+    int64_t now = sw_now_ms(), next = -1, due;
     int i;
 
     for (i = 0; i < nports; i++) {
-        SwPort *p = &ports[i];
-
-        while ((d = p->delayed) && d->due_ms <= now) {
-            p->delayed = d->next;
-            sw_send(p, d->frame, d->len);
-            free(d);
-        }
-        if (p->delayed && (next < 0 || p->delayed->due_ms - now < next)) {
-            next = p->delayed->due_ms - now;
+        due = vhca_faults_due(&ports[i].faults, now);
+        if (due >= 0 && (next < 0 || due < next)) {
+            next = due;
         }
     }
     return (int)next;
@@ -126,41 +80,12 @@ int sw_faults_tick(SwPort *ports, int nports)
 
 void sw_faults_link_down(SwPort *p)
 {
-    SwDelayed *d;
-
-    free(p->held);
-    p->held = NULL;
-    while ((d = p->delayed)) {
-        p->delayed = d->next;
-        free(d);
-    }
+    vhca_faults_flush(&p->faults);
 }
 
 void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len)
 {
-    if (sw_roll(p->faults.corrupt)) {
-        p->icrc_errors++;
-        return;
-    }
-    if (sw_roll(p->faults.loss)) {
-        p->lost++;
-        return;
-    }
-    if (!p->held && sw_roll(p->faults.reorder)) {
-        p->held = malloc(len);
-        if (p->held) {
-            memcpy(p->held, frame, len);
-            p->held_len = len;
-            p->reordered++;
-            return;
-        }
-    }
-    sw_emit(p, frame, len);
-    if (sw_roll(p->faults.dup)) {
-        p->duplicated++;
-        sw_emit(p, frame, len);
-    }
-    sw_send_held(p);
+    vhca_faults_egress(&p->faults, frame, len, sw_now_ms());
 }
 
 int sw_control_listen(const char *path)
@@ -198,24 +123,26 @@ static void sw_control_stats(SwPort *ports, int nports, char *out,
                                  " icrc %" PRIu64 " delayed %" PRIu64
                                  " flaps %" PRIu64 "\n", p->num, p->lid,
                                  p->rx_frames, p->tx_frames, p->drops,
-                                 p->lost, p->duplicated, p->reordered,
-                                 p->icrc_errors, p->delayed_frames,
-                                 p->flaps);
+                                 p->faults.stats.lost,
+                                 p->faults.stats.duplicated,
+                                 p->faults.stats.reordered,
+                                 p->faults.stats.icrc_errors,
+                                 p->faults.stats.delayed, p->flaps);
     }
 }
 
-static bool sw_rates_ok(const SwFaults *f)
+/* "faults L D R C": the rates, the link's delay kept. */
+static bool sw_parse_rates(const char *args, const SwPort *p,
+                           VhcaFaultRates *f)
 {
-    return f->loss <= 100 && f->dup <= 100 && f->reorder <= 100 &&
-           f->corrupt <= 100;
+    *f = p->faults.rates;
+    return sscanf(args, "faults %u %u %u %u", &f->loss, &f->dup, &f->reorder,
+                  &f->corrupt) == 4;
 }
 
-static void sw_set_rates(SwPort *p, const SwFaults *f)
+static void sw_set_rates(SwPort *p, const VhcaFaultRates *f)
 {
-    p->faults.loss = f->loss;
-    p->faults.dup = f->dup;
-    p->faults.reorder = f->reorder;
-    p->faults.corrupt = f->corrupt;
+    p->faults.rates = *f;
     fprintf(stderr, "vhca-switch: port %d faults loss %u%% dup %u%% reorder "
             "%u%% corrupt %u%%\n", p->num, f->loss, f->dup, f->reorder,
             f->corrupt);
@@ -241,22 +168,21 @@ static const char *sw_flap(SwPort *p, unsigned ms)
 /* "port N ...": one link's faults, delay or flap. */
 static const char *sw_port_command(const char *args, SwPort *p)
 {
-    SwFaults f;
+    VhcaFaultRates f;
     unsigned ms;
 
-    if (sscanf(args, "faults %u %u %u %u", &f.loss, &f.dup, &f.reorder,
-               &f.corrupt) == 4) {
-        if (!sw_rates_ok(&f)) {
+    if (sw_parse_rates(args, p, &f)) {
+        if (!vhca_fault_rates_valid(&f)) {
             return "error: rates are percentages\n";
         }
         sw_set_rates(p, &f);
         return "ok\n";
     }
     if (sscanf(args, "delay %u", &ms) == 1) {
-        if (ms > SW_MAX_DELAY_MS) {
+        if (ms > VHCA_FAULT_MAX_DELAY_MS) {
             return "error: delay is at most 10000 ms\n";
         }
-        p->faults.delay_ms = ms;
+        p->faults.rates.delay_ms = ms;
         fprintf(stderr, "vhca-switch: port %d delay %u ms\n", p->num, ms);
         return "ok\n";
     }
@@ -270,15 +196,15 @@ static void sw_control_command(char *line, SwPort *ports, int nports,
                                char *out, size_t size)
 {
     int num, used = 0, i;
-    SwFaults f;
+    VhcaFaultRates f;
 
-    if (sscanf(line, "faults %u %u %u %u", &f.loss, &f.dup, &f.reorder,
-               &f.corrupt) == 4) {
-        if (!sw_rates_ok(&f)) {
+    if (nports && sw_parse_rates(line, &ports[0], &f)) {
+        if (!vhca_fault_rates_valid(&f)) {
             snprintf(out, size, "error: rates are percentages\n");
             return;
         }
         for (i = 0; i < nports; i++) {
+            f.delay_ms = ports[i].faults.rates.delay_ms;
             sw_set_rates(&ports[i], &f);
         }
         snprintf(out, size, "ok\n");

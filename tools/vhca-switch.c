@@ -690,6 +690,7 @@ int main(int argc, char **argv)
     for (i = 0; i < sw_nports; i++) {
         sw_ports[i].num = i + 1;
         sw_ports[i].fd = -1;
+        sw_faults_init(&sw_ports[i]);
         sw_ports[i].rx = malloc(SW_FRAME_MAX);
         sw_ports[i].connect_path = args.connect[i];
         sw_ports[i].listen_fd = args.connect[i] ? -1

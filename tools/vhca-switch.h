@@ -11,23 +11,10 @@
 #include "vhca-wire.h"
 #include "vhca-pma.h"
 #include "vhca-switch-sma.h"
+#include "vhca-link-faults.h"
 
 #define SW_MAX_PORTS        32          /* = VHCA_SA_MAX_PORTS */
 #define SW_NODE_GUID        0x525400ff00000001ull   /* 52:54:00: no vendor */
-
-/* The faults of one link, in percent, and its added delay (fabric.md). */
-typedef struct SwFaults {
-    unsigned loss, dup, reorder, corrupt;
-    unsigned delay_ms;
-} SwFaults;
-
-/* A frame waiting out its link's delay. */
-typedef struct SwDelayed {
-    struct SwDelayed *next;
-    int64_t due_ms;
-    uint32_t len;
-    uint8_t frame[];
-} SwDelayed;
 
 typedef struct SwPort {
     int num;                    /* 1..nports */
@@ -41,13 +28,11 @@ typedef struct SwPort {
     uint16_t lid;               /* 0 until the SM assigned one */
     uint64_t rx_frames, tx_frames, drops;
     VhcaPortCounters counters;  /* the switch PMA's (vhca-switch-smp.c) */
-    /* link faults (vhca-switch-faults.c) */
-    SwFaults faults;
-    uint8_t *held;              /* a frame held back to reorder */
-    uint32_t held_len;
-    SwDelayed *delayed, **delayed_tail;     /* FIFO: one delay per link */
+    /* link faults (qemu-device/vhca-link-faults.c, set by
+     * vhca-switch-faults.c's control socket) */
+    VhcaFaultLink faults;
     int64_t down_until_ms;      /* flapped: no dialing before this */
-    uint64_t lost, duplicated, reordered, icrc_errors, delayed_frames, flaps;
+    uint64_t flaps;
 } SwPort;
 
 /* vhca-switch-smp.c: the switch's state, its SMA's and its tables. */
@@ -77,6 +62,8 @@ bool sw_pma(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
 /* vhca-switch-faults.c: a forwarded frame leaves through p's link. */
 void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len);
 void sw_faults_seed(uint64_t seed);
+/* Port p's link, its generator seeded from sw_faults_seed's seed. */
+void sw_faults_init(SwPort *p);
 /* Milliseconds on a monotonic clock. */
 int64_t sw_now_ms(void);
 /* Send the delayed frames that are due; ms until the next one (-1: none). */

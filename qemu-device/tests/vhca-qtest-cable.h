@@ -1,0 +1,179 @@
+/*
+ * vhca qtests: a port cabled out through `-netdev stream` to a unix
+ * socket the test listens on, so the test plays the switch (framing:
+ * vhca-wire.h behind a 4-byte big-endian length, QEMU's stream netdev).
+ * Used by vhca-sm-set-test (an SM's Set(PortInfo)) and vhca-link-faults-
+ * test (the link's faults).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef VHCA_QTEST_CABLE_H
+#define VHCA_QTEST_CABLE_H
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include "vhca-qtest.h"
+#include "hw/misc/vhca/vhca-wire.h"
+
+typedef struct VhcaCable {
+    Vhca *v;
+    char *dir;
+    int fd;             /* the cable, switch side */
+    uint64_t tid;
+} VhcaCable;
+
+static inline void cable_read_all(int fd, void *buf, size_t len)
+{
+    uint8_t *p = buf;
+
+    while (len) {
+        ssize_t n = read(fd, p, len);
+
+        g_assert_cmpint(n, >, 0);
+        p += n;
+        len -= n;
+    }
+}
+
+/* The next frame out of the port (stream framing: a 4-byte BE length). */
+static inline uint32_t cable_recv(VhcaCable *r, uint8_t *frame, uint32_t max)
+{
+    uint8_t be[4];
+    uint32_t len;
+
+    cable_read_all(r->fd, be, 4);
+    len = ldl_be_p(be);
+    g_assert_cmpuint(len, <=, max);
+    cable_read_all(r->fd, frame, len);
+    return len;
+}
+
+static inline void cable_send(VhcaCable *r, const uint8_t *frame, uint32_t len)
+{
+    uint8_t be[4];
+
+    stl_be_p(be, len);
+    g_assert_cmpint(write(r->fd, be, 4), ==, 4);
+    g_assert_cmpint(write(r->fd, frame, len), ==, len);
+}
+
+static inline void cable_start(VhcaCable *r)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    g_autofree char *extra = NULL;
+    int lfd;
+
+    memset(r, 0, sizeof(*r));
+    r->dir = g_dir_make_tmp("vhca-sm-set-XXXXXX", NULL);
+    g_assert(r->dir);
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s/cable", r->dir);
+    lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    g_assert_cmpint(lfd, >=, 0);
+    g_assert_cmpint(bind(lfd, (struct sockaddr *)&a, sizeof(a)), ==, 0);
+    g_assert_cmpint(listen(lfd, 1), ==, 0);
+    extra = g_strdup_printf(",port2-netdev=w0 -netdev stream,id=w0,"
+                            "server=off,addr.type=unix,addr.path=%s",
+                            a.sun_path);
+    r->v = vhca_start(extra);
+    r->fd = accept(lfd, NULL, NULL);
+    g_assert_cmpint(r->fd, >=, 0);
+    close(lfd);
+    r->tid = 0x534d000000000000ull;
+}
+
+static inline void cable_stop(VhcaCable *r)
+{
+    g_autofree char *path = g_strdup_printf("%s/cable", r->dir);
+
+    vhca_stop(r->v);
+    close(r->fd);
+    unlink(path);
+    rmdir(r->dir);
+    g_free(r->dir);
+}
+
+/* Frames until one of kind comes (the port's counters and HELLOs pass). */
+static inline uint32_t cable_expect(VhcaCable *r, uint8_t kind, uint8_t *frame)
+{
+    const struct vhca_wire_hdr *h = (const struct vhca_wire_hdr *)frame;
+    uint32_t len;
+
+    do {
+        len = cable_recv(r, frame, sizeof(struct vhca_wire_hdr) + 4096);
+        g_assert_cmphex(le32_to_cpu(h->magic), ==, VHCA_WIRE_MAGIC);
+    } while (h->kind != kind);
+    return len;
+}
+
+/*
+ * After vhca_bringup: the port's first HELLO.  QEMU 7.2's stream netdev
+ * connects asynchronously, and a frame sent before it has is dropped; the
+ * port then sees its carrier and sends HELLOs on 200 ms timers of the
+ * virtual clock, which only runs here when the test steps it.  So step it
+ * until a HELLO arrives (a fixed wait hung under load).
+ */
+static inline void cable_wait_hello(VhcaCable *c, uint8_t *frame)
+{
+    const struct vhca_wire_hdr *h = (const struct vhca_wire_hdr *)frame;
+    struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+    int i;
+
+    for (i = 0; i < 600; i++) {
+        if (poll(&pfd, 1, 100) > 0) {
+            cable_recv(c, frame, sizeof(struct vhca_wire_hdr) + 4096);
+            if (h->kind == VHCA_WIRE_HELLO) {
+                return;
+            }
+            continue;
+        }
+        qtest_clock_step(c->v->qts, 200 * 1000 * 1000LL);
+    }
+    g_assert_not_reached();
+}
+
+#define CABLE_MAD_SIZE  256
+#define CABLE_SMP_DATA  64
+
+/*
+ * A directed-route SMP whose path ends at port 2 (hop count 1, hop pointer
+ * 1: the switch handed it on), with data's 64 bytes (NULL: zeros).
+ */
+static inline void cable_send_dr_smp(VhcaCable *c, uint8_t method,
+                                     uint16_t attr_id, uint64_t tid,
+                                     const uint8_t *data)
+{
+    uint8_t frame[sizeof(struct vhca_wire_hdr) + CABLE_MAD_SIZE];
+    struct vhca_wire_hdr *h = (struct vhca_wire_hdr *)frame;
+    uint8_t *smp = frame + sizeof(*h);
+
+    memset(frame, 0, sizeof(frame));
+    h->magic = cpu_to_le32(VHCA_WIRE_MAGIC);
+    h->version = VHCA_WIRE_VERSION;
+    h->kind = VHCA_WIRE_DATAGRAM;
+    h->opcode = VHCA_WQE_SEND;
+    h->slid = cpu_to_le16(0xffff);
+    h->dlid = cpu_to_le16(0xffff);
+    h->packets = cpu_to_le32(1);
+    h->length = cpu_to_le32(CABLE_MAD_SIZE);
+    h->payload_len = cpu_to_le32(CABLE_MAD_SIZE);
+    h->qp_type = VHCA_QPT_SMI;
+    smp[0] = 1;
+    smp[1] = 0x81;                      /* SubnDirectedRoute */
+    smp[2] = 1;
+    smp[3] = method;
+    smp[6] = 1;                         /* hop pointer */
+    smp[7] = 1;                         /* hop count */
+    stq_be_p(smp + 8, tid);
+    stw_be_p(smp + 16, attr_id);
+    stw_be_p(smp + 32, 0xffff);
+    stw_be_p(smp + 34, 0xffff);
+    smp[128 + 1] = 2;                   /* initial path: out of port 2 */
+    if (data) {
+        memcpy(smp + CABLE_SMP_DATA, data, 64);
+    }
+    cable_send(c, frame, sizeof(frame));
+}
+
+#endif /* VHCA_QTEST_CABLE_H */
