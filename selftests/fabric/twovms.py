@@ -534,34 +534,39 @@ def test_rping_verified(fabric):
             "rping -c -a %s -C 200 -V" % ADDR["b"], "rping")
 
 
+def lossy_pingpong(fabric, name):
+    """ibv_rc_pingpong -c (every message validated) from a to b over a
+    lossy fabric.  The server is told to expect more messages than the
+    client sends and is stopped afterwards: a server that exits after its
+    last message may leave the client's last SEND unACKed (its ACK lost),
+    and the client's resends then end in retry-exceeded, as on any lossy IB
+    link; the same can happen to the server's last pong once the client has
+    its 300 validated messages and exits."""
+    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    background(b, "ibv_rc_pingpong -d vhca0 -g 0 -c -n 1000000", name, 300)
+    time.sleep(2)
+    crc, cout = a.run("timeout 240 ibv_rc_pingpong -d vhca0 -g 0 -c -n 300 %s"
+                      % ADDR["b"], timeout=300)
+    b.run("pkill -x ibv_rc_pingpong", timeout=30)
+    src, sout = finish(b, name)
+    log(name, "server:\n%s\nclient:\n%s" % (sout, cout))
+    assert crc == 0 and "300 iters in" in cout, cout
+    # Stopped by SIGTERM (143), or its last pong's ACK was lost after
+    # the client had exited: retry-exceeded on that one SEND only.
+    assert src == 143 or (src == 1 and sout.count("Failed") == 1 and re.fullmatch(
+        r"(?s).*?Failed status transport retry counter exceeded \(12\) for "
+        r"wr_id 2\s+parse WC failed 2\s+.*", sout)), sout
+
+
 def test_rc_recovers_from_a_lossy_reordering_link(fabric):
     """5% loss, 5% reordering, 2% duplication and 1% corruption on every
-    link of the switch: RC retransmits until every byte is delivered once.
-    ibv_rc_pingpong -c validates every message; ib_read_bw moves 64 KiB
-    READ responses.  The pingpong server is told to expect more messages
-    than the client sends and is stopped afterwards: a server that exits
-    after its last message may leave the client's last SEND unACKed (its
-    ACK lost), and the client's resends then end in retry-exceeded, as on
-    any lossy IB link; the same can happen to the server's last pong once
-    the client has its 300 validated messages and exits."""
-    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    link of the switch: RC retransmits until every byte is delivered once
+    (lossy_pingpong); ib_read_bw moves 64 KiB READ responses."""
     sockdir = fabric["sockdir"]
     before = stats(sockdir)
     assert control(sockdir, "faults 5 2 5 1") == "ok\n"
     try:
-        background(b, "ibv_rc_pingpong -d vhca0 -g 0 -c -n 1000000", "lossy-pp", 300)
-        time.sleep(2)
-        crc, cout = a.run("timeout 240 ibv_rc_pingpong -d vhca0 -g 0 -c -n 300 %s"
-                          % ADDR["b"], timeout=300)
-        b.run("pkill -x ibv_rc_pingpong", timeout=30)
-        src, sout = finish(b, "lossy-pp")
-        log("lossy-pp", "server:\n%s\nclient:\n%s" % (sout, cout))
-        assert crc == 0 and "300 iters in" in cout, cout
-        # Stopped by SIGTERM (143), or its last pong's ACK was lost after
-        # the client had exited: retry-exceeded on that one SEND only.
-        assert src == 143 or (src == 1 and sout.count("Failed") == 1 and re.fullmatch(
-            r"(?s).*?Failed status transport retry counter exceeded \(12\) for "
-            r"wr_id 2\s+parse WC failed 2\s+.*", sout)), sout
+        lossy_pingpong(fabric, "lossy-pp")
         perftest(fabric, "ib_read_bw", "-n 50 -s 65536", "lossy-read")
         perftest(fabric, "ib_write_bw", "-n 20 -s 262144", "lossy-write-256k")
     finally:
@@ -571,6 +576,35 @@ def test_rc_recovers_from_a_lossy_reordering_link(fabric):
     lost = sum(after[p]["lost"] - before[p]["lost"] for p in after)
     reordered = sum(after[p]["reordered"] - before[p]["reordered"] for p in after)
     assert lost > 0 and reordered > 0, after
+
+
+QMP_FAULTS = {"port1-loss": 5, "port1-reorder": 5, "port1-dup": 2, "port1-corrupt": 1}
+
+
+def set_port_faults(vm, faults):
+    for prop, value in faults.items():
+        vm.qmp("qom-set", path="vhca0", property=prop, value=value)
+
+
+def test_rc_recovers_from_faults_set_from_qmp(fabric):
+    """The same faults, now on each VM's own link, set at run time from
+    QMP (qom-set vhca0 port1-loss ...): RC recovers with every message
+    validated, and port1-fault-stats counts what the links did."""
+    vms = fabric["vms"]
+    try:
+        for vm in vms.values():
+            set_port_faults(vm, QMP_FAULTS)
+        lossy_pingpong(fabric, "qmp-lossy-pp")
+    finally:
+        for vm in vms.values():
+            set_port_faults(vm, dict.fromkeys(QMP_FAULTS, 0))
+    counts = {}
+    for name, vm in vms.items():
+        text = vm.qmp("qom-get", path="vhca0", property="port1-fault-stats")
+        log("%s port1-fault-stats" % name, str(text))
+        counts[name] = dict(zip(text.split()[::2], map(int, text.split()[1::2])))
+    assert sum(c["lost"] for c in counts.values()) > 0, counts
+    assert sum(c["reordered"] for c in counts.values()) > 0, counts
 
 
 def port_state(vm):

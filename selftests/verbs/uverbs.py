@@ -135,8 +135,11 @@ def test_pingpong(vm, tool, args, pair):
     if tool == "ibv_ud_pingpong" and pair == "devices":
         # No GRH between two devices: the same path without -g.
         server, client = server.replace(" -g 0", ""), client.replace(" -g 0", "")
+    # the client connects once the server listens (ibv_srq_pingpong's 16
+    # QPs took longer than a fixed 1.5 s on a loaded host)
     src, crc, sout, cout = run_pair(vm, "%s %s %s" % (tool, server, args),
-                                    "%s %s %s localhost" % (tool, client, args))
+                                    "%s %s %s localhost" % (tool, client, args),
+                                    listen_port=18515)
     out = sout + cout
     log("%s %s (%s)" % (tool, args, pair), out)
     assert (src, crc) == (0, 0), out
@@ -413,7 +416,8 @@ cat /tmp/dis-async.log /tmp/dis-server.log /tmp/dis-client.log
     rc, _ = vm.run(WAIT_ACTIVE, timeout=120)
     assert rc == 0, "ports not ACTIVE after bind"
     src, crc, sout, cout = run_pair(vm, "ibv_rc_pingpong -d vhca0 -i 1 -g 0 -c",
-                                    "ibv_rc_pingpong -d vhca0 -i 2 -g 0 -c localhost")
+                                    "ibv_rc_pingpong -d vhca0 -i 2 -g 0 -c localhost",
+                                    listen_port=18515)
     assert (src, crc) == (0, 0), sout + cout
 
 
