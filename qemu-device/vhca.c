@@ -48,7 +48,7 @@
  *                  is then on no in-process fabric.
  *   sq-poll        (bool, default off) a thread polls the send doorbell
  *                  records of the QPs for sq-poll-window microseconds
- *                  (1..100000, default 100) after activity, so that a busy
+ *                  (1..1000000, default 100) after activity, so that a busy
  *                  QP posts with memory writes only; QUERY_DEVICE then
  *                  has VHCA_DEV_CAP_SQ_POLL (vhca-sqpoll.c).
  *
@@ -500,8 +500,8 @@ static bool vhca_check_properties(VhcaState *s, Error **errp)
                    VHCA_MAX_DB_PAGES);
         return false;
     }
-    if (s->sq_poll_window_us < 1 || s->sq_poll_window_us > 100000) {
-        error_setg(errp, "vhca: sq-poll-window must be 1..100000 (us)");
+    if (s->sq_poll_window_us < 1 || s->sq_poll_window_us > 1000000) {
+        error_setg(errp, "vhca: sq-poll-window must be 1..1000000 (us)");
         return false;
     }
     if (!vhca_dm_check_property(s, errp)) {

@@ -18,8 +18,9 @@
 
 #define WAIT_US         (5 * 1000 * 1000)
 #define STEP_US         1000
-/* Long enough that qtest's round trips never let the window expire. */
-#define LONG_WINDOW     ",sq-poll=on,sq-poll-window=100000"
+/* 1 s: long enough that qtest's round trips (and settle()) never let the
+ * window expire while a test posts by record alone. */
+#define LONG_WINDOW     ",sq-poll=on,sq-poll-window=1000000"
 #define SHORT_WINDOW    ",sq-poll=on,sq-poll-window=1000"
 
 static uint32_t sq_flags(Dp *dp, DpQp *qp)
@@ -100,7 +101,7 @@ static uint32_t dev_caps(Dp *dp)
 
     cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_DEVICE);
     cmd_out(dp->v, &cmd, sizeof(attr));
-    g_assert_cmpuint(vhca_exec(dp->v, &cmd, NULL), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_exec(dp, &cmd, NULL), ==, VHCA_CMD_OK);
     qtest_memread(dp->v->qts, dp->v->buf, &attr, sizeof(attr));
     return le32_to_cpu(attr.dev_caps);
 }
