@@ -94,6 +94,29 @@ static void sq_pair(Dp *dp, DpPair *p, DpMem *m)
     dp_pair_connect(dp, p, DP_ALL_ACCESS, 0);
 }
 
+/* sq_pair, a doorbell to wake the thread, and the thread polling a's
+ * record. */
+static void polled_pair(Dp *dp, DpPair *p, DpMem *m)
+{
+    sq_pair(dp, p, m);
+    ring_sq(dp, &p->a);
+    wait_flags(dp, &p->a, VHCA_WQ_DBREC_F_POLLED);
+}
+
+/* A WRITE announced by the record (and the doorbell if ring) completes. */
+static void expect_write(Dp *dp, DpPair *p, DpMem *m, uint64_t wr_id,
+                         bool ring)
+{
+    struct vhca_cqe cqe;
+
+    post_by_record(dp, &p->a, m, wr_id);
+    if (ring) {
+        ring_sq(dp, &p->a);
+    }
+    wait_cqe(dp, &p->acq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, wr_id);
+}
+
 static uint32_t dev_caps(Dp *dp)
 {
     struct vhca_device_attr attr;
@@ -162,24 +185,18 @@ static void test_sqpoll_sleep_wake(void)
 static void test_sqpoll_bad_record(void)
 {
     Dp *dp = dp_start_with(LONG_WINDOW);
-    struct vhca_cqe cqe;
     DpPair p;
     DpMem m;
 
-    sq_pair(dp, &p, &m);
-    post_by_record(dp, &p.a, &m, 1);
-    ring_sq(dp, &p.a);
-    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
-    wait_flags(dp, &p.a, VHCA_WQ_DBREC_F_POLLED);
+    polled_pair(dp, &p, &m);
+    expect_write(dp, &p, &m, 1, false);
     qtest_writel(dp->v->qts, p.a.sq_dbrec, 1u << 20);
     settle();
     dp_expect_no_cqe(dp, &p.acq);
     qtest_writel(dp->v->qts, p.a.sq_dbrec, 0);      /* behind pi 1 */
     settle();
     dp_expect_no_cqe(dp, &p.acq);
-    post_by_record(dp, &p.a, &m, 2);
-    wait_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
-    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 2);
+    expect_write(dp, &p, &m, 2, false);
     dp_assert_state(dp, &p.a, VHCA_QPS_RTS);
     dp_stop(dp);
 }
@@ -197,9 +214,7 @@ static void test_sqpoll_destroy_reset(void)
     DpMem m;
     int round, i;
 
-    sq_pair(dp, &p, &m);
-    ring_sq(dp, &p.a);
-    wait_flags(dp, &p.a, VHCA_WQ_DBREC_F_POLLED);
+    polled_pair(dp, &p, &m);
     for (round = 0; round < 3; round++) {
         DpCq cq;
         DpQp q;
@@ -232,9 +247,7 @@ static void test_sqpoll_destroy_reset(void)
     settle();
     dp_expect_no_cqe(dp, &p.acq);
     dp_pair_connect(dp, &p, DP_ALL_ACCESS, 0);
-    post_by_record(dp, &p.a, &m, 0x999);
-    wait_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
-    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x999);
+    expect_write(dp, &p, &m, 0x999, false);
     dp_stop(dp);
 }
 
@@ -243,13 +256,10 @@ static void test_sqpoll_destroy_reset(void)
 static void test_sqpoll_device_reset(void)
 {
     Dp *dp = dp_start_with(LONG_WINDOW);
-    struct vhca_cqe cqe;
     DpPair p;
     DpMem m;
 
-    sq_pair(dp, &p, &m);
-    ring_sq(dp, &p.a);
-    wait_flags(dp, &p.a, VHCA_WQ_DBREC_F_POLLED);
+    polled_pair(dp, &p, &m);
     post_by_record(dp, &p.a, &m, 1);
     wr(dp->v, VHCA_REG_CONTROL, VHCA_CONTROL_RESET);
     g_assert_cmpuint(rd(dp->v, VHCA_REG_STATUS), ==, 0);
@@ -259,10 +269,7 @@ static void test_sqpoll_device_reset(void)
     dp->nevents = 0;
     dp_setup(dp, 2);
     sq_pair(dp, &p, &m);
-    post_by_record(dp, &p.a, &m, 7);
-    ring_sq(dp, &p.a);
-    wait_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
-    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 7);
+    expect_write(dp, &p, &m, 7, true);
     dp_stop(dp);
 }
 
