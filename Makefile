@@ -26,7 +26,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
 	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm switch test \
-	bench run clean
+	bench bench-sqpoll run clean
 
 all: qemu module initramfs
 
@@ -170,6 +170,16 @@ test: deps
 bench: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" = default || { echo "bench: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/bench.sh
+
+# The message rate and latency rows with the device's send record polling
+# off and on, alternating boots (scripts/bench_sqpoll.py); not part of
+# `make test`.  Documentation/performance.md "Device-side SQ polling".
+bench-sqpoll: deps qemu module initramfs provider
+	@test "$(KERNEL)" = default || { echo "bench-sqpoll: KERNEL=default only" >&2; exit 1; }
+	mkdir -p build/bench
+	cc -O2 -Wall -Wextra -Werror -pthread -o build/bench/ceilings scripts/bench-ceilings.c
+	cc -O2 -Wall -Wextra -Werror -o build/bench/memcpy-bw scripts/bench-memcpy.c
+	$(PYTHON) scripts/bench_sqpoll.py
 
 PORT_AND_STACK_REPORT := sh $(CURDIR)/scripts/guest/port-report.sh 60 3 && \
 	sh $(CURDIR)/scripts/guest/stack-report.sh $(CURDIR)

@@ -263,8 +263,7 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		qp->sq.pi++;
 	}
 	if (qp->sq.pi != start)
-		vhca_ring_doorbell(to_vctx(ibqp->context), VHCA_DB_SQ,
-				   vhca_db_data_value(qp->qpn, 0, qp->sq.pi));
+		vhca_sq_kick(to_vctx(ibqp->context), qp);
 	vhca_unlock(&qp->sq_lock);
 	return err;
 }

@@ -341,8 +341,7 @@ static int wr_complete(struct ibv_qp_ex *qp_ex)
 		return err;
 	}
 	if (qp->sq.pi != qp->wr_start_pi)
-		vhca_ring_doorbell(to_vctx(qp_ex->qp_base.context), VHCA_DB_SQ,
-				   vhca_db_data_value(qp->qpn, 0, qp->sq.pi));
+		vhca_sq_kick(to_vctx(qp_ex->qp_base.context), qp);
 	vhca_unlock(&qp->sq_lock);
 	return 0;
 }

@@ -48,10 +48,11 @@ static int ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd, uint64_t type,
 				    type, &ring->buf, &ring->owner);
 }
 
-/* A receive ring (QP RQ, SRQ): its doorbell record after the WQEs, at
- * producer index 0 (a parent domain's allocator need not zero). */
-static int recv_ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd,
-			   uint64_t type, uint32_t log_size, uint32_t shift)
+/* A ring with a doorbell record after the WQEs (QP RQ, SRQ; an SQ the
+ * device polls), at producer index 0 and no device flags (a parent
+ * domain's allocator need not zero). */
+static int dbrec_ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd,
+			    uint64_t type, uint32_t log_size, uint32_t shift)
 {
 	int err = ring_alloc(ring, pd, type, log_size, shift,
 			     sizeof(struct vhca_wq_dbrec));
@@ -60,6 +61,7 @@ static int recv_ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd,
 		ring->dbrec = (struct vhca_wq_dbrec *)((char *)ring->buf +
 						       ((size_t)1 << (log_size + shift)));
 		ring->dbrec->producer_index = 0;
+		ring->dbrec->device_flags = 0;
 	}
 	return err;
 }
@@ -399,6 +401,9 @@ static int qp_cmd(struct ibv_pd *pd, struct vhca_qp *qp, struct ibv_qp_init_attr
 	 * data is filled either way. */
 	qp->qpn = resp.drv.qpn;
 	qp->max_inline = resp.drv.max_inline;
+	/* A kernel or device that does not poll the record: doorbells. */
+	if (!(resp.drv.comp_mask & VHCA_CREATE_QP_RESP_SQ_DBREC))
+		qp->sq.dbrec = NULL;
 	return err;
 }
 
@@ -422,13 +427,20 @@ static struct vhca_qp *qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *
 				attr->srq != NULL || qp->type == VHCA_QPT_XRC_INI, &req);
 	if (err)
 		goto free_qp;
-	err = ring_alloc(&qp->sq, pd, VHCA_RES_TYPE_SQ, req.sq_log_size,
-			 req.sq_wqe_shift, 0);
+	if (ctx->sq_poll) {
+		err = dbrec_ring_alloc(&qp->sq, pd, VHCA_RES_TYPE_SQ,
+				       req.sq_log_size, req.sq_wqe_shift);
+		req.comp_mask |= VHCA_CREATE_QP_REQ_SQ_DBREC;
+		req.sq_dbrec_offset = err ? 0 : dbrec_offset(&qp->sq);
+	} else {
+		err = ring_alloc(&qp->sq, pd, VHCA_RES_TYPE_SQ, req.sq_log_size,
+				 req.sq_wqe_shift, 0);
+	}
 	if (err)
 		goto free_qp;
 	if (!attr->srq && qp->type != VHCA_QPT_XRC_INI) {
-		err = recv_ring_alloc(&qp->rq, pd, VHCA_RES_TYPE_RQ, req.rq_log_size,
-				      req.rq_wqe_shift);
+		err = dbrec_ring_alloc(&qp->rq, pd, VHCA_RES_TYPE_RQ, req.rq_log_size,
+				       req.rq_wqe_shift);
 		if (err)
 			goto free_sq;
 		req.rq_buf_addr = (uintptr_t)qp->rq.buf;
@@ -544,6 +556,9 @@ int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		qp_clean_cqs(qp);
 		vhca_lock(&qp->sq_lock);
 		qp->sq.pi = qp->sq.ci = 0;
+		if (qp->sq.dbrec)
+			__atomic_store_n(&qp->sq.dbrec->producer_index, 0,
+					 __ATOMIC_RELAXED);
 		vhca_unlock(&qp->sq_lock);
 		vhca_lock(&qp->rq_lock);
 		qp->rq.pi = qp->rq.ci = 0;
@@ -648,8 +663,8 @@ struct vhca_srq *vhca_srq_create(struct ibv_pd *pd,
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	err = recv_ring_alloc(&srq->ring, pd, VHCA_RES_TYPE_SRQ, layout.rq_log_size,
-			      layout.rq_wqe_shift);
+	err = dbrec_ring_alloc(&srq->ring, pd, VHCA_RES_TYPE_SRQ, layout.rq_log_size,
+			       layout.rq_wqe_shift);
 	if (err)
 		goto free_srq;
 	vhca_lock_init(&srq->lock, vhca_pd_single_threaded(pd));

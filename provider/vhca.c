@@ -251,6 +251,7 @@ int vhca_context_setup(struct vhca_context *ctx,
 	ctx->max_srq_wr = drv->max_srq_wr;
 	if (drv->comp_mask & VHCA_UCONTEXT_RESP_DEV_CAPS)
 		ctx->dev_caps = drv->dev_caps;
+	ctx->sq_poll = drv->comp_mask & VHCA_UCONTEXT_RESP_SQ_POLL;
 	pthread_mutex_init(&ctx->qp_table_lock, NULL);
 	verbs_set_ops(&ctx->ibv_ctx, &vhca_ctx_ops);
 	vhca_clock_init(ctx, drv);

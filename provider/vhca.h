@@ -28,6 +28,7 @@ struct vhca_context {
 	uint32_t max_srq_wr;
 	uint32_t dev_caps;		/* VHCA_DEV_CAP_*; 0 from an older kernel */
 	bool has_clock;			/* clock.c: CQE timestamps, VHCA_DB_CLOCK */
+	bool sq_poll;			/* the kernel takes send records */
 	uint64_t realtime_offset_ns;	/* CLOCK_REALTIME - device clock */
 	pthread_mutex_t qp_table_lock;	/* also of xrc_srq_table */
 	struct vhca_qp **qp_table;	/* by qpn & (kQpTableSize - 1), chained */
@@ -129,8 +130,10 @@ struct vhca_ring {
 	uint32_t shift;
 	uint32_t pi;			/* free running, the poster's */
 	uint32_t ci;			/* free running, advanced by poll_cq */
-	/* receive rings: the doorbell record in buf after the WQEs, where
-	 * post_recv stores pi (vhca_hw_verbs.h "Receive doorbell records") */
+	/* receive rings, and send rings of a device that polls them: the
+	 * doorbell record in buf after the WQEs, where post_recv/post_send
+	 * store pi (vhca_hw_verbs.h "Receive doorbell records", "Send
+	 * doorbell records"); NULL: none */
 	struct vhca_wq_dbrec *dbrec;
 };
 
@@ -230,6 +233,29 @@ static inline void vhca_ring_doorbell(struct vhca_context *ctx,
 {
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*(volatile uint64_t *)((volatile char *)ctx->db + offset) = value;
+}
+
+/*
+ * Hand the send WQEs up to qp->sq.pi to the device (sq_lock held).  With
+ * a send record (vhca_hw_verbs.h "Send doorbell records"): the index
+ * into the record (release: after the WQEs), a full fence (store then
+ * load, paired with the device's clear-then-read before it sleeps), and
+ * the doorbell only if the device does not poll the record now.
+ */
+static inline void vhca_sq_kick(struct vhca_context *ctx, struct vhca_qp *qp)
+{
+	struct vhca_wq_dbrec *rec = qp->sq.dbrec;
+
+	if (rec) {
+		__atomic_store_n(&rec->producer_index, htole32(qp->sq.pi),
+				 __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (le32toh(__atomic_load_n(&rec->device_flags, __ATOMIC_RELAXED)) &
+		    VHCA_WQ_DBREC_F_POLLED)
+			return;
+	}
+	vhca_ring_doorbell(ctx, VHCA_DB_SQ,
+			   vhca_db_data_value(qp->qpn, 0, qp->sq.pi));
 }
 
 /* pd.c */

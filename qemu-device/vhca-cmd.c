@@ -61,6 +61,9 @@ static uint8_t vhca_cmd_query_device(VhcaState *s, const VhcaCmd *cmd,
         attr.max_dm_size = cpu_to_le64(s->dm_size);
         attr.dev_caps |= cpu_to_le32(VHCA_DEV_CAP_DM);
     }
+    if (s->sq_poller) {
+        attr.dev_caps |= cpu_to_le32(VHCA_DEV_CAP_SQ_POLL);
+    }
     return vhca_cmd_write_out(s, cmd, &attr, sizeof(attr));
 }
 

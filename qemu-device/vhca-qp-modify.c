@@ -321,6 +321,7 @@ static void vhca_qp_to_reset(VhcaQp *qp)
     qp->comm_est_sent = false;
     qp->sq.pi = qp->sq.ci = 0;
     qp->rq.pi = qp->rq.ci = 0;
+    qp->sq.dbrec_bad = qp->rq.dbrec_bad = false;
     qp->state = VHCA_QPS_RESET;
 }
 

@@ -62,6 +62,7 @@ static void vhca_qp_free(VhcaState *s, VhcaQp *qp)
     if (qp->valid) {
         vhca_mcast_detach_qp(s, qp->handle);
     }
+    vhca_sqpoll_remove(s, qp - s->qps);
     vhca_buf_free(&qp->sq.buf);
     vhca_buf_free(&qp->rq.buf);
     memset(qp, 0, sizeof(*qp));
@@ -242,6 +243,9 @@ static void vhca_qp_install(VhcaState *s, VhcaQp *slot, VhcaQp *qp,
     qp->sq_timer = slot->sq_timer;
     qp->dev = s;
     *slot = *qp;
+    if (slot->sq.dbrec) {
+        vhca_sqpoll_add(s, slot - s->qps);
+    }
     result[0] = qp->handle;
     trace_vhca_qp_create(qp->handle, qp->type, qp->pdn, qp->send_cqn,
                          qp->recv_cqn);
@@ -301,6 +305,11 @@ uint8_t vhca_cmd_create_qp(VhcaState *s, uint64_t in_addr, uint32_t in_len,
         if (status != VHCA_CMD_OK) {
             return vhca_qp_reject(status, why, (uint32_t)qp.rq.dbrec);
         }
+    }
+    qp.sq.dbrec = le64_to_cpu(in.sq_dbrec_addr);
+    status = vhca_wq_dbrec_check(s, qp.sq.dbrec, &why);
+    if (status != VHCA_CMD_OK) {
+        return vhca_qp_reject(status, why, (uint32_t)qp.sq.dbrec);
     }
     qp.pdn = le32_to_cpu(in.pdn);
     qp.send_cqn = le32_to_cpu(in.send_cqn);
@@ -446,7 +455,7 @@ static void vhca_flush_rq(VhcaState *s, VhcaQp *qp)
     if (qp->flags & VHCA_QP_F_HAS_SRQ) {
         return;     /* the SRQ's WQEs stay for its other QPs */
     }
-    vhca_wq_read_dbrec(s, &qp->rq, false, qp->handle);
+    vhca_wq_read_dbrec(s, &qp->rq, "rq", qp->handle);
     while (qp->rq.ci != qp->rq.pi && qp->rq.pi - qp->rq.ci <= size) {
         uint64_t off = (uint64_t)(qp->rq.ci & (size - 1)) << qp->rq.wqe_shift;
 
@@ -517,9 +526,22 @@ void vhca_wq_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
     }
     wq->pi = pi;
     trace_vhca_wq_doorbell(handle, send, pi);
-    if (qp->state == VHCA_QPS_ERR || (send && qp->state == VHCA_QPS_SQE)) {
+    if (send) {
+        /* A doorbell: the driver saw the poller asleep (or has no send
+         * record); the poller watches this QP's record again. */
+        vhca_sqpoll_kick(s);
+        vhca_sq_produced(s, qp);
+    } else if (qp->state == VHCA_QPS_ERR) {
         vhca_qp_flush(s, qp);
-    } else if (send && qp->state == VHCA_QPS_RTS && !qp->sq_waiting) {
+    }
+}
+
+/* New send WQEs up to qp->sq.pi, from a doorbell or the send record. */
+void vhca_sq_produced(VhcaState *s, VhcaQp *qp)
+{
+    if (qp->state == VHCA_QPS_ERR || qp->state == VHCA_QPS_SQE) {
+        vhca_qp_flush(s, qp);
+    } else if (qp->state == VHCA_QPS_RTS && !qp->sq_waiting) {
         vhca_sq_process(s, qp, VHCA_WQE_BATCH);
     }
 }

@@ -200,7 +200,7 @@ void vhca_srq_check_limit(VhcaState *s, uint32_t srqn)
         return;
     }
     /* Posted WQEs the record announces count too. */
-    vhca_wq_read_dbrec(s, &srq->wq, true, srqn);
+    vhca_wq_read_dbrec(s, &srq->wq, "srq", srqn);
     if (srq->wq.pi - srq->wq.ci >= srq->limit) {
         return;
     }
@@ -270,9 +270,9 @@ uint8_t vhca_wq_dbrec_check(VhcaState *s, uint64_t addr, const char **why)
  * pci_dma_read starts with a full barrier (dma_barrier() in QEMU 7.2),
  * the pair of the driver's dma_wmb() between its WQE and record writes.
  */
-void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, bool srq, uint32_t handle)
+void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, const char *kind,
+                        uint32_t handle)
 {
-    const char *kind = srq ? "srq" : "rq";
     struct vhca_wq_dbrec rec;
     uint32_t pi;
 
@@ -287,7 +287,9 @@ void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, bool srq, uint32_t handle)
         return;
     }
     pi = le32_to_cpu(rec.producer_index);
-    if (pi == wq->pi) {
+    /* A value already refused is not logged again: a polled send record
+     * is read thousands of times a second (vhca-sqpoll.c). */
+    if (pi == wq->pi || (wq->dbrec_bad && pi == wq->dbrec_bad_pi)) {
         return;
     }
     if (pi - wq->ci > (1u << wq->log_size) || pi - wq->ci < wq->pi - wq->ci) {
@@ -296,6 +298,8 @@ void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, bool srq, uint32_t handle)
                       "ignored\n", kind, handle, pi, wq->pi, wq->ci);
         trace_vhca_wq_dbrec_reject(kind, handle, "producer index impossible",
                                    pi);
+        wq->dbrec_bad = true;
+        wq->dbrec_bad_pi = pi;
         return;
     }
     wq->pi = pi;
@@ -308,9 +312,9 @@ VhcaWq *vhca_qp_recv_wq_fresh(VhcaState *s, VhcaQp *qp)
 
     if (wq && wq->ci == wq->pi) {
         if (qp->flags & VHCA_QP_F_HAS_SRQ) {
-            vhca_wq_read_dbrec(s, wq, true, qp->srqn);
+            vhca_wq_read_dbrec(s, wq, "srq", qp->srqn);
         } else {
-            vhca_wq_read_dbrec(s, wq, false, qp->handle);
+            vhca_wq_read_dbrec(s, wq, "rq", qp->handle);
         }
     }
     return wq;

@@ -135,7 +135,9 @@ typedef struct VhcaWq {
     uint8_t wqe_shift;
     uint32_t pi;            /* from the doorbell or the doorbell record */
     uint32_t ci;
-    uint64_t dbrec;         /* receive queues: struct vhca_wq_dbrec, 0: none */
+    uint64_t dbrec;         /* struct vhca_wq_dbrec, 0: none */
+    bool dbrec_bad;         /* dbrec_bad_pi was refused (logged once) */
+    uint32_t dbrec_bad_pi;
     VhcaBuf buf;
 } VhcaWq;
 
@@ -331,7 +333,8 @@ VhcaWq *vhca_qp_recv_wq(VhcaState *s, VhcaQp *qp);
 /* Receive doorbell records (vhca_hw_verbs.h): the address check of
  * CREATE_QP/CREATE_SRQ, and taking the producer index from the record. */
 uint8_t vhca_wq_dbrec_check(VhcaState *s, uint64_t addr, const char **why);
-void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, bool srq, uint32_t handle);
+void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, const char *kind,
+                        uint32_t handle);
 /* The receive queue of qp (its own or its SRQ's) with the producer index
  * of its record when the device had none left; NULL: none. */
 VhcaWq *vhca_qp_recv_wq_fresh(VhcaState *s, VhcaQp *qp);
@@ -369,6 +372,8 @@ uint8_t vhca_cmd_query_qp(VhcaState *s, uint32_t handle, uint64_t out_addr);
 uint8_t vhca_cmd_destroy_qp(VhcaState *s, uint32_t handle);
 void vhca_qp_to_error(VhcaState *s, VhcaQp *qp);
 void vhca_qp_flush(VhcaState *s, VhcaQp *qp);
+/* New send WQEs announced (doorbell or send record): flush or run. */
+void vhca_sq_produced(VhcaState *s, VhcaQp *qp);
 void vhca_qp_event(VhcaState *s, VhcaQp *qp, uint8_t subtype);
 void vhca_wq_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
                       uint64_t value);

@@ -12,6 +12,7 @@
  *                    [,port1-netdev=NETDEV][,port2-netdev=NETDEV]
  *                    [,portN-loss=PCT][,portN-dup=PCT][,portN-reorder=PCT]
  *                    [,portN-corrupt=PCT][,portN-delay-ms=MS]
+ *                    [,sq-poll=on|off][,sq-poll-window=MICROSECONDS]
  *
  * Properties:
  *   ports          (uint8, 1..2, default 1) number of IB ports.
@@ -52,6 +53,11 @@
  *                  faults of a cabled port's link, in percent of its data
  *                  frames, and an added delay (vhca-port-faults.c);
  *                  portN-fault-stats (string, read only) counts them.
+ *   sq-poll        (bool, default off) a thread polls the send doorbell
+ *                  records of the QPs for sq-poll-window microseconds
+ *                  (1..1000000, default 100) after activity, so that a busy
+ *                  QP posts with memory writes only; QUERY_DEVICE then
+ *                  has VHCA_DEV_CAP_SQ_POLL (vhca-sqpoll.c).
  *
  * The device cannot be migrated (its state lives partly in the fabric).
  *
@@ -502,6 +508,10 @@ static bool vhca_check_properties(VhcaState *s, Error **errp)
                    VHCA_MAX_DB_PAGES);
         return false;
     }
+    if (s->sq_poll_window_us < 1 || s->sq_poll_window_us > 1000000) {
+        error_setg(errp, "vhca: sq-poll-window must be 1..1000000 (us)");
+        return false;
+    }
     if (!vhca_dm_check_property(s, errp)) {
         return false;
     }
@@ -520,6 +530,7 @@ static void vhca_unrealize(PCIDevice *pdev)
     VhcaState *s = VHCA(pdev);
     int i;
 
+    vhca_sqpoll_unrealize(s);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_fabric_detach(&s->ports[i]);
         vhca_link_detach(&s->ports[i]);
@@ -583,6 +594,7 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
         }
     }
     vhca_reset(s);
+    vhca_sqpoll_realize(s);
 }
 
 static void vhca_qdev_reset(DeviceState *dev)
@@ -665,6 +677,8 @@ static Property vhca_properties[] = {
     DEFINE_PROP_UINT32("rc-drop-response", VhcaState, rc_drop_response, 0),
     DEFINE_PROP_NETDEV("port1-netdev", VhcaState, port_nic[0].peers),
     DEFINE_PROP_NETDEV("port2-netdev", VhcaState, port_nic[1].peers),
+    DEFINE_PROP_BOOL("sq-poll", VhcaState, sq_poll, false),
+    DEFINE_PROP_UINT32("sq-poll-window", VhcaState, sq_poll_window_us, 100),
     DEFINE_PROP_END_OF_LIST(),
 };
 

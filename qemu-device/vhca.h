@@ -29,6 +29,7 @@
 #include "vhca-link-faults.h"
 #include "net/net.h"
 #include "vhca-verbs.h"
+#include "vhca-sqpoll.h"
 
 #define TYPE_VHCA "vhca"
 OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
@@ -120,6 +121,8 @@ struct VhcaState {
     uint32_t rc_drop_request;       /* lose every Nth RC request (0: none) */
     uint32_t rc_drop_response;      /* lose every Nth answer to one */
     NICConf port_nic[VHCA_MAX_PORTS];   /* portN-netdev: cabled out */
+    bool sq_poll;                   /* poll send doorbell records */
+    uint32_t sq_poll_window_us;     /* ... for this long after activity */
 
     /* Fixed at realize. */
     uint64_t node_guid;
@@ -165,6 +168,9 @@ struct VhcaState {
     uint8_t *dm_host;
     VhcaDm *dms;                    /* by first page */
     unsigned long *dm_map;          /* pages in use */
+
+    /* The send record polling thread (vhca-sqpoll.c); NULL: sq-poll=off. */
+    struct VhcaSqPoller *sq_poller;
 };
 
 /* vhca.c */

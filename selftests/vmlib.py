@@ -64,6 +64,10 @@ DEBUG_KERNEL_DIR = os.path.join(BUILD, "kernel-debug")
 TIMEOUT_SCALE = float(os.environ.get("VHCA_TIMEOUT_SCALE") or
                       (4 if KERNEL_CHOICE == "debug" else 1))
 
+# VHCA_DEVICE_PROPS: properties added to every vhca device of every guest,
+# e.g. "sq-poll=on" (Documentation/testing.md: the tiers with SQ polling).
+DEVICE_PROPS = os.environ.get("VHCA_DEVICE_PROPS", "").strip(",")
+
 
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
 
@@ -237,6 +241,8 @@ class VM:
             "-monitor", "none",
         ]
         for dev in self.devices:
+            if DEVICE_PROPS and dev.split(",")[0] == "vhca":
+                dev += "," + DEVICE_PROPS
             args += ["-device", dev]
         return args + self.extra_args
 

@@ -46,7 +46,10 @@ VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_req, 8);
 /* vhca_alloc_ucontext_resp.comp_mask: the fields a kernel fills beyond
  * those of the first version (an older kernel leaves them 0). */
 #define VHCA_UCONTEXT_RESP_CLOCK	(1u << 0)	/* hca_core_clock_khz */
-#define VHCA_UCONTEXT_RESP_DEV_CAPS	(1u << 1)	/* dev_caps */
+/* The device polls send doorbell records (VHCA_DEV_CAP_SQ_POLL): the
+ * kernel takes create_qp requests with VHCA_CREATE_QP_REQ_SQ_DBREC. */
+#define VHCA_UCONTEXT_RESP_SQ_POLL	(1u << 1)
+#define VHCA_UCONTEXT_RESP_DEV_CAPS	(1u << 2)	/* dev_caps */
 
 struct vhca_alloc_ucontext_resp {
 	uint64_t	comp_mask;	/* VHCA_UCONTEXT_RESP_* */
@@ -102,9 +105,21 @@ VHCA_SIZE_CHECK(struct vhca_create_cq_resp, 16);
  * receive queue's struct vhca_wq_dbrec is in the receive buffer at
  * rq_dbrec_offset (8-byte aligned, after the WQEs): post_recv stores its
  * producer index there and rings no doorbell (vhca_hw_verbs.h "Receive
- * doorbell records"); after a modify to RESET the provider zeroes it. */
+ * doorbell records"); after a modify to RESET the provider zeroes it.
+ *
+ * With VHCA_CREATE_QP_REQ_SQ_DBREC (only if the ucontext answered
+ * VHCA_UCONTEXT_RESP_SQ_POLL) the send queue's struct vhca_wq_dbrec is in
+ * the send buffer at sq_dbrec_offset (8-byte aligned, after the WQEs);
+ * if the answer has VHCA_CREATE_QP_RESP_SQ_DBREC, post_send stores its
+ * producer index there and rings the SQ doorbell only while the record's
+ * device_flags lacks VHCA_WQ_DBREC_F_POLLED (vhca_hw_verbs.h "Send
+ * doorbell records").  A request of the first version (48 bytes, without
+ * sq_dbrec_offset) is still taken. */
+#define VHCA_CREATE_QP_REQ_SQ_DBREC	(1u << 0)	/* sq_dbrec_offset */
+#define VHCA_CREATE_QP_REQ_V1_LEN	48
+
 struct vhca_create_qp_req {
-	uint64_t	comp_mask;	/* 0 */
+	uint64_t	comp_mask;	/* VHCA_CREATE_QP_REQ_* */
 	uint64_t	sq_buf_addr;
 	uint64_t	sq_buf_len;
 	uint64_t	rq_buf_addr;	/* 0 with an SRQ */
@@ -114,11 +129,16 @@ struct vhca_create_qp_req {
 	uint8_t		rq_log_size;
 	uint8_t		rq_wqe_shift;
 	uint32_t	rq_dbrec_offset;	/* ignored with an SRQ */
+	uint32_t	sq_dbrec_offset;	/* VHCA_CREATE_QP_REQ_SQ_DBREC */
+	uint32_t	rsvd;
 };
-VHCA_SIZE_CHECK(struct vhca_create_qp_req, 48);
+VHCA_SIZE_CHECK(struct vhca_create_qp_req, 56);
+
+/* The device polls the send record: post_send may skip the doorbell. */
+#define VHCA_CREATE_QP_RESP_SQ_DBREC	(1u << 0)
 
 struct vhca_create_qp_resp {
-	uint64_t	comp_mask;	/* 0 */
+	uint64_t	comp_mask;	/* VHCA_CREATE_QP_RESP_* */
 	uint32_t	qpn;		/* the handle for the SQ/RQ doorbells */
 	uint32_t	max_inline;	/* granted inline bytes per send WQE */
 };

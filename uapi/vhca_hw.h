@@ -60,10 +60,13 @@ typedef uint64_t vhca_le64;
 /* Device ABI version, read from VHCA_REG_VERSION.  A driver refuses a device
  * whose major differs from the one it was built with; minor only grows. */
 #define VHCA_ABI_MAJOR			1
-#define VHCA_ABI_MINOR			1
+#define VHCA_ABI_MINOR			2
 /* Minor 1: receive doorbell records (struct vhca_wq_dbrec; CREATE_QP's
  * rq_dbrec_addr, in_len 128; CREATE_SRQ's dbrec_addr). */
 #define VHCA_ABI_MINOR_WQ_DBREC		1
+/* Minor 2: send doorbell records (CREATE_QP's sq_dbrec_addr), polled by
+ * the device when dev_caps has VHCA_DEV_CAP_SQ_POLL. */
+#define VHCA_ABI_MINOR_SQ_DBREC		2
 
 /* ------------------------------------------------------------------------
  * BAR 0 register map.  All registers are 32 bits wide and accessed with
@@ -323,6 +326,8 @@ VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 #define VHCA_DEV_CAP_CQE_TIMESTAMP	(1u << 2)	/* vhca_cqe.timestamp, VHCA_DB_CLOCK */
 #define VHCA_DEV_CAP_XRC		(1u << 3)	/* XRC domains, SRQs, QPs (IBA A14) */
 #define VHCA_DEV_CAP_DM			(1u << 5)	/* device memory: BAR 3, ALLOC_DM */
+#define VHCA_DEV_CAP_SQ_POLL		(1u << 6)	/* the device polls send doorbell
+							 * records (vhca_hw_verbs.h) */
 #define VHCA_DEV_CAP_ATOMIC_WRITE	(1u << 7)	/* VHCA_WQE_ATOMIC_WRITE (IBA 1.5 9.4.6) */
 
 /* IBA 14.2.5.6 PortInfo values used below. */

@@ -282,7 +282,12 @@ struct vhca_cmd_create_qp {
 					 * QP has no rings, CQs or PD: sizes,
 					 * buffers, pdn and cqns are ignored;
 					 * an XRC_INI QP has no receive queue */
-	uint8_t		rsvd1[52];
+	vhca_le32	rsvd2;
+	/* ---- ABI minor 2 ---- */
+	vhca_le64	sq_dbrec_addr;	/* 8-byte aligned struct vhca_wq_dbrec of the
+					 * send queue; 0: none, SQ doorbells only.
+					 * Ignored by XRC_TGT (no send queue). */
+	uint8_t		rsvd1[40];
 };
 VHCA_SIZE_CHECK(struct vhca_cmd_create_qp, 128);
 /* in_len of CREATE_QP without rq_dbrec_addr (a driver for minor 0). */
@@ -300,10 +305,28 @@ VHCA_SIZE_CHECK(struct vhca_cmd_create_qp, 128);
  * RQ/SRQ doorbells still work and set the same producer index; a driver
  * uses one or the other.  A QP moved to RESET starts again at index 0: the
  * driver zeroes the record before it moves the QP out of RESET.
+ *
+ * Send doorbell records (ABI minor 2, VHCA_DEV_CAP_SQ_POLL): the same
+ * record for a send queue (CREATE_QP's sq_dbrec_addr).  The device polls
+ * the records of its QPs for a while after activity (property sq-poll,
+ * Documentation/device.md "Send doorbell records and SQ polling") and
+ * says so in device_flags: VHCA_WQ_DBREC_F_POLLED set, the device will
+ * see the new producer index without a doorbell; clear, it sleeps and
+ * the driver rings the SQ doorbell.  The driver writes the WQEs, dma_wmb,
+ * the producer index, then a full barrier (smp_mb: store then load)
+ * before it reads device_flags; the device clears the flag, full
+ * barrier, then reads every record once more before it sleeps (virtio's
+ * VRING_USED_F_NO_NOTIFY protocol), so a WQE is never left unseen.  The
+ * record value is checked as a receive record's; the device writes
+ * device_flags only, the driver producer_index only (zeroed at create
+ * and after RESET, as a receive record).
  */
+#define VHCA_WQ_DBREC_F_POLLED		(1u << 0)	/* send records: no doorbell needed */
+
 struct vhca_wq_dbrec {
 	vhca_le32	producer_index;	/* free running, as in the doorbell */
-	vhca_le32	rsvd;
+	vhca_le32	device_flags;	/* send records: VHCA_WQ_DBREC_F_*; written
+					 * by the device; receive records: 0 */
 };
 VHCA_SIZE_CHECK(struct vhca_wq_dbrec, 8);
 

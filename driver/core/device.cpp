@@ -77,6 +77,7 @@ Status Device::Init() {
     return Error{-VHCA_ENODEV};
   }
   reads_recv_dbrec_ = version.minor >= VHCA_ABI_MINOR_WQ_DBREC;
+  abi_send_dbrec_ = version.minor >= VHCA_ABI_MINOR_SQ_DBREC;
   caps_ = regs_.ReadCaps();
   if (caps_.num_ports < 1 || caps_.num_ports > VHCA_MAX_PORTS ||
       caps_.num_vectors < 1 || caps_.num_vectors > VHCA_MAX_VECTORS ||
@@ -136,6 +137,8 @@ Status Device::Start(uint32_t num_vectors) {
     return Error{-VHCA_EPROTO};
   }
   ClampObjectLimits(&attr_);
+  polls_send_dbrec_ =
+      abi_send_dbrec_ && (FromLe32(attr_.dev_caps) & VHCA_DEV_CAP_SQ_POLL);
   VHCA_TRY(objects_.SetLimits(attr_));
   uint32_t comp_vectors = num_vectors - 1;
   // max_eq counts EQ 0.

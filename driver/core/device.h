@@ -56,6 +56,10 @@ class Device : public HeapObject {
   // The device reads receive doorbell records (ABI minor >= 1): receives
   // are posted without an RQ/SRQ doorbell.
   bool reads_recv_dbrec() const { return reads_recv_dbrec_; }
+  // The device polls send doorbell records (ABI minor >= 2 and
+  // VHCA_DEV_CAP_SQ_POLL): send queues get one, and a post rings the SQ
+  // doorbell only when the record says the device sleeps.
+  bool polls_send_dbrec() const { return polls_send_dbrec_; }
   const EventQueue& eq0() const { return *eq0_; }
   // The eqn of completion vector `index` (0..num_comp_vectors-1).
   uint32_t comp_eqn(uint32_t index) const { return comp_eqs_[index]->eqn(); }
@@ -108,6 +112,8 @@ class Device : public HeapObject {
   Registers regs_;
   DeviceCaps caps_{};
   bool reads_recv_dbrec_ = false;
+  bool abi_send_dbrec_ = false;
+  bool polls_send_dbrec_ = false;
   bool hw_enabled_ = false;
   OwnedPtr<CommandQueue> cmdq_;
   OwnedPtr<EventQueue> eq0_;

@@ -338,9 +338,15 @@ int vhca_core_create_user_qp(vhca_core_device* dev, vhca_core_qp_init* init,
   user.rq_log_size = rings->rq_log_size;
   user.rq_wqe_shift = rings->rq_wqe_shift;
   user.rq_dbrec_offset = rings->rq_dbrec_offset;
+  user.sq_dbrec = rings->sq_dbrec != 0;
+  user.sq_dbrec_offset = rings->sq_dbrec_offset;
   user.db_page = rings->db_page;
   auto qp = vhca::QueuePair::CreateUser(*AsDevice(dev), init, &user);
   return Publish(qp, out);
+}
+
+int vhca_core_qp_sq_dbrec(const vhca_core_qp* qp) {
+  return AsQp(qp)->user_sq_dbrec();
 }
 
 unsigned int vhca_core_qp_max_inline(const vhca_core_qp* qp) {

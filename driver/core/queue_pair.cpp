@@ -127,12 +127,16 @@ Status QueuePair::Init(vhca_core_qp_init* init, UserQpRings* rings) {
 Status QueuePair::SetupRings(const QpLayout& l, UserQpRings* rings,
                              vhca_cmd_create_qp* in) {
   if (!rings) {
-    auto sq = WorkQueue::Create(device_.kdev(), l.sq_log_size, l.sq_wqe_shift);
+    auto sq = WorkQueue::Create(device_.kdev(), l.sq_log_size, l.sq_wqe_shift,
+                                device_.polls_send_dbrec()
+                                    ? WorkQueue::Record::kSend
+                                    : WorkQueue::Record::kNone);
     VHCA_TRY(sq);
     sq_ = sq.Take();
     auto sq_buf = sq_.Descriptor();
     VHCA_TRY(sq_buf);
     in->sq_buf = sq_buf.value();
+    in->sq_dbrec_addr = ToLe64(sq_.RecordDma());
     if (!HasRq()) return Ok();
     auto rq = WorkQueue::Create(device_.kdev(), l.rq_log_size, l.rq_wqe_shift,
                                 WorkQueue::Record::kReceive);
@@ -150,9 +154,19 @@ Status QueuePair::SetupRings(const QpLayout& l, UserQpRings* rings,
                                  rings->rq_wqe_shift != l.rq_wqe_shift)))
     return Error{-VHCA_EINVAL};
   user_sq_ = Move(rings->sq);
-  auto sq_buf = user_sq_->RingDescriptor(uint64_t{1} << (l.sq_log_size + l.sq_wqe_shift));
+  const uint64_t sq_bytes = uint64_t{1} << (l.sq_log_size + l.sq_wqe_shift);
+  auto sq_buf = user_sq_->RingDescriptor(sq_bytes);
   VHCA_TRY(sq_buf);
   in->sq_buf = sq_buf.value();
+  // A send record only where the device polls it: elsewhere the
+  // provider is told to ring (vhca_core_qp_sq_dbrec).
+  if (rings->sq_dbrec && device_.polls_send_dbrec()) {
+    auto sq_dbrec = user_sq_->RecordAddress(sq_bytes, rings->sq_dbrec_offset,
+                                            sizeof(vhca_wq_dbrec));
+    VHCA_TRY(sq_dbrec);
+    in->sq_dbrec_addr = ToLe64(sq_dbrec.value());
+    user_sq_dbrec_ = true;
+  }
   in->db_page = ToLe32(rings->db_page);
   if (!HasRq()) return Ok();
   // The provider posts receives through the record only.
@@ -203,7 +217,8 @@ Status QueuePair::PostSendChain(const void** item,
         return BuildSendWqe(send_layout_, wr, wqe);
       },
       &posted);
-  if (posted) device_.registers().RingData(VHCA_DB_SQ, handle_, 0, sq_.producer());
+  if (posted && !PublishSend())
+    device_.registers().RingData(VHCA_DB_SQ, handle_, 0, sq_.producer());
   return status;
 }
 
@@ -224,6 +239,14 @@ Status QueuePair::PostRecvChain(const void** item,
       device_.registers().RingData(VHCA_DB_RQ, handle_, 0, rq_.producer());
   }
   return status;
+}
+
+// With a send record: the producer index is stored there; true when the
+// device polls it, so no SQ doorbell is needed.
+bool QueuePair::PublishSend() {
+  if (!sq_.has_record()) return false;
+  sq_.PublishProducer();
+  return sq_.DevicePolls();
 }
 
 bool QueuePair::RecvNeedsDoorbell() const {

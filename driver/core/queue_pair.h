@@ -39,6 +39,8 @@ struct UserQpRings {
   uint32_t rq_log_size = 0;
   uint32_t rq_wqe_shift = 0;
   uint32_t rq_dbrec_offset = 0;  // the record's byte in rq, after the WQEs
+  bool sq_dbrec = false;         // the provider gives a send record ...
+  uint32_t sq_dbrec_offset = 0;  // ... at this byte of sq, after the WQEs
   uint32_t db_page = 0;     // the context's doorbell page (>= 1)
 };
 
@@ -62,6 +64,9 @@ class QueuePair : public DeviceResource {
   uint32_t qp_num() const { return qp_num_; }
   void* context() const { return context_; }
   bool user() const { return user_; }
+  // A user QP whose send record the device was given (the provider may
+  // skip the SQ doorbell while the record says the device polls).
+  bool user_sq_dbrec() const { return user_sq_dbrec_; }
   const SendQueueLayout& send_layout() const { return send_layout_; }
   const WorkQueue& sq() const { return sq_; }
   const WorkQueue& rq() const { return rq_; }
@@ -106,6 +111,9 @@ class QueuePair : public DeviceResource {
   // ERR when a doorbell tells it (IBA 10.3.1; ib_drain_rq waits for that
   // flush), and nothing else makes it look at the record then.
   bool RecvNeedsDoorbell() const;
+  // Sends: the producer index into the send record, if the QP has one;
+  // true when the device polls it and no doorbell is needed.
+  bool PublishSend();
 
   Device& device_;
   void* context_;
@@ -128,6 +136,7 @@ class QueuePair : public DeviceResource {
   WorkQueue rq_;  // empty with an SRQ
   OwnedPtr<UserBuffer> user_sq_;  // user QPs: the rings instead of sq_/rq_
   OwnedPtr<UserBuffer> user_rq_;
+  bool user_sq_dbrec_ = false;  // the device polls the provider's send record
 };
 
 }  // namespace vhca

@@ -12,7 +12,10 @@
 // A receive queue (QP RQ or SRQ) also has a doorbell record after the
 // ring in the same DMA buffer (vhca_hw_verbs.h "Receive doorbell
 // records"): posting stores the producer index there instead of ringing
-// a doorbell, as mlx5 does.
+// a doorbell, as mlx5 does.  So does a send queue on a device that polls
+// send records (VHCA_DEV_CAP_SQ_POLL, "Send doorbell records"): posting
+// stores the index and rings only while the record says the device
+// sleeps.
 #ifndef VHCA_CORE_WORK_QUEUE_H
 #define VHCA_CORE_WORK_QUEUE_H
 
@@ -39,7 +42,7 @@ Status FillChain(WorkQueue& queue, const void** item, Convert convert,
 
 class WorkQueue {
  public:
-  enum class Record { kNone, kReceive };
+  enum class Record { kNone, kReceive, kSend };
 
   // A zeroed ring (and record: producer index 0).
   static Result<WorkQueue> Create(vhca_kapi_device* kdev, uint32_t log_size,
@@ -50,10 +53,10 @@ class WorkQueue {
     queue.wqe_shift_ = wqe_shift;
     const size_t ring_bytes = queue.ring_bytes();
     auto ring = DmaBuffer::Create(
-        kdev, ring_bytes + (record == Record::kReceive ? kRecordAlign : 0));
+        kdev, ring_bytes + (record != Record::kNone ? kRecordAlign : 0));
     VHCA_TRY(ring);
     queue.ring_ = ring.Take();
-    if (record == Record::kReceive)
+    if (record != Record::kNone)
       queue.record_ = reinterpret_cast<vhca_wq_dbrec*>(
           static_cast<uint8_t*>(queue.ring_.cpu()) + ring_bytes);
     return queue;
@@ -89,6 +92,15 @@ class WorkQueue {
   void PublishProducer() {
     vhca_kapi_dma_wmb();
     WriteOnce(&record_->producer_index, ToLe32(producer_));
+  }
+  bool has_record() const { return record_ != nullptr; }
+  // After PublishProducer of a send record: whether the device polls the
+  // record (no doorbell needed).  The full barrier orders the producer
+  // store before the flag load; the device clears the flag, then reads
+  // the record once more before it sleeps (virtio's NO_NOTIFY protocol).
+  bool DevicePolls() const {
+    vhca_kapi_dma_mb();
+    return FromLe32(ReadOnce(&record_->device_flags)) & VHCA_WQ_DBREC_F_POLLED;
   }
 
   // A CQE for the WQE whose index has low 16 bits wqe_index: it and every

@@ -89,6 +89,11 @@ uint32_t Device::RecordProducer(uint64_t addr) {
   return rec ? rec->producer_index : 0;
 }
 
+void Device::SetRecordFlags(uint64_t addr, uint32_t flags) {
+  auto* rec = static_cast<vhca_wq_dbrec*>(Dma(addr, sizeof(vhca_wq_dbrec)));
+  if (rec) rec->device_flags = flags;
+}
+
 bool Device::RingReachable(const vhca_buf_desc& desc, uint64_t bytes) {
   if (desc.mode == VHCA_BUF_CONTIG) return Dma(desc.addr, bytes) != nullptr;
   const uint64_t page_size = uint64_t{1} << desc.page_shift;
@@ -248,7 +253,7 @@ uint8_t Device::CreateQp(const vhca_cmd& cmd, uint32_t result[2]) {
     return VHCA_CMD_BAD_PARAM;
   if (!RingReachable(in.sq_buf, uint64_t{1} << (in.sq_log_size + in.sq_wqe_shift)) ||
       (!has_srq && !RingReachable(in.rq_buf, uint64_t{1} << (in.rq_log_size + in.rq_wqe_shift))) ||
-      (!has_srq && !RecordReachable(in.rq_dbrec_addr)))
+      (!has_srq && !RecordReachable(in.rq_dbrec_addr)) || !RecordReachable(in.sq_dbrec_addr))
     return VHCA_CMD_BAD_ADDR;
   if (qps.size() >= max_qp || qps.full()) return VHCA_CMD_NO_RESOURCES;
   uint32_t qpn;

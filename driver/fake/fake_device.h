@@ -164,6 +164,8 @@ class Device {
   // The producer index the driver stored in a receive doorbell record
   // (vhca_hw_verbs.h "Receive doorbell records"); 0 when unreadable.
   uint32_t RecordProducer(uint64_t addr);
+  // What a polling device writes into a send record's device_flags.
+  void SetRecordFlags(uint64_t addr, uint32_t flags);
 
   // ---- observations ----
   bool enabled = false;

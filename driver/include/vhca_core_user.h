@@ -91,6 +91,8 @@ struct vhca_core_user_qp_rings {
 	unsigned int rq_log_size;
 	unsigned int rq_wqe_shift;
 	unsigned int rq_dbrec_offset;	/* struct vhca_wq_dbrec in rq, after the WQEs */
+	unsigned int sq_dbrec;		/* 1: a send record at sq_dbrec_offset */
+	unsigned int sq_dbrec_offset;	/* struct vhca_wq_dbrec in sq, after the WQEs */
 	unsigned int db_page;
 };
 /* RC, UC, UD on user CQs (and SRQ).  The geometry must be the one the
@@ -102,6 +104,8 @@ int vhca_core_create_user_qp(struct vhca_core_device *dev,
 			     struct vhca_core_qp **out);
 /* The granted max_inline_data of a QP. */
 unsigned int vhca_core_qp_max_inline(const struct vhca_core_qp *qp);
+/* 1: the device was given the provider's send record and polls it. */
+int vhca_core_qp_sq_dbrec(const struct vhca_core_qp *qp);
 
 /* xrc NULL: a basic SRQ; else an XRC SRQ (IBA A14.2.3, -EOPNOTSUPP
  * without VHCA_DEV_CAP_XRC) in XRC domain xrcdn, completing into cq. */

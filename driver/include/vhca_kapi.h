@@ -81,7 +81,8 @@ void vhca_kapi_dma_rmb(void);
 /* dma_wmb(): writes of a ring entry before the byte that hands it over. */
 void vhca_kapi_dma_wmb(void);
 /* dma_mb(): the reads of consumed ring entries before the store that hands
- * their slots back to the device (a CQ doorbell record). */
+ * their slots back to the device (a CQ doorbell record); and a send
+ * record's producer index store before the load of its device flags. */
 void vhca_kapi_dma_mb(void);
 
 /* Plain 32-bit values shared between CPUs (or with the device, for a

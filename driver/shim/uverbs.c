@@ -19,21 +19,30 @@
 static_assert(PAGE_SIZE == VHCA_DB_PAGE_SIZE);
 static_assert(PAGE_SIZE == VHCA_UVERBS_PAGE_SIZE);
 
-int vhca_udata_request(struct ib_udata *udata, void *req, size_t size)
+/* A request of at least min_size bytes (an older provider's: the rest
+ * reads 0) whose comp_mask has only bits of known. */
+int vhca_udata_request_ext(struct ib_udata *udata, void *req, size_t size,
+			   size_t min_size, u64 known)
 {
+	size_t len = min_t(size_t, udata->inlen, size);
 	u64 comp_mask;
 
-	/* Older providers are not a thing yet: the request is this size. */
-	if (udata->inlen < size)
+	if (udata->inlen < min_size)
 		return -EINVAL;
 	if (udata->inlen > size &&
 	    !ib_is_udata_cleared(udata, size, udata->inlen - size))
 		return -EOPNOTSUPP;
-	if (ib_copy_from_udata(req, udata, size))
+	memset(req, 0, size);
+	if (ib_copy_from_udata(req, udata, len))
 		return -EFAULT;
-	/* Every request starts with its comp_mask; none is known yet. */
+	/* Every request starts with its comp_mask. */
 	memcpy(&comp_mask, req, sizeof(comp_mask));
-	return comp_mask ? -EOPNOTSUPP : 0;
+	return comp_mask & ~known ? -EOPNOTSUPP : 0;
+}
+
+int vhca_udata_request(struct ib_udata *udata, void *req, size_t size)
+{
+	return vhca_udata_request_ext(udata, req, size, size, 0);
 }
 
 int vhca_udata_response(struct ib_udata *udata, void *resp, size_t size)
@@ -97,6 +106,8 @@ void vhca_ucontext_resp(struct ib_ucontext *ibuc,
 	 * ibv_query_device_ex for at every open. */
 	resp->comp_mask = VHCA_UCONTEXT_RESP_CLOCK | VHCA_UCONTEXT_RESP_DEV_CAPS;
 	resp->dev_caps = le32_to_cpu(attr->dev_caps);
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_SQ_POLL)
+		resp->comp_mask |= VHCA_UCONTEXT_RESP_SQ_POLL;
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_CQE_TIMESTAMP)
 		resp->hca_core_clock_khz = le32_to_cpu(attr->hca_core_clock_khz);
 }

@@ -105,7 +105,9 @@ int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
 	struct vhca_create_qp_req req;
 	int err;
 
-	err = vhca_udata_request(udata, &req, sizeof(req));
+	err = vhca_udata_request_ext(udata, &req, sizeof(req),
+				     VHCA_CREATE_QP_REQ_V1_LEN,
+				     VHCA_CREATE_QP_REQ_SQ_DBREC);
 	if (err)
 		return err;
 	if (init->type != VHCA_QPT_RC && init->type != VHCA_QPT_UC &&
@@ -129,12 +131,16 @@ int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
 	rings.rq_log_size = req.rq_log_size;
 	rings.rq_wqe_shift = req.rq_wqe_shift;
 	rings.rq_dbrec_offset = req.rq_dbrec_offset;
+	rings.sq_dbrec = !!(req.comp_mask & VHCA_CREATE_QP_REQ_SQ_DBREC);
+	rings.sq_dbrec_offset = req.sq_dbrec_offset;
 	rings.db_page = vhca_udata_context(udata)->db_page;
 	err = vhca_core_create_user_qp(kdev->core, init, &rings, &qp->core);
 	if (err)
 		goto release;
 	resp.qpn = vhca_core_qp_num(qp->core);
 	resp.max_inline = vhca_core_qp_max_inline(qp->core);
+	if (vhca_core_qp_sq_dbrec(qp->core))
+		resp.comp_mask |= VHCA_CREATE_QP_RESP_SQ_DBREC;
 	err = vhca_udata_response(udata, &resp, sizeof(resp));
 	if (err)
 		goto destroy;

@@ -247,6 +247,8 @@ extern const struct ib_device_ops vhca_uverbs_ops;
 /* The request of this ABI version: -EINVAL when shorter, -EOPNOTSUPP for
  * unknown trailing bytes or comp_mask bits. */
 int vhca_udata_request(struct ib_udata *udata, void *req, size_t size);
+int vhca_udata_request_ext(struct ib_udata *udata, void *req, size_t size,
+			   size_t min_size, u64 known);
 int vhca_udata_response(struct ib_udata *udata, void *resp, size_t size);
 /* Pins [addr, addr + len) (page aligned) and lists its pages in *buf. */
 int vhca_uring_pin(struct ib_device *ibdev, u64 addr, u64 len,

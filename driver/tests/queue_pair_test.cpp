@@ -311,6 +311,49 @@ TEST_F(QpTest, DeviceWithoutRecordsGetsReceiveDoorbells) {
   EXPECT_EQ(LastDoorbell().value, (uint64_t{2} << 32) | qpn);
 }
 
+// A device that polls send records (VHCA_DEV_CAP_SQ_POLL): the kernel QP
+// gets one; a post stores the producer index there and rings the SQ
+// doorbell only while the record says the device sleeps.
+TEST_F(QpTest, SendRecordRingsOnlyWhileTheDeviceSleeps) {
+  device_.dev_caps |= VHCA_DEV_CAP_SQ_POLL;
+  RestartAs((VHCA_ABI_MAJOR << 16) | VHCA_ABI_MINOR);
+  vhca_core_cq* cq = CreateCq();
+  vhca_core_qp_init init = QpInit(cq);
+  vhca_core_qp* qp = CreateQp(&init);
+  const uint32_t qpn = vhca_core_qp_num(qp);
+  const uint64_t dbrec = device_.qps[qpn].in.sq_dbrec_addr;
+  ASSERT_NE(dbrec, 0u);
+  ASSERT_EQ(PostSend(qp, SendWr(1)), 0);  // flags 0: asleep
+  EXPECT_EQ(device_.RecordProducer(dbrec), 1u);
+  EXPECT_EQ(LastDoorbell().offset, uint32_t{VHCA_DB_SQ});
+  EXPECT_EQ(LastDoorbell().value, (uint64_t{1} << 32) | qpn);
+  device_.SetRecordFlags(dbrec, VHCA_WQ_DBREC_F_POLLED);
+  const size_t doorbells = device_.data_doorbells.size();
+  ASSERT_EQ(PostSends(qp, {SendWr(2), SendWr(3)}), 0);
+  EXPECT_EQ(device_.RecordProducer(dbrec), 3u);
+  EXPECT_EQ(device_.data_doorbells.size(), doorbells);
+  device_.SetRecordFlags(dbrec, 0);
+  ASSERT_EQ(PostSend(qp, SendWr(4)), 0);
+  EXPECT_EQ(LastDoorbell().value, (uint64_t{4} << 32) | qpn);
+  // RESET zeroes the producer index of the record, as a receive record's.
+  vhca_core_qp_attr attr{};
+  attr.qp_state = VHCA_QPS_RESET;
+  ASSERT_EQ(vhca_core_modify_qp(qp, &attr, VHCA_QP_ATTR_STATE), 0);
+  EXPECT_EQ(device_.RecordProducer(dbrec), 0u);
+}
+
+// Without the capability (sq-poll=off, or an older device) no send record:
+// every post rings, as before.
+TEST_F(QpTest, NoSendRecordWithoutSqPoll) {
+  vhca_core_cq* cq = CreateCq();
+  vhca_core_qp_init init = QpInit(cq);
+  vhca_core_qp* qp = CreateQp(&init);
+  const uint32_t qpn = vhca_core_qp_num(qp);
+  EXPECT_EQ(device_.qps[qpn].in.sq_dbrec_addr, 0u);
+  ASSERT_EQ(PostSend(qp, SendWr(1)), 0);
+  EXPECT_EQ(LastDoorbell().value, (uint64_t{1} << 32) | qpn);
+}
+
 // vhca_qp_context offsets (vhca_hw_verbs.h field order).
 enum : size_t {
   kMask = 0, kState = 4, kCurState = 5, kMtu = 6, kPort = 7, kQkey = 8, kRqPsn = 12,

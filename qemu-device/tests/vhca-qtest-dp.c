@@ -239,7 +239,7 @@ void dp_expect_no_cqe(Dp *dp, DpCq *cq)
 
 static uint8_t dp_create_qp_rec(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
                                 DpCq *scq, DpCq *rcq, uint32_t pd,
-                                uint64_t dbrec)
+                                uint64_t dbrec, uint64_t sq_dbrec)
 {
     struct vhca_cmd_create_qp in;
     uint32_t result[2];
@@ -267,6 +267,8 @@ static uint8_t dp_create_qp_rec(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
     dp_buf_contig(&in.rq_buf, qp->rq, 1u << (DP_WQ_LOG + DP_RQ_SHIFT));
     in.rq_dbrec_addr = cpu_to_le64(dbrec);
     qp->rq_dbrec = dbrec;
+    in.sq_dbrec_addr = cpu_to_le64(sq_dbrec);
+    qp->sq_dbrec = sq_dbrec;
     status = dp_exec_in(dp, VHCA_CMD_CREATE_QP, 0, &in, sizeof(in), result);
     qp->h = result[0];
     return status;
@@ -275,13 +277,19 @@ static uint8_t dp_create_qp_rec(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
 uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
                           DpCq *scq, DpCq *rcq, uint32_t pd)
 {
-    return dp_create_qp_rec(dp, qp, type, port, scq, rcq, pd, 0);
+    return dp_create_qp_rec(dp, qp, type, port, scq, rcq, pd, 0, 0);
 }
 
 uint8_t dp_create_qp_dbrec(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
                            DpCq *rcq, uint64_t dbrec)
 {
-    return dp_create_qp_rec(dp, qp, type, 0, scq, rcq, dp->pd, dbrec);
+    return dp_create_qp_rec(dp, qp, type, 0, scq, rcq, dp->pd, dbrec, 0);
+}
+
+uint8_t dp_create_qp_sq_dbrec(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
+                              DpCq *rcq, uint64_t sq_dbrec)
+{
+    return dp_create_qp_rec(dp, qp, type, 0, scq, rcq, dp->pd, 0, sq_dbrec);
 }
 
 void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,

@@ -43,6 +43,7 @@ typedef struct DpQp {
     uint32_t sq_pi;
     uint32_t rq_pi;
     uint64_t rq_dbrec;      /* receive doorbell record, 0: RQ doorbells */
+    uint64_t sq_dbrec;      /* send doorbell record (vhca-sqpoll-test.c) */
     DpCq *scq;
     DpCq *rcq;
 } DpQp;
@@ -109,6 +110,9 @@ uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
  * producer index there instead of ringing the RQ doorbell). */
 uint8_t dp_create_qp_dbrec(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
                            DpCq *rcq, uint64_t dbrec);
+/* With a send doorbell record at sq_dbrec (no receive record). */
+uint8_t dp_create_qp_sq_dbrec(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
+                              DpCq *rcq, uint64_t sq_dbrec);
 void dp_create_qp(Dp *dp, DpQp *qp, uint8_t type, DpCq *scq,
                   DpCq *rcq);
 uint8_t dp_modify(Dp *dp, DpQp *qp, struct vhca_qp_context *ctx);

@@ -18,11 +18,15 @@ void vhca_map(Vhca *v)
 Vhca *vhca_start(const char *extra)
 {
     Vhca *v = g_new0(Vhca, 1);
+    /* VHCA_QTEST_DEVICE: properties every test's device gets, e.g.
+     * ",sq-poll=on" (Documentation/testing.md: check-qtest with SQ polling). */
+    const char *all = g_getenv("VHCA_QTEST_DEVICE");
 
     v->qts = qtest_initf("-machine q35 -nodefaults "
                          "-device vhca,id=vhca0,addr=04.0,ports=2,"
-                         "comp-vectors=2,node-guid=0x%" PRIx64 "%s",
-                         (uint64_t)NODE_GUID, extra ? extra : "");
+                         "comp-vectors=2,node-guid=0x%" PRIx64 "%s%s",
+                         (uint64_t)NODE_GUID, all ? all : "",
+                         extra ? extra : "");
     pc_alloc_init(&v->alloc, v->qts, 0);
     v->bus = qpci_new_pc(v->qts, &v->alloc);
     v->dev = qpci_device_find(v->bus, VHCA_DEVFN);
