@@ -314,6 +314,7 @@ VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 #define VHCA_DEV_CAP_MW_TYPE_1		(1u << 0)	/* memory windows type 1 */
 #define VHCA_DEV_CAP_MW_TYPE_2		(1u << 1)	/* memory windows type 2B */
 #define VHCA_DEV_CAP_CQE_TIMESTAMP	(1u << 2)	/* vhca_cqe.timestamp, VHCA_DB_CLOCK */
+#define VHCA_DEV_CAP_ODP		(1u << 4)	/* VHCA_MR_F_ODP regions (vhca_hw_odp.h) */
 
 /* IBA 14.2.5.6 PortInfo values used below. */
 enum vhca_port_state {
