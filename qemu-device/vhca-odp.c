@@ -91,7 +91,9 @@ uint8_t vhca_odp_check(VhcaState *s, const VhcaMr *mr, uint64_t addr,
             s->odp_fault.key = (uint32_t)(mr - s->mrs) << 8 | mr->variant;
             s->odp_fault.addr = addr;
             s->odp_fault.len = (uint32_t)MIN(len, UINT32_MAX);
-            s->odp_fault.write = access != 0;
+            s->odp_fault.write = access & (VHCA_ACCESS_LOCAL_WRITE |
+                                           VHCA_ACCESS_REMOTE_WRITE |
+                                           VHCA_ACCESS_REMOTE_ATOMIC);
             trace_vhca_odp_fault_page(s->odp_fault.key, addr, len, i);
             return VHCA_VERR_ODP_FAULT;
         }
