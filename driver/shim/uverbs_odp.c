@@ -34,6 +34,8 @@ module_param(odp, bool, 0444);
 MODULE_PARM_DESC(odp, "on-demand paging (IB_ACCESS_ON_DEMAND), experimental");
 
 #define VHCA_ODP_CHUNK	64	/* pages per ODP_MAP (one mailbox half) */
+/* Pages are the umem's: 4 KiB, or the huge page size with
+ * IB_ACCESS_HUGETLB (ib_umem_odp_get picks umem->page_shift). */
 
 struct vhca_odp_fault {
 	struct work_struct work;
@@ -85,7 +87,8 @@ static int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len)
 	npages = ib_umem_odp_map_dma_and_lock(umem, va, len, access, true);
 	if (npages < 0)
 		return npages;
-	first = (ALIGN_DOWN(va, PAGE_SIZE) - ib_umem_start(umem)) >> PAGE_SHIFT;
+	first = (ALIGN_DOWN(va, 1UL << umem->page_shift) - ib_umem_start(umem)) >>
+		umem->page_shift;
 	err = vhca_odp_map_pages(mr, umem, first, npages);
 	mutex_unlock(&umem->umem_mutex);
 	return err;
@@ -163,9 +166,15 @@ static bool vhca_odp_invalidate(struct mmu_interval_notifier *mni,
 	start = max_t(u64, ib_umem_start(umem), range->start);
 	end = min_t(u64, ib_umem_end(umem), range->end);
 	if (mr && mr->core && start < end) {
-		err = vhca_core_odp_invalidate(mr->core,
-				(start - ib_umem_start(umem)) >> PAGE_SHIFT,
-				(end - start) >> PAGE_SHIFT);
+		/* every umem page (4 KiB, or huge with IB_ACCESS_HUGETLB) the
+		 * range touches */
+		unsigned long first = (start - ib_umem_start(umem)) >>
+				      umem->page_shift;
+		unsigned long last = (end - 1 - ib_umem_start(umem)) >>
+				     umem->page_shift;
+
+		err = vhca_core_odp_invalidate(mr->core, first,
+					       last - first + 1);
 		/* A failed command means a dead device: it is reset. */
 		if (err)
 			ibdev_warn_ratelimited(mr->ibmr.device,
@@ -206,8 +215,11 @@ struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->odp_iova = virt_addr;
 	err = vhca_core_create_odp_mr(kdev->core, to_vpd(ibpd)->pdn, virt_addr,
 				      length, start - ib_umem_start(umem),
-				      ib_umem_odp_num_pages(umem), PAGE_SHIFT,
-				      access & ~IB_ACCESS_ON_DEMAND, &mr->core);
+				      ib_umem_odp_num_pages(umem),
+				      umem->page_shift,
+				      access & ~(IB_ACCESS_ON_DEMAND |
+						 IB_ACCESS_HUGETLB),
+				      &mr->core);
 	if (err)
 		goto release;
 	mutex_lock(&umem->umem_mutex);
