@@ -19,6 +19,16 @@ Result<uint32_t> MemoryRegion::DeviceAccess(uint32_t ib_access) {
   return ib_access & kAccessMask;
 }
 
+// CREATE_MR of a DMA or ODP region: a fresh key variant, the key kept.
+Status MemoryRegion::CreateOnDevice(vhca_cmd_create_mr& in) {
+  in.key_variant = device_.NextKeyVariant();
+  auto key = device_.commands().CreateMr(in);
+  VHCA_TRY(key);
+  key_ = key.value();
+  live_ = true;
+  return Ok();
+}
+
 Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreateDma(Device& device,
                                                        uint32_t pdn,
                                                        uint32_t access,
@@ -37,11 +47,7 @@ Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreateDma(Device& device,
   in.pdn = ToLe32(pdn);
   in.access = ToLe32(device_access.value());
   in.flags = VHCA_MR_F_PHYSICAL;
-  in.key_variant = device.NextKeyVariant();
-  auto key = device.commands().CreateMr(in);
-  VHCA_TRY(key);
-  mr->key_ = key.value();
-  mr->live_ = true;
+  VHCA_TRY(mr->CreateOnDevice(in));
   return mr;
 }
 
@@ -136,11 +142,7 @@ Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreateOdp(
   in.access = ToLe32(device_access.value());
   in.first_byte_offset = ToLe32(first_byte_offset);
   in.flags = VHCA_MR_F_ODP;
-  in.key_variant = device.NextKeyVariant();
-  auto key = device.commands().CreateMr(in);
-  VHCA_TRY(key);
-  mr->key_ = key.value();
-  mr->live_ = true;
+  VHCA_TRY(mr->CreateOnDevice(in));
   return mr;
 }
 

@@ -95,6 +95,7 @@ class MemoryRegion : public DeviceResource {
   Device& device() const { return device_; }
 
  private:
+  Status CreateOnDevice(vhca_cmd_create_mr& in);
   // The CREATE_MR/REREG_MR input over this paged region's pages (no
   // key_variant).
   Result<vhca_cmd_create_mr> PagedInput(uint32_t pdn, uint64_t iova,

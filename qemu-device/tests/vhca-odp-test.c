@@ -141,6 +141,14 @@ static void wait_cqe(Dp *dp, DpCq *cq, uint64_t wr_id, uint8_t status)
     g_assert_cmpuint(cqe.status, ==, status);
 }
 
+/* An RC pair, two physical 64 KiB buffers and an ODP region. */
+static void odp_setup(Dp *dp, DpPair *p, DpMem *m, Odp *o, uint32_t access)
+{
+    dp_pair(dp, p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    dp_mem(dp, m, DP_ALL_ACCESS);
+    odp_create(dp, o, access);
+}
+
 static void test_odp_commands(void)
 {
     Dp *dp = dp_start();
@@ -289,9 +297,7 @@ static void test_odp_responder(void)
     DpPair p;
     Odp o;
 
-    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
-    dp_mem(dp, &m, DP_ALL_ACCESS);
-    odp_create(dp, &o, DP_ALL_ACCESS);
+    odp_setup(dp, &p, &m, &o, DP_ALL_ACCESS);
     dp_fill(dp, m.a, 4096, 0x33);
 
     dp_write(dp, &p.a, 1, ODP_IOVA + 100, o.key, m.a, 200, m.akey);
@@ -350,9 +356,7 @@ static void test_odp_invalidate(void)
     DpPair p;
     Odp o;
 
-    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
-    dp_mem(dp, &m, DP_ALL_ACCESS);
-    odp_create(dp, &o, DP_ALL_ACCESS);
+    odp_setup(dp, &p, &m, &o, DP_ALL_ACCESS);
     g_assert_cmpuint(odp_map(dp, &o, 0, ODP_PAGES), ==, VHCA_CMD_OK);
     dp_fill(dp, m.a, 64, 0x55);
     dp_write(dp, &p.a, 1, ODP_IOVA, o.key, m.a, 64, m.akey);
@@ -389,9 +393,7 @@ static void test_odp_stopped_flush(void)
     DpPair p;
     Odp o;
 
-    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
-    dp_mem(dp, &m, DP_ALL_ACCESS);
-    odp_create(dp, &o, VHCA_ACCESS_LOCAL_WRITE);
+    odp_setup(dp, &p, &m, &o, VHCA_ACCESS_LOCAL_WRITE);
     dp_write(dp, &p.a, 1, m.b, m.bkey, ODP_IOVA, 64, o.key);
     expect_fault(dp, VHCA_PF_REQUESTER, p.a.h, o.key, ODP_IOVA, 64, 0);
     g_assert_cmpuint(dp_set_state(dp, &p.a, VHCA_QPS_ERR), ==, VHCA_CMD_OK);
