@@ -66,6 +66,10 @@ PINGPONGS = [
 ]
 
 
+# vhca.ko parameters, e.g. "odp=1" (on-demand paging, not yet on by default).
+MODULE_ARGS = os.environ.get("VHCA_MODULE_ARGS", "")
+
+
 @contextlib.contextmanager
 def verbs_vm(name):
     """A guest with both devices ACTIVE, vhca.ko, ib_uverbs and the
@@ -75,7 +79,7 @@ def verbs_vm(name):
             raise FileNotFoundError("%s missing: run `make module provider`" % path)
     with vmlib.VM(devices=DEVICES, name=name) as machine:
         machine.run("modprobe -a ib_core ib_uverbs ib_umad", timeout=120, check=True)
-        machine.run("insmod %s" % MODULE, timeout=120, check=True)
+        machine.run("insmod %s %s" % (MODULE, MODULE_ARGS), timeout=120, check=True)
         machine.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
                     timeout=60, check=True)
         rc, _ = machine.run(WAIT_ACTIVE, timeout=120)
