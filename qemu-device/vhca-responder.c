@@ -325,9 +325,10 @@ static uint8_t vhca_status_of_verr(uint8_t verr)
 
 /*
  * A page of the target or of the receive buffer is absent (vhca_hw_odp.h):
- * the page-fault event, then an RNR NAK, as mlx5 answers (RC: the
- * requester sends the request again after min_rnr_timer; nothing was
- * written, the receive WQE stays); UC drops the message.
+ * the page-fault event, then an RNR NAK, as mlx5 answers (RC and XRC
+ * targets, IBA 9.7.5.2.8 and A14: the requester sends the request again
+ * after min_rnr_timer; nothing was written, the receive WQE stays); UC,
+ * which has no NAKs, drops the message.
  */
 static VhcaAck vhca_respond_odp_fault(VhcaState *s, VhcaQp *qp,
                                       VhcaPacket *pkt)
@@ -338,7 +339,7 @@ static VhcaAck vhca_respond_odp_fault(VhcaState *s, VhcaQp *qp,
     }
     vhca_odp_fault_event(s, qp, VHCA_PF_RESPONDER);
     pkt->rnr_timer = qp->min_rnr_timer;
-    return qp->type == VHCA_QPT_RC ? VHCA_NAK_RNR : VHCA_ACK;
+    return qp->type == VHCA_QPT_UC ? VHCA_ACK : VHCA_NAK_RNR;
 }
 
 static VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)

@@ -13,8 +13,8 @@
  *    region's key and the byte range the access needs;
  *  - requester fault (subtype VHCA_PF_REQUESTER): the WQE stays at the
  *    head of the send queue and the send queue stops until ODP_RESUME;
- *  - responder fault (subtype VHCA_PF_RESPONDER, RC): the request is
- *    answered with an RNR NAK carrying the responder's min_rnr_timer
+ *  - responder fault (subtype VHCA_PF_RESPONDER, RC or XRC target): the
+ *    request is answered with an RNR NAK carrying the responder's min_rnr_timer
  *    (IBA 9.7.5.2.8), the receive WQE is not consumed, and the requester
  *    sends the request again after the timer (its rnr_retry counts); UC
  *    and UD drop the message, as they drop one without a receive WQE.

@@ -17,8 +17,8 @@
  * regions are found by key index in kdev->odp_mrs; dereg_mr removes the
  * region from it and flushes the work queue before DESTROY_MR, so no
  * fault work uses a freed region.
- * Off unless the module parameter odp=1: the guest tests of this path
- * (check-uverbs) are not in make test yet.
+ * On whenever the device has VHCA_DEV_CAP_ODP.  ibv_advise_mr (prefetch)
+ * is uverbs_odp_prefetch.c.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -28,10 +28,6 @@
 #include <rdma/ib_verbs.h>
 
 #include "vhca_shim.h"
-
-static bool odp;
-module_param(odp, bool, 0444);
-MODULE_PARM_DESC(odp, "on-demand paging (IB_ACCESS_ON_DEMAND), experimental");
 
 #define VHCA_ODP_CHUNK	64	/* pages per ODP_MAP (one mailbox half) */
 /* Pages are the umem's: 4 KiB, or the huge page size with
@@ -52,30 +48,58 @@ bool vhca_odp_enabled(struct vhca_kapi_device *kdev)
 	return kdev->odp_wq != NULL;
 }
 
-/* Device pages [first, first + n) <- the umem's DMA addresses. */
+/*
+ * Whether the umem's entry may go to the device: mapped, and writable when
+ * the region is.  The device's translation has no per-page write right,
+ * so a page only readable (a snapshot of a read-only mapping: the zero
+ * page, a page shared copy-on-write) is left absent for a writable region:
+ * its first write faults it in writable.
+ */
+static bool vhca_odp_entry_usable(struct ib_umem_odp *umem, dma_addr_t entry)
+{
+	if (!(entry & ODP_READ_ALLOWED_BIT))
+		return false;
+	return !umem->umem.writable || (entry & ODP_WRITE_ALLOWED_BIT);
+}
+
+/*
+ * Device pages [first, first + n) <- the umem's DMA addresses, one
+ * ODP_MAP per run of usable entries (at most VHCA_ODP_CHUNK pages each).
+ */
 static int vhca_odp_map_pages(struct vhca_mr *mr, struct ib_umem_odp *umem,
 			      unsigned long first, unsigned long n)
 {
 	unsigned long long dma[VHCA_ODP_CHUNK];
-	unsigned long i, chunk;
+	unsigned long i, run = first, count = 0;
+	bool usable;
 	int err;
 
 	lockdep_assert_held(&umem->umem_mutex);
-	while (n) {
-		chunk = min_t(unsigned long, n, VHCA_ODP_CHUNK);
-		for (i = 0; i < chunk; i++)
-			dma[i] = umem->dma_list[first + i] & ODP_DMA_ADDR_MASK;
-		err = vhca_core_odp_map(mr->core, first, chunk, dma);
-		if (err)
-			return err;
-		first += chunk;
-		n -= chunk;
+	for (i = first; i <= first + n; i++) {
+		usable = i < first + n &&
+			 vhca_odp_entry_usable(umem, umem->dma_list[i]);
+		if (usable) {
+			if (!count)
+				run = i;
+			dma[count++] = umem->dma_list[i] & ODP_DMA_ADDR_MASK;
+		}
+		if (count && (!usable || count == VHCA_ODP_CHUNK)) {
+			err = vhca_core_odp_map(mr->core, run, count, dma);
+			if (err)
+				return err;
+			count = 0;
+		}
 	}
 	return 0;
 }
 
-/* Fault [va, va + len) of the process's range in; 0 when mapped. */
-static int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len)
+/*
+ * [va, va + len) of the process's range to the device; 0 when done.
+ * fault: make the pages present (writable when the umem is); without it,
+ * only the pages the process has mapped already go to the device
+ * (IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT).
+ */
+int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len, bool fault)
 {
 	struct ib_umem_odp *umem = to_ib_umem_odp(mr->umem);
 	u64 access = ODP_READ_ALLOWED_BIT;
@@ -84,7 +108,7 @@ static int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len)
 
 	if (umem->umem.writable)
 		access |= ODP_WRITE_ALLOWED_BIT;
-	npages = ib_umem_odp_map_dma_and_lock(umem, va, len, access, true);
+	npages = ib_umem_odp_map_dma_and_lock(umem, va, len, access, fault);
 	if (npages < 0)
 		return npages;
 	first = (ALIGN_DOWN(va, 1UL << umem->page_shift) - ib_umem_start(umem)) >>
@@ -109,7 +133,7 @@ static void vhca_odp_fault_work(struct work_struct *work)
 
 		err = vhca_odp_resolve(mr, mr->umem->address + off,
 				       min_t(u64, f->len,
-					     mr->umem->length - off));
+					     mr->umem->length - off), true);
 	}
 	if (err)
 		ibdev_warn_ratelimited(&kdev->ibdev,
@@ -268,17 +292,29 @@ int vhca_odp_dereg_mr(struct vhca_mr *mr)
 	return 0;
 }
 
-/* What query_device reports: only what the guest tests show. */
+/*
+ * What query_device reports: every access that waits for the driver
+ * (vhca_hw_odp.h): a requester's SGEs on any QP type, an RC or XRC
+ * responder's target or receive buffer (RNR NAK, the request is sent
+ * again), SRQ receives included.  Not UC or UD receives: their responder
+ * drops a message whose buffer faults, and nothing sends it again.
+ */
 void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 			   struct ib_device_attr *props)
 {
+	const struct vhca_device_attr *attr = vhca_core_device_attr(kdev->core);
+	u32 connected = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+
 	if (!vhca_odp_enabled(kdev))
 		return;
 	props->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
 	props->odp_caps.general_caps = IB_ODP_SUPPORT;
-	props->odp_caps.per_transport_caps.rc_odp_caps =
-		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
-		IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ;
+	props->odp_caps.per_transport_caps.rc_odp_caps = connected;
+	props->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_XRC)
+		props->odp_caps.per_transport_caps.xrc_odp_caps = connected;
 }
 
 void vhca_odp_init(struct vhca_kapi_device *kdev)
@@ -286,7 +322,7 @@ void vhca_odp_init(struct vhca_kapi_device *kdev)
 	const struct vhca_device_attr *attr = vhca_core_device_attr(kdev->core);
 
 	xa_init(&kdev->odp_mrs);
-	if (!odp || !(le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_ODP))
+	if (!(le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_ODP))
 		return;
 	kdev->odp_wq = alloc_ordered_workqueue("vhca_odp", WQ_MEM_RECLAIM);
 	if (!kdev->odp_wq)

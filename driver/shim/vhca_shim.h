@@ -236,10 +236,16 @@ bool vhca_odp_enabled(struct vhca_kapi_device *kdev);
 struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				   u64 virt_addr, int access);
 int vhca_odp_dereg_mr(struct vhca_mr *mr);
+int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len, bool fault);
 void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 			   struct ib_device_attr *props);
 void vhca_odp_init(struct vhca_kapi_device *kdev);
 void vhca_odp_cleanup(struct vhca_kapi_device *kdev);
+/* uverbs_odp_prefetch.c */
+int vhca_ib_advise_mr(struct ib_pd *ibpd,
+		      enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		      struct ib_sge *sg_list, u32 num_sge,
+		      struct uverbs_attr_bundle *attrs);
 
 int vhca_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int vhca_ib_dealloc_mw(struct ib_mw *ibmw);

@@ -66,7 +66,7 @@ PINGPONGS = [
 ]
 
 
-# vhca.ko parameters, e.g. "odp=1" (on-demand paging, not yet on by default).
+# vhca.ko parameters (insmod), for a run with other settings than the default.
 MODULE_ARGS = os.environ.get("VHCA_MODULE_ARGS", "")
 
 
@@ -230,6 +230,14 @@ def test_thread_domain_locks(vm):
     run_c_program(vm, "thread_domain")
 
 
+def test_odp_follows_page_tables(vm):
+    """An ODP MR over an mmap'ed buffer: RDMA WRITEs into and out of it
+    after madvise(MADV_DONTNEED) and after munmap + mmap at the same
+    address must use the process's new pages, never the old ones (the mmu
+    notifier's ODP_INVALIDATE): programs/odp_invalidate.c."""
+    run_c_program(vm, "odp_invalidate", timeout=120)
+
+
 def test_fork_keeps_the_parent_working(vm):
     """A process with an MR and queues forks; while the child (scribbling
     over its copies) lives, the parent writes new data into its buffers
@@ -340,7 +348,7 @@ SKIPS = [
     # the message (these messages alone would hide any _ex regression)
     (r"Tag Matching.*Extended CQ is not supported", "Tag matching"),
     (r"atomic_write.*Extended QP is not supported", "ibv_wr_atomic_write"),
-    (r"ODP is not supported", "On-demand paging"),
+    (r"ODP implicit is not supported", "Implicit on-demand paging"),
     (r"Allocating dmabuf is not supported", "dma-buf MRs"),
     (r"Ethernet link layer|skip RoCE test", "RoCE and raw Ethernet QPs"),
     # vendor tests and the test environment
