@@ -78,7 +78,8 @@ static const uint16_t verbs_opcodes[] = {
     VHCA_CMD_DESTROY_QP, VHCA_CMD_CREATE_SRQ, VHCA_CMD_MODIFY_SRQ,
     VHCA_CMD_QUERY_SRQ, VHCA_CMD_DESTROY_SRQ, VHCA_CMD_CREATE_MR,
     VHCA_CMD_ALLOC_MR, VHCA_CMD_DESTROY_MR, VHCA_CMD_ALLOC_MW,
-    VHCA_CMD_DEALLOC_MW, VHCA_CMD_REREG_MR, VHCA_CMD_ATTACH_MCAST,
+    VHCA_CMD_DEALLOC_MW, VHCA_CMD_REREG_MR, VHCA_CMD_ODP_MAP,
+    VHCA_CMD_ODP_INVALIDATE, VHCA_CMD_ODP_RESUME, VHCA_CMD_ATTACH_MCAST,
     VHCA_CMD_DETACH_MCAST, VHCA_CMD_ALLOC_XRCD, VHCA_CMD_DEALLOC_XRCD,
 };
 
@@ -311,6 +312,38 @@ static void check_verdict(const uint8_t *raw, const VhcaCmd *cmd,
     }
 }
 
+/*
+ * The ODP commands' own input check (vhca_hw_odp.h, device.md "On-demand
+ * paging"): npages 1.., ODP_MAP at most 512 pages and in_len holding 8
+ * bytes per page; ODP_RESUME flags only VHCA_ODP_RESUME_F_ERROR.
+ */
+static void check_odp_range(const uint8_t *raw, uint16_t op)
+{
+    const uint8_t *in = raw + INLINE_OFFSET;
+    uint64_t npages = le_at(in, 8, 4), in_len = le_at(raw, 16, 4);
+    uint8_t want = VHCA_CMD_OK;
+    VhcaCmdCheck got;
+
+    if (op == VHCA_CMD_ODP_RESUME) {
+        want = VHCA_CMD_OK;     /* flags: below */
+    } else if (npages == 0) {
+        want = VHCA_CMD_BAD_PARAM;
+    } else if (op == VHCA_CMD_ODP_MAP && npages > 512) {
+        want = VHCA_CMD_BAD_PARAM;
+    } else if (op == VHCA_CMD_ODP_MAP && in_len < 8 * npages) {
+        want = VHCA_CMD_BAD_SIZE;
+    }
+    if (op == VHCA_CMD_ODP_RESUME) {
+        want = in[4] & ~1u ? VHCA_CMD_BAD_PARAM : VHCA_CMD_OK;
+    }
+    got = vhca_odp_cmd_check(op, in, (uint32_t)in_len);
+    expect((got.status == VHCA_CMD_OK) == (got.why == NULL),
+           "ODP reason given iff failed", op);
+    if (got.status != want) {
+        fail("ODP range status", op, got.status, want);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct vhca_cmd entry;          /* aligned like the ring slot */
@@ -329,5 +362,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vhca_cmd_decode(&entry, &cmd);
     check_decode(raw, &cmd);
     check_verdict(raw, &cmd, &limits);
+    if (cmd.opcode == VHCA_CMD_ODP_MAP ||
+        cmd.opcode == VHCA_CMD_ODP_INVALIDATE ||
+        cmd.opcode == VHCA_CMD_ODP_RESUME) {
+        check_odp_range(raw, cmd.opcode);
+    }
     return 0;
 }

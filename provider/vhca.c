@@ -86,6 +86,15 @@ static int vhca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	return err;
 }
 
+/* ibv_advise_mr: prefetch into ODP regions, done by the kernel
+ * (driver.md "On-demand paging"); the answer is an errno value. */
+static int vhca_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			  uint32_t flags, struct ibv_sge *sg_list,
+			  uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 static int vhca_dereg_mr(struct verbs_mr *vmr)
 {
 	int err = ibv_cmd_dereg_mr(vmr);
@@ -168,6 +177,7 @@ static void vhca_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops vhca_ctx_ops = {
+	.advise_mr = vhca_advise_mr,
 	.alloc_dm = vhca_alloc_dm,
 	.alloc_mw = vhca_alloc_mw,
 	.alloc_parent_domain = vhca_alloc_parent_domain,

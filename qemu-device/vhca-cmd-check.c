@@ -290,3 +290,30 @@ VhcaCmdCheck vhca_cmd_check(const VhcaCmd *cmd, const VhcaCmdLimits *limits)
     }
     return vhca_cmd_check_input(cmd, limits);
 }
+
+VhcaCmdCheck vhca_odp_cmd_check(uint16_t opcode, const uint8_t in[32],
+                                uint32_t in_len)
+{
+    const struct vhca_cmd_odp_range_in *range = (const void *)in;
+    const struct vhca_cmd_odp_resume_in *resume = (const void *)in;
+    uint32_t npages = le32_to_cpu(range->npages);
+
+    if (opcode == VHCA_CMD_ODP_RESUME) {
+        return resume->flags & ~VHCA_ODP_RESUME_F_ERROR ?
+               vhca_bad(VHCA_CMD_BAD_PARAM, "unknown ODP_RESUME flags") :
+               vhca_ok();
+    }
+    if (npages == 0) {
+        return vhca_bad(VHCA_CMD_BAD_PARAM, "npages is 0");
+    }
+    if (opcode != VHCA_CMD_ODP_MAP) {
+        return vhca_ok();
+    }
+    if (npages > VHCA_ODP_MAX_MAP) {
+        return vhca_bad(VHCA_CMD_BAD_PARAM, "more pages than one command maps");
+    }
+    if (in_len < npages * 8u) {
+        return vhca_bad(VHCA_CMD_BAD_SIZE, "in_len below 8 * npages");
+    }
+    return vhca_ok();
+}

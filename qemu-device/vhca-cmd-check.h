@@ -98,5 +98,10 @@ void vhca_cmd_decode(const struct vhca_cmd *raw, VhcaCmd *cmd);
 const VhcaCmdInfo *vhca_cmd_info(uint16_t opcode);
 const char *vhca_cmd_name(uint16_t opcode);
 VhcaCmdCheck vhca_cmd_check(const VhcaCmd *cmd, const VhcaCmdLimits *limits);
+/* ODP_MAP/ODP_INVALIDATE/ODP_RESUME (vhca_hw_odp.h): the inline input
+ * (page count, against in_len for ODP_MAP; RESUME's flags); the region
+ * or QP is looked up after. */
+VhcaCmdCheck vhca_odp_cmd_check(uint16_t opcode, const uint8_t in[32],
+                                uint32_t in_len);
 
 #endif /* HW_MISC_VHCA_CMD_CHECK_H */

@@ -151,7 +151,8 @@ static uint8_t vhca_mr_load(VhcaState *s, uint64_t in_addr, VhcaMr *mr_out)
     mr.first_byte_offset = le32_to_cpu(in.first_byte_offset);
     mr.physical = in.flags & VHCA_MR_F_PHYSICAL;
     mr.variant = in.key_variant;
-    if (in.flags & ~VHCA_MR_F_PHYSICAL) {
+    if ((in.flags & ~(VHCA_MR_F_PHYSICAL | VHCA_MR_F_ODP)) ||
+        (in.flags & VHCA_MR_F_PHYSICAL && in.flags & VHCA_MR_F_ODP)) {
         return vhca_mr_reject("unknown flags", in.flags);
     }
     if (!vhca_access_flags_valid(mr.access)) {
@@ -169,6 +170,11 @@ static uint8_t vhca_mr_load(VhcaState *s, uint64_t in_addr, VhcaMr *mr_out)
         if (mr.length && !vhca_dma_range_valid(s, mr.iova, mr.length)) {
             trace_vhca_mr_reject("physical region not in memory", mr.pdn);
             return VHCA_CMD_BAD_ADDR;
+        }
+    } else if (in.flags & VHCA_MR_F_ODP) {
+        status = vhca_odp_load(s, &mr, &in.pages);
+        if (status != VHCA_CMD_OK) {
+            return status;
         }
     } else {
         status = vhca_mr_load_pages(s, &mr, &in.pages, VHCA_MAX_MR_PAGES);
@@ -329,6 +335,8 @@ uint8_t vhca_mr_translate(VhcaState *s, uint32_t key, uint32_t pdn,
             verr = vhca_mw_translate(s, mr, pdn, remote_qpn, access, addr,
                                      len, &mr);
             if (verr == VHCA_VERR_NONE) {
+                /* mr is the window's region: its pages may be absent */
+                verr = vhca_odp_check(s, mr, addr, len, access);
                 *mr_out = mr;
                 return verr;
             }
@@ -345,6 +353,12 @@ uint8_t vhca_mr_translate(VhcaState *s, uint32_t key, uint32_t pdn,
          addr - mr->iova > mr->length ||
          len > mr->length - (addr - mr->iova))) {
         verr = VHCA_VERR_BOUNDS;
+    }
+    if (verr == VHCA_VERR_NONE) {
+        verr = vhca_odp_check(s, mr, addr, len, access);
+        if (verr == VHCA_VERR_ODP_FAULT) {
+            return verr;    /* not an error: the caller raises the fault */
+        }
     }
     if (verr != VHCA_VERR_NONE) {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: access key 0x%x pd %u right 0x%x"

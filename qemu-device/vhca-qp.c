@@ -436,6 +436,8 @@ static void vhca_flush_sq(VhcaState *s, VhcaQp *qp)
 
     timer_del(qp->sq_timer);
     qp->sq_waiting = false;
+    qp->odp_stopped = false;
+    qp->odp_error = false;
     while (qp->sq.ci != qp->sq.pi && qp->sq.pi - qp->sq.ci <= size) {
         uint64_t off = (uint64_t)(qp->sq.ci & (size - 1)) << qp->sq.wqe_shift;
 

@@ -337,6 +337,9 @@ void vhca_rc_reset_qp(VhcaQp *qp)
     qp->sq_waiting = false;
     qp->wqe_started = false;
     qp->retry_exhausted = false;
+    qp->odp_stopped = false;
+    qp->odp_resp_fault = false;
+    qp->odp_error = false;
     memset(qp->rd_res, 0, sizeof(qp->rd_res));
     qp->rd_res_next = 0;
     vhca_link_forget(qp);

@@ -323,6 +323,25 @@ static uint8_t vhca_status_of_verr(uint8_t verr)
 
 /* ---- connected responder (RC, UC) ---------------------------------------- */
 
+/*
+ * A page of the target or of the receive buffer is absent (vhca_hw_odp.h):
+ * the page-fault event, then an RNR NAK, as mlx5 answers (RC and XRC
+ * targets, IBA 9.7.5.2.8 and A14: the requester sends the request again
+ * after min_rnr_timer; nothing was written, the receive WQE stays); UC,
+ * which has no NAKs, drops the message.
+ */
+static VhcaAck vhca_respond_odp_fault(VhcaState *s, VhcaQp *qp,
+                                      VhcaPacket *pkt)
+{
+    if (vhca_odp_fault_failed(qp)) {
+        return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
+                                   VHCA_QP_EV_ACCESS_ERR);
+    }
+    vhca_odp_fault_event(s, qp, VHCA_PF_RESPONDER);
+    pkt->rnr_timer = qp->min_rnr_timer;
+    return qp->type == VHCA_QPT_UC ? VHCA_ACK : VHCA_NAK_RNR;
+}
+
 static VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
@@ -336,6 +355,9 @@ static VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         verr = vhca_sgl_from_sges(s, vhca_rq_pdn(s, qp), qp->db_page == 0,
                                   rwqe.sge, rwqe.num_sge,
                                   VHCA_ACCESS_LOCAL_WRITE, &rsgl);
+    }
+    if (verr == VHCA_VERR_ODP_FAULT) {
+        return vhca_respond_odp_fault(s, qp, pkt);
     }
     if (verr != VHCA_VERR_NONE) {
         return vhca_recv_fail(s, qp, rwqe.wr_id, pkt,
@@ -410,8 +432,12 @@ static VhcaAck vhca_respond_write(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     VhcaSgl remote;
     uint8_t verr;
 
-    if (vhca_remote_target(s, qp, wqe, wqe->length, VHCA_ACCESS_REMOTE_WRITE,
-                           &remote) != VHCA_VERR_NONE) {
+    verr = vhca_remote_target(s, qp, wqe, wqe->length,
+                              VHCA_ACCESS_REMOTE_WRITE, &remote);
+    if (verr == VHCA_VERR_ODP_FAULT) {
+        return vhca_respond_odp_fault(s, qp, pkt);
+    }
+    if (verr != VHCA_VERR_NONE) {
         return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
                                    VHCA_QP_EV_ACCESS_ERR);
     }
@@ -440,9 +466,14 @@ VhcaAck vhca_respond_read(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
     VhcaSgl remote;
+    uint8_t verr;
 
-    if (vhca_remote_target(s, qp, wqe, wqe->length, VHCA_ACCESS_REMOTE_READ,
-                           &remote) != VHCA_VERR_NONE) {
+    verr = vhca_remote_target(s, qp, wqe, wqe->length,
+                              VHCA_ACCESS_REMOTE_READ, &remote);
+    if (verr == VHCA_VERR_ODP_FAULT) {
+        return vhca_respond_odp_fault(s, qp, pkt);
+    }
+    if (verr != VHCA_VERR_NONE) {
         return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
                                    VHCA_QP_EV_ACCESS_ERR);
     }
@@ -465,6 +496,7 @@ static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     VhcaDmaPiece piece;
     VhcaSgl remote;
     uint64_t orig, next;
+    uint8_t verr;
 
     if (wqe->remote_addr & 7) {
         /* IBA 9.4.5: a misaligned atomic is an invalid request. */
@@ -473,8 +505,12 @@ static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         return vhca_responder_fail(s, qp, VHCA_NAK_INV_REQ,
                                    VHCA_QP_EV_REQ_ERR);
     }
-    if (vhca_remote_target(s, qp, wqe, 8, VHCA_ACCESS_REMOTE_ATOMIC,
-                           &remote) != VHCA_VERR_NONE) {
+    verr = vhca_remote_target(s, qp, wqe, 8, VHCA_ACCESS_REMOTE_ATOMIC,
+                              &remote);
+    if (verr == VHCA_VERR_ODP_FAULT) {
+        return vhca_respond_odp_fault(s, qp, pkt);
+    }
+    if (verr != VHCA_VERR_NONE) {
         return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
                                    VHCA_QP_EV_ACCESS_ERR);
     }
@@ -510,6 +546,7 @@ static VhcaAck vhca_respond_atomic_write(VhcaState *s, VhcaQp *qp,
     VhcaDmaPiece piece;
     VhcaSgl remote;
     uint64_t value;
+    uint8_t verr;
 
     if (wqe->length != sizeof(value) || (wqe->remote_addr & 7)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x atomic write of %"
@@ -518,9 +555,12 @@ static VhcaAck vhca_respond_atomic_write(VhcaState *s, VhcaQp *qp,
         return vhca_responder_fail(s, qp, VHCA_NAK_INV_REQ,
                                    VHCA_QP_EV_REQ_ERR);
     }
-    if (vhca_remote_target(s, qp, wqe, sizeof(value),
-                           VHCA_ACCESS_REMOTE_WRITE, &remote)
-            != VHCA_VERR_NONE) {
+    verr = vhca_remote_target(s, qp, wqe, sizeof(value),
+                              VHCA_ACCESS_REMOTE_WRITE, &remote);
+    if (verr == VHCA_VERR_ODP_FAULT) {
+        return vhca_respond_odp_fault(s, qp, pkt);
+    }
+    if (verr != VHCA_VERR_NONE) {
         return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
                                    VHCA_QP_EV_ACCESS_ERR);
     }
@@ -631,6 +671,12 @@ void vhca_deliver_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         verr = vhca_sgl_from_sges(s, vhca_rq_pdn(s, qp), qp->db_page == 0,
                                   rwqe.sge, rwqe.num_sge,
                                   VHCA_ACCESS_LOCAL_WRITE, &rsgl);
+    }
+    if (verr == VHCA_VERR_ODP_FAULT) {
+        /* vhca_hw_odp.h: dropped, the receive WQE stays for the next one */
+        vhca_odp_fault_event(s, qp, VHCA_PF_RESPONDER);
+        vhca_datagram_drop(qp, "receive buffer page absent (ODP)");
+        return;
     }
     if (verr == VHCA_VERR_NONE && wqe->length + VHCA_GRH_BYTES > rsgl.length) {
         verr = VHCA_VERR_LENGTH;

@@ -22,6 +22,10 @@
  * RNR_RETRY_EXC_ERR.  The RNR wait and the local ACK timeout share the
  * QP's send queue timer (sq_timer, sq_wait says which one runs).
  *
+ * ODP (uapi/vhca_hw_odp.h): a local SGE on an absent page stops the send
+ * queue (odp_stopped) with the WQE at its head until ODP_RESUME; a
+ * responder's page fault comes back as an RNR NAK.
+ *
  * Errors (IBA 10.3.1, 11.6.2): an error completion moves an RC QP to ERR
  * and a UC/UD/SMI/GSI QP to SQE; both flush the rest of the send queue.
  *
@@ -464,6 +468,17 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
         verr = vhca_sgl_from_sges(s, qp->pdn, qp->db_page == 0, wqe.sge,
                                   wqe.num_sge,
                                   reads ? VHCA_ACCESS_LOCAL_WRITE : 0, &local);
+        if (verr == VHCA_VERR_ODP_FAULT && vhca_odp_fault_failed(qp)) {
+            vhca_sq_complete(s, qp, &wqe, VHCA_WC_LOC_PROT_ERR,
+                             VHCA_VERR_DMA_FAULT, 0);
+            return false;
+        }
+        if (verr == VHCA_VERR_ODP_FAULT) {
+            /* vhca_hw_odp.h: the WQE stays at the head until ODP_RESUME */
+            qp->odp_stopped = true;
+            vhca_odp_fault_event(s, qp, VHCA_PF_REQUESTER);
+            return false;
+        }
         if (verr != VHCA_VERR_NONE) {
             vhca_sq_complete(s, qp, &wqe, VHCA_WC_LOC_PROT_ERR, verr, 0);
             return false;
@@ -518,6 +533,7 @@ void vhca_sq_process(VhcaState *s, VhcaQp *qp, uint32_t budget)
 static void vhca_sq_run(VhcaState *s, VhcaQp *qp, uint32_t budget)
 {
     while (qp->valid && qp->state == VHCA_QPS_RTS && !qp->sq_waiting &&
+           !qp->odp_stopped &&
            qp->sq.ci != qp->sq.pi && vhca_is_enabled(s)) {
         if (budget-- == 0) {
             qemu_bh_schedule(s->transport_bh);

@@ -44,6 +44,9 @@ static const VhcaVerbsCmdInfo vhca_verbs_cmds[] = {
     { VHCA_CMD_REREG_MR, "REREG_MR", sizeof(struct vhca_cmd_create_mr), 0 },
     { VHCA_CMD_ALLOC_MW, "ALLOC_MW", 0, 0 },
     { VHCA_CMD_DEALLOC_MW, "DEALLOC_MW", 0, 0 },
+    { VHCA_CMD_ODP_MAP, "ODP_MAP", 8, 0 },    /* one page address at least */
+    { VHCA_CMD_ODP_INVALIDATE, "ODP_INVALIDATE", 0, 0 },
+    { VHCA_CMD_ODP_RESUME, "ODP_RESUME", 0, 0 },
     { VHCA_CMD_ALLOC_XRCD, "ALLOC_XRCD", 0, 0 },
     { VHCA_CMD_DEALLOC_XRCD, "DEALLOC_XRCD", 0, 0 },
     { VHCA_CMD_ATTACH_MCAST, "ATTACH_MCAST", 0, 0 },
@@ -159,6 +162,13 @@ uint8_t vhca_verbs_cmd_execute(VhcaState *s, const struct vhca_cmd *raw,
         return vhca_cmd_alloc_mw(s, (const void *)raw->in.raw, result);
     case VHCA_CMD_DEALLOC_MW:
         return vhca_cmd_dealloc_mw(s, handle);
+    case VHCA_CMD_ODP_MAP:
+        return vhca_cmd_odp_map(s, (const void *)raw->in.raw, in_addr,
+                                le32_to_cpu(raw->in_len));
+    case VHCA_CMD_ODP_INVALIDATE:
+        return vhca_cmd_odp_invalidate(s, (const void *)raw->in.raw);
+    case VHCA_CMD_ODP_RESUME:
+        return vhca_cmd_odp_resume(s, (const void *)raw->in.raw);
     case VHCA_CMD_ALLOC_XRCD:
         return vhca_cmd_alloc_xrcd(s, result);
     case VHCA_CMD_DEALLOC_XRCD:
@@ -213,6 +223,7 @@ void vhca_verbs_device_attr(struct vhca_device_attr *attr)
                                  VHCA_DEV_CAP_MW_TYPE_2 |
                                  VHCA_DEV_CAP_XRC |
                                  VHCA_DEV_CAP_CQE_TIMESTAMP |
+                                 VHCA_DEV_CAP_ODP |
                                  VHCA_DEV_CAP_ATOMIC_WRITE);
     attr->hca_core_clock_khz = cpu_to_le32(VHCA_CORE_CLOCK_KHZ);
     attr->max_cq = cpu_to_le32(VHCA_MAX_CQ);

@@ -3,6 +3,7 @@
  *
  * vhca-buf.c        buffer descriptors (CONTIG/DIRECT/INDIRECT page lists)
  * vhca-mr.c         memory keys, CREATE/ALLOC/DESTROY_MR, address translation
+ * vhca-odp.c        on-demand paging: absent pages, page faults, ODP_* commands
  * vhca-cq.c         completion queues, CQE writing, arming, CQ doorbell
  * vhca-qp.c         queue pairs: CREATE/QUERY/DESTROY_QP, flushing
  * vhca-qp-modify.c  MODIFY_QP: the IBA 11.2.4.2 state/attribute table
@@ -80,6 +81,7 @@ typedef struct VhcaMr {
     bool physical;          /* iova is a DMA address */
     bool window;            /* ALLOC_MW (vhca-mw.c): bound by BIND_MW */
     bool dm;                /* REG_DM_MR (vhca-dm.c): iova 0 is dm_host */
+    bool odp;               /* VHCA_MR_F_ODP: pages entries 0 are absent */
     uint8_t mw_type;        /* windows: VHCA_MW_TYPE_* */
     uint8_t variant;
     uint32_t parent;        /* bound windows: the region's index */
@@ -94,6 +96,18 @@ typedef struct VhcaMr {
     uint32_t dm_alloc;      /* dm regions: their allocation's BAR 3 offset */
     uint8_t *dm_host;       /* dm regions: BAR 3 memory at iova 0 */
 } VhcaMr;
+
+/* Internal vendor error of vhca_mr_translate: an absent page of an ODP
+ * region (vhca-odp.c).  Never written in a CQE. */
+#define VHCA_VERR_ODP_FAULT     0xff
+
+/* The last page fault vhca_odp_check() found, for its event. */
+typedef struct VhcaOdpFault {
+    uint32_t key;
+    uint32_t len;
+    uint64_t addr;
+    bool write;
+} VhcaOdpFault;
 
 /* One translated piece of a memory access: DMA address and length, or
  * the device's own memory (BAR 3, a device memory region). */
@@ -235,6 +249,9 @@ typedef struct VhcaQp {
     bool sq_waiting;        /* the send queue waits for sq_timer */
     bool retry_exhausted;   /* the last local ACK timeout expired */
     bool comm_est_sent;
+    bool odp_stopped;       /* a requester page fault: until ODP_RESUME */
+    bool odp_resp_fault;    /* a responder fault reported: until ODP_RESUME */
+    bool odp_error;         /* ODP_RESUME_F_ERROR: the next fault fails */
     QEMUTimer *sq_timer;
 
     /* RC responder resources: recent READ/atomic requests (vhca-rc.c). */
@@ -290,6 +307,19 @@ MemTxResult vhca_piece_read(VhcaState *s, const VhcaDmaPiece *piece,
                             void *buf, uint64_t len);
 MemTxResult vhca_piece_write(VhcaState *s, const VhcaDmaPiece *piece,
                              const void *buf, uint64_t len);
+/* vhca-odp.c */
+uint8_t vhca_odp_load(VhcaState *s, VhcaMr *mr,
+                      const struct vhca_buf_desc *desc);
+uint8_t vhca_odp_check(VhcaState *s, const VhcaMr *mr, uint64_t addr,
+                       uint64_t len, uint32_t access);
+void vhca_odp_fault_event(VhcaState *s, VhcaQp *qp, uint8_t subtype);
+uint8_t vhca_cmd_odp_map(VhcaState *s, const struct vhca_cmd_odp_range_in *in,
+                         uint64_t in_addr, uint32_t in_len);
+uint8_t vhca_cmd_odp_invalidate(VhcaState *s,
+                                const struct vhca_cmd_odp_range_in *in);
+uint8_t vhca_cmd_odp_resume(VhcaState *s,
+                            const struct vhca_cmd_odp_resume_in *in);
+bool vhca_odp_fault_failed(VhcaQp *qp);
 
 /* vhca-mw.c */
 uint8_t vhca_cmd_alloc_mw(VhcaState *s, const struct vhca_cmd_alloc_mw_in *in,

@@ -161,6 +161,7 @@ struct VhcaState {
     uint32_t rc_requests_sent;      /* since the last loss (vhca-rc.c) */
     uint32_t rc_responses_seen;
     uint64_t mr_list_entries;       /* page list entries of all regions */
+    VhcaOdpFault odp_fault;         /* the last absent page (vhca-odp.c) */
 
     /* Device memory, BAR 3 (vhca-dm.c); dm-size 0: none. */
     uint32_t dm_size;

@@ -325,6 +325,7 @@ VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 #define VHCA_DEV_CAP_MW_TYPE_2		(1u << 1)	/* memory windows type 2B */
 #define VHCA_DEV_CAP_CQE_TIMESTAMP	(1u << 2)	/* vhca_cqe.timestamp, VHCA_DB_CLOCK */
 #define VHCA_DEV_CAP_XRC		(1u << 3)	/* XRC domains, SRQs, QPs (IBA A14) */
+#define VHCA_DEV_CAP_ODP		(1u << 4)	/* VHCA_MR_F_ODP regions (vhca_hw_odp.h) */
 #define VHCA_DEV_CAP_DM			(1u << 5)	/* device memory: BAR 3, ALLOC_DM */
 #define VHCA_DEV_CAP_SQ_POLL		(1u << 6)	/* the device polls send doorbell
 							 * records (vhca_hw_verbs.h) */

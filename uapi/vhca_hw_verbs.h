@@ -45,6 +45,9 @@ enum vhca_verbs_cmd_opcode {
 	VHCA_CMD_ALLOC_MW		= 0x0063,	/* in: vhca_cmd_alloc_mw_in; result[0]: key (free) */
 	VHCA_CMD_DEALLOC_MW		= 0x0064,
 	VHCA_CMD_REREG_MR		= 0x0065,	/* in: handle = key; in_addr: vhca_cmd_create_mr (key kept) */
+	VHCA_CMD_ODP_MAP		= 0x0066,	/* in: vhca_cmd_odp_range_in; in_addr: le64 pages */
+	VHCA_CMD_ODP_INVALIDATE		= 0x0067,	/* in: vhca_cmd_odp_range_in */
+	VHCA_CMD_ODP_RESUME		= 0x0068,	/* in: vhca_cmd_odp_resume_in */
 	VHCA_CMD_ALLOC_XRCD		= 0x0070,	/* result[0]: xrcdn (VHCA_DEV_CAP_XRC) */
 	VHCA_CMD_DEALLOC_XRCD		= 0x0071,	/* in: handle = xrcdn */
 	VHCA_CMD_ATTACH_MCAST		= 0x0080,	/* in: vhca_cmd_mcast_in */
@@ -687,6 +690,7 @@ enum vhca_verbs_eqe_type {
 	VHCA_EQE_QP_EVENT		= 0x04,	/* subtype: enum vhca_qp_event */
 	VHCA_EQE_CQ_ERROR		= 0x05,	/* CQ overrun or access error: IB_EVENT_CQ_ERR */
 	VHCA_EQE_SRQ_EVENT		= 0x06,	/* subtype: enum vhca_srq_event */
+	VHCA_EQE_PAGE_FAULT		= 0x07,	/* vhca_eqe_page_fault (vhca_hw_odp.h) */
 };
 
 enum vhca_qp_event {
@@ -705,5 +709,8 @@ enum vhca_srq_event {
 
 /* Which QP type may post which opcode, segment sizes, inline. */
 #include "vhca_hw_wqe_rules.h"
+
+/* On-demand paging: absent pages, page faults, ODP_MAP/INVALIDATE/RESUME. */
+#include "vhca_hw_odp.h"
 
 #endif /* VHCA_HW_VERBS_H */

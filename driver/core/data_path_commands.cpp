@@ -6,6 +6,7 @@
 #include "device_commands.h"
 #include "endian.h"
 #include "memory.h"
+#include "vhca_errno.h"
 
 namespace vhca {
 namespace {
@@ -122,6 +123,47 @@ Status DeviceCommands::ReregMr(uint32_t key, const vhca_cmd_create_mr& in) {
   CommandRequest request = MakeRequest(VHCA_CMD_REREG_MR, HandleIn(key));
   SetInput(&request, in);
   VHCA_TRY(Run(request));
+  return Ok();
+}
+
+namespace {
+
+vhca_cmd_odp_range_in OdpRangeIn(uint32_t key, uint32_t first_page,
+                                 uint32_t npages) {
+  vhca_cmd_odp_range_in in{};
+  in.key = ToLe32(key);
+  in.first_page = ToLe32(first_page);
+  in.npages = ToLe32(npages);
+  return in;
+}
+
+}  // namespace
+
+Status DeviceCommands::OdpMap(uint32_t key, uint32_t first_page,
+                              uint32_t npages, const uint64_t* pages_le) {
+  static_assert(kOdpMapMax * 8 <= CommandQueue::kMailboxHalf,
+                "an ODP_MAP list fits the mailbox");
+  if (npages == 0 || npages > kOdpMapMax) return Error{-VHCA_EINVAL};
+  CommandRequest request =
+      MakeRequest(VHCA_CMD_ODP_MAP, OdpRangeIn(key, first_page, npages));
+  request.in_data = pages_le;
+  request.in_len = npages * 8;
+  VHCA_TRY(Run(request));
+  return Ok();
+}
+
+Status DeviceCommands::OdpInvalidate(uint32_t key, uint32_t first_page,
+                                     uint32_t npages) {
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_ODP_INVALIDATE,
+                           OdpRangeIn(key, first_page, npages))));
+  return Ok();
+}
+
+Status DeviceCommands::OdpResume(uint32_t qpn, uint8_t flags) {
+  vhca_cmd_odp_resume_in in{};
+  in.qpn = ToLe32(qpn);
+  in.flags = flags;
+  VHCA_TRY(Run(MakeRequest(VHCA_CMD_ODP_RESUME, in)));
   return Ok();
 }
 

@@ -3,6 +3,7 @@
 
 #include "endian.h"
 #include "log.h"
+#include "memory.h"
 #include "vhca_errno.h"
 
 namespace vhca {
@@ -182,11 +183,28 @@ void Device::HandleEq0Event(const vhca_eqe& event) {
     case VHCA_EQE_SRQ_EVENT:
       objects_.DispatchAsync(event);
       break;
+    case VHCA_EQE_PAGE_FAULT:
+      HandlePageFault(event);
+      break;
     default:
       VHCA_LOG_WARN(regs_.kdev(), "EQ 0: unexpected event type %u\n",
                     event.type);
       break;
   }
+}
+
+// vhca_hw_odp.h: the shim resolves the fault in a work item.  Without a
+// handler nobody would resume the QP: warn (no ODP region can exist then).
+void Device::HandlePageFault(const vhca_eqe& event) {
+  vhca_eqe_page_fault fault;
+  CopyBytes(&fault, event.data.raw, sizeof(fault));
+  if (!page_fault_fn_) {
+    VHCA_LOG_WARN(regs_.kdev(), "EQ 0: page fault without a handler\n");
+    return;
+  }
+  page_fault_fn_(page_fault_context_, event.subtype, FromLe32(fault.qpn),
+                 FromLe32(fault.key), FromLe64(fault.addr),
+                 FromLe32(fault.len), fault.flags);
 }
 
 void Device::HandleIrq(uint32_t vector) {

@@ -96,6 +96,12 @@ class Device : public HeapObject {
     FinishDestroy(raw, raw->DestroyOnDevice().error());
     return Error{added.error()};
   }
+  // Page-fault events (vhca_hw_odp.h) go to fn(context, ...) from the
+  // EQ 0 interrupt handler; set before any ODP region exists.
+  void SetPageFaultHandler(vhca_core_page_fault_fn fn, void* context) {
+    page_fault_context_ = context;
+    page_fault_fn_ = fn;
+  }
   const EventQueue* comp_eq(uint32_t index) const {
     return index < num_comp_eqs_ ? comp_eqs_[index].get() : nullptr;
   }
@@ -129,6 +135,9 @@ class Device : public HeapObject {
   uint32_t num_comp_eqs_ = 0;
   bool comp_eqs_live_ = false;  // created on the device, not yet destroyed
   AtomicU32 key_variant_;
+  vhca_core_page_fault_fn page_fault_fn_ = nullptr;
+  void* page_fault_context_ = nullptr;
+  void HandlePageFault(const vhca_eqe& event);
   // Retired resources, a lock-free stack linked through ListNode::next.
   ListNode* retired_ = nullptr;
 };

@@ -243,6 +243,43 @@ int vhca_core_mr_map_end(vhca_core_mr* mr, unsigned int npages,
 
 unsigned int vhca_core_mr_key(const vhca_core_mr* mr) { return AsMr(mr)->key(); }
 
+// ---- on-demand paging ----
+
+int vhca_core_create_odp_mr(vhca_core_device* dev, unsigned int pdn,
+                            unsigned long long iova, unsigned long long length,
+                            unsigned int first_byte_offset, unsigned int npages,
+                            unsigned int page_shift, unsigned int access,
+                            vhca_core_mr** out) {
+  auto mr = vhca::MemoryRegion::CreateOdp(*AsDevice(dev), pdn, iova, length,
+                                          first_byte_offset, npages,
+                                          page_shift, access);
+  return Publish(mr, out);
+}
+
+int vhca_core_odp_map(vhca_core_mr* mr, unsigned int first_page,
+                      unsigned int npages, const unsigned long long* dma) {
+  static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "u64");
+  return AsMr(mr)->OdpMap(first_page, npages,
+                          reinterpret_cast<const uint64_t*>(dma)).error();
+}
+
+int vhca_core_odp_invalidate(vhca_core_mr* mr, unsigned int first_page,
+                             unsigned int npages) {
+  return AsMr(mr)->OdpInvalidate(first_page, npages).error();
+}
+
+int vhca_core_odp_resume(vhca_core_device* dev, unsigned int qp_handle,
+                         int error) {
+  return AsDevice(dev)->commands().OdpResume(
+      qp_handle, error ? VHCA_ODP_RESUME_F_ERROR : 0).error();
+}
+
+void vhca_core_set_page_fault_handler(vhca_core_device* dev,
+                                      vhca_core_page_fault_fn fn,
+                                      void* context) {
+  AsDevice(dev)->SetPageFaultHandler(fn, context);
+}
+
 int vhca_core_destroy_mr(vhca_core_mr* mr) {
   vhca::MemoryRegion* object = AsMr(mr);
   return Destroy(object->device(), object);

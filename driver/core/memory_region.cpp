@@ -19,6 +19,16 @@ Result<uint32_t> MemoryRegion::DeviceAccess(uint32_t ib_access) {
   return ib_access & kAccessMask;
 }
 
+// CREATE_MR of a DMA or ODP region: a fresh key variant, the key kept.
+Status MemoryRegion::CreateOnDevice(vhca_cmd_create_mr& in) {
+  in.key_variant = device_.NextKeyVariant();
+  auto key = device_.commands().CreateMr(in);
+  VHCA_TRY(key);
+  key_ = key.value();
+  live_ = true;
+  return Ok();
+}
+
 Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreateDma(Device& device,
                                                        uint32_t pdn,
                                                        uint32_t access,
@@ -37,11 +47,7 @@ Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreateDma(Device& device,
   in.pdn = ToLe32(pdn);
   in.access = ToLe32(device_access.value());
   in.flags = VHCA_MR_F_PHYSICAL;
-  in.key_variant = device.NextKeyVariant();
-  auto key = device.commands().CreateMr(in);
-  VHCA_TRY(key);
-  mr->key_ = key.value();
-  mr->live_ = true;
+  VHCA_TRY(mr->CreateOnDevice(in));
   return mr;
 }
 
@@ -109,6 +115,56 @@ Status MemoryRegion::Reregister(MemoryRegion& staged, uint32_t pdn,
   PageList old = Move(pages_);
   pages_ = Move(staged.pages_);
   staged.pages_ = Move(old);
+  return Ok();
+}
+
+Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreateOdp(
+    Device& device, uint32_t pdn, uint64_t iova, uint64_t length,
+    uint32_t first_byte_offset, uint32_t npages, uint32_t page_shift,
+    uint32_t access) {
+  auto device_access = DeviceAccess(access);
+  VHCA_TRY(device_access);
+  if (!(FromLe32(device.attr().dev_caps) & VHCA_DEV_CAP_ODP))
+    return Error{-VHCA_EOPNOTSUPP};
+  if (length == 0 || iova + length < iova || npages == 0 ||
+      page_shift < VHCA_MIN_PAGE_SHIFT || page_shift > VHCA_MAX_PAGE_SHIFT ||
+      first_byte_offset >> page_shift)
+    return Error{-VHCA_EINVAL};
+  OwnedPtr<MemoryRegion> mr(new MemoryRegion(device, Kind::kOdp));
+  if (!mr) return Error{-VHCA_ENOMEM};
+  vhca_cmd_create_mr in{};
+  in.iova = ToLe64(iova);
+  in.length = ToLe64(length);
+  in.pages.npages = ToLe32(npages);
+  in.pages.page_shift = static_cast<uint8_t>(page_shift);
+  in.pages.mode = VHCA_BUF_DIRECT;
+  in.pdn = ToLe32(pdn);
+  in.access = ToLe32(device_access.value());
+  in.first_byte_offset = ToLe32(first_byte_offset);
+  in.flags = VHCA_MR_F_ODP;
+  VHCA_TRY(mr->CreateOnDevice(in));
+  return mr;
+}
+
+Status MemoryRegion::OdpMap(uint32_t first, uint32_t n, const uint64_t* dma) {
+  uint64_t list[DeviceCommands::kOdpMapMax];
+
+  if (kind_ != Kind::kOdp || !live_) return Error{-VHCA_EINVAL};
+  while (n) {
+    const uint32_t chunk =
+        n < DeviceCommands::kOdpMapMax ? n : DeviceCommands::kOdpMapMax;
+    for (uint32_t i = 0; i < chunk; i++) list[i] = ToLe64(dma[i]);
+    VHCA_TRY(device_.commands().OdpMap(key_, first, chunk, list));
+    first += chunk;
+    dma += chunk;
+    n -= chunk;
+  }
+  return Ok();
+}
+
+Status MemoryRegion::OdpInvalidate(uint32_t first, uint32_t n) {
+  if (kind_ != Kind::kOdp || !live_) return Error{-VHCA_EINVAL};
+  VHCA_TRY(device_.commands().OdpInvalidate(key_, first, n));
   return Ok();
 }
 

@@ -10,6 +10,9 @@
 //    each map (ib_map_mr_sg) refills the PageList and a REG_MR WQE
 //    (re)binds it under a new key variant (ib_update_fast_reg_key).
 //  - device memory: REG_DM_MR over a range of BAR 3 (device_memory.h).
+//  - on-demand paging (ODP, vhca_hw_odp.h): CREATE_MR with VHCA_MR_F_ODP,
+//    npages absent 4 KiB pages; the shim's page-fault work and mmu
+//    notifier fill and clear them (OdpMap, OdpInvalidate).
 // A key is index << 8 | variant; the region's lkey and rkey are the same.
 #ifndef VHCA_CORE_MEMORY_REGION_H
 #define VHCA_CORE_MEMORY_REGION_H
@@ -26,7 +29,7 @@ class Device;
 
 class MemoryRegion : public DeviceResource {
  public:
-  enum class Kind : uint8_t { kDma, kPaged, kFastReg, kDm };
+  enum class Kind : uint8_t { kDma, kPaged, kFastReg, kDm, kOdp };
 
   // IB_ACCESS_* bits the device implements (MW_BIND, bit 4, lets memory
   // windows be bound to the region); the optional hints
@@ -46,6 +49,17 @@ class MemoryRegion : public DeviceResource {
   // A region with room for npages pages; Register() makes it live.
   static Result<OwnedPtr<MemoryRegion>> CreatePaged(Device& device,
                                                     uint32_t npages);
+  // An ODP region: npages pages of 2^page_shift bytes, all absent;
+  // first_byte_offset is iova's offset in the first page.
+  static Result<OwnedPtr<MemoryRegion>> CreateOdp(
+      Device& device, uint32_t pdn, uint64_t iova, uint64_t length,
+      uint32_t first_byte_offset, uint32_t npages, uint32_t page_shift,
+      uint32_t access);
+  // ODP regions: pages [first, first + n) present at the DMA addresses
+  // dma[0..n) (ODP_MAP, kOdpMapMax pages per command), or absent
+  // (ODP_INVALIDATE: when it returns the device no longer uses them).
+  Status OdpMap(uint32_t first, uint32_t n, const uint64_t* dma);
+  Status OdpInvalidate(uint32_t first, uint32_t n);
   static Result<OwnedPtr<MemoryRegion>> AllocFastReg(Device& device,
                                                      uint32_t pdn,
                                                      uint32_t max_pages);
@@ -88,6 +102,7 @@ class MemoryRegion : public DeviceResource {
   Device& device() const { return device_; }
 
  private:
+  Status CreateOnDevice(vhca_cmd_create_mr& in);
   // The CREATE_MR/REREG_MR input over this paged region's pages (no
   // key_variant).
   Result<vhca_cmd_create_mr> PagedInput(uint32_t pdn, uint64_t iova,

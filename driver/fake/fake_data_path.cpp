@@ -320,11 +320,34 @@ uint8_t Device::DestroySrq(uint32_t srqn) {
   return VHCA_CMD_OK;
 }
 
+// ODP_MAP/ODP_INVALIDATE (vhca_hw_odp.h): the range of an ODP region;
+// ODP_MAP's page addresses are logged in odp_mapped.
+uint8_t Device::OdpRange(const vhca_cmd& cmd) {
+  vhca_cmd_odp_range_in in;
+  CopyBytes(&in, cmd.in.raw, sizeof(in));
+  const Mr* mr = mrs.find(VHCA_KEY_INDEX(in.key));
+  if (!mr || !mr->odp || mr->variant != VHCA_KEY_VARIANT(in.key))
+    return VHCA_CMD_BAD_HANDLE;
+  if (in.npages == 0 || in.first_page >= mr->in.pages.npages ||
+      in.npages > mr->in.pages.npages - in.first_page)
+    return VHCA_CMD_BAD_PARAM;
+  if (cmd.opcode != VHCA_CMD_ODP_MAP) return VHCA_CMD_OK;
+  if (in.npages > 512 || cmd.in_len < in.npages * 8u) return VHCA_CMD_BAD_SIZE;
+  const uint64_t* pages =
+      static_cast<const uint64_t*>(Dma(cmd.in_addr, in.npages * 8u));
+  if (!pages) return VHCA_CMD_BAD_ADDR;
+  for (uint32_t i = 0; i < in.npages; i++) odp_mapped.push_back(pages[i]);
+  return VHCA_CMD_OK;
+}
+
 // CREATE_MR, and REREG_MR, which keeps the key.
 uint8_t Device::RegisterMr(const vhca_cmd& cmd, uint32_t result[2]) {
   Mr mr{};
   if (!ReadIn(cmd, &mr.in)) return VHCA_CMD_BAD_SIZE;
   if (!pds.count(mr.in.pdn) || mr.in.access & ~0x1fu) return VHCA_CMD_BAD_PARAM;
+  mr.odp = mr.in.flags & VHCA_MR_F_ODP;
+  if (mr.odp && (mr.in.pages.addr != 0 || mr.in.flags & VHCA_MR_F_PHYSICAL))
+    return VHCA_CMD_BAD_PARAM;
   const bool paged = !(mr.in.flags & VHCA_MR_F_PHYSICAL);
   if (paged && (mr.in.pages.mode == VHCA_BUF_CONTIG || mr.in.pages.npages == 0 ||
                 mr.in.pages.page_shift < VHCA_MIN_PAGE_SHIFT ||
@@ -339,7 +362,8 @@ uint8_t Device::RegisterMr(const vhca_cmd& cmd, uint32_t result[2]) {
   } else if (mrs.size() >= max_mr || mrs.full()) {
     return VHCA_CMD_NO_RESOURCES;
   }
-  if (paged && !CopyPages(mr.in.pages, &mr)) return VHCA_CMD_NO_RESOURCES;
+  if (paged && !mr.odp && !CopyPages(mr.in.pages, &mr))
+    return VHCA_CMD_NO_RESOURCES;
   if (old) {
     mr.variant = old->variant;
     FreePages(old);
@@ -482,6 +506,11 @@ uint8_t Device::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
       return AllocMw(cmd, result);
     case VHCA_CMD_DEALLOC_MW:  // the index only (binds change the variant)
       return mws.erase(VHCA_KEY_INDEX(handle)) ? VHCA_CMD_OK : VHCA_CMD_BAD_HANDLE;
+    case VHCA_CMD_ODP_MAP:
+    case VHCA_CMD_ODP_INVALIDATE:
+      return OdpRange(cmd);
+    case VHCA_CMD_ODP_RESUME:
+      return qps.find(cmd.in.handle.handle) ? VHCA_CMD_OK : VHCA_CMD_BAD_HANDLE;
     case VHCA_CMD_ATTACH_MCAST:
     case VHCA_CMD_DETACH_MCAST:
       return Multicast(cmd);

@@ -77,6 +77,7 @@ class Device {
     uint8_t variant;          // the key variant the device knows
     const uint64_t* pages;    // copied into the MTT at CREATE/REREG_MR
     uint32_t num_pages;
+    bool odp;                 // VHCA_MR_F_ODP: pages come by ODP_MAP
   };
   struct DataDoorbell {
     uint32_t offset;
@@ -144,6 +145,8 @@ class Device {
   // armed: 0, -VHCA_EINVAL without such an EQ, -VHCA_ENOSPC when it is
   // full (a protocol error too: the driver let it overflow), -VHCA_EFAULT.
   int PostEvent(uint32_t eqn, const vhca_eqe& event);
+  // Guest memory the device would read at addr (a command's input).
+  const void* DmaForTest(uint64_t addr, uint64_t len) { return Dma(addr, len); }
   // A port changes (the model and a port event on EQ 0).
   int PostPortEvent(uint8_t port, uint8_t subtype, uint8_t state, uint16_t lid);
   void SetPort(uint8_t port, uint8_t state, uint16_t lid);
@@ -182,6 +185,7 @@ class Device {
   Log<uint32_t, kLogSize> eq_doorbells;       // raw VHCA_DB_EQ values
   Log<vhca_cmd, kLogSize> executed;           // every command consumed
   Log<uint32_t, kLogSize> executed_slots;     // the ring slot of each
+  Log<uint64_t, kLogSize> odp_mapped;         // ODP_MAP page addresses, in order
   Log<uint32_t, kLogSize> irqs_delivered;     // vectors
   unsigned irqs[VHCA_MAX_VECTORS] = {};       // deliveries per vector
   Set<uint32_t, kMaxPd> pds;
@@ -219,6 +223,7 @@ class Device {
   uint8_t CreateSrq(const vhca_cmd& cmd, uint32_t result[2]);
   uint8_t DestroySrq(uint32_t srqn);
   uint8_t RegisterMr(const vhca_cmd& cmd, uint32_t result[2]);
+  uint8_t OdpRange(const vhca_cmd& cmd);
   uint8_t AllocMr(const vhca_cmd& cmd, uint32_t result[2]);
   uint8_t DestroyMr(uint32_t key);
   uint8_t AllocMw(const vhca_cmd& cmd, uint32_t result[2]);

@@ -303,6 +303,37 @@ int vhca_core_mr_map_end(struct vhca_core_mr *mr, unsigned int npages,
 			 unsigned long long iova, unsigned long long length,
 			 unsigned int page_shift);
 unsigned int vhca_core_mr_key(const struct vhca_core_mr *mr);
+
+/* ---- on-demand paging (vhca_hw_odp.h, Documentation/driver.md "ODP") ----
+ * reg_user_mr with IB_ACCESS_ON_DEMAND: an ODP region of npages absent
+ * pages of 2^page_shift bytes; destroyed with vhca_core_destroy_mr.
+ * odp_map makes pages [first_page, +npages) present at dma[] (sleeps:
+ * one ODP_MAP command per 64 pages); odp_invalidate makes them absent and
+ * returns when the device no longer uses them; odp_resume restarts the
+ * QP (device handle) after a page fault, error != 0: the fault could not
+ * be resolved (the QP's work fails). */
+int vhca_core_create_odp_mr(struct vhca_core_device *dev, unsigned int pdn,
+			    unsigned long long iova, unsigned long long length,
+			    unsigned int first_byte_offset, unsigned int npages,
+			    unsigned int page_shift, unsigned int access,
+			    struct vhca_core_mr **out);
+int vhca_core_odp_map(struct vhca_core_mr *mr, unsigned int first_page,
+		      unsigned int npages, const unsigned long long *dma);
+int vhca_core_odp_invalidate(struct vhca_core_mr *mr, unsigned int first_page,
+			     unsigned int npages);
+int vhca_core_odp_resume(struct vhca_core_device *dev, unsigned int qp_handle,
+			 int error);
+/* Page-fault events, called from the EQ 0 interrupt handler (hard IRQ):
+ * subtype enum vhca_page_fault_subtype, the QP's device handle, the
+ * region's key, the access [addr, addr + len) in the region's address
+ * space, flags VHCA_PF_F_*. */
+typedef void (*vhca_core_page_fault_fn)(void *context, unsigned int subtype,
+					unsigned int qp_handle, unsigned int key,
+					unsigned long long addr,
+					unsigned int len, unsigned int flags);
+void vhca_core_set_page_fault_handler(struct vhca_core_device *dev,
+				      vhca_core_page_fault_fn fn,
+				      void *context);
 int vhca_core_destroy_mr(struct vhca_core_mr *mr);
 
 #ifdef __cplusplus

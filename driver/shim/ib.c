@@ -353,6 +353,7 @@ int vhca_ib_register(struct vhca_kapi_device *kdev)
 	err = ib_register_device(ibdev, "vhca%d", &kdev->pdev->dev);
 	if (err) {
 		dev_err(&kdev->pdev->dev, "ib_register_device: %d\n", err);
+		vhca_odp_cleanup(kdev);
 		return err;
 	}
 	WRITE_ONCE(kdev->events_enabled, true);
@@ -371,4 +372,5 @@ void vhca_ib_unregister(struct vhca_kapi_device *kdev)
 	/* No handler is still inside vhca_kapi_port_event after this. */
 	synchronize_irq(pci_irq_vector(kdev->pdev, 0));
 	ib_unregister_device(&kdev->ibdev);
+	vhca_odp_cleanup(kdev);
 }

@@ -218,6 +218,7 @@ static void vhca_ib_disassociate_ucontext(struct ib_ucontext *ibuc)
 /* Added to the ops table by vhca_ib_register (ib.c). */
 const struct ib_device_ops vhca_uverbs_ops = {
 	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
+	.advise_mr = vhca_ib_advise_mr,			/* uverbs_odp_prefetch.c */
 	.alloc_ucontext = vhca_ib_alloc_ucontext,
 	/* verbs_ah.c's create_ah: with udata it answers with the AV. */
 	.create_user_ah = vhca_ib_create_ah,

@@ -62,6 +62,9 @@ struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EOPNOTSUPP);	/* kernel ULPs: FRWR */
 	if (!vhca_udata_empty(udata))
 		return ERR_PTR(-EOPNOTSUPP);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return vhca_odp_reg_user_mr(ibpd, start, length, virt_addr,
+					    access);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -115,7 +118,8 @@ struct ib_mr *vhca_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	unsigned int page_shift;
 	int err;
 
-	if (!udata || !mr->umem || !vhca_udata_empty(udata))
+	if (!udata || !mr->umem || mr->umem->is_odp ||
+	    (access & IB_ACCESS_ON_DEMAND) || !vhca_udata_empty(udata))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS))
 		return ERR_PTR(-EOPNOTSUPP);

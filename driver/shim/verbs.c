@@ -221,6 +221,7 @@ static const struct vhca_core_event_ops vhca_event_ops = {
 void vhca_verbs_register(struct vhca_kapi_device *kdev)
 {
 	vhca_core_set_event_ops(kdev->core, &vhca_event_ops);
+	vhca_odp_init(kdev);
 	kdev->ibdev.local_dma_lkey = VHCA_LOCAL_DMA_LKEY;
 }
 
@@ -242,6 +243,7 @@ void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 	props->max_pi_fast_reg_page_list_len = 0;
 	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
+	vhca_odp_query_device(kdev, props);
 }
 
 /* Added to vhca_dev_ops by ib_set_device_ops in vhca_ib_register. */

@@ -84,6 +84,8 @@ int vhca_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vhca_mr *mr = to_vmr(ibmr);
 	int err;
 
+	if (mr->umem && mr->umem->is_odp)
+		return vhca_odp_dereg_mr(mr);
 	err = vhca_core_destroy_mr(mr->core);
 	if (err)
 		return err;

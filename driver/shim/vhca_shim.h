@@ -11,6 +11,8 @@
 #define VHCA_SHIM_H
 
 #include <linux/interrupt.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <linux/pci.h>
 #include <rdma/ib_verbs.h>
 
@@ -37,6 +39,8 @@ struct vhca_kapi_device {
 	unsigned int num_vectors;	/* MSI-X vectors allocated */
 	struct vhca_irq irqs[VHCA_MAX_VECTORS];
 	bool events_enabled;		/* ib_dispatch_event allowed */
+	struct workqueue_struct *odp_wq;	/* ODP faults (uverbs_odp.c) */
+	struct xarray odp_mrs;		/* ODP regions by key index */
 };
 
 struct vhca_pd {
@@ -112,6 +116,7 @@ struct vhca_mr {
 	unsigned int max_pages;
 	struct ib_umem *umem;		/* reg_user_mr */
 	int access;			/* reg_user_mr: for rereg_user_mr */
+	u64 odp_iova;			/* ODP regions: the device's iova */
 };
 
 struct vhca_mw {
@@ -226,6 +231,21 @@ struct ib_mr *vhca_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int vhca_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int vhca_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+/* uverbs_odp.c */
+bool vhca_odp_enabled(struct vhca_kapi_device *kdev);
+struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				   u64 virt_addr, int access);
+int vhca_odp_dereg_mr(struct vhca_mr *mr);
+int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len, bool fault);
+void vhca_odp_query_device(struct vhca_kapi_device *kdev,
+			   struct ib_device_attr *props);
+void vhca_odp_init(struct vhca_kapi_device *kdev);
+void vhca_odp_cleanup(struct vhca_kapi_device *kdev);
+/* uverbs_odp_prefetch.c */
+int vhca_ib_advise_mr(struct ib_pd *ibpd,
+		      enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		      struct ib_sge *sg_list, u32 num_sge,
+		      struct uverbs_attr_bundle *attrs);
 
 int vhca_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int vhca_ib_dealloc_mw(struct ib_mw *ibmw);

@@ -7,6 +7,7 @@
  * against the SRQ's PD.  Refused: bad domains, CQs and flags at creation,
  * receive queues on XRC QPs, a domain or CQ still in use, and a request
  * naming an SRQ of another domain (NAK invalid request, IBA A14.4.1.1).
+ * An ODP receive buffer's page fault at the target is an RNR NAK.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -243,11 +244,77 @@ static void test_xrc_wrong_domain(void)
     dp_stop(x.dp);
 }
 
+/* ODP_MAP of one page at page into entry 0 of the ODP region key. */
+static uint8_t xrc_odp_map(Dp *dp, uint32_t key, uint64_t page)
+{
+    struct vhca_cmd_odp_range_in *r;
+    struct vhca_cmd cmd;
+    uint64_t le = cpu_to_le64(page);
+
+    cmd_init(dp->v, &cmd, VHCA_CMD_ODP_MAP);
+    r = (void *)cmd.in.raw;
+    r->key = cpu_to_le32(key);
+    r->npages = cpu_to_le32(1);
+    qtest_memwrite(dp->v->qts, dp->v->buf, &le, 8);
+    cmd.in_addr = cpu_to_le64(dp->v->buf);
+    cmd.in_len = cpu_to_le32(8);
+    return dp_exec(dp, &cmd, NULL);
+}
+
+/*
+ * An XRC target is a reliable responder (IBA A14): a SEND whose XRC SRQ
+ * receive buffer is on an absent page of an ODP region faults
+ * (uapi/vhca_hw_odp.h) and is answered RNR as on RC, not acknowledged and
+ * dropped as on UC; once the page is mapped and the target resumed, the
+ * initiator's retry lands in the SRQ.
+ */
+static void test_xrc_odp_receive(void)
+{
+    const uint64_t iova = 0x7f0000000000ull;
+    struct vhca_cmd_create_mr in;
+    struct vhca_cqe cqe;
+    uint64_t page;
+    uint32_t key;
+    DpWqe w;
+    Xrc x;
+    int i;
+
+    xrc_setup(&x);
+    dp_mr_desc(&in, x.dp->pd, iova, 4096, 0, 1, VHCA_BUF_DIRECT);
+    in.access = cpu_to_le32(VHCA_ACCESS_LOCAL_WRITE);
+    in.flags = VHCA_MR_F_ODP;
+    g_assert_cmpuint(dp_create_mr_in(x.dp, &in, &key), ==, VHCA_CMD_OK);
+    dp_srq_post(x.dp, &x.srq1, 0x81, iova + 64, 1024, key);
+    dp_wqe(&w, 1, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED);
+    dp_wqe_sge(&w, x.m.a, 300, x.m.akey);
+    xrc_post(x.dp, &x.ini, &w, x.srq1.srqn);
+    g_assert_true(dp_take_event(x.dp, VHCA_EQE_PAGE_FAULT, VHCA_PF_RESPONDER,
+                                x.tgt.h));
+    dp_expect_no_cqe(x.dp, &x.icq);     /* waiting on the RNR NAK */
+    dp_expect_no_cqe(x.dp, &x.scq1);
+
+    page = dp_alloc(x.dp, 4096);
+    g_assert_cmpuint(xrc_odp_map(x.dp, key, page), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_simple(x.dp, VHCA_CMD_ODP_RESUME, x.tgt.h, NULL), ==,
+                     VHCA_CMD_OK);
+    for (i = 0; i < 100 && !dp_poll_cq(x.dp, &x.icq, &cqe); i++) {
+        qtest_clock_step(x.dp->v->qts, 10000);  /* min_rnr_timer 1: 10 us */
+    }
+    g_assert_cmpint(i, <, 100);
+    g_assert_cmpuint(cqe.status, ==, VHCA_WC_SUCCESS);
+    dp_expect_cqe(x.dp, &x.scq1, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x81);
+    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 300);
+    dp_assert_same(x.dp, x.m.a, page + 64, 300);
+    dp_stop(x.dp);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/dp/xrc-commands", test_xrc_commands);
     qtest_add_func("/vhca/dp/xrc-traffic", test_xrc_traffic);
     qtest_add_func("/vhca/dp/xrc-wrong-domain", test_xrc_wrong_domain);
+    qtest_add_func("/vhca/dp/xrc-odp-receive", test_xrc_odp_receive);
     return g_test_run();
 }

@@ -66,6 +66,10 @@ PINGPONGS = [
 ]
 
 
+# vhca.ko parameters (insmod), for a run with other settings than the default.
+MODULE_ARGS = os.environ.get("VHCA_MODULE_ARGS", "")
+
+
 @contextlib.contextmanager
 def verbs_vm(name):
     """A guest with both devices ACTIVE, vhca.ko, ib_uverbs and the
@@ -75,7 +79,7 @@ def verbs_vm(name):
             raise FileNotFoundError("%s missing: run `make module provider`" % path)
     with vmlib.VM(devices=DEVICES, name=name) as machine:
         machine.run("modprobe -a ib_core ib_uverbs ib_umad", timeout=120, check=True)
-        machine.run("insmod %s" % MODULE, timeout=120, check=True)
+        machine.run("insmod %s %s" % (MODULE, MODULE_ARGS), timeout=120, check=True)
         machine.run("sh %s/scripts/guest/install-provider.sh %s" % (vmlib.REPO, PROVIDER),
                     timeout=60, check=True)
         rc, _ = machine.run(WAIT_ACTIVE, timeout=120)
@@ -229,6 +233,14 @@ def test_thread_domain_locks(vm):
     run_c_program(vm, "thread_domain")
 
 
+def test_odp_follows_page_tables(vm):
+    """An ODP MR over an mmap'ed buffer: RDMA WRITEs into and out of it
+    after madvise(MADV_DONTNEED) and after munmap + mmap at the same
+    address must use the process's new pages, never the old ones (the mmu
+    notifier's ODP_INVALIDATE): programs/odp_invalidate.c."""
+    run_c_program(vm, "odp_invalidate", timeout=120)
+
+
 def test_fork_keeps_the_parent_working(vm):
     """A process with an MR and queues forks; while the child (scribbling
     over its copies) lives, the parent writes new data into its buffers
@@ -338,7 +350,7 @@ SKIPS = [
     # matched against the whole line: the test's name or description, then
     # the message (these messages alone would hide any _ex regression)
     (r"Tag Matching.*Extended CQ is not supported", "Tag matching"),
-    (r"ODP is not supported", "On-demand paging"),
+    (r"ODP implicit is not supported", "Implicit on-demand paging"),
     (r"Allocating dmabuf is not supported", "dma-buf MRs"),
     (r"Ethernet link layer|skip RoCE test", "RoCE and raw Ethernet QPs"),
     # vendor tests and the test environment

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * odp_invalidate.c DEVICE - an on-demand paging region follows the
+ * process's page tables (Documentation/driver.md "On-demand paging").
+ *
+ * An ODP MR over an mmap'ed anonymous buffer, two RC QPs of DEVICE
+ * connected port 1 <-> port 2, and a plain (pinned) MR.  Each round puts
+ * new data in the buffer's pages and moves it both ways:
+ *  - the device writes into the ODP buffer (RDMA WRITE from the plain MR,
+ *    a responder page fault when the page is absent) and the process must
+ *    read it there;
+ *  - the process writes into the ODP buffer and the device reads it
+ *    (RDMA WRITE from it into the plain MR: a requester page fault).
+ * Between rounds the pages change under the region: madvise(MADV_DONTNEED)
+ * (the next touch gets a new zero-filled page), then munmap and mmap
+ * MAP_FIXED at the same address (a new mapping, new pages).  The mmu
+ * notifier must make the device forget the old pages (ODP_INVALIDATE): a
+ * device that kept them would write where the process no longer looks,
+ * and send the previous round's data instead of the new one.
+ * Built by scripts/build-provider.sh; run by selftests/verbs/uverbs.py.
+ * Prints one line per check and "odp_invalidate: ok".
+ */
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ud_self.h"
+
+#define ODP_LEN (2 * 4096)	/* two pages: the data straddles them */
+#define DATA_OFF 4000
+#define WR_ID 7
+
+struct rc_pair {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp[2];	/* on port 1 and on port 2 */
+	uint16_t lid[2];
+};
+
+static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return must(ibv_create_qp(pd, &attr), "ibv_create_qp");
+}
+
+/* qp (on port `port`) to RTS, connected to dest_qpn behind dlid. */
+static void rc_connect(struct ibv_qp *qp, int port, uint32_t dest_qpn,
+		       uint16_t dlid)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT, .port_num = port,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+
+	check("modify to INIT", ibv_modify_qp(qp, &attr, IBV_QP_STATE |
+					      IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					      IBV_QP_ACCESS_FLAGS), 0);
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = IBV_MTU_1024;
+	attr.dest_qp_num = dest_qpn;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 1;		/* 0.01 ms: a responder fault's RNR wait */
+	attr.ah_attr.dlid = dlid;
+	attr.ah_attr.port_num = port;
+	check("modify to RTR", ibv_modify_qp(qp, &attr, IBV_QP_STATE |
+					     IBV_QP_AV | IBV_QP_PATH_MTU |
+					     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					     IBV_QP_MAX_DEST_RD_ATOMIC |
+					     IBV_QP_MIN_RNR_TIMER), 0);
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;		/* infinite: faults take what they take */
+	attr.max_rd_atomic = 1;
+	check("modify to RTS", ibv_modify_qp(qp, &attr, IBV_QP_STATE |
+					     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+					     IBV_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+static void rc_create(struct ibv_context *ctx, struct ibv_pd *pd,
+		      struct rc_pair *rc)
+{
+	struct ibv_port_attr port;
+	int i;
+
+	rc->cq = must(ibv_create_cq(ctx, 16, NULL, NULL, 0), "ibv_create_cq");
+	for (i = 0; i < 2; i++) {
+		check("query port", ibv_query_port(ctx, i + 1, &port), 0);
+		rc->lid[i] = port.lid;
+		rc->qp[i] = rc_qp(pd, rc->cq);
+	}
+	for (i = 0; i < 2; i++)
+		rc_connect(rc->qp[i], i + 1, rc->qp[1 - i]->qp_num,
+			   rc->lid[1 - i]);
+}
+
+static void rc_destroy(struct rc_pair *rc)
+{
+	check("destroy QP", ibv_destroy_qp(rc->qp[0]), 0);
+	check("destroy QP", ibv_destroy_qp(rc->qp[1]), 0);
+	check("destroy CQ", ibv_destroy_cq(rc->cq), 0);
+}
+
+/* One signaled RDMA WRITE of len bytes on the port 1 QP; its completion. */
+static int rdma_write(struct rc_pair *rc, void *from, uint32_t lkey,
+		      void *to, uint32_t rkey, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)from, len, lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = WR_ID, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)to, .rkey = rkey },
+	}, *bad;
+	struct ibv_wc wc;
+	long spins = 0;
+	int n;
+
+	if (ibv_post_send(rc->qp[0], &wr, &bad))
+		return -1;
+	while ((n = ibv_poll_cq(rc->cq, 1, &wc)) == 0 && spins++ < 200000000L)
+		;
+	if (n != 1 || wc.wr_id != WR_ID || wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "odp_invalidate: completion %d: %s\n", n,
+			n == 1 ? ibv_wc_status_str(wc.status) : "none");
+		return -1;
+	}
+	return 0;
+}
+
+static void expect(const char *what, const char *got, const char *text)
+{
+	if (strcmp(got, text)) {
+		fprintf(stderr, "odp_invalidate: %s: found \"%.40s\", expected "
+			"\"%s\" (stale pages?)\n", what, got, text);
+		exit(1);
+	}
+	printf("%s: %s\n", what, text);
+}
+
+/* One round: the device writes into the ODP pages, then reads them. */
+static void round_trip(struct rc_pair *rc, char *odp, struct ibv_mr *odp_mr,
+		       char *plain, struct ibv_mr *plain_mr, const char *name)
+{
+	char text[64];
+	uint32_t len;
+
+	snprintf(text, sizeof(text), "into the ODP pages, %s", name);
+	len = strlen(text) + 1;
+	strcpy(plain, text);
+	check("RDMA WRITE into ODP", rdma_write(rc, plain, plain_mr->lkey,
+						odp + DATA_OFF, odp_mr->rkey,
+						len), 0);
+	expect("the process reads", odp + DATA_OFF, text);
+
+	snprintf(text, sizeof(text), "out of the ODP pages, %s", name);
+	len = strlen(text) + 1;
+	strcpy(odp + DATA_OFF, text);
+	memset(plain + 2048, 0, len);
+	check("RDMA WRITE from ODP", rdma_write(rc, odp + DATA_OFF,
+						odp_mr->lkey, plain + 2048,
+						plain_mr->rkey, len), 0);
+	expect("the device read", plain + 2048, text);
+}
+
+static char *map_at(void *where)
+{
+	char *p = mmap(where, ODP_LEN, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | (where ? MAP_FIXED : 0),
+		       -1, 0);
+
+	return must(p == MAP_FAILED ? NULL : p, "mmap");
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx = open_device(argc > 1 ? argv[1] : NULL);
+	struct ibv_pd *pd = must(ibv_alloc_pd(ctx), "ibv_alloc_pd");
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ;
+	static char plain[4096];
+	struct ibv_mr *odp_mr, *plain_mr;
+	struct ibv_device_attr_ex attr;
+	struct rc_pair rc;
+	char *odp;
+
+	check("query device", ibv_query_device_ex(ctx, NULL, &attr), 0);
+	check("RC ODP caps (send, recv, write, read)",
+	      (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+	      (attr.odp_caps.per_transport_caps.rc_odp_caps & 0xf) == 0xf, 1);
+	odp = map_at(NULL);
+	odp_mr = must(ibv_reg_mr(pd, odp, ODP_LEN,
+				 access | IBV_ACCESS_ON_DEMAND), "ODP ibv_reg_mr");
+	plain_mr = must(ibv_reg_mr(pd, plain, sizeof(plain), access),
+			"ibv_reg_mr");
+	rc_create(ctx, pd, &rc);
+
+	round_trip(&rc, odp, odp_mr, plain, plain_mr, "first pages");
+	round_trip(&rc, odp, odp_mr, plain, plain_mr, "same pages");
+
+	check("madvise(MADV_DONTNEED)", madvise(odp, ODP_LEN, MADV_DONTNEED), 0);
+	check("the process sees zeroes", odp[DATA_OFF], 0);
+	round_trip(&rc, odp, odp_mr, plain, plain_mr, "after MADV_DONTNEED");
+
+	check("munmap", munmap(odp, ODP_LEN), 0);
+	check("mmap at the same address", map_at(odp) == odp, 1);
+	round_trip(&rc, odp, odp_mr, plain, plain_mr, "after munmap and mmap");
+
+	/* the process's new page before the device's first touch */
+	check("madvise(MADV_DONTNEED)", madvise(odp, ODP_LEN, MADV_DONTNEED), 0);
+	strcpy(odp + DATA_OFF, "touched first");
+	round_trip(&rc, odp, odp_mr, plain, plain_mr, "process first");
+
+	rc_destroy(&rc);
+	check("dereg ODP MR", ibv_dereg_mr(odp_mr), 0);
+	check("dereg MR", ibv_dereg_mr(plain_mr), 0);
+	check("munmap", munmap(odp, ODP_LEN), 0);
+	check("free the PD", ibv_dealloc_pd(pd), 0);
+	ibv_close_device(ctx);
+	printf("odp_invalidate: ok\n");
+	return 0;
+}
