@@ -62,6 +62,7 @@ static const struct {
     { VHCA_CMD_QUERY_PKEY, 0, 0 },
     { VHCA_CMD_SET_NODE_DESC, 64, 0 },
     { VHCA_CMD_SET_PORT_CAP, 0, 0 },
+    { VHCA_CMD_MAD_IFC, 256, 256 },     /* struct vhca_mad both ways */
     { VHCA_CMD_CREATE_EQ, 0, 0 },
     { VHCA_CMD_DESTROY_EQ, 0, 0 },
     { VHCA_CMD_ALLOC_PD, 0, 0 },
@@ -183,6 +184,7 @@ static uint8_t model_inline(const uint8_t *raw, uint16_t opcode,
 
     switch (opcode) {
     case VHCA_CMD_QUERY_PORT:
+    case VHCA_CMD_MAD_IFC:
         return port_ok ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
     case VHCA_CMD_SET_PORT_CAP:
         /* IBA 14.2.5.6: only IsSM (an SM on this port, opensm through
@@ -226,6 +228,7 @@ static void check_decode(const uint8_t *raw, const VhcaCmd *cmd)
     expect(cmd->out_addr == le_at(raw, 24, 8), "out_addr decode", op);
     switch (op) {
     case VHCA_CMD_QUERY_PORT:
+    case VHCA_CMD_MAD_IFC:
         expect(cmd->in.port.port == in[0], "port decode", op);
         break;
     case VHCA_CMD_SET_PORT_CAP:

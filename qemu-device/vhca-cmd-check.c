@@ -22,6 +22,8 @@ static const VhcaCmdInfo vhca_cmd_infos[] = {
     { VHCA_CMD_SET_NODE_DESC, "SET_NODE_DESC",
       sizeof(struct vhca_node_desc), 0 },
     { VHCA_CMD_SET_PORT_CAP, "SET_PORT_CAP", 0, 0 },
+    { VHCA_CMD_MAD_IFC, "MAD_IFC", sizeof(struct vhca_mad),
+      sizeof(struct vhca_mad) },
     { VHCA_CMD_CREATE_EQ, "CREATE_EQ", 0, 0 },
     { VHCA_CMD_DESTROY_EQ, "DESTROY_EQ", 0, 0 },
     { VHCA_CMD_ALLOC_PD, "ALLOC_PD", 0, 0 },
@@ -82,6 +84,7 @@ void vhca_cmd_decode(const struct vhca_cmd *raw, VhcaCmd *cmd)
 
     switch (cmd->opcode) {
     case VHCA_CMD_QUERY_PORT:
+    case VHCA_CMD_MAD_IFC:
         cmd->in.port.port = raw->in.port.port;
         break;
     case VHCA_CMD_SET_PORT_CAP:
@@ -242,6 +245,7 @@ static VhcaCmdCheck vhca_cmd_check_input(const VhcaCmd *cmd,
 {
     switch (cmd->opcode) {
     case VHCA_CMD_QUERY_PORT:
+    case VHCA_CMD_MAD_IFC:
         if (!vhca_port_valid(cmd->in.port.port, limits)) {
             return vhca_bad(VHCA_CMD_BAD_PARAM, "no such port");
         }

@@ -26,7 +26,7 @@ typedef struct VhcaCmd {
     union {
         struct {
             uint8_t port;
-        } port;                         /* QUERY_PORT */
+        } port;                         /* QUERY_PORT, MAD_IFC */
         struct {
             uint8_t port;
             uint32_t set;

@@ -12,8 +12,10 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/bswap.h"
 #include "vhca.h"
 #include "vhca-cmd-check.h"
+#include "vhca-transport.h"
 #include "vhca-ring.h"
 #include "trace.h"
 
@@ -133,6 +135,24 @@ static uint8_t vhca_cmd_set_port_cap(VhcaState *s, const VhcaCmd *cmd,
     return VHCA_CMD_OK;
 }
 
+/* process_mad: a MAD the port's own SMA or PMA answers (vhca_mad_ifc). */
+static uint8_t vhca_cmd_mad_ifc(VhcaState *s, const VhcaCmd *cmd,
+                                uint32_t result[2])
+{
+    struct vhca_mad req, resp;
+
+    if (vhca_dma_read(s, cmd->in_addr, &req, sizeof(req)) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: MAD_IFC input at 0x%"
+                      PRIx64 " unreadable\n", cmd->in_addr);
+        return VHCA_CMD_BAD_ADDR;
+    }
+    result[0] = vhca_mad_ifc(s, cmd->in.port.port, req.data, resp.data);
+    trace_vhca_mad_ifc(cmd->in.port.port, req.data[1], req.data[3],
+                       lduw_be_p(req.data + 16), result[0]);
+    return result[0] ? vhca_cmd_write_out(s, cmd, &resp, sizeof(resp))
+                     : VHCA_CMD_OK;
+}
+
 static uint8_t vhca_cmd_create_eq(VhcaState *s, const VhcaCmd *cmd,
                                   uint32_t result[2])
 {
@@ -214,6 +234,8 @@ static VhcaCmdExec vhca_cmd_exec_for(uint16_t opcode)
         return vhca_cmd_set_node_desc;
     case VHCA_CMD_SET_PORT_CAP:
         return vhca_cmd_set_port_cap;
+    case VHCA_CMD_MAD_IFC:
+        return vhca_cmd_mad_ifc;
     case VHCA_CMD_CREATE_EQ:
         return vhca_cmd_create_eq;
     case VHCA_CMD_DESTROY_EQ:

@@ -393,7 +393,10 @@ static void vhca_port_go_down(VhcaPort *port, bool notify)
  * switch has no embedded SM, vhca-sma.c): the port follows it, and the
  * driver hears what a real HCA reports - PORT_ACTIVE when it goes ACTIVE,
  * LID_CHANGE and SM_CHANGE when those change, PORT_ERR when the SM takes
- * it DOWN - so that ib_core's cache, ib_sa and IPoIB follow.
+ * it DOWN, and last CLIENT_REREGISTER when the Set had ClientReregister
+ * (IBA 14.4.11: a new master lost the subscriptions, so ib_sa and IPoIB
+ * join their multicast groups again) - so that ib_core's cache, ib_sa and
+ * IPoIB follow.
  */
 void vhca_port_sm_set(VhcaPort *port, const VhcaSmaPort *want)
 {
@@ -422,14 +425,19 @@ void vhca_port_sm_set(VhcaPort *port, const VhcaSmaPort *want)
         trace_vhca_port_state(port->num, port->state, port->lid);
     }
     if (port->state == VHCA_PORT_ACTIVE && old != VHCA_PORT_ACTIVE) {
+        /* ib_core reads the whole port again */
         vhca_port_event(port, VHCA_PORT_EV_ACTIVE);
-        return;                     /* ib_core reads the whole port again */
+    } else {
+        if (lid_changed) {
+            vhca_port_event(port, VHCA_PORT_EV_LID_CHANGE);
+        }
+        if (sm_changed) {
+            vhca_port_event(port, VHCA_PORT_EV_SM_CHANGE);
+        }
     }
-    if (lid_changed) {
-        vhca_port_event(port, VHCA_PORT_EV_LID_CHANGE);
-    }
-    if (sm_changed) {
-        vhca_port_event(port, VHCA_PORT_EV_SM_CHANGE);
+    if (want->client_rereg) {
+        trace_vhca_port_client_rereg(port->num, port->state, port->lid);
+        vhca_port_event(port, VHCA_PORT_EV_CLIENT_REREGISTER);
     }
 }
 

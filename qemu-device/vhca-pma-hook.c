@@ -78,18 +78,24 @@ void vhca_port_count_datagram(VhcaPort *port, bool rx, uint64_t length,
  */
 bool vhca_pma_take(VhcaPort *port, VhcaPacket *pkt, uint8_t *resp)
 {
-    VhcaState *s = port->dev;
-    VhcaPortCounters *counters[VHCA_MAX_PORTS];
     uint8_t req[VHCA_MAD_SIZE];
-    uint16_t status = 0;
-    uint8_t i;
 
     if ((pkt->wqe->remote_qpn & VHCA_DB_OBJ_MASK) != VHCA_GSI_QPN ||
         pkt->src_qp->type == VHCA_QPT_SMI ||
-        pkt->wqe->length != VHCA_MAD_SIZE || !vhca_is_enabled(s) ||
+        pkt->wqe->length != VHCA_MAD_SIZE || !vhca_is_enabled(port->dev) ||
         vhca_sgl_read(pkt->local, req, VHCA_MAD_SIZE) != VHCA_VERR_NONE) {
         return false;               /* not a MAD: the guest's QP1 judges */
     }
+    return vhca_pma_answer(port, req, resp);
+}
+
+bool vhca_pma_answer(VhcaPort *port, const uint8_t *req, uint8_t *resp)
+{
+    VhcaState *s = port->dev;
+    VhcaPortCounters *counters[VHCA_MAX_PORTS];
+    uint16_t status = 0;
+    uint8_t i;
+
     for (i = 0; i < s->num_ports && i < VHCA_MAX_PORTS; i++) {
         counters[i] = &s->ports[i].counters;
     }

@@ -12,6 +12,7 @@
 #include "qemu/log.h"
 #include "vhca-transport.h"
 #include "vhca-link.h"
+#include "vhca-switch-sma.h"
 #include "trace.h"
 
 /* The node as its SMA describes it through local_port (the SA's too). */
@@ -63,14 +64,52 @@ void vhca_sma_apply(VhcaState *s, const uint8_t *req, uint16_t status,
  * message that cannot be read is not known to be an SMP: the ordinary
  * datagram path reports the error (or, after a reset by the DMA, nothing).
  */
+/* req for the SMA of port (to dlid): its answer in resp, a Set applied. */
+static VhcaSmaAction vhca_sma_run(VhcaState *s, uint8_t port,
+                                  const uint8_t *req, uint16_t dlid,
+                                  uint8_t *resp)
+{
+    VhcaSmaAction act;
+    VhcaSmaNode node;
+    uint16_t status;
+
+    vhca_sma_describe(s, port, &node);
+    act = vhca_sma_process(req, VHCA_MAD_SIZE, dlid, 0, &node, resp, &status);
+    if (act != VHCA_SMA_NOT_MINE) {
+        /* class, method, attribute id */
+        trace_vhca_sma(port, req[1], req[3], lduw_be_p(req + 16), status);
+        vhca_sma_apply(s, req, status, &node);
+    }
+    return act;
+}
+
+/*
+ * The kernel's MAD layer gives a CA's process_mad what the CA itself must
+ * answer (IBA 14.2.2.2, C14-9:3/4: a directed-route SMP at the end of its
+ * path): here the SMA for hop count 0, the PMA for PerfMgt (the kernel's
+ * sysfs counters).  SMInfo and everything else go on to the guest's
+ * agents: an SM there answers SMInfo, directed route or not.
+ */
+bool vhca_mad_ifc(VhcaState *s, uint8_t port, const uint8_t *req,
+                  uint8_t *resp)
+{
+    if (req[0] != 1 || (req[3] & VHCA_MGMT_METHOD_RESP)) {
+        return false;
+    }
+    if (req[1] == VHCA_MGMT_CLASS_SUBN_DR && req[VHCA_SMP_HOP_CNT] == 0) {
+        return vhca_sma_run(s, port, req, 0, resp) == VHCA_SMA_REPLY;
+    }
+    if (req[1] == VHCA_MGMT_CLASS_PERF_MGMT) {
+        return vhca_pma_answer(&s->ports[port - 1], req, resp);
+    }
+    return false;
+}
+
 VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                             uint8_t *resp)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
     uint8_t req[VHCA_MAD_SIZE];
-    VhcaSmaAction act;
-    VhcaSmaNode node;
-    uint16_t status;
 
     if (qp->type != VHCA_QPT_SMI || qp->port < 1 || qp->port > s->num_ports ||
         wqe->length != VHCA_MAD_SIZE) {
@@ -81,20 +120,13 @@ VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                       "unreadable, not given to the SMA\n", qp->handle);
         return vhca_is_enabled(s) ? VHCA_SMA_NOT_MINE : VHCA_SMA_CONSUMED;
     }
-    vhca_sma_describe(s, qp->port, &node);
     if (lduw_le_p(&wqe->av.dlid) == s->ports[qp->port - 1].lid) {
         vhca_port_trap_repress(&s->ports[qp->port - 1], req);  /* own SM */
     }
-    act = vhca_sma_process(req, VHCA_MAD_SIZE, le16_to_cpu(wqe->av.dlid),
-                           wqe->remote_qpn & VHCA_DB_OBJ_MASK, &node, resp,
-                           &status);
-    if (act != VHCA_SMA_NOT_MINE) {
-        /* class, method, attribute id */
-        trace_vhca_sma(qp->port, req[1], req[3], lduw_be_p(req + 16),
-                       status);
-        vhca_sma_apply(s, req, status, &node);
+    if ((wqe->remote_qpn & VHCA_DB_OBJ_MASK) != 0) {
+        return VHCA_SMA_NOT_MINE;       /* the SMA is behind QPN 0 only */
     }
-    return act;
+    return vhca_sma_run(s, qp->port, req, le16_to_cpu(wqe->av.dlid), resp);
 }
 
 /*

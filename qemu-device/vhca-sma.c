@@ -267,6 +267,7 @@ static uint16_t sma_port_info_set(VhcaSmaNode *node, uint32_t mod,
     port->lid = lid;
     port->sm_lid = sm_lid;
     port->state = state;
+    port->client_rereg = d[51] >> 7;            /* Table 145; reads 0 */
     vhca_port_info_set_conf(&port->conf, d);
     return 0;
 }
@@ -372,8 +373,9 @@ VhcaSmaAction vhca_smp_answer(const uint8_t *req, bool dr,
     uint16_t st;
 
     *status = 0;
-    if (method & VHCA_MGMT_METHOD_RESP) {
-        return VHCA_SMA_NOT_MINE;       /* a response: for the QP's agent */
+    if (method & VHCA_MGMT_METHOD_RESP || method == VHCA_MGMT_METHOD_TRAP) {
+        /* a response, or a trap to the SM here (IBA 14.2.5.1, 14.4.1) */
+        return VHCA_SMA_NOT_MINE;
     }
     if (method == VHCA_MGMT_METHOD_TRAP_REPRESS) {
         return VHCA_SMA_CONSUMED;       /* the SMA never sends traps */

@@ -23,6 +23,7 @@
 /* MAD header (IBA 13.4.3) and SMP (14.2.1) values the SMA knows. */
 #define VHCA_MGMT_CLASS_SUBN_LID    0x01
 #define VHCA_MGMT_CLASS_SUBN_DR     0x81
+#define VHCA_MGMT_METHOD_TRAP       0x05    /* to an SM: never the SMA's */
 #define VHCA_MGMT_METHOD_GET        0x01
 #define VHCA_MGMT_METHOD_SET        0x02
 #define VHCA_MGMT_METHOD_GET_RESP   0x81
@@ -70,6 +71,7 @@ typedef struct VhcaSmaPort {
     uint16_t sm_lid;
     uint64_t guid;
     uint32_t cap_mask;          /* PortInfo:CapabilityMask */
+    bool client_rereg;          /* a Set asked ClientReregister (14.4.11) */
     VhcaPortSmConf conf;
 } VhcaSmaPort;
 

@@ -95,6 +95,13 @@ VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);
 VhcaSmaAction vhca_sma_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                             uint8_t *resp);
 void vhca_sma_describe(VhcaState *s, uint8_t local_port, VhcaSmaNode *node);
+/*
+ * MAD_IFC (the driver's process_mad): req for the own agents of port
+ * (1..num_ports), the SMA for a directed-route SMP of hop count 0, the
+ * PMA for PerfMgt; true: the answer is in resp.
+ */
+bool vhca_mad_ifc(VhcaState *s, uint8_t port, const uint8_t *req,
+                  uint8_t *resp);
 /* After the SMA answered req with status: what a Set changed, applied. */
 void vhca_sma_apply(VhcaState *s, const uint8_t *req, uint16_t status,
                     const VhcaSmaNode *node);
@@ -121,6 +128,8 @@ static inline void vhca_port_count_rx(VhcaPort *port, uint32_t packets,
 void vhca_port_count_datagram(VhcaPort *port, bool rx, uint64_t length,
                               bool multicast);
 bool vhca_pma_take(VhcaPort *port, VhcaPacket *pkt, uint8_t *resp);
+/* req (VHCA_MAD_SIZE bytes) for port's PMA: true, the answer in resp. */
+bool vhca_pma_answer(VhcaPort *port, const uint8_t *req, uint8_t *resp);
 bool vhca_pma_switch_take(VhcaPort *port, const uint8_t *req, uint8_t *resp);
 
 typedef struct VhcaSaReply {

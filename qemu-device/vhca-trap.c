@@ -13,7 +13,9 @@
  * periodic sweep.  The caller routes the trap (send); here it is built,
  * repeated every VHCA_TRAP_REPEAT_MS with the same TID (at most
  * VHCA_TRAP_MAX_SENDS times: an SM that never answers is not flooded) and
- * stopped by the SM's TrapRepress.  Runs with the BQL held.
+ * stopped by the SM's TrapRepress.  Runs with the BQL held.  The Notice
+ * itself is built and recognised in vhca-trap-mad.c (the standalone
+ * switch sends Trap 128 with it too).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,42 +23,6 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "vhca-trap.h"
-
-#define MAD_ATTR_NOTICE         0x0002
-#define NOTICE_IS_GENERIC       0x80
-#define SMP_DATA                64
-
-/* An SMP Trap(Notice) of trap number num from issuer_lid, details after. */
-void vhca_trap_build(uint8_t *mad, uint64_t tid, uint8_t type, uint16_t num,
-                     uint32_t producer, uint16_t issuer_lid,
-                     const uint8_t *details, size_t len)
-{
-    uint8_t *d = mad + SMP_DATA;
-
-    memset(mad, 0, VHCA_MAD_SIZE);
-    mad[0] = 1;                                 /* BaseVersion */
-    mad[1] = VHCA_MGMT_CLASS_SUBN_LID;
-    mad[2] = 1;                                 /* ClassVersion */
-    mad[3] = VHCA_MGMT_METHOD_TRAP;
-    stq_be_p(mad + 8, tid);
-    stw_be_p(mad + 16, MAD_ATTR_NOTICE);
-    d[0] = NOTICE_IS_GENERIC | type;
-    d[1] = producer >> 16;                      /* ProducerType, 24 bits */
-    d[2] = producer >> 8;
-    d[3] = producer;
-    stw_be_p(d + 4, num);                       /* TrapNumber */
-    stw_be_p(d + 6, issuer_lid);
-    /* NoticeToggle 0, NoticeCount 0: a trap, not a report */
-    memcpy(d + 10, details, MIN(len, VHCA_TRAP_DETAILS));
-}
-
-/* Is req (VHCA_MAD_SIZE bytes) the SM's TrapRepress of the trap tid? */
-bool vhca_trap_repressed(const uint8_t *req, uint64_t tid)
-{
-    return req[0] == 1 && req[1] == VHCA_MGMT_CLASS_SUBN_LID &&
-           req[3] == VHCA_MGMT_METHOD_TRAP_REPRESS &&
-           lduw_be_p(req + 16) == MAD_ATTR_NOTICE && ldq_be_p(req + 8) == tid;
-}
 
 static void vhca_trap_timer(void *opaque)
 {

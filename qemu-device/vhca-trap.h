@@ -9,18 +9,7 @@
 #define HW_MISC_VHCA_TRAP_H
 
 #include "qemu/timer.h"
-#include "vhca-sma.h"
-
-#define VHCA_MGMT_METHOD_TRAP       0x05
-#define VHCA_TRAP_DETAILS           54      /* Notice:DataDetails */
-#define VHCA_TRAP_TYPE_URGENT       1       /* IBA Table 131 */
-#define VHCA_TRAP_TYPE_INFO         4
-#define VHCA_TRAP_PRODUCER_CA       1       /* IBA Table 130: NodeType */
-#define VHCA_TRAP_PRODUCER_SWITCH   2
-#define VHCA_TRAP_LINK_STATE        128     /* a switch port's link state */
-#define VHCA_TRAP_CAP_MASK          144     /* a CA port's CapabilityMask */
-#define VHCA_TRAP_REPEAT_MS         1000    /* until TrapRepress */
-#define VHCA_TRAP_MAX_SENDS         8
+#include "vhca-trap-mad.h"
 
 /* Sends mad (VHCA_MAD_SIZE bytes) towards the master SM, or drops it. */
 typedef void VhcaTrapSendFn(void *opaque, const uint8_t *mad);
@@ -34,11 +23,6 @@ typedef struct VhcaTrap {
     uint32_t sends;                 /* 0: none outstanding */
     uint8_t mad[VHCA_MAD_SIZE];
 } VhcaTrap;
-
-void vhca_trap_build(uint8_t *mad, uint64_t tid, uint8_t type, uint16_t num,
-                     uint32_t producer, uint16_t issuer_lid,
-                     const uint8_t *details, size_t len);
-bool vhca_trap_repressed(const uint8_t *req, uint64_t tid);
 
 void vhca_trap_init(VhcaTrap *t, uint64_t tid_base, VhcaTrapSendFn *send,
                     void *opaque);

@@ -174,6 +174,9 @@ bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
         f->dlid != sw_node.lid) {
         return false;
     }
+    if (sw_trap_repress(smp)) {
+        return true;            /* the SM heard the switch's Trap 128 */
+    }
     if (vhca_switch_sma_answer(smp, false, &sw_node, 0, resp, &status) !=
         VHCA_SMA_REPLY) {
         return false;

@@ -82,6 +82,8 @@ void sw_log(const char *fmt, ...)
 
 void sw_disconnect(SwPort *p, const char *why)
 {
+    bool was_up = sw_node.ports[p->num].state != VHCA_PORT_DOWN;
+
     fprintf(stderr, "vhca-switch: port %d: link down (%s)\n", p->num, why);
     close(p->fd);
     p->fd = -1;
@@ -94,6 +96,9 @@ void sw_disconnect(SwPort *p, const char *why)
     p->lid = 0;
     sw_node_link_down(p);
     sw_faults_link_down(p);     /* frames held or delayed die with the link */
+    if (was_up) {
+        sw_trap_link_changed(sw_ports, sw_nports);
+    }
 }
 
 static bool sw_write_all(int fd, const uint8_t *buf, size_t len)
@@ -226,6 +231,7 @@ static void sw_hello(SwPort *p, const VhcaWireFrame *f)
             fprintf(stderr, "vhca-switch: port %d: GUID 0x%016" PRIx64
                     " LinkUp, INIT\n", p->num, h.port_guid);
             sw_node_link_up(p);
+            sw_trap_link_changed(sw_ports, sw_nports);
         }
         return;
     }
@@ -679,7 +685,7 @@ int main(int argc, char **argv)
     struct pollfd pfd[2 * SW_MAX_PORTS + 1];
     SwArgs args = { 0 };
     char control[108];
-    int control_fd = -1, i, n, nfds, timeout;
+    int control_fd = -1, i, n, nfds, timeout, trap_ms;
     bool dialing;
 
     sw_parse_args(argc, argv, &args);
@@ -722,6 +728,10 @@ int main(int argc, char **argv)
             }
         }
         timeout = sw_faults_tick(sw_ports, sw_nports);
+        trap_ms = sw_trap_tick(sw_ports, sw_nports);
+        if (trap_ms >= 0 && (timeout < 0 || timeout > trap_ms)) {
+            timeout = trap_ms;
+        }
         if (dialing && (timeout < 0 || timeout > SW_DIAL_MS)) {
             timeout = SW_DIAL_MS;
         }

@@ -72,6 +72,14 @@ int sw_faults_tick(SwPort *ports, int nports);
 void sw_faults_link_down(SwPort *p);
 /* The switch closes a port's connection (vhca-switch.c). */
 void sw_disconnect(SwPort *p, const char *why);
+/*
+ * vhca-switch-trap.c: Trap 128 to the master SM when a link changed (with
+ * the embedded SM off); an SMP to the switch that is its TrapRepress
+ * (true); the repeats that are due, ms until the next (-1: none).
+ */
+void sw_trap_link_changed(SwPort *ports, int nports);
+bool sw_trap_repress(const uint8_t *smp);
+int sw_trap_tick(SwPort *ports, int nports);
 /* DIR/control: one text command per connection (fabric.md). */
 int sw_control_listen(const char *path);
 void sw_control_accept(int listen_fd, SwPort *ports, int nports);

@@ -174,6 +174,8 @@ enum vhca_cmd_opcode {
 	VHCA_CMD_QUERY_PKEY		= 0x0004,	/* in: port, index; result[0]: pkey */
 	VHCA_CMD_SET_NODE_DESC		= 0x0005,	/* in_addr: vhca_node_desc */
 	VHCA_CMD_SET_PORT_CAP		= 0x0006,	/* in: vhca_cmd_port_cap_in */
+	VHCA_CMD_MAD_IFC		= 0x0007,	/* in: port; in_addr, out_addr: vhca_mad;
+							 * result[0]: 1 answered, 0 not the device's */
 	VHCA_CMD_CREATE_EQ		= 0x0010,	/* in: vhca_cmd_create_eq; result[0]: eqn */
 	VHCA_CMD_DESTROY_EQ		= 0x0011,	/* in: eqn */
 	VHCA_CMD_ALLOC_PD		= 0x0020,	/* result[0]: pdn */
@@ -201,7 +203,7 @@ enum vhca_cmd_status {
 #define VHCA_CMD_MAX_OUT_LEN		4096
 
 /* Inline inputs, one struct per command that needs one (32 bytes each). */
-struct vhca_cmd_port_in {		/* QUERY_PORT */
+struct vhca_cmd_port_in {		/* QUERY_PORT, MAD_IFC */
 	uint8_t		port;		/* 1..num_ports */
 	uint8_t		rsvd[31];
 };
@@ -220,6 +222,8 @@ VHCA_SIZE_CHECK(struct vhca_cmd_port_in, 32);
 #define VHCA_PORT_CAP_DEVICE_MGMT	(1u << 19)
 #define VHCA_PORT_CAP_VENDOR_CLASS	(1u << 20)
 #define VHCA_PORT_CAP_BOOT_MGMT		(1u << 23)
+/* the device's: ClientReregister in a PortInfo Set is an event (14.4.11) */
+#define VHCA_PORT_CAP_CLIENT_REREG	(1u << 25)
 #define VHCA_PORT_CAP_SETTABLE \
 	(VHCA_PORT_CAP_SM | VHCA_PORT_CAP_CM | VHCA_PORT_CAP_SNMP_TUNNEL | \
 	 VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_VENDOR_CLASS | \
@@ -384,6 +388,19 @@ struct vhca_node_desc {
 };
 VHCA_SIZE_CHECK(struct vhca_node_desc, 64);
 
+/*
+ * MAD_IFC: a MAD the port's own agents answer without the link, as the
+ * kernel's MAD layer asks a CA's process_mad (IBA 14.2.2, C14-9:3): a
+ * directed-route SMP with hop count 0 (the port's SMA) or a PerfMgt
+ * request (its PMA).  The answer, a GetResp, goes to out_addr and
+ * result[0] is 1; anything else (SMInfo, which is the SM's; a response)
+ * is result[0] 0 and nothing is written: it is for the guest's agents.
+ */
+struct vhca_mad {
+	uint8_t		data[256];	/* the MAD, network byte order */
+};
+VHCA_SIZE_CHECK(struct vhca_mad, 256);
+
 /* ------------------------------------------------------------------------
  * Event queues.  Rings of struct vhca_eqe written by the device.  An entry
  * is valid when its owner bit equals the pass parity the consumer expects:
@@ -410,6 +427,8 @@ enum vhca_port_event {
 	VHCA_PORT_EV_SM_CHANGE		= 0x04,	/* IB_EVENT_SM_CHANGE */
 	VHCA_PORT_EV_PKEY_CHANGE	= 0x05,	/* IB_EVENT_PKEY_CHANGE */
 	VHCA_PORT_EV_GID_CHANGE		= 0x06,	/* IB_EVENT_GID_CHANGE */
+	/* an SM's Set(PortInfo) had ClientReregister (IBA 14.4.11) */
+	VHCA_PORT_EV_CLIENT_REREGISTER	= 0x07,	/* IB_EVENT_CLIENT_REREGISTER */
 };
 
 struct vhca_eqe_cmd_done {

@@ -103,6 +103,20 @@ Status DeviceCommands::SetPortCap(uint8_t port, uint32_t set, uint32_t clear) {
   return Ok();
 }
 
+Result<bool> DeviceCommands::MadIfc(uint8_t port, const vhca_mad& in,
+                                     vhca_mad* out) {
+  vhca_cmd_port_in port_in{};
+  port_in.port = port;
+  CommandRequest request = MakeRequest(VHCA_CMD_MAD_IFC, port_in);
+  request.in_data = &in;
+  request.in_len = sizeof(in);
+  request.out_data = out;
+  request.out_len = sizeof(*out);
+  auto response = Run(request);
+  VHCA_TRY(response);
+  return response.value().result[0] == 1;
+}
+
 Result<uint32_t> DeviceCommands::CreateEq(uint64_t base, uint8_t log_size,
                                           uint16_t vector) {
   vhca_cmd_create_eq_in in{};

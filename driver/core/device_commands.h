@@ -26,6 +26,9 @@ class DeviceCommands {
   Status SetNodeDesc(const vhca_node_desc& desc);
   // PortInfo:CapabilityMask |= set, then &= ~clear (VHCA_PORT_CAP_SETTABLE).
   Status SetPortCap(uint8_t port, uint32_t set, uint32_t clear);
+  // A MAD for the port's own SMA/PMA: true with the answer in *out, false
+  // when it is for the MAD agents (nothing written).
+  Result<bool> MadIfc(uint8_t port, const vhca_mad& in, vhca_mad* out);
   // Returns the eqn.
   Result<uint32_t> CreateEq(uint64_t base, uint8_t log_size, uint16_t vector);
   Status DestroyEq(uint32_t eqn);

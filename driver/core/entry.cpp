@@ -107,6 +107,16 @@ int vhca_core_set_port_cap(vhca_core_device* dev, unsigned int port,
       .error();
 }
 
+int vhca_core_mad_ifc(vhca_core_device* dev, unsigned int port,
+                      const vhca_mad* in, vhca_mad* out) {
+  vhca::Device* device = ToDevice(dev);
+  if (!device->ports().valid(port)) return -VHCA_EINVAL;
+  auto answered =
+      device->commands().MadIfc(static_cast<uint8_t>(port), *in, out);
+  if (!answered.ok()) return answered.error();
+  return answered.value() ? 1 : 0;
+}
+
 int vhca_core_alloc_pd(vhca_core_device* dev, unsigned int* pdn) {
   auto result = ToDevice(dev)->protection_domains().Alloc();
   if (!result.ok()) return result.error();

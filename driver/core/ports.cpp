@@ -22,6 +22,8 @@ const char* EventName(uint8_t subtype) {
       return "PKEY_CHANGE";
     case VHCA_PORT_EV_GID_CHANGE:
       return "GID_CHANGE";
+    case VHCA_PORT_EV_CLIENT_REREGISTER:
+      return "CLIENT_REREGISTER";
     default:
       return nullptr;
   }

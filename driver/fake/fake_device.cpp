@@ -418,6 +418,22 @@ uint8_t Device::Execute(const vhca_cmd& cmd, uint32_t result[2]) {
     case VHCA_CMD_QUERY_GID:
     case VHCA_CMD_QUERY_PKEY:
       return ExecutePort(cmd, result);
+    case VHCA_CMD_MAD_IFC: {
+      // The SMA's part only as far as the core sees it: a directed-route
+      // Get of hop count 0 is answered (GetResp), SMInfo is not.
+      const uint8_t port = cmd.in.port.port;
+      if (port < 1 || port > num_ports) return VHCA_CMD_BAD_PARAM;
+      if (cmd.in_len < sizeof(vhca_mad)) return VHCA_CMD_BAD_SIZE;
+      void* in = Dma(cmd.in_addr, sizeof(vhca_mad));
+      if (!in) return VHCA_CMD_BAD_ADDR;
+      vhca_mad mad;
+      CopyBytes(&mad, in, sizeof(mad));
+      result[0] = mad.data[1] == 0x81 && mad.data[7] == 0 && mad.data[3] == 0x01 &&
+                  !(mad.data[16] == 0 && mad.data[17] == 0x20);
+      if (!result[0]) return VHCA_CMD_OK;
+      mad.data[3] = 0x81;
+      return WriteOut(cmd, &mad, sizeof(mad)) ? VHCA_CMD_OK : VHCA_CMD_BAD_SIZE;
+    }
     case VHCA_CMD_SET_NODE_DESC: {
       if (cmd.in_len != sizeof(node_desc)) return VHCA_CMD_BAD_SIZE;
       void* in = Dma(cmd.in_addr, cmd.in_len);

@@ -72,6 +72,12 @@ int vhca_core_set_node_desc(struct vhca_core_device *dev,
 /* ib_modify_port's capability bits; -EINVAL outside VHCA_PORT_CAP_SETTABLE. */
 int vhca_core_set_port_cap(struct vhca_core_device *dev, unsigned int port,
 			   unsigned int set, unsigned int clear);
+/*
+ * process_mad: a MAD the port's own agents answer (VHCA_CMD_MAD_IFC):
+ * 1 with the answer in *out, 0 when it is for the MAD agents.
+ */
+int vhca_core_mad_ifc(struct vhca_core_device *dev, unsigned int port,
+		      const struct vhca_mad *in, struct vhca_mad *out);
 int vhca_core_alloc_pd(struct vhca_core_device *dev, unsigned int *pdn);
 int vhca_core_dealloc_pd(struct vhca_core_device *dev, unsigned int pdn);
 /* XRC domains (IBA A14.2.1): -EOPNOTSUPP without VHCA_DEV_CAP_XRC. */

@@ -611,6 +611,7 @@ static void ports_event_dispatch(struct kunit *test)
 		{ 2, VHCA_PORT_EV_SM_CHANGE, VHCA_PORT_ACTIVE },
 		{ 1, VHCA_PORT_EV_PKEY_CHANGE, VHCA_PORT_ACTIVE },
 		{ 2, VHCA_PORT_EV_GID_CHANGE, VHCA_PORT_ACTIVE },
+		{ 1, VHCA_PORT_EV_CLIENT_REREGISTER, VHCA_PORT_ACTIVE },
 	};
 	struct kt_fixture *fx = kt(test);
 	unsigned int i, base, port, event;

@@ -187,6 +187,41 @@ static_assert(VHCA_PORT_CAP_SNMP_TUNNEL == IB_PORT_SNMP_TUNNEL_SUP);
 static_assert(VHCA_PORT_CAP_VENDOR_CLASS == IB_PORT_VENDOR_CLASS_SUP);
 static_assert(VHCA_PORT_CAP_BOOT_MGMT == IB_PORT_BOOT_MGMT_SUP);
 
+/*
+ * The MAD layer asks a CA's process_mad for what the CA itself must answer
+ * (IBA 14.2.2.2): a directed-route SMP at the end of its path (C14-9:3/4,
+ * without process_mad the kernel drops it), one of hop count 0 that an SM
+ * here sends to its own port, and the PerfMgt queries of sysfs' counters.
+ * The device's SMA or PMA answers (VHCA_CMD_MAD_IFC); SMInfo, responses
+ * and the rest go on to the MAD agents, so an SM here (opensm) gets the
+ * other SMs' SMInfo by directed route (14.4.1).  LID-routed SMPs never
+ * come here: the device answers those on the wire.
+ */
+static int vhca_ib_process_mad(struct ib_device *ibdev, int mad_flags,
+			       u32 port, const struct ib_wc *in_wc,
+			       const struct ib_grh *in_grh,
+			       const struct ib_mad *in, struct ib_mad *out,
+			       size_t *out_mad_size, u16 *out_mad_pkey_index)
+{
+	u8 class = in->mad_hdr.mgmt_class;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct vhca_mad) != sizeof(*in));
+	if ((class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE &&
+	     class != IB_MGMT_CLASS_PERF_MGMT) ||
+	    (in->mad_hdr.method & IB_MGMT_METHOD_RESP))
+		return IB_MAD_RESULT_SUCCESS;
+	ret = vhca_core_mad_ifc(to_kdev(ibdev)->core, port,
+				(const struct vhca_mad *)in,
+				(struct vhca_mad *)out);
+	if (ret < 0)
+		return IB_MAD_RESULT_FAILURE;
+	if (!ret)
+		return IB_MAD_RESULT_SUCCESS;
+	*out_mad_size = sizeof(*out);
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
+
 static int vhca_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
 			       struct ib_port_modify *props)
 {
@@ -277,6 +312,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.get_port_immutable = vhca_ib_get_port_immutable,
 	.modify_device = vhca_ib_modify_device,
 	.modify_port = vhca_ib_modify_port,
+	.process_mad = vhca_ib_process_mad,
 	.query_device = vhca_ib_query_device,
 	.query_gid = vhca_ib_query_gid,
 	.query_pkey = vhca_ib_query_pkey,
@@ -306,6 +342,9 @@ static int vhca_ib_event_type(unsigned int event, enum ib_event_type *type)
 		return 0;
 	case VHCA_PORT_EV_GID_CHANGE:
 		*type = IB_EVENT_GID_CHANGE;
+		return 0;
+	case VHCA_PORT_EV_CLIENT_REREGISTER:
+		*type = IB_EVENT_CLIENT_REREGISTER;
 		return 0;
 	default:
 		return -EINVAL;

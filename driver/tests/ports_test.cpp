@@ -17,7 +17,8 @@ TEST_F(PortsTest, EveryPortEventIsDispatched) {
   ASSERT_EQ(CreateAndStart(), 0);
   const uint8_t subtypes[] = {VHCA_PORT_EV_ACTIVE,      VHCA_PORT_EV_DOWN,
                               VHCA_PORT_EV_LID_CHANGE,  VHCA_PORT_EV_SM_CHANGE,
-                              VHCA_PORT_EV_PKEY_CHANGE, VHCA_PORT_EV_GID_CHANGE};
+                              VHCA_PORT_EV_PKEY_CHANGE, VHCA_PORT_EV_GID_CHANGE,
+                              VHCA_PORT_EV_CLIENT_REREGISTER};
   Events expected;
   for (uint8_t subtype : subtypes) {
     device_.PostPortEvent(2, subtype, VHCA_PORT_ACTIVE, 3);
@@ -26,6 +27,26 @@ TEST_F(PortsTest, EveryPortEventIsDispatched) {
   device_.Run();
   EXPECT_EQ(kernel_.port_events(), expected);
   EXPECT_TRUE(kernel_.LogContains("port 2: LID_CHANGE (state 4, lid 3)"));
+  EXPECT_TRUE(
+      kernel_.LogContains("port 2: CLIENT_REREGISTER (state 4, lid 3)"));
+}
+
+// process_mad's path: the device answers (1, the answer copied out) or
+// leaves the MAD to the agents (0); a port that does not exist is EINVAL.
+TEST_F(PortsTest, MadIfcReturnsTheDevicesAnswerOrNone) {
+  ASSERT_EQ(CreateAndStart(), 0);
+  vhca_mad in{}, out{};
+  in.data[0] = 1;
+  in.data[1] = 0x81;  // SubnDirectedRoute, hop count 0
+  in.data[3] = 0x01;  // Get
+  in.data[17] = 0x11;  // NodeInfo
+  EXPECT_EQ(vhca_core_mad_ifc(core_, 1, &in, &out), 1);
+  EXPECT_EQ(out.data[3], 0x81);  // GetResp
+  in.data[17] = 0x20;  // SMInfo: the SM's
+  out = vhca_mad{};
+  EXPECT_EQ(vhca_core_mad_ifc(core_, 2, &in, &out), 0);
+  EXPECT_EQ(out.data[3], 0);
+  EXPECT_EQ(vhca_core_mad_ifc(core_, 3, &in, &out), -VHCA_EINVAL);
 }
 
 TEST_F(PortsTest, InvalidPortEventsAreDropped) {

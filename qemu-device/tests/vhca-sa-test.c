@@ -245,11 +245,13 @@ static void test_sa_port_cap(void)
     g_assert_cmphex(sa_set_port_cap(&r, 2, VHCA_PORT_CAP_DEVICE_MGMT, 0), ==,
                     VHCA_CMD_OK);
     g_assert_cmphex(sa_port_cap(&r, 2), ==,
-                    VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_CM | 1u << 11);
+                    VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_CM | 1u << 11 |
+                    VHCA_PORT_CAP_CLIENT_REREG);
     g_assert_cmphex(sa_port_cap(&r, 1) & VHCA_PORT_CAP_DEVICE_MGMT, ==, 0);
     g_assert_cmpuint(vhca_query_port(r.dp->v, 2, &pa), ==, VHCA_CMD_OK);
     g_assert_cmphex(le32_to_cpu(pa.port_cap_flags), ==,
-                    VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_CM | 1u << 11);
+                    VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_CM | 1u << 11 |
+                    VHCA_PORT_CAP_CLIENT_REREG);
     /* SystemImageGUID (bit 11) is the device's; port 3 does not exist. */
     g_assert_cmphex(sa_set_port_cap(&r, 2, 1u << 11, 0), ==,
                     VHCA_CMD_BAD_PARAM);
@@ -264,7 +266,8 @@ static void test_sa_port_cap(void)
                     VHCA_CMD_BAD_PARAM);
     g_assert_cmphex(sa_set_port_cap(&r, 2, 0, VHCA_PORT_CAP_DEVICE_MGMT |
                                     VHCA_PORT_CAP_CM), ==, VHCA_CMD_OK);
-    g_assert_cmphex(sa_port_cap(&r, 2), ==, 1u << 11);
+    g_assert_cmphex(sa_port_cap(&r, 2), ==,
+                    1u << 11 | VHCA_PORT_CAP_CLIENT_REREG);
     dp_stop(r.dp);
 }
 

@@ -8,7 +8,7 @@
  * in INIT; directed-route SMPs that end at the port (hop pointer = hop
  * count) then set its LID, SM LID and state: INIT -> ARMED (LID_CHANGE,
  * SM_CHANGE) -> ACTIVE with PORT_ACTIVE, a new LID with LID_CHANGE, a new
- * SM LID with SM_CHANGE, a
+ * SM LID with SM_CHANGE, ClientReregister with CLIENT_REREGISTER, a
  * transition IBA does not allow refused with 0x001c and nothing changed,
  * Down taking the link down (PORT_ERR) and back to INIT with a new HELLO.
  *
@@ -127,6 +127,28 @@ static void test_sm_set_port_info(void)
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 1);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_SM_CHANGE);
 
+    /*
+     * IBA 14.4.11: the port advertises IsClientReregistrationSupported,
+     * and a new master's Set with ClientReregister (and a new SM LID)
+     * raises SM_CHANGE then CLIENT_REREGISTER; the bit reads back 0.
+     */
+    vhca_pi_init(pi, 0x30, 0x31, 0);
+    g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
+    g_assert_cmphex(ldl_be_p(pi + 20) & VHCA_PORT_CAP_CLIENT_REREG, ==,
+                    VHCA_PORT_CAP_CLIENT_REREG);
+    vhca_pi_init(pi, 0x30, 0x32, 0);
+    pi[51] |= 0x80;
+    g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
+    g_assert_cmpuint(pi[51] >> 7, ==, 0);
+    g_assert_cmpint(port2_events(r.v, ev, 4), ==, 2);
+    g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_SM_CHANGE);
+    g_assert_cmpuint(ev[1].subtype, ==, VHCA_PORT_EV_CLIENT_REREGISTER);
+    g_assert_cmpuint(ev[1].data.port.state, ==, VHCA_PORT_ACTIVE);
+    /* without the bit: no event at all when nothing changed */
+    vhca_pi_init(pi, 0x30, 0x32, 0);
+    g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
+    g_assert_cmpint(port2_events(r.v, ev, 4), ==, 0);
+
     /* Down: PORT_ERR, the link trains again (HELLO), INIT with no LID. */
     vhca_pi_init(pi, 0x30, 0x31, VHCA_PORT_DOWN);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
@@ -139,9 +161,98 @@ static void test_sm_set_port_info(void)
     cable_stop(&r);
 }
 
+/*
+ * MAD_IFC: req (MAD_SIZE bytes) for port's own agents; the status, and
+ * in result[0] whether it answered (then the answer is in resp).
+ */
+static uint8_t mad_ifc(Vhca *v, uint8_t port, const uint8_t *req,
+                       uint8_t *resp, uint32_t out_len, uint32_t result[2])
+{
+    uint64_t in = v->buf + 2048;
+    struct vhca_cmd cmd;
+    uint8_t status;
+
+    qtest_memwrite(v->qts, in, req, MAD_SIZE);
+    qtest_memset(v->qts, v->buf, 0, MAD_SIZE);
+    cmd_init(v, &cmd, VHCA_CMD_MAD_IFC);
+    cmd.in.port.port = port;
+    cmd.in_addr = cpu_to_le64(in);
+    cmd.in_len = cpu_to_le32(MAD_SIZE);
+    cmd_out(v, &cmd, out_len);
+    status = vhca_exec(v, &cmd, result);
+    qtest_memread(v->qts, v->buf, resp, MAD_SIZE);
+    return status;
+}
+
+static void smp_init(uint8_t *mad, uint8_t mgmt_class, uint8_t method,
+                     uint16_t attr)
+{
+    memset(mad, 0, MAD_SIZE);
+    mad[0] = 1;
+    mad[1] = mgmt_class;
+    mad[2] = 1;
+    mad[3] = method;
+    stq_be_p(mad + 8, 0x1234);
+    stw_be_p(mad + 16, attr);
+    stw_be_p(mad + 32, 0xffff);         /* DR SLID, DLID: permissive */
+    stw_be_p(mad + 34, 0xffff);
+}
+
+/*
+ * The driver's process_mad (IBA 14.2.2.2): the port's SMA answers a
+ * directed-route SMP of hop count 0, its PMA a PerfMgt Get; SMInfo (the
+ * SM's) and responses are not the device's, nothing is written.
+ */
+static void test_mad_ifc(void)
+{
+    Vhca *v = vhca_start(NULL);
+    uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+    uint32_t result[2];
+
+    vhca_bringup(v);
+    smp_init(req, 0x81, 0x01, 0x0011);                  /* NodeInfo */
+    g_assert_cmpuint(mad_ifc(v, 2, req, resp, MAD_SIZE, result), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(result[0], ==, 1);
+    g_assert_cmphex(resp[3], ==, 0x81);                 /* GetResp */
+    g_assert_cmphex(lduw_be_p(resp + 4), ==, 0x8000);   /* D bit, status 0 */
+    g_assert_cmphex(ldq_be_p(resp + 8), ==, 0x1234);
+    g_assert_cmphex(ldq_be_p(resp + SMP_DATA + 12), ==, NODE_GUID);
+    g_assert_cmpuint(resp[SMP_DATA + 36], ==, 2);       /* LocalPortNum */
+
+    smp_init(req, 0x81, 0x01, 0x0020);                  /* SMInfo */
+    g_assert_cmpuint(mad_ifc(v, 1, req, resp, MAD_SIZE, result), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(result[0], ==, 0);
+    g_assert_cmphex(resp[3], ==, 0);                    /* nothing written */
+    smp_init(req, 0x81, 0x81, 0x0011);                  /* a GetResp */
+    g_assert_cmpuint(mad_ifc(v, 1, req, resp, MAD_SIZE, result), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(result[0], ==, 0);
+    smp_init(req, 0x81, 0x01, 0x0011);
+    req[7] = 1;                                         /* hop count 1 */
+    g_assert_cmpuint(mad_ifc(v, 1, req, resp, MAD_SIZE, result), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(result[0], ==, 0);
+
+    smp_init(req, 0x04, 0x01, 0x0001);                  /* ClassPortInfo */
+    g_assert_cmpuint(mad_ifc(v, 1, req, resp, MAD_SIZE, result), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(result[0], ==, 1);
+    g_assert_cmphex(resp[3], ==, 0x81);
+
+    g_assert_cmpuint(mad_ifc(v, 3, req, resp, MAD_SIZE, result), ==,
+                     VHCA_CMD_BAD_PARAM);               /* no port 3 */
+    g_assert_cmpuint(mad_ifc(v, 1, req, resp, 100, result), ==,
+                     VHCA_CMD_BAD_SIZE);
+    vhca_assert_alive(v);
+    vhca_stop(v);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/sm-set/port-info", test_sm_set_port_info);
+    qtest_add_func("/vhca/sm-set/mad-ifc", test_mad_ifc);
     return g_test_run();
 }

@@ -126,22 +126,24 @@ def start_switch(sockdir, log_file, embedded_sm=True):
 
 
 @contextlib.contextmanager
-def two_vms(smp=1, embedded_sm=True):
-    """{"vms": {"a", "b"}, "switch", "log", "logfile", "sockdir"}; stops
-    every guest and the switch on the way out.  embedded_sm False: the
-    switch has no SM, the ports stay INIT (no IPoIB address yet) until the
-    caller runs one (selftests/fabric/opensm.py)."""
+def two_vms(smp=1, embedded_sm=True, tag=None):
+    """{"vms": {"a", "b"}, "switch", "log", "logfile", "sockdir", "tag"};
+    stops every guest and the switch on the way out.  embedded_sm False:
+    the switch has no SM, the ports stay INIT (no IPoIB address yet) until
+    the caller runs one (selftests/fabric/opensm.py).  tag names the logs
+    (build/vm-logs/<tag>-*)."""
     for path in (MODULE, SWITCH, os.path.join(PROVIDER, "libvhca-rdmav34.so")):
         if not os.path.exists(path):
             raise FileNotFoundError("%s missing: run `make module provider switch`" % path)
     sockdir = tempfile.mkdtemp(prefix="vhca-switch-")
     os.makedirs(os.path.join(vmlib.BUILD, "vm-logs"), exist_ok=True)
     # logs: build/vm-logs/fabric-* (fabric-osm-* without the embedded SM)
-    tag = "fabric" if embedded_sm else "fabric-osm"
+    tag = tag or ("fabric" if embedded_sm else "fabric-osm")
     swlog_path = os.path.join(vmlib.BUILD, "vm-logs", tag + "-switch.log")
     swlog = open(swlog_path, "wb")
     state = {"vms": {}, "switch": start_switch(sockdir, swlog, embedded_sm),
-             "log": swlog_path, "logfile": swlog, "sockdir": sockdir}
+             "log": swlog_path, "logfile": swlog, "sockdir": sockdir,
+             "tag": tag}
     try:
         state["vms"]["a"] = boot("a", sockdir, smp, embedded_sm, tag)
         state["vms"]["b"] = boot("b", sockdir, smp, embedded_sm, tag)

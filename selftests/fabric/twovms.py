@@ -197,6 +197,58 @@ def test_switch_without_sm_forwards_by_the_tables_an_sm_wrote(lone_switch):
     assert proc.poll() is None
 
 
+def trap_of(body):
+    """(SLID, DLID, method, TID, trap number, LIDADDR) of an SMP frame."""
+    hdr, smp = HDR.unpack(body[:HDR.size]), body[HDR.size:]
+    assert hdr[2] == KIND_DATAGRAM and smp[1] == 0x01, (hdr, smp[:4])
+    return (hdr[5], hdr[6], smp[3], struct.unpack(">Q", smp[8:16])[0],
+            struct.unpack(">H", smp[68:70])[0],
+            struct.unpack(">H", smp[74:76])[0])
+
+
+@pytest.mark.parametrize("lone_switch", [["--embedded-sm", "off"]],
+                         indirect=True, ids=["no-sm"])
+def test_switch_without_sm_sends_trap_128_until_repressed(lone_switch):
+    """IBA 14.2.5.1: once an SM gave the switch a LID and a MasterSMLID, a
+    link that goes down is Trap 128 (urgent, LIDADDR the switch's LID)
+    LID-routed to the SM, again every second with the same TID until the
+    SM's TrapRepress of that TID; a new change is a new TID."""
+    proc, (p1, p2), sockdir = lone_switch
+    for sock, guid in ((p1, 0x0002c90300000a01), (p2, 0x0002c90300000b01)):
+        send(sock, frame(KIND_HELLO, payload=HELLO.pack(
+            guid - 1, guid - 1, guid, 0x525400, 0, 0, 0x10f0, 1, 1, b"t")))
+    lft = bytes([0xff] * 4 + [1, 2] + [0xff] * 58)     # LID 4: 1, 5: 2
+    assert dr_set(p1, 0x19, 0, lft, 1)[0] == 0
+    si = bytearray(64)
+    si[6:8] = struct.pack(">H", 5)          # LinearFDBTop
+    assert dr_set(p1, 0x12, 0, bytes(si), 2)[0] == 0
+    # the SM at LID 4 (behind port 1) gives the switch LID 1
+    assert dr_set(p1, 0x15, 0, port_info(0, lid=1, sm_lid=4), 3)[0] == 0
+    p2.close()                              # port 2's cable out
+    slid, dlid, method, tid, num, lidaddr = trap_of(recv(p1))
+    assert (slid, dlid, method, num, lidaddr) == (1, 4, 0x05, 128, 1)
+    again = trap_of(recv(p1, timeout=3))    # no answer: the same trap
+    assert again == (slid, dlid, method, tid, num, lidaddr)
+    repress = bytearray(256)
+    repress[0:4] = bytes([1, 0x01, 1, 0x07])    # SubnLID TrapRepress
+    repress[8:16] = struct.pack(">Q", tid)
+    repress[16:18] = struct.pack(">H", 0x0002)  # Notice
+    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=4, dlid=1,
+                   payload=bytes(repress), qp_type=4))
+    with pytest.raises(socket.timeout):
+        while True:                         # a repeat already on its way
+            assert trap_of(recv(p1, timeout=2.5))[3] == tid
+    # port 2's cable back: a new trap, a new TID
+    p2 = connect_unix(os.path.join(sockdir, "port2"), time.monotonic() + 10)
+    lone_switch[1][1] = p2
+    send(p2, frame(KIND_HELLO, payload=HELLO.pack(
+        0x0002c90300000b00, 0x0002c90300000b00, 0x0002c90300000b01,
+        0x525400, 0, 0, 0x10f0, 1, 1, b"t")))
+    new = trap_of(recv(p1))
+    assert new[4] == 128 and new[3] != tid, new
+    assert proc.poll() is None
+
+
 def test_switch_sa_answers_class_port_info(lone_switch):
     proc, (p1, p2), _ = lone_switch
     lid1 = hello(p1, 0x5254000000000a01)
