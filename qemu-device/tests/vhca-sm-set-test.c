@@ -17,6 +17,7 @@
 
 #include "vhca-qtest-cable.h"
 
+#define MAD_SIZE        CABLE_MAD_SIZE
 #define SMP_DATA        CABLE_SMP_DATA
 #define PI_LID          (SMP_DATA + 16)
 #define PI_SM_LID       (SMP_DATA + 18)
