@@ -6,6 +6,7 @@ verifies the data on a new connection afterwards.  Nothing may hang:
 every wait here is bounded, and the guest's hung-task watchdog reports
 (conftest.py) fail the test.
 """
+import vmlib
 import ulplib
 from ulplib import Fio
 
@@ -29,9 +30,18 @@ def start_io(vm, target, name, size="64M"):
     vm.run("sleep 5", timeout=60)
 
 
-def io_ends(vm, name, what):
-    """Wait (bounded) for the background fio to end; its exit status."""
-    rc, text = ulplib.wait_background_fio(vm, name, timeout=IO_END_SECS)
+def io_ends(vm, name, what, diagnose=None):
+    """Wait (bounded) for the background fio to end; its exit status.
+    When it does not end in time: `diagnose(vm)` (the ULP's state, for
+    the report), then fio is killed, so that it cannot go on writing
+    under the next test, and the timeout is raised."""
+    try:
+        rc, text = ulplib.wait_background_fio(vm, name, timeout=IO_END_SECS)
+    except vmlib.VMTimeout:
+        if diagnose:
+            diagnose(vm)
+        ulplib.stop_background_fio(vm, name)
+        raise
     ulplib.log("fio across %s (exit %d)" % (what, rc), text)
     return rc
 
