@@ -22,12 +22,33 @@ SCSI_RESETS = ["device", "bus", "host"]
 IO_END_SECS = 600
 
 
+# O_DIRECT in /proc/PID/fdinfo's octal `flags` (x86's value).
+O_DIRECT = 0o40000
+
+
 def start_io(vm, target, name, size="64M"):
     """fio verify (4 KiB random writes, 2 jobs) in the background on
-    `target`, given 5 s to be under way."""
+    `target`; returns once fio has `target` open for its O_DIRECT I/O,
+    and 3 s more.  (A fixed 5 s was not always enough on the loaded
+    machine: NFS's `umount -l` then came before fio's open, which found
+    the overlay directory under the mount point, and O_DIRECT failed.)"""
     job = Fio(target, rw="randwrite", bs="4k", numjobs=2, size=size)
     ulplib.background_fio(vm, job, name)
-    vm.run("sleep 5", timeout=60)
+    vm.wait_until(direct_fds(target), lambda out: has_direct_fd(out), timeout=180, interval=1)
+    vm.run("sleep 3", timeout=60)
+
+
+def direct_fds(target):
+    """A guest command printing the fdinfo flags of every fio file
+    descriptor open on `target`."""
+    return ("for p in $(pgrep -x fio); do for f in /proc/$p/fd/*; do "
+            "[ \"$(readlink $f)\" = %s ] && awk '/^flags:/ {print \"flags\", $2}' "
+            "/proc/$p/fdinfo/${f##*/}; done; done 2>/dev/null; true" % target)
+
+
+def has_direct_fd(out):
+    return any(int(l.split()[1], 8) & O_DIRECT for l in out.splitlines()
+               if l.startswith("flags ") and len(l.split()) == 2)
 
 
 def io_ends(vm, name, what, diagnose=None):
