@@ -6,6 +6,8 @@ verifies the data on a new connection afterwards.  Nothing may hang:
 every wait here is bounded, and the guest's hung-task watchdog reports
 (conftest.py) fail the test.
 """
+import os
+
 import vmlib
 import ulplib
 from ulplib import Fio
@@ -29,11 +31,13 @@ O_DIRECT = 0o40000
 def start_io(vm, target, name, size="64M"):
     """fio verify (4 KiB random writes, 2 jobs) in the background on
     `target`; returns once fio has `target` open for its O_DIRECT I/O,
-    and 3 s more.  (A fixed 5 s was not always enough on the loaded
-    machine: NFS's `umount -l` then came before fio's open, which found
-    the overlay directory under the mount point, and O_DIRECT failed.)"""
-    job = Fio(target, rw="randwrite", bs="4k", numjobs=2, size=size)
-    ulplib.background_fio(vm, job, name)
+    and 3 s more.  fio runs in target's directory and names it by its
+    base name: fio closes and opens the file again by name for its
+    verify pass, and a working directory on a mount that `umount -l`
+    detached keeps that mount for it (the path from / would lead to the
+    directory under the mount point, or to a new mount there)."""
+    job = Fio(os.path.basename(target), rw="randwrite", bs="4k", numjobs=2, size=size)
+    ulplib.background_fio(vm, job, name, cwd=os.path.dirname(target))
     vm.wait_until(direct_fds(target), lambda out: has_direct_fd(out), timeout=180, interval=1)
     vm.run("sleep 3", timeout=60)
 

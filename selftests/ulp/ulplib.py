@@ -224,13 +224,15 @@ def wait_gone(vm, path, timeout=60):
                   lambda t: "gone" in t, timeout=timeout)
 
 
-def background_fio(vm, job, name):
-    """Start fio in the guest's background; returns the status file.
-    fio's process group id goes to /tmp/fio-NAME.pgid (stop_background_fio)."""
+def background_fio(vm, job, name, cwd="/"):
+    """Start fio in the guest's background, in directory `cwd`; returns
+    the status file.  fio's process group id goes to /tmp/fio-NAME.pgid
+    (stop_background_fio)."""
     status = "/tmp/fio-%s.status" % name
     # setsid: fio and its shell in a process group of their own.
-    vm.run("rm -f {s}; setsid sh -c '{cmd} > /tmp/fio-{n}.out 2>&1; echo $? > {s}' & "
-           "echo $! > /tmp/fio-{n}.pgid".format(s=status, cmd=job.command(), n=name),
+    vm.run("rm -f {s}; cd {d} && setsid sh -c '{cmd} > /tmp/fio-{n}.out 2>&1; "
+           "echo $? > {s}' & echo $! > /tmp/fio-{n}.pgid".format(
+               s=status, d=cwd, cmd=job.command(), n=name),
            timeout=60, check=True)
     return status
 
