@@ -122,7 +122,8 @@ def test_nfs_rdma_umount_mount_under_io(vm, fabric, nfs_mount):
     connection) read what the server stored."""
     vers, mnt = nfs_mount
     name = "fio-umount-v" + vers
-    ulpfault.start_io(vm, "%s/%s" % (mnt, name), "nfs-umount", size=UMOUNT_IO_SIZE)
+    ulpfault.start_io(vm, "%s/%s" % (mnt, name), "nfs-umount", size=UMOUNT_IO_SIZE,
+                      in_dir=True)
     vm.run("umount -l %s" % mnt, timeout=120, check=True)
     # The I/O must still be running across the umount (the smaller size
     # on a lossy fabric must not make the test vacuous).
@@ -144,7 +145,7 @@ def test_nfs_rdma_device_removed_under_io(vm, fabric, nfs_mount, module_path, ho
     and verifies, nothing hangs."""
     vers, mnt = nfs_mount
     name = "fio-%s-v%s" % (how, vers)
-    ulpfault.start_io(vm, "%s/%s" % (mnt, name), "nfs-" + how, size="32M")
+    ulpfault.start_io(vm, "%s/%s" % (mnt, name), "nfs-" + how, size="32M", in_dir=True)
     ulpfault.remove_device(vm, fabric, how)
     ulpfault.restore_device(vm, fabric, how, module_path)
     assert ulpfault.io_ends(vm, "nfs-" + how, how, nfs_state) == 0, "fio failed"

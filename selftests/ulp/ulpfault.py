@@ -28,14 +28,20 @@ IO_END_SECS = 600
 O_DIRECT = 0o40000
 
 
-def start_io(vm, target, name, size="64M"):
+def start_io(vm, target, name, size="64M", in_dir=False):
     """fio verify (4 KiB random writes, 2 jobs) in the background on
-    `target`; returns once fio has `target` open for its O_DIRECT I/O,
-    and 3 s more.  fio runs in target's directory and names it by its
-    base name: fio closes and opens the file again by name for its
+    `target`, given 5 s to be under way.  in_dir (a file system's
+    file): fio runs in target's directory and names it by its base
+    name, and this returns once fio has it open for its O_DIRECT I/O,
+    and 3 s more.  fio closes and opens the file again by name for its
     verify pass, and a working directory on a mount that `umount -l`
     detached keeps that mount for it (the path from / would lead to the
     directory under the mount point, or to a new mount there)."""
+    if not in_dir:
+        ulplib.background_fio(vm, Fio(target, rw="randwrite", bs="4k", numjobs=2,
+                                      size=size), name)
+        vm.run("sleep 5", timeout=60)
+        return
     job = Fio(os.path.basename(target), rw="randwrite", bs="4k", numjobs=2, size=size)
     ulplib.background_fio(vm, job, name, cwd=os.path.dirname(target))
     vm.wait_until(direct_fds(target), lambda out: has_direct_fd(out), timeout=180, interval=1)
