@@ -18,6 +18,7 @@ new bad line (vmlib.BAD_DMESG).
 """
 import os
 import sys
+import time
 
 import pytest
 
@@ -93,6 +94,10 @@ class Fabric:
         has let it go."""
         vm.qmp("device_del", id=HOST_DEVICE["id"])
         ulplib.wait_gone(vm, "/sys/class/infiniband/%s" % self.host_dev, timeout=120)
+        # The guest lets the RDMA device go before pciehp powers the slot
+        # off, and QEMU deletes the device (and frees its id for
+        # device_add) only then.
+        wait_deleted(vm, HOST_DEVICE["id"], timeout=120)
 
     def replug_host(self, vm):
         """QMP device_add of the host's device, ACTIVE, addresses back."""
@@ -107,6 +112,16 @@ class Fabric:
         vm.run("insmod %s" % module_path, timeout=120, check=True)
         vm.run(WAIT_ACTIVE, timeout=180, check=True)
         self.setup(vm)
+
+
+def wait_deleted(vm, dev_id, timeout):
+    """Until QEMU has no device `dev_id` any more (QMP qom-list of
+    /machine/peripheral, where devices with an id live)."""
+    deadline = time.monotonic() + timeout * vmlib.TIMEOUT_SCALE
+    while any(p["name"] == dev_id for p in vm.qmp("qom-list", path="/machine/peripheral")):
+        if time.monotonic() > deadline:
+            raise vmlib.VMTimeout("QEMU still has device %s after %ss" % (dev_id, timeout))
+        time.sleep(1)
 
 
 @pytest.fixture(scope="session")

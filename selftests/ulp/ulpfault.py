@@ -6,6 +6,9 @@ verifies the data on a new connection afterwards.  Nothing may hang:
 every wait here is bounded, and the guest's hung-task watchdog reports
 (conftest.py) fail the test.
 """
+import os
+
+import vmlib
 import ulplib
 from ulplib import Fio
 
@@ -21,17 +24,55 @@ SCSI_RESETS = ["device", "bus", "host"]
 IO_END_SECS = 600
 
 
-def start_io(vm, target, name, size="64M"):
+# O_DIRECT in /proc/PID/fdinfo's octal `flags` (x86's value).
+O_DIRECT = 0o40000
+
+
+def start_io(vm, target, name, size="64M", in_dir=False):
     """fio verify (4 KiB random writes, 2 jobs) in the background on
-    `target`, given 5 s to be under way."""
-    job = Fio(target, rw="randwrite", bs="4k", numjobs=2, size=size)
-    ulplib.background_fio(vm, job, name)
-    vm.run("sleep 5", timeout=60)
+    `target`, given 5 s to be under way.  in_dir (a file system's
+    file): fio runs in target's directory and names it by its base
+    name, and this returns once fio has it open for its O_DIRECT I/O,
+    and 3 s more.  fio closes and opens the file again by name for its
+    verify pass, and a working directory on a mount that `umount -l`
+    detached keeps that mount for it (the path from / would lead to the
+    directory under the mount point, or to a new mount there)."""
+    if not in_dir:
+        ulplib.background_fio(vm, Fio(target, rw="randwrite", bs="4k", numjobs=2,
+                                      size=size), name)
+        vm.run("sleep 5", timeout=60)
+        return
+    job = Fio(os.path.basename(target), rw="randwrite", bs="4k", numjobs=2, size=size)
+    ulplib.background_fio(vm, job, name, cwd=os.path.dirname(target))
+    vm.wait_until(direct_fds(target), lambda out: has_direct_fd(out), timeout=180, interval=1)
+    vm.run("sleep 3", timeout=60)
 
 
-def io_ends(vm, name, what):
-    """Wait (bounded) for the background fio to end; its exit status."""
-    rc, text = ulplib.wait_background_fio(vm, name, timeout=IO_END_SECS)
+def direct_fds(target):
+    """A guest command printing the fdinfo flags of every fio file
+    descriptor open on `target`."""
+    return ("for p in $(pgrep -x fio); do for f in /proc/$p/fd/*; do "
+            "[ \"$(readlink $f)\" = %s ] && awk '/^flags:/ {print \"flags\", $2}' "
+            "/proc/$p/fdinfo/${f##*/}; done; done 2>/dev/null; true" % target)
+
+
+def has_direct_fd(out):
+    return any(int(l.split()[1], 8) & O_DIRECT for l in out.splitlines()
+               if l.startswith("flags ") and len(l.split()) == 2)
+
+
+def io_ends(vm, name, what, diagnose=None):
+    """Wait (bounded) for the background fio to end; its exit status.
+    When it does not end in time: `diagnose(vm)` (the ULP's state, for
+    the report), then fio is killed, so that it cannot go on writing
+    under the next test, and the timeout is raised."""
+    try:
+        rc, text = ulplib.wait_background_fio(vm, name, timeout=IO_END_SECS)
+    except vmlib.VMTimeout:
+        if diagnose:
+            diagnose(vm)
+        ulplib.stop_background_fio(vm, name)
+        raise
     ulplib.log("fio across %s (exit %d)" % (what, rc), text)
     return rc
 

@@ -210,12 +210,35 @@ def wait_gone(vm, path, timeout=60):
                   lambda t: "gone" in t, timeout=timeout)
 
 
-def background_fio(vm, job, name):
-    """Start fio in the guest's background; returns the status file."""
+def background_fio(vm, job, name, cwd="/"):
+    """Start fio in the guest's background, in directory `cwd`; returns
+    the status file.  fio's process group id goes to /tmp/fio-NAME.pgid
+    (stop_background_fio)."""
     status = "/tmp/fio-%s.status" % name
-    vm.run("rm -f {s}; ( {cmd} > /tmp/fio-{n}.out 2>&1; echo $? > {s} ) &".format(
-        s=status, cmd=job.command(), n=name), timeout=60, check=True)
+    # setsid: fio and its shell in a process group of their own.
+    vm.run("rm -f {s}; cd {d} && setsid sh -c '{cmd} > /tmp/fio-{n}.out 2>&1; "
+           "echo $? > {s}' & echo $! > /tmp/fio-{n}.pgid".format(
+               s=status, d=cwd, cmd=job.command(), n=name),
+           timeout=60, check=True)
     return status
+
+
+def background_fio_running(vm, name):
+    """Whether a background fio has not ended yet (no status file)."""
+    _, out = vm.run("test -e /tmp/fio-%s.status && echo ended || echo running" % name,
+                    timeout=60)
+    return "running" in out
+
+
+def stop_background_fio(vm, name):
+    """SIGKILL to a background fio's process group (a hard NFS mount's
+    waits are killable); what fio had printed so far."""
+    # fio exits once its in-flight AIOs have completed.
+    _, text = vm.run("g=$(cat /tmp/fio-{n}.pgid); kill -KILL -- -$g; i=0; "
+                     "while kill -0 -- -$g 2>/dev/null && [ $i -lt 240 ]; do "
+                     "sleep 1; i=$((i+1)); done; ps -o pid,stat,wchan:32,args -g $g; "
+                     "tail -c 3000 /tmp/fio-{n}.out".format(n=name), timeout=300)
+    log("fio %s killed" % name, text)
 
 
 def wait_background_fio(vm, name, timeout=900):
@@ -243,6 +266,12 @@ KNOWN_SPLATS = [
      "with the disk's open_mutex held (the last close after `nvme "
      "disconnect`), and that work takes open_mutex: Linux 6.1's nvme "
      "multipath, the same over TCP"),
+    (r"irq/\d+-pciehp[\s\S]*&ctrl->reset_lock[\s\S]*pciehp_unconfigure_device",
+     "lockdep (debug kernel): Linux 6.1's pciehp_unconfigure_device() drops "
+     "the slot's reset_lock around each device's removal and takes it again "
+     "(down_read_nested) with pci_rescan_remove_lock held, while pciehp_ist "
+     "takes reset_lock before pci_rescan_remove_lock: the slot power-off of "
+     "QMP device_del, whatever the device"),
 ]
 
 
