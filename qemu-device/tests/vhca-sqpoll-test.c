@@ -156,8 +156,11 @@ static void test_sqpoll_no_doorbell(void)
     dp_stop(dp);
 }
 
-/* The window ends: flag clear, a record store alone is not seen, the
- * doorbell runs the WQE and wakes the thread again. */
+/* The window ends: flag clear, so the driver rings; the doorbell runs the
+ * WQE and wakes the thread again.  (Whether a record store alone is seen
+ * right after the flag clears is not asserted: the thread's last look at
+ * the records after clearing it exists to catch exactly such a post, and
+ * under load it comes late: the test failed once that way.) */
 static void test_sqpoll_sleep_wake(void)
 {
     Dp *dp = dp_start_with(SHORT_WINDOW);
@@ -171,8 +174,6 @@ static void test_sqpoll_sleep_wake(void)
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     wait_flags(dp, &p.a, 0);
     post_by_record(dp, &p.a, &m, 2);
-    settle();
-    dp_expect_no_cqe(dp, &p.acq);
     ring_sq(dp, &p.a);
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 2);
