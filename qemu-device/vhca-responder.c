@@ -342,6 +342,21 @@ static VhcaAck vhca_respond_odp_fault(VhcaState *s, VhcaQp *qp,
     return qp->type == VHCA_QPT_UC ? VHCA_ACK : VHCA_NAK_RNR;
 }
 
+/*
+ * The RDMA or atomic target did not pass vhca_remote_target(): an absent
+ * ODP page is a page fault and an RNR NAK; anything else (rights, key,
+ * bounds) is a NAK remote access error.
+ */
+static VhcaAck vhca_remote_refused(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                                   uint8_t verr)
+{
+    if (verr == VHCA_VERR_ODP_FAULT) {
+        return vhca_respond_odp_fault(s, qp, pkt);
+    }
+    return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
+                               VHCA_QP_EV_ACCESS_ERR);
+}
+
 static VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
@@ -434,12 +449,8 @@ static VhcaAck vhca_respond_write(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 
     verr = vhca_remote_target(s, qp, wqe, wqe->length,
                               VHCA_ACCESS_REMOTE_WRITE, &remote);
-    if (verr == VHCA_VERR_ODP_FAULT) {
-        return vhca_respond_odp_fault(s, qp, pkt);
-    }
     if (verr != VHCA_VERR_NONE) {
-        return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
-                                   VHCA_QP_EV_ACCESS_ERR);
+        return vhca_remote_refused(s, qp, pkt, verr);
     }
     if (imm) {
         verr = vhca_rq_fetch(s, qp, &rwqe);
@@ -470,12 +481,8 @@ VhcaAck vhca_respond_read(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 
     verr = vhca_remote_target(s, qp, wqe, wqe->length,
                               VHCA_ACCESS_REMOTE_READ, &remote);
-    if (verr == VHCA_VERR_ODP_FAULT) {
-        return vhca_respond_odp_fault(s, qp, pkt);
-    }
     if (verr != VHCA_VERR_NONE) {
-        return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
-                                   VHCA_QP_EV_ACCESS_ERR);
+        return vhca_remote_refused(s, qp, pkt, verr);
     }
     /* The requester's local errors are its own: see vhca-transport.c. */
     if (vhca_sgl_copy(pkt->local, 0, &remote, wqe->length)
@@ -507,12 +514,8 @@ static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     }
     verr = vhca_remote_target(s, qp, wqe, 8, VHCA_ACCESS_REMOTE_ATOMIC,
                               &remote);
-    if (verr == VHCA_VERR_ODP_FAULT) {
-        return vhca_respond_odp_fault(s, qp, pkt);
-    }
     if (verr != VHCA_VERR_NONE) {
-        return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
-                                   VHCA_QP_EV_ACCESS_ERR);
+        return vhca_remote_refused(s, qp, pkt, verr);
     }
     /* 8-byte aligned: one piece. */
     vhca_mr_piece(remote.seg[0].mr, wqe->remote_addr, 8, &piece);
@@ -557,12 +560,8 @@ static VhcaAck vhca_respond_atomic_write(VhcaState *s, VhcaQp *qp,
     }
     verr = vhca_remote_target(s, qp, wqe, sizeof(value),
                               VHCA_ACCESS_REMOTE_WRITE, &remote);
-    if (verr == VHCA_VERR_ODP_FAULT) {
-        return vhca_respond_odp_fault(s, qp, pkt);
-    }
     if (verr != VHCA_VERR_NONE) {
-        return vhca_responder_fail(s, qp, VHCA_NAK_REM_ACCESS,
-                                   VHCA_QP_EV_ACCESS_ERR);
+        return vhca_remote_refused(s, qp, pkt, verr);
     }
     if (vhca_sgl_read(pkt->local, (uint8_t *)&value, sizeof(value))
             != VHCA_VERR_NONE) {
