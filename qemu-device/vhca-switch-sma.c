@@ -180,7 +180,8 @@ static uint16_t sw_port_info(const SwitchQuery *q, uint32_t mod, uint8_t *d)
     if (mod == 0) {
         stw_be_p(d + 16, sw->lid);
         stw_be_p(d + 18, sw->sm_lid);
-        stl_be_p(d + 20, sw->embedded_sm ? 0x2 : 0);    /* IsSM */
+        stl_be_p(d + 20, (sw->embedded_sm ? VHCA_PORT_CAP_SM : 0) |
+                          VHCA_PORT_CAP_SL_MAP);
         d[32] = VHCA_PORT_ACTIVE;               /* base port 0: always */
         d[33] = VHCA_PHYS_LINK_UP << 4;
     } else {

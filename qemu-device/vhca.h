@@ -53,8 +53,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
  */
 #define VHCA_PORT_CAP_SYS_IMAGE_GUID_SUP    (1u << 11)
 #define VHCA_PORT_CAP_FLAGS \
-    (VHCA_PORT_CAP_SYS_IMAGE_GUID_SUP | VHCA_PORT_CAP_CM | \
-     VHCA_PORT_CAP_CLIENT_REREG)
+    (VHCA_PORT_CAP_SL_MAP | VHCA_PORT_CAP_SYS_IMAGE_GUID_SUP | \
+     VHCA_PORT_CAP_CM | VHCA_PORT_CAP_CLIENT_REREG)
 
 /* IB codes of the (fixed) link the ports pretend to have. */
 #define VHCA_WIDTH_4X               2

@@ -224,6 +224,9 @@ VHCA_SIZE_CHECK(struct vhca_cmd_port_in, 32);
 #define VHCA_PORT_CAP_BOOT_MGMT		(1u << 23)
 /* the device's: ClientReregister in a PortInfo Set is an event (14.4.11) */
 #define VHCA_PORT_CAP_CLIENT_REREG	(1u << 25)
+/* the device's: an SM may set the SLtoVLMappingTable (14.2.5.8); opensm's
+ * QoS manager programs a port's table only when this bit is on */
+#define VHCA_PORT_CAP_SL_MAP		(1u << 6)
 #define VHCA_PORT_CAP_SETTABLE \
 	(VHCA_PORT_CAP_SM | VHCA_PORT_CAP_CM | VHCA_PORT_CAP_SNMP_TUNNEL | \
 	 VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_VENDOR_CLASS | \

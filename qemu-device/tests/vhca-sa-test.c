@@ -246,13 +246,14 @@ static void test_sa_port_cap(void)
                     VHCA_CMD_OK);
     g_assert_cmphex(sa_port_cap(&r, 2), ==,
                     VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_CM | 1u << 11 |
-                    VHCA_PORT_CAP_CLIENT_REREG);
+                    1u << 6 | VHCA_PORT_CAP_CLIENT_REREG);
     g_assert_cmphex(sa_port_cap(&r, 1) & VHCA_PORT_CAP_DEVICE_MGMT, ==, 0);
     g_assert_cmpuint(vhca_query_port(r.dp->v, 2, &pa), ==, VHCA_CMD_OK);
     g_assert_cmphex(le32_to_cpu(pa.port_cap_flags), ==,
                     VHCA_PORT_CAP_DEVICE_MGMT | VHCA_PORT_CAP_CM | 1u << 11 |
-                    VHCA_PORT_CAP_CLIENT_REREG);
-    /* SystemImageGUID (bit 11) is the device's; port 3 does not exist. */
+                    1u << 6 | VHCA_PORT_CAP_CLIENT_REREG);
+    /* SystemImageGUID (bit 11) and IsSLMappingSupported (bit 6) are the
+     * device's; port 3 does not exist. */
     g_assert_cmphex(sa_set_port_cap(&r, 2, 1u << 11, 0), ==,
                     VHCA_CMD_BAD_PARAM);
     /* IsSM (bit 1): an SM on the port (opensm opening issmN) says so. */
@@ -267,7 +268,7 @@ static void test_sa_port_cap(void)
     g_assert_cmphex(sa_set_port_cap(&r, 2, 0, VHCA_PORT_CAP_DEVICE_MGMT |
                                     VHCA_PORT_CAP_CM), ==, VHCA_CMD_OK);
     g_assert_cmphex(sa_port_cap(&r, 2), ==,
-                    1u << 11 | VHCA_PORT_CAP_CLIENT_REREG);
+                    1u << 11 | 1u << 6 | VHCA_PORT_CAP_CLIENT_REREG);
     dp_stop(r.dp);
 }
 

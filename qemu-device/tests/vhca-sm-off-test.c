@@ -310,6 +310,63 @@ static void test_sm_off_trap_144(void)
     dp_stop(dp);
 }
 
+/* A Get of attr/mod by directed route: its MAD status (data in resp). */
+static uint16_t sm_get_status(SwRig *r, uint16_t attr, uint32_t mod,
+                              const uint8_t *path, uint8_t hops,
+                              uint8_t *resp)
+{
+    g_assert_true(sm_get(r, attr, mod, path, hops, 0, resp));
+    return lduw_be_p(resp + 4) & 0x7fff;
+}
+
+/*
+ * IBA 14.2.5.8, as opensm's QoS manager programs it (osm_qos.c): a CA
+ * port advertises IsSLMappingSupported, so an SM sets its SLtoVL table
+ * as a switch port's; each SL goes to VL0 or VL15 (dropped), a table
+ * naming another VL is refused (0x001c) and leaves the table as it was.
+ * With one data VL there is no VL arbitration: PortInfo's
+ * VLArbitrationHigh/LowCap are 0, as opensm expects of a port with VLCap
+ * 1 (it sends no VLArbitrationTable then), and the attribute is unknown.
+ */
+static void test_sm_off_sl_to_vl(void)
+{
+    Dp *dp = dp_start_unmanaged(SM_OFF);
+    uint8_t resp[256], sl2vl[64] = { 0 };
+    const uint8_t *d = resp + 64;
+    SwRig r;
+
+    sw_start_on(&r, dp);
+    g_assert_true(sm_get(&r, 0x0015, 0, to_ca2, 2, 0, resp));
+    g_assert_cmphex(ldl_be_p(d + 20) & 0x40, ==, 0x40); /* IsSLMapping */
+    g_assert_cmpuint(d[37] >> 4, ==, 1);                /* VLCap: VL0 */
+    g_assert_cmpuint(d[39] | d[40], ==, 0);             /* no VLArb */
+    g_assert_cmphex(sm_get_status(&r, 0x0018, 1 << 16, to_ca2, 2, resp),
+                    ==, 0x000c);
+
+    sl2vl[7] = 0x0f;                                    /* SL15: VL15 */
+    g_assert_cmphex(sm_set(&r, 0x0017, 0, to_ca2, 2, sl2vl), ==, 0);
+    g_assert_cmphex(sm_get_status(&r, 0x0017, 0, to_ca2, 2, resp), ==, 0);
+    g_assert_cmpuint(d[7], ==, 0x0f);
+    sl2vl[0] = 0x01;                                    /* SL1: VL1 */
+    g_assert_cmphex(sm_set(&r, 0x0017, 0, to_ca2, 2, sl2vl), ==, 0x001c);
+    g_assert_cmphex(sm_get_status(&r, 0x0017, 0, to_ca2, 2, resp), ==, 0);
+    g_assert_cmpuint(d[0], ==, 0);                      /* unchanged */
+    g_assert_cmphex(sm_get_status(&r, 0x0017, 1, to_ca2, 2, resp), ==,
+                    0x001c);                            /* a CA: mod 0 */
+
+    /* the switch: one table per output port (in << 8 | out) */
+    g_assert_true(sm_get(&r, 0x0015, 0, to_switch, 1, 0, resp));
+    g_assert_cmphex(ldl_be_p(d + 20) & 0x40, ==, 0x40); /* IsSLMapping */
+    sl2vl[0] = 0;
+    g_assert_cmphex(sm_set(&r, 0x0017, 1 << 8 | 2, to_switch, 1, sl2vl),
+                    ==, 0);
+    g_assert_cmphex(sm_get_status(&r, 0x0017, 2, to_switch, 1, resp), ==, 0);
+    g_assert_cmpuint(d[7], ==, 0x0f);
+    g_assert_cmphex(sm_get_status(&r, 0x0017, 1, to_switch, 1, resp), ==, 0);
+    g_assert_cmpuint(d[7], ==, 0);                      /* port 1's own */
+    dp_stop(dp);
+}
+
 /* Every device on a fabric has the same embedded-sm: else realize fails. */
 static void test_sm_off_must_agree(void)
 {
@@ -343,5 +400,6 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/sm-off/trap-128", test_sm_off_trap_128);
     qtest_add_func("/vhca/sm-off/trap-144", test_sm_off_trap_144);
     qtest_add_func("/vhca/sm-off/must-agree", test_sm_off_must_agree);
+    qtest_add_func("/vhca/sm-off/sl-to-vl", test_sm_off_sl_to_vl);
     return g_test_run();
 }

@@ -33,6 +33,11 @@ from fabriclib import TOOL, log  # noqa: E402
 
 vmlib = fabriclib.vmlib
 OSM_LOG = "/tmp/opensm.log"
+# opensm masks each SL's VL to the port's operational VLs (VL0 here) but
+# keeps VL15 (drop): SL15 to VL15 shows that its QoS manager wrote the
+# tables, the others stay VL0.
+QOS_CONF = "/tmp/opensm-qos.conf"
+QOS_CONF_TEXT = "qos TRUE\\nqos_sl2vl 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\\n"
 NODES = {"vhca0": 0x5254000000000c00, "vhca1": 0x5254000000000d00}
 ADDR = {"nsa": "10.79.0.1", "nsb": "10.79.0.2"}
 PLAN = (("nsa", "vhca0"), ("nsb", "vhca1"))
@@ -78,9 +83,12 @@ def fabric():
         before = {dev: (port_attr(vm, dev, "state"), port_attr(vm, dev, "lid"))
                   for dev in NODES}
         # -s 0: no periodic sweep; only its first sweep and the switch's
-        # traps make opensm look at the fabric.
-        vm.run("rm -f %s; (opensm -g 0x%016x -s 0 -f %s > /tmp/opensm.out "
-               "2>&1 &)" % (OSM_LOG, NODES["vhca0"] + 1, OSM_LOG),
+        # traps make opensm look at the fabric.  -Q: its QoS manager
+        # programs every port's SLtoVL table from QOS_CONF.
+        vm.run("printf '%s' > %s; rm -f %s; (opensm -g 0x%016x -s 0 -Q "
+               "-F %s -f %s > /tmp/opensm.out 2>&1 &)"
+               % (QOS_CONF_TEXT, QOS_CONF, OSM_LOG, NODES["vhca0"] + 1,
+                  QOS_CONF, OSM_LOG),
                timeout=30, check=True)
         try:
             for dev in NODES:
@@ -146,6 +154,28 @@ def test_saquery_answered_by_opensm(fabric):
                       int(port_attr(vm, "vhca0", "lid"), 16)), timeout=60)
     log("saquery -p", out)
     assert rc == 0 and "PathRecord" in out, out
+
+
+def sl2vl_rows(out):
+    """The table rows of `smpquery sl2vl`: 16 VLs, SL 0 first."""
+    return [[int(v) for v in re.findall(r"\d+", row)]
+            for row in re.findall(r"^ports:.*?:((?:\s*\|\s*\d+)+)", out, re.M)]
+
+
+def test_sl_to_vl_programmed_by_opensm(fabric):
+    """IBA 14.2.5.8: opensm's QoS manager (-Q, QOS_CONF) wrote the
+    SLtoVL table of vhca1's port (it advertises IsSLMappingSupported) and
+    of the switch's port to it; smpquery reads them back."""
+    vm = fabric["vm"]
+    want = [0] * 15 + [15]
+    lid = int(port_attr(vm, "vhca1", "lid"), 16)
+    rc, out = vm.run("smpquery -C vhca1 sl2vl %d" % lid, timeout=60)
+    log("smpquery sl2vl (vhca1)", out)
+    assert rc == 0 and sl2vl_rows(out) == [want], out
+    rc, out = vm.run("smpquery -C vhca1 -D sl2vl 0,1 2", timeout=60)
+    log("smpquery sl2vl (switch, every input port to port 2)", out)
+    rows = sl2vl_rows(out)
+    assert rc == 0 and rows and all(r == want for r in rows), out
 
 
 def test_ipoib_ping_across_the_switch(fabric):
