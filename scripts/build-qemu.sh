@@ -54,7 +54,7 @@ EOF
 qtest_glue() {
     printf '%s' "if config_all_devices.has_key('CONFIG_VHCA')\\n" \
         "  foreach t : fs.read('vhca-qtests.txt').split()\\n" \
-        "    qtests += {t: files('vhca-qtest.c', 'vhca-qtest-dp.c')}\\n" \
+        "    qtests += {t: files(fs.read('vhca-qtest-libs.txt').split())}\\n" \
         "    qtests_x86_64 += [t]\\n" \
         "  endforeach\\n" \
         "endif"
@@ -69,9 +69,11 @@ glue_tree() {
     sed -i "s|^    'hw/misc/macio',$|&\n    'hw/misc/vhca',|" "$tree/meson.build"
     grep -q "'hw/misc/vhca'," "$tree/meson.build" ||
         die "could not add hw/misc/vhca to trace_events_subdirs"
-    # The qtest programs are named in qemu-device/tests/vhca-qtests.txt
-    # (synced next to them; meson reconfigures when it changes), each
-    # linked with the two helper libraries.
+    # The qtest programs are named in qemu-device/tests/vhca-qtests.txt,
+    # the helper sources each links in vhca-qtest-libs.txt (both synced
+    # next to them; meson reconfigures when they change, and neither is
+    # part of the tree's hash: a new program or helper file rebuilds
+    # only what it touches).
     sed -i "s|^qtest_executables = {}$|$(qtest_glue)\n&|" \
         "$tree/tests/qtest/meson.build"
     grep -q "vhca-qtests.txt" "$tree/tests/qtest/meson.build" ||
