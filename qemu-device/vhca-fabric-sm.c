@@ -4,8 +4,10 @@
  * fabric.md "The embedded SM beside opensm").
  *
  * The embedded SM lives at the switch's port 0.  It answers SubnGet
- * (SMInfo) with its GUID (the switch's), ActCount, Priority (sm-priority)
- * and state, and takes SubnSet(SMInfo) as the state machine of
+ * (SMInfo) with its GUID (the switch's), SM_Key (sm-key: the SMs of one
+ * subnet share it, and opensm ignores an SM that shows another; the
+ * switch has no M_Key protection, so every requester gets it), ActCount,
+ * Priority (sm-priority) and state, and takes SubnSet(SMInfo) as the state machine of
  * vhca-sm-state.c allows.  As MASTER it looks, every sm-poll-ms and as
  * soon as a CA port's CapabilityMask gains IsSM, at the SMInfo of every
  * port with IsSM: a STANDBY SM that outranks it (higher priority, then
@@ -64,7 +66,7 @@ static bool sm_conf_same(const VhcaFabricSmConf *a, const VhcaFabricSmConf *b)
 {
     return a->embedded == b->embedded && (!a->embedded ||
            (a->priority == b->priority && a->poll_ms == b->poll_ms &&
-            a->poll_retries == b->poll_retries));
+            a->poll_retries == b->poll_retries && a->sm_key == b->sm_key));
 }
 
 /*
@@ -80,10 +82,11 @@ bool vhca_fabric_sm_configure(VhcaFabric *f, const VhcaFabricSmConf *conf,
     if (!first) {
         if (!sm_conf_same(&f->sm_conf, conf)) {
             error_setg(errp, "vhca: fabric '%s' has embedded-sm=%s "
-                       "sm-priority=%u sm-poll-ms=%u sm-poll-retries=%u; "
-                       "every device on it must have the same", f->name,
-                       f->sm_off ? "off" : "on", f->sm_conf.priority,
-                       f->sm_conf.poll_ms, f->sm_conf.poll_retries);
+                       "sm-priority=%u sm-poll-ms=%u sm-poll-retries=%u "
+                       "sm-key=0x%" PRIx64 "; every device on it must have "
+                       "the same", f->name, f->sm_off ? "off" : "on",
+                       f->sm_conf.priority, f->sm_conf.poll_ms,
+                       f->sm_conf.poll_retries, f->sm_conf.sm_key);
             return false;
         }
         return true;
@@ -109,6 +112,7 @@ void vhca_fabric_sm_info(const VhcaFabric *f, VhcaSmInfo *smi)
 {
     memset(smi, 0, sizeof(*smi));
     smi->guid = f->sm_guid;
+    smi->sm_key = f->sm_conf.sm_key;        /* no M_Key to authenticate */
     smi->act_count = f->sweeps;             /* sweeps and polls */
     smi->priority = f->sm_conf.priority;
     smi->state = f->sm_state;
@@ -317,6 +321,9 @@ static void sm_answer(VhcaFabric *f, const uint8_t *resp)
             sm_become(f, VHCA_SM_STATE_STANDBY);
         }
         return;
+    }
+    if (!status && remote.sm_key && remote.sm_key != f->sm_conf.sm_key) {
+        return;                 /* IBA 14.4.1: another subnet's SM, ignored */
     }
     if (!status) {
         sm_act(f, &remote);

@@ -35,7 +35,10 @@
  *   sm-poll-retries (uint8, default 4) ... and takes the subnet over when
  *                  more polls than this went unanswered (opensm's
  *                  sminfo_polling_timeout and polling_retry_number).
- *                  Every device on a fabric must agree on all three.
+ *   sm-key         (uint64, default 1: opensm's default sm_key) that SM's
+ *                  SMInfo:SM_Key; SMs of one subnet share it (opensm
+ *                  ignores an SM whose SMInfo shows another key).
+ *                  Every device on a fabric must agree on all four.
  *   comp-vectors   (uint8, 1..32, default 2) completion MSI-X vectors; the
  *                  device has 1 + comp-vectors vectors, vector 0 is EQ 0's.
  *   doorbell-pages (uint32, 1..4096, default 16) 4 KiB doorbell pages in
@@ -683,6 +686,7 @@ static Property vhca_properties[] = {
     DEFINE_PROP_UINT8("sm-priority", VhcaState, sm_conf.priority, 0),
     DEFINE_PROP_UINT32("sm-poll-ms", VhcaState, sm_conf.poll_ms, 10000),
     DEFINE_PROP_UINT8("sm-poll-retries", VhcaState, sm_conf.poll_retries, 4),
+    DEFINE_PROP_UINT64("sm-key", VhcaState, sm_conf.sm_key, 1),
     DEFINE_PROP_UINT8("comp-vectors", VhcaState, comp_vectors, 2),
     DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
     DEFINE_PROP_UINT32("dm-size", VhcaState, dm_size, VHCA_DEFAULT_DM_SIZE),

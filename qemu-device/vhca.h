@@ -75,6 +75,7 @@ typedef struct VhcaFabricSmConf {
     uint8_t priority;           /* sm-priority: SMInfo:Priority, 0..15 */
     uint32_t poll_ms;           /* sm-poll-ms: a standby's polling interval */
     uint8_t poll_retries;       /* sm-poll-retries: unanswered polls */
+    uint64_t sm_key;            /* sm-key: SMInfo:SM_Key, shared by SMs */
 } VhcaFabricSmConf;
 typedef struct VhcaSa VhcaSa;
 typedef struct VhcaLink VhcaLink;

@@ -7,8 +7,8 @@
  * sets IsSM in port 1's CapabilityMask, answers the embedded SM's
  * SubnGet(SMInfo) and SubnSet(SMInfo) on QP0, and asks the embedded SM's
  * SMInfo at the switch's LID.  Checked: the embedded SM's SMInfo (state,
- * sm-priority, GUID, ActCount); the Sets a state refuses; the priority
- * comparison (a lower SM stays STANDBY, a higher or an equal one with a
+ * sm-priority, GUID, SM_Key, ActCount); the Sets a state refuses; the priority
+ * comparison (a lower SM, or one with another SM_Key, stays STANDBY, a higher or an equal one with a
  * lower GUID gets the subnet by HANDOVER); the standby's polls, on the
  * virtual clock, and its takeover when they go unanswered (ports set
  * again with CLIENT_REREGISTER, SM LID 1); DISABLE, STANDBY, DISCOVER;
@@ -42,15 +42,16 @@ typedef struct GuestSm {
     uint64_t guid;
     uint8_t priority;
     uint8_t state;
+    uint64_t sm_key;
 } GuestSm;
 
-static void smi_data(uint8_t *d, uint64_t guid, uint8_t priority,
-                     uint8_t state)
+static void smi_data(uint8_t *d, const GuestSm *g, uint8_t state)
 {
     memset(d, 0, 64);
-    stq_be_p(d, guid);
+    stq_be_p(d, g->guid);
+    stq_be_p(d + 8, g->sm_key);
     stl_be_p(d + 16, 7);                                /* ActCount */
-    d[20] = priority << 4 | state;
+    d[20] = g->priority << 4 | state;
 }
 
 /* The embedded SM's SMInfo, LID-routed to the switch: its 64 bytes. */
@@ -79,7 +80,7 @@ static uint16_t emb_set(GuestSm *g, uint32_t mod, uint8_t sender_state)
 
     sw_req(&g->r, 0x0020, mod, NULL, 0, req);
     req[3] = 0x02;
-    smi_data(req + 64, g->guid, g->priority, sender_state);
+    smi_data(req + 64, g, sender_state);
     g_assert_true(sw_send(&g->r, req, SM_LID, resp));
     return lduw_be_p(resp + 4);
 }
@@ -128,7 +129,7 @@ static void guest_answer(GuestSm *g, const uint8_t *req, uint16_t status)
     memcpy(resp, req, 256);
     resp[3] = 0x81;
     stw_be_p(resp + 4, status);
-    smi_data(resp + 64, g->guid, g->priority, g->state);
+    smi_data(resp + 64, g, g->state);
     qtest_memwrite(dp->v->qts, g->r.m.a, resp, 256);
     dp_ud_send(dp, &g->r.smi, 0x400, SM_LID, 0, 0, false, g->r.m.a, 256,
                g->r.m.akey);
@@ -171,6 +172,7 @@ static Dp *guest_start(GuestSm *g, const char *extra, uint8_t priority,
     g->guid = PORT1_GUID;
     g->priority = priority;
     g->state = state;
+    g->sm_key = 1;                                      /* opensm's default */
     return dp;
 }
 
@@ -206,6 +208,7 @@ static void test_sminfo_get(void)
     g_assert_cmpuint(d[20] & 0xf, ==, ST_MASTER);
     g_assert_cmpuint(d[20] >> 4, ==, 5);
     g_assert_cmpuint(ldl_be_p(d + 16), >, 0);           /* it swept */
+    g_assert_cmphex(ldq_be_p(d + 8), ==, 1);            /* opensm's key */
     sw_req(&g.r, 0x0011, 0, NULL, 0, req);              /* switch NodeInfo */
     g_assert_true(sw_send(&g.r, req, SM_LID, resp));
     g_assert_cmphex(ldq_be_p(d), ==, ldq_be_p(resp + 64 + 20));
@@ -243,6 +246,22 @@ static void test_lower_stays_standby(void)
     guest_appears(&g, req);
     guest_answer(&g, req, 0);
     guest_await(&g, 0x01, 0, req);                     /* asked again */
+    guest_answer(&g, req, 0);
+    g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
+    dp_stop(dp);
+}
+
+/* IBA 14.4.1: an SM with another SM_Key is another subnet's: ignored. */
+static void test_other_key_ignored(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 15, ST_STANDBY);
+    uint8_t req[256];
+
+    g.sm_key = 0x77;
+    guest_appears(&g, req);
+    guest_answer(&g, req, 0);
+    guest_await(&g, 0x01, 0, req);                     /* no HANDOVER */
     guest_answer(&g, req, 0);
     g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
     dp_stop(dp);
@@ -406,6 +425,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/sm-arb/set-refused", test_set_refused);
     qtest_add_func("/vhca/sm-arb/lower-stays-standby",
                    test_lower_stays_standby);
+    qtest_add_func("/vhca/sm-arb/other-key-ignored", test_other_key_ignored);
     qtest_add_func("/vhca/sm-arb/handover-to-higher",
                    test_handover_to_higher);
     qtest_add_func("/vhca/sm-arb/poll-timeout-takeover",
