@@ -137,18 +137,6 @@ static void guest_answer(GuestSm *g, const uint8_t *req, uint16_t status)
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_SEND);
 }
 
-static uint8_t set_port_cap(Dp *dp, uint8_t port, uint32_t set,
-                            uint32_t clear)
-{
-    struct vhca_cmd cmd;
-
-    cmd_init(dp->v, &cmd, VHCA_CMD_SET_PORT_CAP);
-    cmd.in.port_cap.port = port;
-    cmd.in.port_cap.set = cpu_to_le32(set);
-    cmd.in.port_cap.clear = cpu_to_le32(clear);
-    return dp_exec(dp, &cmd, NULL);
-}
-
 /* Set(PortInfo) of port 2 by directed route (LID, SM LID): the status. */
 static uint16_t pi_set_ca2(GuestSm *g, uint16_t lid, uint16_t sm_lid)
 {
@@ -180,7 +168,7 @@ static Dp *guest_start(GuestSm *g, const char *extra, uint8_t priority,
 static void guest_appears(GuestSm *g, uint8_t *req)
 {
     guest_post_recv(g);
-    g_assert_cmpuint(set_port_cap(g->r.dp, 1, 0x2, 0), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_set_port_cap(g->r.dp, 1, 0x2, 0), ==, VHCA_CMD_OK);
     qtest_clock_step(g->r.dp->v->qts, 20 * MS);
     guest_expect(g, 0x01, 0, req);
 }
@@ -395,26 +383,13 @@ static void test_must_agree(void)
                                  "sm-priority=3 "
                                  "-device pcie-root-port,id=rp1,chassis=1 "
                                  "-device pcie-root-port,id=rp2,chassis=2");
-    QDict *rsp;
 
-    rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
-                    "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
-                    "'fabric': 'f1', 'bus': 'rp1'}}",
-                    (uint64_t)(NODE_GUID + 0x700));
-    g_assert_true(qdict_haskey(rsp, "error"));
-    qobject_unref(rsp);
-    rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
-                    "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
-                    "'fabric': 'f1', 'sm-priority': 16, 'bus': 'rp1'}}",
-                    (uint64_t)(NODE_GUID + 0x800));
-    g_assert_true(qdict_haskey(rsp, "error"));
-    qobject_unref(rsp);
-    rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
-                    "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
-                    "'fabric': 'f1', 'sm-priority': 3, 'bus': 'rp2'}}",
-                    (uint64_t)(NODE_GUID + 0x900));
-    g_assert_false(qdict_haskey(rsp, "error"));
-    qobject_unref(rsp);
+    g_assert_true(vhca_device_add_refused(qts, NODE_GUID + 0x700, "f1", "rp1",
+                                          true, 0));
+    g_assert_true(vhca_device_add_refused(qts, NODE_GUID + 0x800, "f1", "rp1",
+                                          true, 16));
+    g_assert_false(vhca_device_add_refused(qts, NODE_GUID + 0x900, "f1",
+                                           "rp2", true, 3));
     qtest_quit(qts);
 }
 
