@@ -11,7 +11,9 @@
  * A port's LID is a function of its port GUID for the life of the process,
  * so a port that goes down and up, or a device that is reset, keeps it.
  * The SM's Subnet Administration state (multicast groups, RMPP transfers:
- * vhca-sa.c) belongs to the fabric too; vhca-sa-hook.c reaches it.
+ * vhca-sa.c) belongs to the fabric too; vhca-sa-hook.c reaches it.  The
+ * switch itself (its description, the state a guest's SM programs, its
+ * traps and counters) is vhca-fabric-switch.c.
  *
  * With the embedded SM off (the devices' `embedded-sm` property) there is
  * no sweep, no SA and no LID 1: ports stay LinkUp/INIT until an SM in a
