@@ -7,8 +7,8 @@
  * (SMInfo) with its GUID (the switch's), SM_Key (sm-key: the SMs of one
  * subnet share it, and opensm ignores an SM that shows another; the
  * switch has no M_Key protection, so every requester gets it), ActCount,
- * Priority (sm-priority) and state, and takes SubnSet(SMInfo) as the state machine of
- * vhca-sm-state.c allows.  As MASTER it looks, every sm-poll-ms and as
+ * Priority (sm-priority) and state, and takes SubnSet(SMInfo) as the
+ * state machine of vhca-sm-state.c allows.  As MASTER it looks, every sm-poll-ms and as
  * soon as a CA port's CapabilityMask gains IsSM, at the SMInfo of every
  * port with IsSM: a STANDBY SM that outranks it (higher priority, then
  * lower GUID, IBA 14.4.1.1) gets the subnet by SubnSet(SMInfo) HANDOVER,

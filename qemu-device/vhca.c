@@ -7,7 +7,8 @@
  * BAR, MSI-X, reset and properties.
  *
  * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME][,embedded-sm=on|off]
- *                    [,sm-priority=P][,sm-poll-ms=MS][,sm-poll-retries=N][,sm-key=K]
+ *                    [,sm-priority=P][,sm-poll-ms=MS][,sm-poll-retries=N]
+ *                    [,sm-key=K]
  *                    [,comp-vectors=N][,doorbell-pages=N][,dm-size=BYTES]
  *                    [,rc-drop-request=N][,rc-drop-response=N]
  *                    [,port1-netdev=NETDEV][,port2-netdev=NETDEV]

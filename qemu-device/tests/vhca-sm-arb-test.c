@@ -7,9 +7,10 @@
  * sets IsSM in port 1's CapabilityMask, answers the embedded SM's
  * SubnGet(SMInfo) and SubnSet(SMInfo) on QP0, and asks the embedded SM's
  * SMInfo at the switch's LID.  Checked: the embedded SM's SMInfo (state,
- * sm-priority, GUID, SM_Key, ActCount); the Sets a state refuses; the priority
- * comparison (a lower SM, or one with another SM_Key, stays STANDBY, a higher or an equal one with a
- * lower GUID gets the subnet by HANDOVER); the standby's polls, on the
+ * sm-priority, GUID, SM_Key, ActCount); the Sets a state refuses; the
+ * priority comparison (a lower SM, or one with another SM_Key, stays
+ * STANDBY, a higher or an equal one with a lower GUID gets the subnet by
+ * HANDOVER); the standby's polls, on the
  * virtual clock, and its takeover when they go unanswered (ports set
  * again with CLIENT_REREGISTER, SM LID 1); DISABLE, STANDBY, DISCOVER;
  * HANDOVER back to it; the properties every device must agree on.
