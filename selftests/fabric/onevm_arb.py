@@ -11,11 +11,12 @@ stays STANDBY (the ports keep SM LID 1, `sminfo` shows the embedded SM,
 `sminfo <opensm's LID>` SMINFO_STANDBY); it is stopped.  opensm with a
 higher priority (-p 10) goes STANDBY, the embedded SM finds it outranks
 it and hands the subnet over (SubnSet(SMInfo) HANDOVER): opensm MASTER,
-every port's SM LID opensm's, the embedded SM STANDBY, IPoIB pings across
-the switch (the two devices in network namespaces of their own).  opensm
+every port's SM LID opensm's, the embedded SM STANDBY, IPoIB pings and
+an RC pingpong cross the switch (the two devices in network namespaces of their own).  opensm
 killed (SIGKILL): the embedded SM's polls go unanswered and it takes the
 subnet back: the ports stay ACTIVE with SM LID 1 again, `sminfo` shows
-it MASTER, and IPoIB pings again (client reregistration: IPoIB joined
+it MASTER, an RC pingpong (data validated) runs at once, and IPoIB pings
+again (client reregistration: IPoIB joined
 its groups again at the embedded SA; IPoIB may need some seconds for
 that, so the first ping is tried up to six times).  Measured times go to
 build/vm-logs/fabric-onevm-arb-times.txt.  Not collected by pytest's
@@ -92,6 +93,19 @@ def ping(vm, timeout=150):
     assert rc == 0 and "3 received" in out, out
 
 
+def rc_pingpong(vm, tag):
+    """ibv_rc_pingpong -c (every message validated) from vhca0 to vhca1
+    through the switch; the two exchange their LIDs and QPNs over TCP on
+    the guest's loopback, not over IPoIB."""
+    fabriclib.background(vm, "ibv_rc_pingpong -d vhca1 -g 0 -c -n 50", tag)
+    fabriclib.wait_listening(vm)
+    crc, cout = vm.run("timeout 120 ibv_rc_pingpong -d vhca0 -g 0 -c -n 50 "
+                       "localhost", timeout=150)
+    src, sout = fabriclib.finish(vm, tag)
+    log(tag, "server:\n%s\nclient:\n%s" % (sout, cout))
+    assert (src, crc) == (0, 0), sout + cout
+
+
 def sminfo(vm, lid=None):
     rc, out = vm.run("sminfo -C vhca1 %s" % (lid or ""), timeout=60)
     log("sminfo %s" % (lid or ""), out)
@@ -164,6 +178,7 @@ def test_higher_priority_opensm_gets_the_subnet(vm):
         out = sminfo(vm, EMBEDDED_SM_LID)
         assert "SMINFO_STANDBY" in out and "priority 5 " in out, out
         ping(vm)
+        rc_pingpong(vm, "arb-rc-under-opensm")
     except Exception:
         keep_opensm_log(vm, "higher")
         raise
@@ -184,6 +199,8 @@ def test_opensm_killed_embedded_sm_takes_over(vm):
     assert "sm lid %d " % EMBEDDED_SM_LID in out, out
     assert "SMINFO_MASTER" in out, out
     t1 = time.monotonic()
+    rc_pingpong(vm, "arb-rc-after-takeover")        # RC through the switch
+    note_time("then -> RC pingpong done", time.monotonic() - t1)
     for attempt in range(6):
         rc, out = vm.run("ip netns exec nsa %s ping %s 1 10"
                          % (TOOL, ADDR["nsb"]), timeout=60)
