@@ -36,6 +36,10 @@ static VhcaSmaAction vhca_fabric_switch_answer(VhcaPort *port,
     VhcaSmaAction act;
 
     vhca_fabric_switch_repress(port, req);
+    act = vhca_fabric_sm_smp(port, req, dr, resp);
+    if (act != VHCA_SMA_NOT_MINE) {
+        return act;                     /* SMInfo: its embedded SM's */
+    }
     act = vhca_switch_sma_answer(req, dr,
                                  vhca_fabric_switch_node(port, &scratch),
                                  in_port, resp, &status);

@@ -11,7 +11,9 @@
  * A port's LID is a function of its port GUID for the life of the process,
  * so a port that goes down and up, or a device that is reset, keeps it.
  * The SM's Subnet Administration state (multicast groups, RMPP transfers:
- * vhca-sa.c) belongs to the fabric too; vhca-sa-hook.c reaches it.
+ * vhca-sa.c) belongs to the fabric too; vhca-sa-hook.c reaches it.  The
+ * switch itself (its description, the state a guest's SM programs, its
+ * traps and counters) is vhca-fabric-switch.c.
  *
  * With the embedded SM off (the devices' `embedded-sm` property) there is
  * no sweep, no SA and no LID 1: ports stay LinkUp/INIT until an SM in a
@@ -20,6 +22,14 @@
  * programs (vhca-switch-sma.c, as the standalone switch); unicast then
  * follows its LinearForwardingTable, multicast its MulticastForwarding-
  * Table, through ACTIVE switch ports only (IBA 18.2.4.3).
+ *
+ * With both on, the embedded SM and an SM in a guest decide the master by
+ * SMInfo (IBA 14.4, vhca-fabric-sm.c): while the embedded SM is MASTER
+ * the fabric works as above; while it is not, as with it off (the switch
+ * keeps the routes the embedded SM had until the new master rewrites
+ * them), and it takes the subnet back by HANDOVER or when the master stops
+ * answering its polls: a sweep then configures every port again with
+ * ClientReregister (IBA 14.4.11).
  *
  * Fabrics are never freed: their GUID -> LID tables must outlive devices
  * (hot-unplug and replug keeps the LIDs too).  All of this runs with the
@@ -31,36 +41,16 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qapi/error.h"
-#include "vhca.h"
-#include "vhca-sa.h"
-#include "vhca-switch-sma.h"
+#include "vhca-fabric-priv.h"
 #include "vhca-link.h"
 #include "vhca-port-faults.h"
 #include "vhca-transport.h"
 #include "vhca-trap.h"
 #include "trace.h"
 
-#define VHCA_SM_LID             1
 #define VHCA_FIRST_PORT_LID     2
 #define VHCA_MAX_UNICAST_LID    0xbfff      /* IBA 4.1.3: 0xc000.. multicast */
 #define VHCA_SM_SWEEP_DELAY_MS  10
-#define VHCA_TRAP_TID_BASE      0x5452000000000000ull    /* the switch's */
-
-struct VhcaFabric {
-    char *name;
-    QTAILQ_HEAD(, VhcaPort) ports;
-    GHashTable *lid_by_guid;            /* uint64_t GUID -> LID */
-    uint16_t next_lid;
-    QEMUTimer *sm_timer;
-    uint32_t sweeps;                    /* SMInfo:ActCount */
-    VhcaSa *sa;                         /* the SM's subnet administration */
-    bool sm_off;                        /* no embedded SM: sw is the switch */
-    VhcaSwitchNode *sw;                 /* what an SM in a guest programmed */
-    VhcaTrap trap;                      /* the switch's Trap 128 */
-    VhcaPort *switch_ports[VHCA_SWITCH_MAX_PORTS + 1];  /* cabled to 1..N */
-    /* The switch's PMA counters, port 0 (management) first. */
-    VhcaPortCounters switch_counters[VHCA_SWITCH_MAX_PORTS + 1];
-};
 
 static GHashTable *vhca_fabrics;        /* name -> VhcaFabric */
 
@@ -85,150 +75,40 @@ static VhcaFabric *vhca_fabric_get(const char *name)
                                    f);
         f->sa = g_new(VhcaSa, 1);
         vhca_sa_init(f->sa);
+        /* the switch's port 0 GUID, its SM's too: from the fabric's name */
+        f->sm_guid = (uint64_t)VHCA_VENDOR_OUI << 40 | 0xffull << 32 |
+                     g_str_hash(name);
         g_hash_table_insert(vhca_fabrics, f->name, f);
         trace_vhca_fabric_new(name);
     }
     return f;
 }
 
-/* The lowest switch port with no cable: the port number SMPs see. */
-static uint8_t vhca_fabric_free_switch_port(VhcaFabric *f)
-{
-    uint8_t n;
-
-    for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
-        if (!f->switch_ports[n]) {
-            return n;
-        }
-    }
-    return 0;
-}
-
-/* The switch's external ports: up to the highest cabled one, at least 1. */
-static uint8_t vhca_fabric_switch_num_ports(const VhcaFabric *f)
-{
-    uint8_t n = VHCA_SWITCH_MAX_PORTS;
-
-    while (n > 1 && !f->switch_ports[n]) {
-        n--;
-    }
-    return n;
-}
-
-/* What the switch is whoever manages it: a GUID from the fabric's name. */
-static void vhca_fabric_describe_switch_init(VhcaFabric *f, VhcaSwitchNode *sw)
-{
-    vhca_switch_node_init(sw);
-    sw->node_guid = (uint64_t)VHCA_VENDOR_OUI << 40 | 0xffull << 32 |
-                    g_str_hash(f->name);
-    sw->vendor_id = VHCA_VENDOR_OUI;
-    snprintf((char *)sw->node_desc, sizeof(sw->node_desc),
-             "vhca switch %s", f->name);
-    sw->num_ports = vhca_fabric_switch_num_ports(f);
-}
-
-/*
- * A trap of the switch (no embedded SM) to the master SM its port 0
- * knows: LID-routed by its LFT to that SM's QP0, from the switch's LID.
- */
-static void vhca_fabric_trap_send(void *opaque, const uint8_t *mad)
-{
-    VhcaFabric *f = opaque;
-    VhcaSwitchNode *sw = f->sw;
-    VhcaPort *sm = NULL;
-    VhcaQp *qp0 = NULL;
-    uint8_t out;
-
-    trace_vhca_fabric_trap(f->name, lduw_be_p(mad + 64 + 4), sw->sm_lid,
-                           f->trap.sends);
-    out = vhca_switch_lft_port(sw, sw->sm_lid);
-    if (out >= 1 && out <= VHCA_SWITCH_MAX_PORTS &&
-        sw->ports[out].state != VHCA_PORT_DOWN) {
-        sm = f->switch_ports[out];
-    }
-    if (sm && sm->lid == sw->sm_lid && sm->state != VHCA_PORT_DOWN &&
-        vhca_is_enabled(sm->dev)) {
-        qp0 = vhca_qp_by_qpn(sm->dev, sm->num, 0);
-    }
-    if (qp0) {
-        vhca_mad_reply(sm->dev, qp0, mad, sw->lid, 0);
-    }                                   /* else no route to the SM: lost */
-}
-
-/* A link changed by itself: Trap 128, if an SM configured the switch. */
-static void vhca_fabric_trap_link(VhcaFabric *f)
-{
-    uint8_t lid[2];
-
-    if (!f->sw->lid || !f->sw->sm_lid) {
-        return;                         /* nobody to tell yet */
-    }
-    stw_be_p(lid, f->sw->lid);          /* LIDADDR: the switch's */
-    vhca_trap_raise(&f->trap, VHCA_TRAP_TYPE_URGENT, VHCA_TRAP_LINK_STATE,
-                    VHCA_TRAP_PRODUCER_SWITCH, f->sw->lid, lid, sizeof(lid));
-}
-
-/* An SMP to the switch: the SM's TrapRepress ends the repeats. */
-void vhca_fabric_switch_repress(VhcaPort *port, const uint8_t *req)
-{
-    VhcaFabric *f = port->fabric;
-
-    if (f && f->sm_off && vhca_trap_repress(&f->trap, req)) {
-        trace_vhca_fabric_trap_repress(f->name, f->trap.tid);
-    }
-}
-
-/*
- * The link of port's switch port changed (no embedded SM): the switch
- * sees it (PortStateChange for the SM's light sweep, IBA 14.2.5.4); a
- * port that trains again after having been configured goes back to INIT.
- */
-static void vhca_fabric_switch_link(VhcaPort *port, uint8_t state)
-{
-    VhcaSwitchNode *sw = port->fabric ? port->fabric->sw : NULL;
-
-    if (!sw || !port->fabric->sm_off ||
-        sw->ports[port->switch_port].state == state) {
-        return;
-    }
-    vhca_switch_port_state(sw, port->switch_port, state,
-                           state == VHCA_PORT_DOWN ? VHCA_PHYS_POLLING
-                                                   : VHCA_PHYS_LINK_UP);
-    vhca_fabric_trap_link(port->fabric);
-}
-
 /*
  * The embedded SM is a property of the switch: every device on a fabric
  * must agree (the first one cabled decides while the fabric is empty).
  */
-static bool vhca_fabric_set_sm(VhcaFabric *f, bool embedded_sm, Error **errp)
+static bool vhca_fabric_set_sm(VhcaFabric *f, const VhcaFabricSmConf *conf,
+                               Error **errp)
 {
-    if (!QTAILQ_EMPTY(&f->ports)) {
-        if (f->sm_off == embedded_sm) {
-            error_setg(errp, "vhca: fabric '%s' has embedded-sm=%s; every "
-                       "device on it must have the same", f->name,
-                       f->sm_off ? "off" : "on");
-            return false;
-        }
-        return true;
+    bool first = QTAILQ_EMPTY(&f->ports);
+
+    if (!vhca_fabric_sm_configure(f, conf, first, errp)) {
+        return false;
     }
-    f->sm_off = !embedded_sm;
-    if (f->sm_off && !f->sw) {
-        f->sw = g_new(VhcaSwitchNode, 1);
-        vhca_fabric_describe_switch_init(f, f->sw);
-        vhca_trap_init(&f->trap, VHCA_TRAP_TID_BASE, vhca_fabric_trap_send,
-                       f);
+    if (first && f->sm_off) {
+        vhca_fabric_switch_create(f);
     }
     return true;
 }
 
 bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name,
-                        bool embedded_sm, Error **errp)
+                        const VhcaFabricSmConf *sm, Error **errp)
 {
     VhcaFabric *f = vhca_fabric_get(fabric_name);
     VhcaPort *other;
 
-    if (!vhca_fabric_set_sm(f, embedded_sm, errp)) {
+    if (!vhca_fabric_set_sm(f, sm, errp)) {
         return false;
     }
 
@@ -287,7 +167,7 @@ static uint16_t vhca_fabric_lid(VhcaFabric *f, uint64_t guid)
     return f->next_lid++;
 }
 
-static void vhca_fabric_schedule_sweep(VhcaFabric *f)
+void vhca_fabric_schedule_sweep(VhcaFabric *f)
 {
     if (!timer_pending(f->sm_timer)) {
         timer_mod(f->sm_timer, qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) +
@@ -332,21 +212,51 @@ void vhca_port_configure(VhcaPort *port, uint16_t lid, uint16_t sm_lid)
     }
 }
 
-/* The SM's sweep: every port in INIT gets its LID and goes ACTIVE. */
+/*
+ * A master new to the subnet (it took it over, or was handed it) sets
+ * every port again: its LID, itself as MasterSMLID, ACTIVE, and
+ * ClientReregister, since the subscriptions were the old master's SA's
+ * (IBA 14.4.11): ib_sa and IPoIB join again here.
+ */
+static void vhca_fabric_reconfigure(VhcaPort *port, uint16_t lid)
+{
+    VhcaSmaPort want = {
+        .state = VHCA_PORT_ACTIVE,
+        .lid = lid,
+        .sm_lid = VHCA_SM_LID,
+        .client_rereg = true,
+        .conf = port->sm_conf,
+    };
+
+    vhca_port_sm_set(port, &want);
+}
+
+/*
+ * The SM's sweep: every port in INIT gets its LID and goes ACTIVE (and
+ * after a takeover every live port, vhca_fabric_reconfigure).
+ */
 static void vhca_fabric_sm_sweep(void *opaque)
 {
     VhcaFabric *f = opaque;
     VhcaPort *port;
+    bool rereg = f->sm_rereg;
     uint16_t lid;
 
+    if (vhca_fabric_guest_managed(f)) {
+        return;                         /* it stepped down meanwhile */
+    }
     trace_vhca_fabric_sweep(f->name);
     f->sweeps++;
+    f->sm_rereg = false;
     QTAILQ_FOREACH(port, &f->ports, fabric_link) {
-        if (port->state != VHCA_PORT_INIT || !vhca_is_enabled(port->dev)) {
+        if (port->state == VHCA_PORT_DOWN || !vhca_is_enabled(port->dev) ||
+            (port->state != VHCA_PORT_INIT && !rereg)) {
             continue;
         }
         lid = vhca_fabric_lid(f, port->guid);
-        if (lid) {
+        if (lid && rereg) {
+            vhca_fabric_reconfigure(port, lid);
+        } else if (lid) {
             vhca_port_configure(port, lid, VHCA_SM_LID);
         }
     }
@@ -360,7 +270,7 @@ static void vhca_port_go_init(VhcaPort *port)
     port->lid = 0;
     port->sm_lid = 0;
     trace_vhca_port_state(port->num, port->state, port->lid);
-    if (port->fabric && port->fabric->sm_off) {
+    if (port->fabric && vhca_fabric_guest_managed(port->fabric)) {
         vhca_fabric_switch_link(port, VHCA_PORT_INIT);   /* opensm's turn */
     } else if (port->fabric) {
         vhca_fabric_schedule_sweep(port->fabric);
@@ -582,7 +492,7 @@ VhcaPort *vhca_fabric_route(VhcaPort *src, uint16_t dlid)
         dlid > VHCA_MAX_UNICAST_LID) {
         return NULL;
     }
-    if (src->fabric->sm_off) {
+    if (vhca_fabric_guest_managed(src->fabric)) {
         return vhca_fabric_lft_route(src, dlid);
     }
     QTAILQ_FOREACH(port, &src->fabric->ports, fabric_link) {
@@ -621,7 +531,7 @@ void vhca_fabric_foreach_mcast(VhcaPort *src, uint16_t mlid, VhcaPortFn fn,
     VhcaPort *port;
     uint8_t n;
 
-    if (!src->fabric || !src->fabric->sm_off) {
+    if (!src->fabric || !vhca_fabric_guest_managed(src->fabric)) {
         vhca_fabric_foreach_active(src, fn, opaque);
         return;
     }
@@ -646,90 +556,15 @@ void vhca_fabric_foreach_mcast(VhcaPort *src, uint16_t mlid, VhcaPortFn fn,
 /* The SA (vhca-sa.c) of port's fabric, or NULL. */
 VhcaSa *vhca_fabric_sa(VhcaPort *port)
 {
-    return port->fabric && !port->fabric->sm_off ? port->fabric->sa : NULL;
-}
-
-/* The CA port cabled to switch port n, if any. */
-VhcaPort *vhca_fabric_switch_port(VhcaPort *port, uint8_t n)
-{
-    if (!port->fabric || n < 1 || n > VHCA_SWITCH_MAX_PORTS) {
-        return NULL;
-    }
-    return port->fabric->switch_ports[n];
+    return port->fabric && !vhca_fabric_guest_managed(port->fabric) ?
+           port->fabric->sa : NULL;
 }
 
 /*
- * The switch of port's fabric as its SMA describes it (vhca-switch-sma.h):
- * with the embedded SM, a description made for each SMP from the ports'
- * states and LIDs (scratch); without it, the one switch state that an SM
- * in a guest programs (its Sets change it) and that forwards.
+ * Does an SM in a guest configure port (its SMA takes Set, it sends
+ * Trap 144)?  With no embedded SM, or while that one is not MASTER.
  */
-VhcaSwitchNode *vhca_fabric_switch_node(VhcaPort *port,
-                                        VhcaSwitchNode *scratch)
-{
-    VhcaFabric *f = port->fabric;
-    VhcaPort *peer;
-    int n;
-
-    if (f->sm_off) {
-        return f->sw;
-    }
-    vhca_fabric_describe_switch_init(f, scratch);
-    scratch->embedded_sm = true;
-    scratch->lid = VHCA_SM_LID;
-    scratch->sm_lid = VHCA_SM_LID;
-    scratch->sm_act_count = f->sweeps;
-    vhca_switch_lft_route(scratch, scratch->lid, 0);
-    for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
-        peer = f->switch_ports[n];
-        scratch->ports[n].state = peer ? MAX(peer->state, VHCA_PORT_DOWN)
-                                       : VHCA_PORT_DOWN;
-        scratch->ports[n].phys_state = peer && peer->state != VHCA_PORT_DOWN ?
-                                       VHCA_PHYS_LINK_UP : VHCA_PHYS_POLLING;
-        if (peer) {
-            vhca_switch_lft_route(scratch, peer->lid, n);   /* SM's routes */
-        }
-    }
-    return scratch;
-}
-
-/*
- * The LID of the switch's port 0, where its SMA, its PMA and (embedded
- * SM) the SM and SA are: 1, or what an SM set (0: none yet).
- */
-uint16_t vhca_fabric_switch_lid(VhcaPort *port)
-{
-    if (!port->fabric) {
-        return 0;
-    }
-    return port->fabric->sm_off ? port->fabric->sw->lid : VHCA_SM_LID;
-}
-
-/* Does an SM in a guest configure port (its SMA takes Set)? */
 bool vhca_fabric_sm_off(const VhcaPort *port)
 {
-    return port->fabric && port->fabric->sm_off;
-}
-
-/* The counters of the switch port port is cabled to, if any. */
-VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port)
-{
-    return port->fabric ? &port->fabric->switch_counters[port->switch_port]
-                        : NULL;
-}
-
-/*
- * The switch's counters for its PMA, port 0 first, up to the highest
- * cabled port: how many.
- */
-uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,
-                                        VhcaPortCounters **out)
-{
-    uint8_t num_ports = vhca_fabric_switch_num_ports(port->fabric);
-    int n;
-
-    for (n = 0; n <= num_ports; n++) {
-        out[n] = &port->fabric->switch_counters[n];
-    }
-    return num_ports + 1;
+    return port->fabric && vhca_fabric_guest_managed(port->fabric);
 }

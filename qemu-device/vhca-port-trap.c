@@ -42,6 +42,7 @@ void vhca_port_cap_changed(VhcaPort *port)
 {
     uint8_t d[14] = { 0 };
 
+    vhca_fabric_sm_cap_changed(port);   /* the embedded SM, MASTER, looks */
     if (!vhca_fabric_sm_off(port) || port->state != VHCA_PORT_ACTIVE ||
         !port->sm_lid || !vhca_is_enabled(port->dev)) {
         return;

@@ -5,10 +5,12 @@
  * Get(NodeDescription, NodeInfo, SwitchInfo, GUIDInfo, PortInfo,
  * P_KeyTable, SLtoVLMappingTable, LinearForwardingTable,
  * MulticastForwardingTable) is answered from the switch's state, and
- * SMInfo while its embedded SM runs.  While it runs the SM configures the
- * switch itself and Set is refused with the current value; with it off
- * (embedded_sm false) an SM in a guest configures the switch as IBA
- * 14.2.5 describes, and the switch forwards by the tables it wrote.
+ * SMInfo while its embedded SM runs (Get only: the in-process fabric's
+ * embedded SM takes SMInfo itself, vhca-fabric-sm.c).  While that SM is
+ * MASTER it configures the switch itself and Set is refused with the
+ * current value; with it off or not MASTER an SM in a guest configures
+ * the switch as IBA 14.2.5 describes, and the switch forwards by the
+ * tables it wrote.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -326,15 +328,20 @@ static uint16_t sw_mft_set(VhcaSwitchNode *sw, uint32_t mod, const uint8_t *d)
     return 0;
 }
 
-/* IBA 14.4.1 SMInfo of the SM at port 0: the master, with no SM_Key. */
+/* IBA 14.4.1 SMInfo of the SM at port 0, with no SM_Key. */
 static uint16_t sw_sm_info(const VhcaSwitchNode *sw, uint8_t *d)
 {
+    VhcaSmInfo smi = {
+        .guid = sw->node_guid,
+        .act_count = sw->sm_act_count,
+        .priority = sw->sm_priority,
+        .state = sw->sm_state,
+    };
+
     if (!sw->embedded_sm) {
         return VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;   /* no SM here */
     }
-    stq_be_p(d + 0, sw->node_guid);
-    stl_be_p(d + 16, sw->sm_act_count);
-    d[20] = VHCA_SM_STATE_MASTER;               /* Priority 0, SMState */
+    vhca_sm_info_encode(&smi, d);
     return 0;
 }
 
@@ -394,7 +401,7 @@ static uint16_t sw_set(void *opaque, uint16_t attr, uint32_t mod,
     VhcaSwitchPort *p;
     uint8_t *block;
 
-    if (sw->embedded_sm) {
+    if (sw->embedded_sm && sw->sm_state == VHCA_SM_STATE_MASTER) {
         return VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;   /* the embedded SM's */
     }
     switch (attr) {

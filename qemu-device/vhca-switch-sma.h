@@ -20,6 +20,7 @@
 #define HW_MISC_VHCA_SWITCH_SMA_H
 
 #include "vhca-sma.h"
+#include "vhca-sm-state.h"
 
 #define VHCA_SWITCH_MAX_PORTS       64      /* external ports 1..64 */
 #define VHCA_SWITCH_DEVICE_ID       0x10f1
@@ -32,8 +33,6 @@
 #define VHCA_SMP_ATTR_SWITCH_INFO   0x0012
 #define VHCA_SMP_ATTR_LFT           0x0019  /* LinearForwardingTable */
 #define VHCA_SMP_ATTR_MFT           0x001b  /* MulticastForwardingTable */
-
-#define VHCA_SM_STATE_MASTER        3       /* IBA 14.4.1 SMInfo:SMState */
 
 /* A switch port, as its PortInfo shows it: the link to a CA port. */
 typedef struct VhcaSwitchPort {
@@ -49,7 +48,9 @@ typedef struct VhcaSwitchNode {
     uint16_t sm_lid;            /* port 0's MasterSMLID */
     uint8_t num_ports;          /* external ports, 1..VHCA_SWITCH_MAX_PORTS */
     uint8_t node_desc[VHCA_NODE_DESC_LEN];
-    bool embedded_sm;           /* its SM runs: SMInfo, Sets refused */
+    bool embedded_sm;           /* an SM runs at port 0: IsSM, SMInfo */
+    uint8_t sm_state;           /* its SMInfo:SMState; MASTER: Sets refused */
+    uint8_t sm_priority;        /* its SMInfo:Priority */
     uint32_t sm_act_count;      /* SMInfo:ActCount, the SM's sweeps */
     /* SwitchInfo (IBA 14.2.5.4) */
     uint16_t lft_top;           /* LinearFDBTop */
@@ -89,8 +90,8 @@ void vhca_switch_mft_set(VhcaSwitchNode *sw, uint16_t mlid, uint8_t port,
 
 /*
  * A request SMP (VHCA_MAD_SIZE bytes at req) that reached the switch on
- * in_port (0: LID-routed to port 0's LID): as vhca_smp_answer().  With
- * the embedded SM off, Set of SwitchInfo, PortInfo, P_KeyTable,
+ * in_port (0: LID-routed to port 0's LID): as vhca_smp_answer().  Unless
+ * an embedded SM is MASTER, Set of SwitchInfo, PortInfo, P_KeyTable,
  * SLtoVLMappingTable, LinearForwardingTable and MulticastForwardingTable
  * change *sw.
  */

@@ -7,6 +7,8 @@
  * BAR, MSI-X, reset and properties.
  *
  * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME][,embedded-sm=on|off]
+ *                    [,sm-priority=P][,sm-poll-ms=MS][,sm-poll-retries=N]
+ *                    [,sm-key=K]
  *                    [,comp-vectors=N][,doorbell-pages=N][,dm-size=BYTES]
  *                    [,rc-drop-request=N][,rc-drop-response=N]
  *                    [,port1-netdev=NETDEV][,port2-netdev=NETDEV]
@@ -26,6 +28,19 @@
  *                  SA) runs; off, the ports stay INIT until an SM in the
  *                  guest (opensm on a vhca port) configures them and the
  *                  switch by SMPs.  Every device on a fabric must agree.
+ *   sm-priority    (uint8, 0..15, default 0) that SM's SMInfo:Priority.  An
+ *                  SM in a guest (opensm) that outranks it (IBA 14.4.1.1:
+ *                  higher priority, then lower GUID) gets the subnet by
+ *                  HANDOVER; one it outranks stays STANDBY.
+ *   sm-poll-ms     (uint32, 100..600000, default 10000) while STANDBY it
+ *                  polls the master's SMInfo this often (virtual clock) ...
+ *   sm-poll-retries (uint8, default 4) ... and takes the subnet over when
+ *                  more polls than this went unanswered (opensm's
+ *                  sminfo_polling_timeout and polling_retry_number).
+ *   sm-key         (uint64, default 1: opensm's default sm_key) that SM's
+ *                  SMInfo:SM_Key; SMs of one subnet share it (opensm
+ *                  ignores an SM whose SMInfo shows another key).
+ *                  Every device on a fabric must agree on all four.
  *   comp-vectors   (uint8, 1..32, default 2) completion MSI-X vectors; the
  *                  device has 1 + comp-vectors vectors, vector 0 is EQ 0's.
  *   doorbell-pages (uint32, 1..4096, default 16) 4 KiB doorbell pages in
@@ -588,7 +603,7 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
         if (s->port_nic[i].peers.ncs[0]) {
             vhca_link_attach(&s->ports[i], &s->port_nic[i]);
         } else if (!vhca_fabric_attach(&s->ports[i], s->fabric_name,
-                                           s->embedded_sm, errp)) {
+                                           &s->sm_conf, errp)) {
             vhca_unrealize(pdev);
             return;
         }
@@ -669,7 +684,11 @@ static Property vhca_properties[] = {
     DEFINE_PROP_UINT8("ports", VhcaState, num_ports, 1),
     DEFINE_PROP_UINT64("node-guid", VhcaState, node_guid_prop, 0),
     DEFINE_PROP_STRING("fabric", VhcaState, fabric_name),
-    DEFINE_PROP_BOOL("embedded-sm", VhcaState, embedded_sm, true),
+    DEFINE_PROP_BOOL("embedded-sm", VhcaState, sm_conf.embedded, true),
+    DEFINE_PROP_UINT8("sm-priority", VhcaState, sm_conf.priority, 0),
+    DEFINE_PROP_UINT32("sm-poll-ms", VhcaState, sm_conf.poll_ms, 10000),
+    DEFINE_PROP_UINT8("sm-poll-retries", VhcaState, sm_conf.poll_retries, 4),
+    DEFINE_PROP_UINT64("sm-key", VhcaState, sm_conf.sm_key, 1),
     DEFINE_PROP_UINT8("comp-vectors", VhcaState, comp_vectors, 2),
     DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
     DEFINE_PROP_UINT32("dm-size", VhcaState, dm_size, VHCA_DEFAULT_DM_SIZE),

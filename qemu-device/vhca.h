@@ -65,6 +65,18 @@ OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
 #define VHCA_CMD_BATCH              256
 
 typedef struct VhcaFabric VhcaFabric;
+
+/*
+ * The switch's embedded SM, as the devices' properties configure it
+ * (every device on a fabric must agree; vhca-fabric-sm.c).
+ */
+typedef struct VhcaFabricSmConf {
+    bool embedded;              /* embedded-sm: it runs at all */
+    uint8_t priority;           /* sm-priority: SMInfo:Priority, 0..15 */
+    uint32_t poll_ms;           /* sm-poll-ms: a standby's polling interval */
+    uint8_t poll_retries;       /* sm-poll-retries: unanswered polls */
+    uint64_t sm_key;            /* sm-key: SMInfo:SM_Key, shared by SMs */
+} VhcaFabricSmConf;
 typedef struct VhcaSa VhcaSa;
 typedef struct VhcaLink VhcaLink;
 
@@ -118,7 +130,7 @@ struct VhcaState {
     uint32_t db_pages;
     uint64_t node_guid_prop;
     char *fabric_name;
-    bool embedded_sm;               /* the fabric's switch runs its SM */
+    VhcaFabricSmConf sm_conf;       /* the fabric's embedded SM */
     uint32_t rc_drop_request;       /* lose every Nth RC request (0: none) */
     uint32_t rc_drop_response;      /* lose every Nth answer to one */
     NICConf port_nic[VHCA_MAX_PORTS];   /* portN-netdev: cabled out */
@@ -207,7 +219,7 @@ void vhca_eq_reset(VhcaState *s);
 
 /* vhca-fabric.c */
 bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name,
-                        bool embedded_sm, Error **errp);
+                        const VhcaFabricSmConf *sm, Error **errp);
 void vhca_fabric_detach(VhcaPort *port);
 void vhca_port_set_link(VhcaPort *port, bool up);
 void vhca_port_configure(VhcaPort *port, uint16_t lid, uint16_t sm_lid);
@@ -234,6 +246,10 @@ void vhca_port_trap_init(VhcaPort *port);
 void vhca_port_cap_changed(VhcaPort *port);
 void vhca_port_trap_repress(VhcaPort *port, const uint8_t *req);
 bool vhca_fabric_sm_off(const VhcaPort *port);
+/* vhca-fabric-sm.c: the embedded SM's SMInfo, and ports it looks at */
+VhcaSmaAction vhca_fabric_sm_smp(VhcaPort *port, const uint8_t *req, bool dr,
+                                 uint8_t *resp);
+void vhca_fabric_sm_cap_changed(VhcaPort *port);
 VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port);
 uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,
                                         VhcaPortCounters **out);

@@ -31,7 +31,7 @@ declare -A TARGET_SOURCES=(
     [sa]="qemu-device/vhca-sa.c qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c qemu-device/vhca-sma.c"
     [wire]="qemu-device/vhca-wire.c"
     [pma]="qemu-device/vhca-pma.c"
-    [switch_sma]="qemu-device/vhca-switch-sma.c qemu-device/vhca-sma.c"
+    [switch_sma]="qemu-device/vhca-switch-sma.c qemu-device/vhca-sma.c qemu-device/vhca-sm-state.c"
 )
 ALL_TARGETS="cmd_check ring wqe sma sa wire pma switch_sma"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}

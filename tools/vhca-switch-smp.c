@@ -42,6 +42,7 @@ void sw_node_init(int nports, bool embedded_sm)
     sw->embedded_sm = embedded_sm;
     snprintf((char *)sw->node_desc, sizeof(sw->node_desc), "vhca-switch");
     if (embedded_sm) {
+        sw->sm_state = VHCA_SM_STATE_MASTER;    /* alone: no arbitration */
         sw->sm_act_count = 1;
         sw->lid = VHCA_WIRE_SM_LID;     /* its SM's port 0 */
         sw->sm_lid = VHCA_WIRE_SM_LID;

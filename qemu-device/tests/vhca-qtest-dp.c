@@ -773,3 +773,15 @@ void dp_srq_post(Dp *dp, DpSrq *srq, uint64_t wr_id, uint64_t addr,
     }
     dp_db64(dp->v, 0, VHCA_DB_SRQ, vhca_db_data_value(srq->srqn, 0, srq->pi));
 }
+
+/* SET_PORT_CAP: bits of port's CapabilityMask set and cleared. */
+uint8_t dp_set_port_cap(Dp *dp, uint8_t port, uint32_t set, uint32_t clear)
+{
+    struct vhca_cmd cmd;
+
+    cmd_init(dp->v, &cmd, VHCA_CMD_SET_PORT_CAP);
+    cmd.in.port_cap.port = port;
+    cmd.in.port_cap.set = cpu_to_le32(set);
+    cmd.in.port_cap.clear = cpu_to_le32(clear);
+    return dp_exec(dp, &cmd, NULL);
+}

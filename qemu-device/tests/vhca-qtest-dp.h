@@ -185,6 +185,7 @@ typedef struct SwRig {
 } SwRig;
 
 void sw_start_on(SwRig *r, Dp *dp);
+uint8_t dp_set_port_cap(Dp *dp, uint8_t port, uint32_t set, uint32_t clear);
 void sw_start(SwRig *r);
 void sw_req(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
             uint8_t hops, uint8_t *req);

@@ -380,3 +380,22 @@ uint64_t vhca_ram_end(Vhca *v)
     g_assert_cmphex(size, <, 0x80000000ull);
     return size;
 }
+
+/*
+ * device_add of a vhca (guid) on fabric behind bus, with these embedded
+ * SM properties: refused?  (Every device on a fabric must agree on them.)
+ */
+bool vhca_device_add_refused(QTestState *qts, uint64_t guid,
+                             const char *fabric, const char *bus,
+                             bool embedded_sm, int sm_priority)
+{
+    QDict *rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
+                           "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
+                           "'fabric': %s, 'bus': %s, 'embedded-sm': %i, "
+                           "'sm-priority': %d}}", guid, fabric, bus,
+                           embedded_sm, sm_priority);
+    bool refused = qdict_haskey(rsp, "error");
+
+    qobject_unref(rsp);
+    return refused;
+}

@@ -76,6 +76,9 @@ void vhca_assert_alive(Vhca *v);
 uint32_t vhca_wait_fatal(Vhca *v);
 void vhca_assert_fatal(Vhca *v, enum vhca_fatal code);
 void qom_set_link(Vhca *v, const char *prop, bool up);
+bool vhca_device_add_refused(QTestState *qts, uint64_t guid,
+                             const char *fabric, const char *bus,
+                             bool embedded_sm, int sm_priority);
 void vhca_pi_init(uint8_t *pi, uint16_t lid, uint16_t sm_lid, uint8_t state);
 int vhca_collect_port_events(Vhca *v, struct vhca_eqe *events, int max);
 void msix_route(Vhca *v, uint16_t vector, uint64_t addr, uint32_t data);

@@ -257,18 +257,6 @@ static void test_sm_off_trap_128(void)
     dp_stop(dp);
 }
 
-static uint8_t set_port_cap(Dp *dp, uint8_t port, uint32_t set,
-                            uint32_t clear)
-{
-    struct vhca_cmd cmd;
-
-    cmd_init(dp->v, &cmd, VHCA_CMD_SET_PORT_CAP);
-    cmd.in.port_cap.port = port;
-    cmd.in.port_cap.set = cpu_to_le32(set);
-    cmd.in.port_cap.clear = cpu_to_le32(clear);
-    return dp_exec(dp, &cmd, NULL);
-}
-
 /*
  * IBA 14.2.5.1: port 2's CapabilityMask changes (IsSM, as an SM opening
  * issm sets it): Trap 144 from its LID to the SM (port 1, LID 5) with the
@@ -288,7 +276,7 @@ static void test_sm_off_trap_144(void)
     sm_configure(&r);
     vhca_collect_port_events(dp->v, ev, 8);
     trap_post_recv(&r);
-    g_assert_cmpuint(set_port_cap(dp, 2, 0x2, 0), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_set_port_cap(dp, 2, 0x2, 0), ==, VHCA_CMD_OK);
     trap_expect_num(&r, trap, 144, LID_CA2);
     g_assert_cmpuint(vhca_query_port(dp->v, 2, &attr), ==, VHCA_CMD_OK);
     g_assert_cmpuint(lduw_be_p(trap + 64 + 12), ==, LID_CA2);
@@ -305,7 +293,7 @@ static void test_sm_off_trap_144(void)
     trap_post_recv(&r);
     qtest_clock_step(dp->v->qts, 3000ll * 1000 * 1000);
     dp_expect_no_cqe(dp, &r.cq);
-    g_assert_cmpuint(set_port_cap(dp, 2, 0x2, 0), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_set_port_cap(dp, 2, 0x2, 0), ==, VHCA_CMD_OK);
     dp_expect_no_cqe(dp, &r.cq);                        /* no change */
     dp_stop(dp);
 }
@@ -375,20 +363,11 @@ static void test_sm_off_must_agree(void)
                                  "embedded-sm=off "
                                  "-device pcie-root-port,id=rp1,chassis=1 "
                                  "-device pcie-root-port,id=rp2,chassis=2");
-    QDict *rsp;
 
-    rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
-                    "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
-                    "'fabric': 'f1', 'bus': 'rp1'}}",
-                    (uint64_t)(NODE_GUID + 0x700));
-    g_assert_true(qdict_haskey(rsp, "error"));
-    qobject_unref(rsp);
-    rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
-                    "{'driver': 'vhca', 'node-guid': %" PRIu64 ", "
-                    "'fabric': 'f1', 'embedded-sm': false, 'bus': 'rp2'}}",
-                    (uint64_t)(NODE_GUID + 0x800));
-    g_assert_false(qdict_haskey(rsp, "error"));
-    qobject_unref(rsp);
+    g_assert_true(vhca_device_add_refused(qts, NODE_GUID + 0x700, "f1", "rp1",
+                                          true, 0));
+    g_assert_false(vhca_device_add_refused(qts, NODE_GUID + 0x800, "f1",
+                                           "rp2", false, 0));
     qtest_quit(qts);
 }
 

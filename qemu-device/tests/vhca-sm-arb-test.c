@@ -1,0 +1,414 @@
+/*
+ * QTest testcase for vhca: the in-process fabric's embedded SM beside an
+ * SM in a guest, SMInfo deciding the master (IBA 14.4; vhca-fabric-sm.c,
+ * Documentation/fabric.md "The embedded SM beside opensm").
+ *
+ * The test plays the guest's SM from port 1's SMI QP, as opensm does: it
+ * sets IsSM in port 1's CapabilityMask, answers the embedded SM's
+ * SubnGet(SMInfo) and SubnSet(SMInfo) on QP0, and asks the embedded SM's
+ * SMInfo at the switch's LID.  Checked: the embedded SM's SMInfo (state,
+ * sm-priority, GUID, SM_Key, ActCount); the Sets a state refuses; the
+ * priority comparison (a lower SM, or one with another SM_Key, stays
+ * STANDBY, a higher or an equal one with a lower GUID gets the subnet by
+ * HANDOVER); the standby's polls, on the
+ * virtual clock, and its takeover when they go unanswered (ports set
+ * again with CLIENT_REREGISTER, SM LID 1); DISABLE, STANDBY, DISCOVER;
+ * HANDOVER back to it; the properties every device must agree on.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "vhca-qtest-dp.h"
+
+#define POLL_MS         1000
+#define POLL_RETRIES    2
+#define ARB             ",sm-poll-ms=1000,sm-poll-retries=2"
+#define SM_LID          1
+#define PORT1_GUID      (NODE_GUID + 1)
+#define SM_TID_BASE     0x534d000000000000ull
+#define ST_NOT_ACTIVE   0
+#define ST_DISCOVERING  1
+#define ST_STANDBY      2
+#define ST_MASTER       3
+#define MOD_HANDOVER    1
+#define MOD_ACKNOWLEDGE 2
+#define MOD_DISABLE     3
+#define MOD_STANDBY     4
+#define MOD_DISCOVER    5
+#define MS              (1000 * 1000ll)
+
+/* The SM the test plays on port 1: its SMInfo. */
+typedef struct GuestSm {
+    SwRig r;
+    uint64_t guid;
+    uint8_t priority;
+    uint8_t state;
+    uint64_t sm_key;
+} GuestSm;
+
+static void smi_data(uint8_t *d, const GuestSm *g, uint8_t state)
+{
+    memset(d, 0, 64);
+    stq_be_p(d, g->guid);
+    stq_be_p(d + 8, g->sm_key);
+    stl_be_p(d + 16, 7);                                /* ActCount */
+    d[20] = g->priority << 4 | state;
+}
+
+/* The embedded SM's SMInfo, LID-routed to the switch: its 64 bytes. */
+static void emb_sminfo(GuestSm *g, uint8_t *d)
+{
+    uint8_t req[256], resp[256];
+
+    sw_req(&g->r, 0x0020, 0, NULL, 0, req);
+    g_assert_true(sw_send(&g->r, req, SM_LID, resp));
+    g_assert_cmphex(lduw_be_p(resp + 4), ==, 0);
+    memcpy(d, resp + 64, 64);
+}
+
+static uint8_t emb_state(GuestSm *g)
+{
+    uint8_t d[64];
+
+    emb_sminfo(g, d);
+    return d[20] & 0xf;
+}
+
+/* SubnSet(SMInfo) mod to the embedded SM from an SM in sender_state. */
+static uint16_t emb_set(GuestSm *g, uint32_t mod, uint8_t sender_state)
+{
+    uint8_t req[256], resp[256];
+
+    sw_req(&g->r, 0x0020, mod, NULL, 0, req);
+    req[3] = 0x02;
+    smi_data(req + 64, g, sender_state);
+    g_assert_true(sw_send(&g->r, req, SM_LID, resp));
+    return lduw_be_p(resp + 4);
+}
+
+static void guest_post_recv(GuestSm *g)
+{
+    dp_post_recv(g->r.dp, &g->r.smi, 0x300, g->r.m.b, 40 + 256, g->r.m.bkey,
+                 0, 0);
+}
+
+/* The embedded SM's next request on port 1's QP0 (a receive posted). */
+static void guest_expect(GuestSm *g, uint8_t method, uint32_t mod,
+                         uint8_t *req)
+{
+    struct vhca_cqe cqe;
+
+    dp_expect_cqe(g->r.dp, &g->r.cq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
+    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, SM_LID);
+    g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, 0);
+    qtest_memread(g->r.dp->v->qts, g->r.m.b + 40, req, 256);
+    g_assert_cmphex(req[1], ==, 0x01);                  /* SubnLID */
+    g_assert_cmphex(req[3], ==, method);
+    g_assert_cmphex(lduw_be_p(req + 16), ==, 0x0020);   /* SMInfo */
+    g_assert_cmpuint(ldl_be_p(req + 20), ==, mod);
+    g_assert_cmphex(ldq_be_p(req + 8) & 0xffff000000000000ull, ==,
+                    SM_TID_BASE);
+}
+
+/* Step the clock until the embedded SM's next request arrives. */
+static void guest_await(GuestSm *g, uint8_t method, uint32_t mod,
+                        uint8_t *req)
+{
+    guest_post_recv(g);
+    qtest_clock_step(g->r.dp->v->qts, POLL_MS * MS + 20 * MS);
+    guest_expect(g, method, mod, req);
+}
+
+/* The guest SM's GetResp to req: its SMInfo, with status. */
+static void guest_answer(GuestSm *g, const uint8_t *req, uint16_t status)
+{
+    Dp *dp = g->r.dp;
+    uint8_t resp[256];
+    struct vhca_cqe cqe;
+
+    memcpy(resp, req, 256);
+    resp[3] = 0x81;
+    stw_be_p(resp + 4, status);
+    smi_data(resp + 64, g, g->state);
+    qtest_memwrite(dp->v->qts, g->r.m.a, resp, 256);
+    dp_ud_send(dp, &g->r.smi, 0x400, SM_LID, 0, 0, false, g->r.m.a, 256,
+               g->r.m.akey);
+    dp_expect_cqe(dp, &g->r.cq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_SEND);
+}
+
+/* Set(PortInfo) of port 2 by directed route (LID, SM LID): the status. */
+static uint16_t pi_set_ca2(GuestSm *g, uint16_t lid, uint16_t sm_lid)
+{
+    static const uint8_t to_ca2[] = { 1, 2 };
+    uint8_t req[256], resp[256];
+
+    sw_req(&g->r, 0x0015, 0, to_ca2, 2, req);
+    req[3] = 0x02;
+    vhca_pi_init(req + 64, lid, sm_lid, 0);             /* state: no change */
+    g_assert_true(sw_send(&g->r, req, 0xffff, resp));
+    return lduw_be_p(resp + 4) & 0x7fff;
+}
+
+/* Two ports ACTIVE under the embedded SM; port 1 plays an SM. */
+static Dp *guest_start(GuestSm *g, const char *extra, uint8_t priority,
+                       uint8_t state)
+{
+    Dp *dp = dp_start_with(extra);
+
+    sw_start_on(&g->r, dp);
+    g->guid = PORT1_GUID;
+    g->priority = priority;
+    g->state = state;
+    g->sm_key = 1;                                      /* opensm's default */
+    return dp;
+}
+
+/* The guest SM opens issm: the embedded SM asks for its SMInfo. */
+static void guest_appears(GuestSm *g, uint8_t *req)
+{
+    guest_post_recv(g);
+    g_assert_cmpuint(dp_set_port_cap(g->r.dp, 1, 0x2, 0), ==, VHCA_CMD_OK);
+    qtest_clock_step(g->r.dp->v->qts, 20 * MS);
+    guest_expect(g, 0x01, 0, req);
+}
+
+/* Count the port events of each subtype since the last look. */
+static int port_events(Dp *dp, uint8_t subtype)
+{
+    struct vhca_eqe ev[16];
+    int n = vhca_collect_port_events(dp->v, ev, 16), i, found = 0;
+
+    for (i = 0; i < n; i++) {
+        found += ev[i].subtype == subtype;
+    }
+    return found;
+}
+
+/* The embedded SM, alone: MASTER with its priority, GUID, ActCount. */
+static void test_sminfo_get(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB ",sm-priority=5", 0, ST_STANDBY);
+    uint8_t d[64], req[256], resp[256];
+
+    emb_sminfo(&g, d);
+    g_assert_cmpuint(d[20] & 0xf, ==, ST_MASTER);
+    g_assert_cmpuint(d[20] >> 4, ==, 5);
+    g_assert_cmpuint(ldl_be_p(d + 16), >, 0);           /* it swept */
+    g_assert_cmphex(ldq_be_p(d + 8), ==, 1);            /* opensm's key */
+    sw_req(&g.r, 0x0011, 0, NULL, 0, req);              /* switch NodeInfo */
+    g_assert_true(sw_send(&g.r, req, SM_LID, resp));
+    g_assert_cmphex(ldq_be_p(d), ==, ldq_be_p(resp + 64 + 20));
+    sw_req(&g.r, 0x0015, 0, NULL, 0, req);              /* port 0: IsSM */
+    g_assert_true(sw_send(&g.r, req, SM_LID, resp));
+    g_assert_cmphex(ldl_be_p(resp + 64 + 20) & 0x2, ==, 0x2);
+    dp_stop(dp);
+}
+
+/* IBA 14.4: a MASTER takes only HANDOVER, and from a master only. */
+static void test_set_refused(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
+
+    g_assert_cmphex(emb_set(&g, MOD_DISABLE, ST_MASTER), ==, 0x001c);
+    g_assert_cmphex(emb_set(&g, MOD_STANDBY, ST_MASTER), ==, 0x001c);
+    g_assert_cmphex(emb_set(&g, MOD_DISCOVER, ST_MASTER), ==, 0x001c);
+    g_assert_cmphex(emb_set(&g, MOD_ACKNOWLEDGE, ST_STANDBY), ==, 0x001c);
+    g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_STANDBY), ==, 0x001c);
+    g_assert_cmphex(emb_set(&g, 9, ST_MASTER), ==, 0x001c);
+    g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
+    /* and the CA ports are still its own: a guest's PortInfo Set refused */
+    g_assert_cmphex(pi_set_ca2(&g, dp->lid[2], dp->lid[1]), ==, 0x000c);
+    dp_stop(dp);
+}
+
+/* A lower SM (priority 2 < 5) stays STANDBY: no HANDOVER, ever. */
+static void test_lower_stays_standby(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB ",sm-priority=5", 2, ST_STANDBY);
+    uint8_t req[256];
+
+    guest_appears(&g, req);
+    guest_answer(&g, req, 0);
+    guest_await(&g, 0x01, 0, req);                     /* asked again */
+    guest_answer(&g, req, 0);
+    g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
+    dp_stop(dp);
+}
+
+/* IBA 14.4.1: an SM with another SM_Key is another subnet's: ignored. */
+static void test_other_key_ignored(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 15, ST_STANDBY);
+    uint8_t req[256];
+
+    g.sm_key = 0x77;
+    guest_appears(&g, req);
+    guest_answer(&g, req, 0);
+    guest_await(&g, 0x01, 0, req);                     /* no HANDOVER */
+    guest_answer(&g, req, 0);
+    g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
+    dp_stop(dp);
+}
+
+/*
+ * A higher SM (equal priority, lower GUID: port 1's GUID is below the
+ * switch's) gets the subnet by HANDOVER; the embedded SM is STANDBY and
+ * the switch and CA ports take the new master's Sets.
+ */
+static void hand_over(GuestSm *g)
+{
+    uint8_t req[256];
+
+    guest_appears(g, req);
+    g_assert_cmpuint(req[64 + 20] & 0xf, ==, ST_MASTER);    /* its SMInfo */
+    guest_post_recv(g);
+    guest_answer(g, req, 0);
+    qtest_clock_step(g->r.dp->v->qts, 20 * MS);        /* sent from a timer */
+    guest_expect(g, 0x02, MOD_HANDOVER, req);
+    g_assert_cmpuint(req[64 + 20] & 0xf, ==, ST_MASTER);
+    g->state = ST_MASTER;
+    guest_answer(g, req, 0);
+    g_assert_cmpuint(emb_state(g), ==, ST_STANDBY);
+}
+
+static void test_handover_to_higher(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
+    struct vhca_port_attr attr;
+
+    hand_over(&g);
+    /* the new master configures port 2: its SMA takes the Set now */
+    g_assert_cmphex(pi_set_ca2(&g, dp->lid[2], dp->lid[1]), ==, 0);
+    g_assert_cmpuint(port_events(dp, VHCA_PORT_EV_SM_CHANGE), ==, 1);
+    g_assert_cmpuint(vhca_query_port(dp->v, 2, &attr), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, dp->lid[1]);
+    dp_stop(dp);
+}
+
+/*
+ * STANDBY polls the master every sm-poll-ms; answered, nothing happens;
+ * more than sm-poll-retries unanswered (or answered 0x000c, as the kernel
+ * does for a QP0 nobody listens on): it takes over, and a sweep sets
+ * every port again with CLIENT_REREGISTER and SM LID 1.
+ */
+static void test_poll_timeout_takeover(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
+    struct vhca_port_attr attr;
+    uint8_t req[256];
+    int i;
+
+    hand_over(&g);
+    guest_await(&g, 0x01, 0, req);                     /* a poll */
+    guest_answer(&g, req, 0);
+    for (i = 0; i < 4; i++) {
+        guest_await(&g, 0x01, 0, req);
+        guest_answer(&g, req, 0);                       /* alive */
+    }
+    g_assert_cmpuint(emb_state(&g), ==, ST_STANDBY);
+    for (i = 0; i <= POLL_RETRIES; i++) {
+        guest_await(&g, 0x01, 0, req);                 /* the SM died */
+        guest_answer(&g, req, 0x000c);
+    }
+    g_assert_cmpuint(emb_state(&g), ==, ST_STANDBY);
+    qtest_clock_step(dp->v->qts, POLL_MS * MS + 20 * MS);
+    g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
+    g_assert_cmpuint(port_events(dp, VHCA_PORT_EV_CLIENT_REREGISTER), ==, 2);
+    g_assert_cmpuint(vhca_query_port(dp->v, 2, &attr), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(attr.state, ==, VHCA_PORT_ACTIVE);
+    g_assert_cmpuint(le16_to_cpu(attr.lid), ==, dp->lid[2]);
+    g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, SM_LID);
+    dp_stop(dp);
+}
+
+/* DISABLE: NOT-ACTIVE, no polls; STANDBY: polls again; DISCOVER too. */
+static void test_disable_standby_discover(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
+    uint8_t req[256];
+
+    hand_over(&g);
+    g_assert_cmphex(emb_set(&g, MOD_DISABLE, ST_MASTER), ==, 0);
+    g_assert_cmpuint(emb_state(&g), ==, ST_NOT_ACTIVE);
+    guest_post_recv(&g);
+    qtest_clock_step(dp->v->qts, 10 * POLL_MS * MS);   /* no polls, no */
+    dp_expect_no_cqe(dp, &g.r.cq);                      /* takeover */
+    g_assert_cmpuint(emb_state(&g), ==, ST_NOT_ACTIVE);
+    g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_MASTER), ==, 0x001c);
+    g_assert_cmphex(emb_set(&g, MOD_STANDBY, ST_MASTER), ==, 0);
+    g_assert_cmpuint(emb_state(&g), ==, ST_STANDBY);
+    qtest_clock_step(dp->v->qts, POLL_MS * MS + 20 * MS);
+    guest_expect(&g, 0x01, 0, req);                     /* polls again */
+    guest_answer(&g, req, 0);
+    g_assert_cmphex(emb_set(&g, MOD_DISCOVER, ST_MASTER), ==, 0);
+    g_assert_cmpuint(emb_state(&g), ==, ST_DISCOVERING);
+    guest_await(&g, 0x01, 0, req);
+    guest_answer(&g, req, 0);                           /* a master */
+    g_assert_cmpuint(emb_state(&g), ==, ST_STANDBY);
+    g_assert_cmphex(emb_set(&g, MOD_ACKNOWLEDGE, ST_STANDBY), ==, 0);
+    g_assert_cmpuint(emb_state(&g), ==, ST_STANDBY);
+    dp_stop(dp);
+}
+
+/* The master hands the subnet back: MASTER at once, ports reregister. */
+static void test_handover_back(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
+    struct vhca_port_attr attr;
+
+    hand_over(&g);
+    g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_MASTER), ==, 0);
+    g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
+    qtest_clock_step(dp->v->qts, 20 * MS);
+    g_assert_cmpuint(port_events(dp, VHCA_PORT_EV_CLIENT_REREGISTER), ==, 2);
+    g_assert_cmpuint(vhca_query_port(dp->v, 1, &attr), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, SM_LID);
+    dp_stop(dp);
+}
+
+/* Every device on a fabric has the same SM properties: else it fails. */
+static void test_must_agree(void)
+{
+    QTestState *qts = qtest_init("-machine q35 -nodefaults "
+                                 "-device vhca,id=a,fabric=f1,"
+                                 "sm-priority=3 "
+                                 "-device pcie-root-port,id=rp1,chassis=1 "
+                                 "-device pcie-root-port,id=rp2,chassis=2");
+
+    g_assert_true(vhca_device_add_refused(qts, NODE_GUID + 0x700, "f1", "rp1",
+                                          true, 0));
+    g_assert_true(vhca_device_add_refused(qts, NODE_GUID + 0x800, "f1", "rp1",
+                                          true, 16));
+    g_assert_false(vhca_device_add_refused(qts, NODE_GUID + 0x900, "f1",
+                                           "rp2", true, 3));
+    qtest_quit(qts);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/sm-arb/sminfo-get", test_sminfo_get);
+    qtest_add_func("/vhca/sm-arb/set-refused", test_set_refused);
+    qtest_add_func("/vhca/sm-arb/lower-stays-standby",
+                   test_lower_stays_standby);
+    qtest_add_func("/vhca/sm-arb/other-key-ignored", test_other_key_ignored);
+    qtest_add_func("/vhca/sm-arb/handover-to-higher",
+                   test_handover_to_higher);
+    qtest_add_func("/vhca/sm-arb/poll-timeout-takeover",
+                   test_poll_timeout_takeover);
+    qtest_add_func("/vhca/sm-arb/disable-standby-discover",
+                   test_disable_standby_discover);
+    qtest_add_func("/vhca/sm-arb/handover-back", test_handover_back);
+    qtest_add_func("/vhca/sm-arb/must-agree", test_must_agree);
+    return g_test_run();
+}
