@@ -261,12 +261,12 @@ unsigned int vhca_tm_wc_flags(const struct vhca_cqe *cqe)
 	return flags;
 }
 
-/* ibv_wc_read_tm_info: the tag and app_ctx of a matched message. */
+/* ibv_wc_read_tm_info: the tag and app_ctx of a matched message's header
+ * (the CQE with IBV_WC_TM_MATCH; a rendezvous's final one has none). */
 void vhca_tm_info(const struct vhca_cqe *cqe, struct ibv_wc_tm_info *info)
 {
 	bool tagged = cqe->opcode == VHCA_CQE_TM_RECV &&
-		      (cqe->tm_flags & (VHCA_CQE_TM_F_MATCH |
-					VHCA_CQE_TM_F_DATA_VALID));
+		      (cqe->tm_flags & VHCA_CQE_TM_F_MATCH);
 
 	info->tag = tagged ? (uint64_t)le32toh(cqe->tm_tag_hi) << 32 |
 			     le32toh(cqe->tm_tag_lo) : 0;

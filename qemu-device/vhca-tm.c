@@ -307,8 +307,11 @@ void vhca_tm_complete(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
     d->opcode = VHCA_CQE_TM_RECV;
     d->tm_entry = true;
     d->tm_handle = handle;
-    d->tm_tag = h->tag;
-    d->imm_inv = h->app_ctx;
+    if (d->tm_flags & VHCA_CQE_TM_F_MATCH) {
+        /* the header's: a rendezvous's final CQE has none, as mlx5's */
+        d->tm_tag = h->tag;
+        d->imm_inv = h->app_ctx;
+    }
     vhca_rq_complete(s, qp, e->recv_wr_id, pkt, d);
 }
 

@@ -29,7 +29,8 @@
  *    rkey, len, network order).  CQE TM_RECV with TM_F_MATCH; the device
  *    then reads len bytes from va/rkey of the sender with an RDMA READ of
  *    the QP (its next PSNs) into the entry's buffer, completes TM_RECV with
- *    TM_F_DATA_VALID | TM_F_FREED (byte_len the bytes read), and sends the
+ *    TM_F_DATA_VALID | TM_F_FREED (byte_len the bytes read; only TM_F_MATCH
+ *    CQEs carry the tag), and sends the
  *    sender a 16-byte TMH with opcode FIN and the tag (an ordinary receive
  *    there).  A READ that does not land (refused, no answer, the QP's send
  *    queue busy, a sender in another process) completes with status

@@ -358,6 +358,7 @@ static void test_tm_rndv(void)
                     VHCA_CQE_TM_F_FREED);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x2004);
     g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 3000);
+    g_assert_cmphex(tm_cqe_tag(&cqe), ==, 0);
     dp_assert_same(dp, r.m.a + 4096, r.m.b, 3000);
     /* the FIN: an ordinary receive at the sender */
     tm_wait_cqe(dp, &r.acq, &cqe, VHCA_WC_SUCCESS);
