@@ -174,6 +174,8 @@ static void vhca_tm_add(VhcaState *s, uint32_t srqn, VhcaSrq *srq,
     d->verr = vhca_sgl_from_sges(s, srq->pdn, srq->db_page == 0, &e->sge,
                                  e->num_sge, VHCA_ACCESS_LOCAL_WRITE, &sgl);
     if (d->verr != VHCA_VERR_NONE) {
+        vhca_tm_op_reject(srqn, "ADD buffer not writable by the SRQ's PD",
+                          e->sge.lkey, d);
         d->status = VHCA_WC_LOC_PROT_ERR;
         return;
     }
