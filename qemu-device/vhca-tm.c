@@ -104,8 +104,8 @@ typedef struct VhcaTmOpDone {
 } VhcaTmOpDone;
 
 static void vhca_tm_op_complete(VhcaState *s, uint32_t srqn, VhcaSrq *srq,
-                                const struct vhca_tm_op *op, uint8_t opcode,
-                                const VhcaTmOpDone *d)
+                                const struct vhca_tm_op *op, uint32_t index,
+                                uint8_t opcode, const VhcaTmOpDone *d)
 {
     VhcaTm *tm = srq->tm;
     struct vhca_cqe cqe;
@@ -116,7 +116,7 @@ static void vhca_tm_op_complete(VhcaState *s, uint32_t srqn, VhcaSrq *srq,
     cqe.status = d->status;
     cqe.vendor_err = d->verr;
     cqe.srqn = cpu_to_le32(srqn);
-    cqe.wqe_index = cpu_to_le16(tm->ops.ci);
+    cqe.wqe_index = cpu_to_le16(index);
     cqe.tm_handle = cpu_to_le16(le32_to_cpu(op->handle));
     cqe.tm_flags = d->tm_flags;
     if (op->flags & VHCA_TM_OP_F_SIGNALED) {
@@ -125,8 +125,7 @@ static void vhca_tm_op_complete(VhcaState *s, uint32_t srqn, VhcaSrq *srq,
     if (tm->sw_unexp != tm->hw_unexp) {
         cqe.tm_flags |= VHCA_CQE_TM_F_SYNC_REQ;
     }
-    trace_vhca_tm_op(srqn, tm->ops.ci, opcode, le32_to_cpu(op->handle),
-                     d->status);
+    trace_vhca_tm_op(srqn, index, opcode, le32_to_cpu(op->handle), d->status);
     vhca_cq_post(s, srq->cqn, &cqe, false);
 }
 
@@ -200,7 +199,7 @@ static void vhca_tm_del(VhcaTm *tm, uint32_t handle, VhcaTmOpDone *d)
 }
 
 static void vhca_tm_op_execute(VhcaState *s, uint32_t srqn, VhcaSrq *srq,
-                               const struct vhca_tm_op *op)
+                               const struct vhca_tm_op *op, uint32_t index)
 {
     VhcaTm *tm = srq->tm;
     uint32_t handle = le32_to_cpu(op->handle);
@@ -225,7 +224,7 @@ static void vhca_tm_op_execute(VhcaState *s, uint32_t srqn, VhcaSrq *srq,
             vhca_tm_del(tm, handle, &d);
         }
     }
-    vhca_tm_op_complete(s, srqn, srq, op, opcode, &d);
+    vhca_tm_op_complete(s, srqn, srq, op, index, opcode, &d);
 }
 
 /* VHCA_DB_SRQ with VHCA_DB_SRQ_TM_OPS: run the operations up to pi. */
@@ -234,6 +233,7 @@ void vhca_tm_doorbell(VhcaState *s, uint32_t srqn, uint32_t pi)
     VhcaSrq *srq = vhca_srq_get(s, srqn);
     VhcaTm *tm = srq ? srq->tm : NULL;
     struct vhca_tm_op op;
+    uint32_t index;
     uint64_t off;
 
     if (!tm || pi - tm->ops.ci > (1u << tm->ops.log_size)) {
@@ -244,18 +244,23 @@ void vhca_tm_doorbell(VhcaState *s, uint32_t srqn, uint32_t pi)
         return;
     }
     tm->ops.pi = pi;
-    while (tm->ops.ci != tm->ops.pi && srq->valid && vhca_is_enabled(s)) {
-        off = (uint64_t)(tm->ops.ci & ((1u << tm->ops.log_size) - 1))
+    while (tm->ops.ci != tm->ops.pi) {
+        index = tm->ops.ci;
+        off = (uint64_t)(index & ((1u << tm->ops.log_size) - 1))
               << VHCA_TM_OP_SHIFT;
         if (vhca_dma_read(s, vhca_buf_addr(&tm->ops.buf, off), &op,
                           sizeof(op)) != MEMTX_OK) {
             qemu_log_mask(LOG_GUEST_ERROR, "vhca: TM SRQ %u operation %u "
-                          "unreadable\n", srqn, tm->ops.ci);
-            trace_vhca_tm_op_reject(srqn, "operation unreadable", tm->ops.ci);
+                          "unreadable\n", srqn, index);
+            trace_vhca_tm_op_reject(srqn, "operation unreadable", index);
             return;
         }
-        vhca_tm_op_execute(s, srqn, srq, &op);
         tm->ops.ci++;
+        vhca_tm_op_execute(s, srqn, srq, &op, index);
+        /* the CQE's DMA may have reset the device, which frees tm */
+        if (!vhca_is_enabled(s) || !srq->valid || srq->tm != tm) {
+            return;
+        }
     }
 }
 
