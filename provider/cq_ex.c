@@ -10,9 +10,9 @@
  * does not call end_poll.  The consumer index goes to the device in
  * end_poll, so the CQE being read stays intact until then.
  *
- * The device has no completion clock, so IBV_WC_EX_WITH_COMPLETION_TIMESTAMP
- * (and the wallclock variant, CVLAN, flow tag, tag matching) are refused
- * with EOPNOTSUPP, as Documentation/verbs.md says.
+ * Completion timestamps need the device clock, tag matching information
+ * the device's tag matching (tm.c); CVLAN and flow tag (Ethernet) are
+ * refused with EOPNOTSUPP, as Documentation/verbs.md says.
  */
 #include <endian.h>
 #include <errno.h>
@@ -78,7 +78,7 @@ static void cq_ex_end_poll(struct ibv_cq_ex *cq_ex)
 
 static enum ibv_wc_opcode cq_ex_read_opcode(struct ibv_cq_ex *cq_ex)
 {
-	return current_cqe(cq_ex)->opcode;	/* == enum ibv_wc_opcode */
+	return vhca_wc_opcode(current_cqe(cq_ex));
 }
 
 static uint32_t cq_ex_read_vendor_err(struct ibv_cq_ex *cq_ex)
@@ -119,6 +119,7 @@ static unsigned int cq_ex_read_wc_flags(struct ibv_cq_ex *cq_ex)
 
 	if (cqe->status != VHCA_WC_SUCCESS)
 		return 0;
+	flags = vhca_tm_wc_flags(cqe);
 	if (cqe->flags & VHCA_CQE_F_GRH)
 		flags |= IBV_WC_GRH;
 	if (cqe->flags & VHCA_CQE_F_IMM)
@@ -126,6 +127,12 @@ static unsigned int cq_ex_read_wc_flags(struct ibv_cq_ex *cq_ex)
 	else if (cqe->flags & VHCA_CQE_F_INV)
 		flags |= IBV_WC_WITH_INV;
 	return flags;
+}
+
+static void cq_ex_read_tm_info(struct ibv_cq_ex *cq_ex,
+			       struct ibv_wc_tm_info *tm_info)
+{
+	vhca_tm_info(current_cqe(cq_ex), tm_info);
 }
 
 static uint32_t cq_ex_read_slid(struct ibv_cq_ex *cq_ex)
@@ -171,8 +178,12 @@ static int cq_ex_check(struct ibv_context *context,
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
 		return EOPNOTSUPP;	/* IGNORE_OVERRUN */
-	if (attr->wc_flags & ~(uint64_t)(VHCA_CQ_EX_WC_FLAGS | VHCA_CQ_EX_WC_TIMESTAMPS))
-		return EOPNOTSUPP;	/* no Ethernet (CVLAN, flow tag), no TM */
+	if (attr->wc_flags & ~(uint64_t)(VHCA_CQ_EX_WC_FLAGS | VHCA_CQ_EX_WC_TIMESTAMPS |
+					 IBV_WC_EX_WITH_TM_INFO))
+		return EOPNOTSUPP;	/* no Ethernet (CVLAN, flow tag) */
+	if ((attr->wc_flags & IBV_WC_EX_WITH_TM_INFO) &&
+	    !(to_vctx(context)->dev_caps & VHCA_DEV_CAP_TAG_MATCHING))
+		return EOPNOTSUPP;
 	if ((attr->wc_flags & VHCA_CQ_EX_WC_TIMESTAMPS) && !to_vctx(context)->has_clock)
 		return EOPNOTSUPP;
 	return 0;
@@ -195,6 +206,7 @@ static void cq_ex_set_ops(struct ibv_cq_ex *cq_ex)
 	cq_ex->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
 	cq_ex->read_completion_ts = cq_ex_read_completion_ts;
 	cq_ex->read_completion_wallclock_ns = cq_ex_read_completion_wallclock_ns;
+	cq_ex->read_tm_info = cq_ex_read_tm_info;
 }
 
 struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *context,

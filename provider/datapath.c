@@ -386,7 +386,9 @@ static void free_wqes(struct vhca_qp *qp, const struct vhca_cqe *cqe)
 {
 	const uint16_t wqe_index = le16toh(cqe->wqe_index);
 
-	if (!(cqe->opcode & VHCA_CQE_RECV))
+	if (cqe->opcode == VHCA_CQE_TM_RECV && qp->srq)
+		vhca_tm_recv_done(qp->srq, cqe);
+	else if (!(cqe->opcode & VHCA_CQE_RECV))
 		ring_completed_through(&qp->sq, wqe_index);
 	else if (qp->srq)	/* the device takes SRQ WQEs in ring order */
 		__atomic_add_fetch(&qp->srq->ring.ci, 1, __ATOMIC_RELEASE);
@@ -401,7 +403,7 @@ static void decode_cqe(const struct vhca_cqe *cqe, struct ibv_wc *wc)
 	wc->status = cqe->status;	/* enum vhca_wc_status == ibv_wc_status */
 	wc->vendor_err = cqe->vendor_err;
 	wc->qp_num = le32toh(cqe->qpn);
-	wc->opcode = cqe->opcode;	/* enum vhca_cqe_opcode == ibv_wc_opcode */
+	wc->opcode = vhca_wc_opcode(cqe);
 	if (cqe->status != VHCA_WC_SUCCESS)
 		return;
 	wc->byte_len = le32toh(cqe->byte_len);
@@ -410,6 +412,7 @@ static void decode_cqe(const struct vhca_cqe *cqe, struct ibv_wc *wc)
 	wc->sl = cqe->sl;
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 	wc->pkey_index = le16toh(cqe->pkey_index);
+	wc->wc_flags = vhca_tm_wc_flags(cqe);
 	if (cqe->flags & VHCA_CQE_F_GRH)
 		wc->wc_flags |= IBV_WC_GRH;
 	if (cqe->flags & VHCA_CQE_F_IMM) {
@@ -436,6 +439,11 @@ const struct vhca_cqe *vhca_cq_next(struct vhca_cq *cq)
 		struct vhca_qp *qp;
 
 		cq->ring.ci++;
+		if (vhca_cqe_is_tm_op(cqe)) {
+			if (vhca_tm_op_done(ctx, cqe))
+				return cqe;
+			continue;	/* not signaled: ours */
+		}
 		if (qpn == VHCA_STALE_QPN)
 			continue;
 		if (cqe->flags & VHCA_CQE_F_XRC) {

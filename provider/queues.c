@@ -36,7 +36,7 @@ static size_t page_round(size_t bytes)
 /* A zeroed, page-aligned buffer for a ring of 2^(log_size + shift) bytes
  * plus `extra`, from pd's allocator when pd is a parent domain with one
  * (pd.c). */
-static int ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd, uint64_t type,
+int vhca_ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd, uint64_t type,
 		      uint32_t log_size, uint32_t shift, size_t extra)
 {
 	ring->log_size = log_size;
@@ -54,7 +54,7 @@ static int ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd, uint64_t type,
 static int dbrec_ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd,
 			    uint64_t type, uint32_t log_size, uint32_t shift)
 {
-	int err = ring_alloc(ring, pd, type, log_size, shift,
+	int err = vhca_ring_alloc(ring, pd, type, log_size, shift,
 			     sizeof(struct vhca_wq_dbrec));
 
 	if (!err) {
@@ -71,7 +71,7 @@ static uint32_t dbrec_offset(const struct vhca_ring *ring)
 	return (uint32_t)((char *)ring->dbrec - (char *)ring->buf);
 }
 
-static void ring_free(struct vhca_ring *ring)
+void vhca_ring_free(struct vhca_ring *ring)
 {
 	vhca_queue_buf_free(ring->owner, ring->buf, ring->buf_len, ring->res_type);
 	ring->buf = NULL;
@@ -96,7 +96,7 @@ static uint32_t cq_log_size(uint32_t cqe)
 static int cq_ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd,
 			 struct vhca_cq_dbrec **dbrec, uint32_t log_size)
 {
-	int err = ring_alloc(ring, pd, VHCA_RES_TYPE_CQ, log_size, 6,
+	int err = vhca_ring_alloc(ring, pd, VHCA_RES_TYPE_CQ, log_size, 6,
 			     sizeof(struct vhca_cq_dbrec));
 
 	if (!err)
@@ -201,7 +201,7 @@ static struct vhca_cq *cq_create(struct ibv_context *context,
 	return cq;
 
 free_ring:
-	ring_free(&cq->ring);
+	vhca_ring_free(&cq->ring);
 free_cq:
 	free(cq);
 	errno = err;
@@ -234,7 +234,7 @@ int vhca_destroy_cq(struct ibv_cq *ibcq)
 
 	if (err)
 		return err;
-	ring_free(&cq->ring);
+	vhca_ring_free(&cq->ring);
 	vhca_lock_destroy(&cq->lock);
 	free(cq);
 	return 0;
@@ -282,7 +282,7 @@ int vhca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		ring = old;
 	}
 	vhca_unlock(&cq->lock);
-	ring_free(&ring);	/* the old one, or the refused new one */
+	vhca_ring_free(&ring);	/* the old one, or the refused new one */
 	return err;
 }
 
@@ -433,7 +433,7 @@ static struct vhca_qp *qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *
 		req.comp_mask |= VHCA_CREATE_QP_REQ_SQ_DBREC;
 		req.sq_dbrec_offset = err ? 0 : dbrec_offset(&qp->sq);
 	} else {
-		err = ring_alloc(&qp->sq, pd, VHCA_RES_TYPE_SQ, req.sq_log_size,
+		err = vhca_ring_alloc(&qp->sq, pd, VHCA_RES_TYPE_SQ, req.sq_log_size,
 				 req.sq_wqe_shift, 0);
 	}
 	if (err)
@@ -463,9 +463,9 @@ static struct vhca_qp *qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *
 	return qp;
 
 free_rq:
-	ring_free(&qp->rq);
+	vhca_ring_free(&qp->rq);
 free_sq:
-	ring_free(&qp->sq);
+	vhca_ring_free(&qp->sq);
 free_qp:
 	free(qp);
 	errno = err;
@@ -581,8 +581,8 @@ int vhca_destroy_qp(struct ibv_qp *ibqp)
 		return err;
 	qp_clean_cqs(qp);
 	qp_table_remove(to_vctx(ibqp->context), qp);
-	ring_free(&qp->sq);
-	ring_free(&qp->rq);
+	vhca_ring_free(&qp->sq);
+	vhca_ring_free(&qp->rq);
 	vhca_lock_destroy(&qp->sq_lock);
 	vhca_lock_destroy(&qp->rq_lock);
 	free(qp);
@@ -673,6 +673,12 @@ struct vhca_srq *vhca_srq_create(struct ibv_pd *pd,
 	req.log_size = layout.rq_log_size;
 	req.wqe_shift = layout.rq_wqe_shift;
 	req.dbrec_offset = dbrec_offset(&srq->ring);
+	if (ex && (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	    attr->srq_type == IBV_SRQT_TM) {
+		err = vhca_tm_init(srq, pd, attr, &req);
+		if (err)
+			goto free_ring;
+	}
 	err = srq_cmd(pd, srq, attr, ex, &req);
 	if (err)
 		goto free_ring;
@@ -680,7 +686,8 @@ struct vhca_srq *vhca_srq_create(struct ibv_pd *pd,
 	return srq;
 
 free_ring:
-	ring_free(&srq->ring);
+	vhca_tm_free(srq);
+	vhca_ring_free(&srq->ring);
 free_srq:
 	free(srq);
 	errno = err;
@@ -694,9 +701,10 @@ int vhca_destroy_srq(struct ibv_srq *ibsrq)
 
 	if (err)
 		return err;
-	if (srq->xrc)
+	if (srq->xrc || srq->tm)
 		vhca_xrc_srq_remove(to_vctx(ibsrq->context), srq);
-	ring_free(&srq->ring);
+	vhca_tm_free(srq);
+	vhca_ring_free(&srq->ring);
 	vhca_lock_destroy(&srq->lock);
 	free(srq);
 	return 0;

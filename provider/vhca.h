@@ -157,6 +157,7 @@ struct vhca_srq {
 	uint32_t srqn;
 	uint32_t max_sge;
 	bool xrc;			/* IBV_SRQT_XRC */
+	struct vhca_tm *tm;		/* IBV_SRQT_TM (tm.c), else NULL */
 };
 
 /* A send WQE being written into the ring (post_send and the ibv_wr_* API):
@@ -417,6 +418,25 @@ struct vhca_qp *vhca_create_xrc_recv_qp(struct ibv_context *context,
 					struct ibv_qp_init_attr_ex *attr);
 struct ibv_qp *vhca_open_qp(struct ibv_context *context,
 			    struct ibv_qp_open_attr *attr);
+
+/* tm.c */
+int vhca_ring_alloc(struct vhca_ring *ring, struct ibv_pd *pd, uint64_t type,
+		    uint32_t log_size, uint32_t shift, size_t extra);
+void vhca_ring_free(struct vhca_ring *ring);
+int vhca_tm_check(struct ibv_context *context,
+		  const struct ibv_srq_init_attr_ex *attr);
+int vhca_tm_init(struct vhca_srq *srq, struct ibv_pd *pd,
+		 const struct ibv_srq_init_attr_ex *attr,
+		 struct vhca_create_srq_req *req);
+void vhca_tm_free(struct vhca_srq *srq);
+int vhca_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
+		      struct ibv_ops_wr **bad_wr);
+bool vhca_cqe_is_tm_op(const struct vhca_cqe *cqe);
+bool vhca_tm_op_done(struct vhca_context *ctx, const struct vhca_cqe *cqe);
+void vhca_tm_recv_done(struct vhca_srq *srq, const struct vhca_cqe *cqe);
+enum ibv_wc_opcode vhca_wc_opcode(const struct vhca_cqe *cqe);
+unsigned int vhca_tm_wc_flags(const struct vhca_cqe *cqe);
+void vhca_tm_info(const struct vhca_cqe *cqe, struct ibv_wc_tm_info *info);
 
 /* cq_ex.c */
 struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *context,

@@ -80,21 +80,28 @@ struct vhca_srq *vhca_xrc_srq_find(struct vhca_context *ctx, uint32_t srqn)
 	return srq;
 }
 
-/* A basic SRQ (a PD), or an XRC SRQ (a PD, an XRC domain and a CQ);
- * tag matching SRQs are not offered. */
+/* A basic SRQ (a PD), an XRC SRQ (a PD, an XRC domain and a CQ), or a
+ * tag matching SRQ (a PD, a CQ and the TM capabilities: tm.c). */
 struct ibv_srq *vhca_create_srq_ex(struct ibv_context *context,
 				   struct ibv_srq_init_attr_ex *attr)
 {
 	const uint32_t supported = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
-				   IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
-	bool xrc = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-		   attr->srq_type == IBV_SRQT_XRC;
+				   IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |
+				   IBV_SRQ_INIT_ATTR_TM;
+	bool typed = attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE;
+	bool xrc = typed && attr->srq_type == IBV_SRQT_XRC;
+	bool tm = typed && attr->srq_type == IBV_SRQT_TM;
 	struct vhca_srq *srq;
+	int err;
 
 	if ((attr->comp_mask & ~supported) ||
-	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	     attr->srq_type != IBV_SRQT_BASIC && !xrc)) {
+	    (typed && attr->srq_type != IBV_SRQT_BASIC && !xrc && !tm)) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	err = tm ? vhca_tm_check(context, attr) : 0;
+	if (err) {
+		errno = err;
 		return NULL;
 	}
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
@@ -107,10 +114,9 @@ struct ibv_srq *vhca_create_srq_ex(struct ibv_context *context,
 	srq = vhca_srq_create(attr->pd, attr, true);
 	if (!srq)
 		return NULL;
-	if (xrc) {
-		srq->xrc = true;
+	srq->xrc = xrc;
+	if (xrc || tm)		/* their operation CQEs name the SRQ */
 		xrc_srq_add(to_vctx(context), srq);
-	}
 	return &srq->vsrq.srq;
 }
 

@@ -66,6 +66,9 @@ static uint8_t vhca_cmd_query_device(VhcaState *s, const VhcaCmd *cmd,
     if (s->sq_poller) {
         attr.dev_caps |= cpu_to_le32(VHCA_DEV_CAP_SQ_POLL);
     }
+    if (s->tag_matching) {
+        attr.dev_caps |= cpu_to_le32(VHCA_DEV_CAP_TAG_MATCHING);
+    }
     return vhca_cmd_write_out(s, cmd, &attr, sizeof(attr));
 }
 

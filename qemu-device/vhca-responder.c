@@ -80,6 +80,29 @@ void vhca_sgl_host(VhcaState *s, const uint8_t *bytes, uint64_t len,
     sgl->length = len;
 }
 
+/* Drop the first n (<= length) bytes: the list of the rest. */
+void vhca_sgl_skip(VhcaSgl *sgl, uint64_t n)
+{
+    uint64_t step;
+
+    sgl->length -= n;
+    if (sgl->host) {
+        sgl->host += n;
+        return;
+    }
+    while (n && sgl->n) {
+        step = MIN(n, sgl->seg[0].len);
+        sgl->seg[0].addr += step;
+        sgl->seg[0].len -= step;
+        n -= step;
+        if (sgl->seg[0].len == 0) {
+            memmove(&sgl->seg[0], &sgl->seg[1],
+                    (sgl->n - 1) * sizeof(sgl->seg[0]));
+            sgl->n--;
+        }
+    }
+}
+
 typedef struct VhcaCursor {
     VhcaSgl *sgl;
     uint32_t i;
@@ -238,17 +261,8 @@ static uint8_t vhca_rq_fetch(VhcaState *s, VhcaQp *qp, VhcaRecvWqe *rwqe)
     return verr;
 }
 
-typedef struct VhcaRecvDone {
-    uint8_t status;
-    uint8_t verr;
-    uint8_t opcode;
-    uint8_t flags;
-    uint32_t byte_len;
-    uint32_t imm_inv;
-} VhcaRecvDone;
-
-static void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
-                             const VhcaPacket *pkt, const VhcaRecvDone *d)
+void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
+                      const VhcaPacket *pkt, const VhcaRecvDone *d)
 {
     struct vhca_cqe cqe;
     VhcaWq *wq;
@@ -269,7 +283,11 @@ static void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
                                            : pkt->src_port->lid);
     cqe.vendor_err = d->verr;
     cqe.pkey_index = cpu_to_le16(qp->pkey_index);
-    wq = vhca_qp_recv_wq(s, qp);
+    cqe.tm_flags = d->tm_flags;
+    cqe.tm_handle = cpu_to_le16(d->tm_handle);
+    cqe.tm_tag_lo = cpu_to_le32((uint32_t)d->tm_tag);
+    cqe.tm_tag_hi = cpu_to_le32((uint32_t)(d->tm_tag >> 32));
+    wq = d->tm_entry ? NULL : vhca_qp_recv_wq(s, qp);
     if (wq) {
         cqe.wqe_index = cpu_to_le16(wq->ci);
         wq->ci++;
@@ -357,7 +375,10 @@ static VhcaAck vhca_remote_refused(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                                VHCA_QP_EV_ACCESS_ERR);
 }
 
-static VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+/* An ordinary receive; a TM SRQ's (vhca-tm.c) gives its CQE's opcode and
+ * tm_flags in tm, else NULL. */
+VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                          const VhcaRecvDone *tm)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
     VhcaRecvDone d = { .opcode = VHCA_CQE_RECV };
@@ -406,6 +427,10 @@ static VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         d.imm_inv = wqe->imm_inv;
     }
     d.byte_len = wqe->length;
+    if (tm) {
+        d.opcode = tm->opcode;
+        d.tm_flags = tm->tm_flags;
+    }
     vhca_rq_complete(s, qp, rwqe.wr_id, pkt, &d);
     return VHCA_ACK;
 }
@@ -574,21 +599,33 @@ static VhcaAck vhca_respond_atomic_write(VhcaState *s, VhcaQp *qp,
     return VHCA_ACK;
 }
 
+/* IBA 9.7.5.2.8: no receive WQE, RNR NAK (RC; UC drops the message). */
+bool vhca_respond_no_rwqe(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                          VhcaAck *ack)
+{
+    if (!vhca_rq_empty(s, qp)) {
+        return false;
+    }
+    pkt->rnr_timer = qp->min_rnr_timer;
+    trace_vhca_responder_nak(qp->handle, VHCA_NAK_RNR);
+    *ack = vhca_qpt_is_reliable(qp->type) ? VHCA_NAK_RNR : VHCA_ACK;
+    return true;
+}
+
 /* A request for a connected QP that the caller found in a receive state. */
 VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
-    bool needs_rwqe = wqe->opcode == VHCA_WQE_SEND ||
+    /* a TM SRQ's SEND may go to a tag entry: vhca-tm.c decides */
+    bool tm = wqe->opcode == VHCA_WQE_SEND && vhca_tm_srq_of(ds, dqp);
+    bool needs_rwqe = (wqe->opcode == VHCA_WQE_SEND && !tm) ||
                       wqe->opcode == VHCA_WQE_SEND_WITH_IMM ||
                       wqe->opcode == VHCA_WQE_SEND_WITH_INV ||
                       wqe->opcode == VHCA_WQE_RDMA_WRITE_WITH_IMM;
     VhcaAck ack;
 
-    if (needs_rwqe && vhca_rq_empty(ds, dqp)) {
-        /* IBA 9.7.5.2.8: RNR NAK (RC); UC drops the message. */
-        pkt->rnr_timer = dqp->min_rnr_timer;
-        trace_vhca_responder_nak(dqp->handle, VHCA_NAK_RNR);
-        return vhca_qpt_is_reliable(dqp->type) ? VHCA_NAK_RNR : VHCA_ACK;
+    if (needs_rwqe && vhca_respond_no_rwqe(ds, dqp, pkt, &ack)) {
+        return ack;
     }
     if (dqp->state == VHCA_QPS_RTR && !dqp->comm_est_sent) {
         dqp->comm_est_sent = true;
@@ -610,7 +647,8 @@ VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
         ack = vhca_respond_atomic_write(ds, dqp, pkt);
         break;
     default:
-        ack = vhca_respond_send(ds, dqp, pkt);
+        ack = tm ? vhca_tm_respond(ds, dqp, pkt)
+                 : vhca_respond_send(ds, dqp, pkt, NULL);
         break;
     }
     if (ack == VHCA_ACK && dqp->valid) {

@@ -31,6 +31,7 @@ void vhca_srq_reset(VhcaState *s)
 
     for (i = 0; i < VHCA_MAX_SRQ; i++) {
         vhca_buf_free(&s->srqs[i].wq.buf);
+        vhca_tm_free(&s->srqs[i]);
         memset(&s->srqs[i], 0, sizeof(s->srqs[i]));
     }
 }
@@ -51,13 +52,20 @@ static uint8_t vhca_srq_reject(uint8_t status, const char *why, uint32_t val)
     return status;
 }
 
-/* VHCA_SRQ_F_XRC (IBA A14.2.3): the domain and the CQ must exist. */
+/* VHCA_SRQ_F_XRC (IBA A14.2.3): the domain and the CQ must exist;
+ * VHCA_SRQ_F_TM: the CQ of its list operations must. */
 static uint8_t vhca_srq_check_xrc(VhcaState *s,
                                   const struct vhca_cmd_create_srq *in,
                                   VhcaSrq *srq)
 {
-    if (in->flags & ~VHCA_SRQ_F_XRC) {
+    if ((in->flags & ~(VHCA_SRQ_F_XRC | VHCA_SRQ_F_TM)) ||
+        (in->flags & VHCA_SRQ_F_XRC && in->flags & VHCA_SRQ_F_TM)) {
         return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "unknown flags", in->flags);
+    }
+    if (in->flags & VHCA_SRQ_F_TM) {
+        srq->cqn = le32_to_cpu(in->cqn);
+        return vhca_cq_get(s, srq->cqn) ? VHCA_CMD_OK :
+               vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such CQ", srq->cqn);
     }
     if (!(in->flags & VHCA_SRQ_F_XRC)) {
         return VHCA_CMD_OK;
@@ -75,7 +83,8 @@ static uint8_t vhca_srq_check_xrc(VhcaState *s,
     return VHCA_CMD_OK;
 }
 
-uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
+uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t in_len,
+                            uint32_t result[2])
 {
     struct vhca_cmd_create_srq in;
     VhcaSrq srq = { 0 };
@@ -119,20 +128,31 @@ uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t result[2])
     if (status != VHCA_CMD_OK) {
         return vhca_srq_reject(status, why, le32_to_cpu(in.buf.npages));
     }
+    if (in.flags & VHCA_SRQ_F_TM) {
+        status = vhca_tm_create(s, in_addr, in_len, &srq, &why);
+        if (status != VHCA_CMD_OK) {
+            vhca_buf_free(&srq.wq.buf);
+            return vhca_srq_reject(status, why, in_len);
+        }
+    }
     for (srqn = 0; srqn < VHCA_MAX_SRQ; srqn++) {
         if (!s->srqs[srqn].valid) {
             if (srq.xrc) {
                 vhca_xrcd_hold(s, srq.xrcdn);
+            }
+            if (srq.xrc || srq.tm) {
                 vhca_cq_get(s, srq.cqn)->users++;
             }
             srq.valid = true;
             s->srqs[srqn] = srq;
+            vhca_tm_created(&s->srqs[srqn], srqn);
             result[0] = srqn;
             trace_vhca_srq_create(srqn, in.log_size, srq.pdn);
             return VHCA_CMD_OK;
         }
     }
     vhca_buf_free(&srq.wq.buf);
+    vhca_tm_free(&srq);
     return VHCA_CMD_NO_RESOURCES;
 }
 
@@ -176,15 +196,18 @@ uint8_t vhca_cmd_destroy_srq(VhcaState *s, uint32_t srqn)
     if (srq->users) {
         return vhca_srq_reject(VHCA_CMD_BUSY, "SRQ in use by a QP", srqn);
     }
-    if (srq->xrc) {
+    if (srq->xrc || srq->tm) {
         VhcaCq *cq = vhca_cq_get(s, srq->cqn);
 
         if (cq && cq->users) {
             cq->users--;
         }
+    }
+    if (srq->xrc) {
         vhca_xrcd_release(s, srq->xrcdn);
     }
     vhca_buf_free(&srq->wq.buf);
+    vhca_tm_free(srq);
     memset(srq, 0, sizeof(*srq));
     trace_vhca_srq_destroy(srqn);
     return VHCA_CMD_OK;
@@ -213,13 +236,18 @@ void vhca_srq_check_limit(VhcaState *s, uint32_t srqn)
     vhca_eq0_post(s, &eqe);
 }
 
-/* VHCA_DB_SRQ: [23:0] srqn, [63:32] producer index. */
+/* VHCA_DB_SRQ: [23:0] srqn, [63:32] producer index (of the operation
+ * ring of a TM SRQ with VHCA_DB_SRQ_TM_OPS). */
 void vhca_srq_doorbell(VhcaState *s, uint32_t page, uint64_t value)
 {
     uint32_t srqn = value & VHCA_DB_OBJ_MASK;
     uint32_t pi = value >> 32;
     VhcaSrq *srq = vhca_srq_get(s, srqn);
 
+    if (srq && srq->db_page == page && (value & VHCA_DB_SRQ_TM_OPS)) {
+        vhca_tm_doorbell(s, srqn, pi);
+        return;
+    }
     if (!srq || srq->db_page != page ||
         pi - srq->wq.ci > (1u << srq->wq.log_size)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: SRQ doorbell for SRQ %u on "

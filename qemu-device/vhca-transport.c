@@ -59,7 +59,7 @@ static bool vhca_qp_connected(const VhcaQp *qp)
     return qp->type == VHCA_QPT_UC || vhca_qpt_is_reliable(qp->type);
 }
 
-static uint32_t vhca_packets(const VhcaQp *qp, uint64_t len)
+uint32_t vhca_qp_packets(const VhcaQp *qp, uint64_t len)
 {
     uint64_t mtu = 128u << MIN(MAX(qp->path_mtu, 1), 5);
 
@@ -76,7 +76,7 @@ static uint32_t vhca_wqe_psns(const VhcaQp *qp, const VhcaSendWqe *wqe)
     if (vhca_wqe_is_local(wqe->opcode)) {
         return 0;
     }
-    return vhca_packets(qp, wqe->length);
+    return vhca_qp_packets(qp, wqe->length);
 }
 
 /*
@@ -488,7 +488,7 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
     pkt.src_port = &s->ports[MAX(qp->port, 1) - 1];
     pkt.wqe = &wqe;
     pkt.local = &local;
-    pkt.packets = vhca_packets(qp, wqe.length);
+    pkt.packets = vhca_qp_packets(qp, wqe.length);
     if (vhca_qp_connected(qp)) {
         return vhca_sq_connected(s, qp, &pkt);
     }

@@ -72,8 +72,35 @@ void vhca_sgl_host(VhcaState *s, const uint8_t *bytes, uint64_t len,
 uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,
                       uint64_t len);
 uint8_t vhca_sgl_read(VhcaSgl *src, uint8_t *buf, uint64_t len);
+void vhca_sgl_skip(VhcaSgl *sgl, uint64_t n);
 
+/* How a receive completes (vhca_rq_complete); the TM fields are a tag
+ * matching SRQ's (vhca-tm.c, uapi/vhca_hw_tm.h). */
+typedef struct VhcaRecvDone {
+    uint8_t status;
+    uint8_t verr;
+    uint8_t opcode;
+    uint8_t flags;
+    uint32_t byte_len;
+    uint32_t imm_inv;
+    uint8_t tm_flags;
+    bool tm_entry;              /* a tag entry's buffer, not a receive WQE */
+    uint16_t tm_handle;
+    uint64_t tm_tag;
+} VhcaRecvDone;
+
+void vhca_rq_complete(VhcaState *s, VhcaQp *qp, uint64_t wr_id,
+                      const VhcaPacket *pkt, const VhcaRecvDone *d);
 VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
+VhcaAck vhca_respond_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                          const VhcaRecvDone *tm);
+bool vhca_respond_no_rwqe(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
+                          VhcaAck *ack);
+uint32_t vhca_qp_packets(const VhcaQp *qp, uint64_t len);
+
+/* vhca-tm.c: a SEND to a QP of a tag matching SRQ. */
+VhcaSrq *vhca_tm_srq_of(VhcaState *s, VhcaQp *qp);
+VhcaAck vhca_tm_respond(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 VhcaAck vhca_respond_read(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 VhcaAck vhca_responder_fail(VhcaState *s, VhcaQp *qp, VhcaAck ack,
                             uint8_t event);

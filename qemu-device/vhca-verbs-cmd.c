@@ -143,7 +143,8 @@ uint8_t vhca_verbs_cmd_execute(VhcaState *s, const struct vhca_cmd *raw,
     case VHCA_CMD_DESTROY_QP:
         return vhca_cmd_destroy_qp(s, handle);
     case VHCA_CMD_CREATE_SRQ:
-        return vhca_cmd_create_srq(s, in_addr, result);
+        return vhca_cmd_create_srq(s, in_addr, le32_to_cpu(raw->in_len),
+                                   result);
     case VHCA_CMD_MODIFY_SRQ:
         return vhca_cmd_modify_srq(s, (const void *)raw->in.raw);
     case VHCA_CMD_QUERY_SRQ:

@@ -155,9 +155,12 @@ typedef struct VhcaWq {
     VhcaBuf buf;
 } VhcaWq;
 
+typedef struct VhcaTm VhcaTm;  /* vhca-tm.c */
+
 typedef struct VhcaSrq {
     bool valid;
     bool xrc;               /* VHCA_SRQ_F_XRC: in xrcdn, completes to cqn */
+    VhcaTm *tm;             /* VHCA_SRQ_F_TM: tag list; operations to cqn */
     uint32_t xrcdn;
     uint32_t cqn;
     uint32_t pdn;
@@ -351,7 +354,7 @@ void vhca_cq_doorbell(VhcaState *s, uint32_t page, uint64_t value);
 void vhca_srq_init(VhcaState *s);
 void vhca_srq_reset(VhcaState *s);
 VhcaSrq *vhca_srq_get(VhcaState *s, uint32_t srqn);
-uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr,
+uint8_t vhca_cmd_create_srq(VhcaState *s, uint64_t in_addr, uint32_t in_len,
                             uint32_t result[2]);
 uint8_t vhca_cmd_modify_srq(VhcaState *s,
                             const struct vhca_cmd_srq_limit_in *in);
@@ -368,6 +371,13 @@ void vhca_wq_read_dbrec(VhcaState *s, VhcaWq *wq, const char *kind,
 /* The receive queue of qp (its own or its SRQ's) with the producer index
  * of its record when the device had none left; NULL: none. */
 VhcaWq *vhca_qp_recv_wq_fresh(VhcaState *s, VhcaQp *qp);
+
+/* vhca-tm.c: tag matching SRQs (uapi/vhca_hw_tm.h) */
+uint8_t vhca_tm_create(VhcaState *s, uint64_t in_addr, uint32_t in_len,
+                       VhcaSrq *srq, const char **why);
+void vhca_tm_created(VhcaSrq *srq, uint32_t srqn);
+void vhca_tm_free(VhcaSrq *srq);
+void vhca_tm_doorbell(VhcaState *s, uint32_t srqn, uint32_t pi);
 
 /* vhca-xrc.c */
 void vhca_xrc_init(VhcaState *s);

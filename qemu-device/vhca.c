@@ -697,6 +697,7 @@ static Property vhca_properties[] = {
     DEFINE_PROP_NETDEV("port1-netdev", VhcaState, port_nic[0].peers),
     DEFINE_PROP_NETDEV("port2-netdev", VhcaState, port_nic[1].peers),
     DEFINE_PROP_BOOL("sq-poll", VhcaState, sq_poll, false),
+    DEFINE_PROP_BOOL("tag-matching", VhcaState, tag_matching, true),
     DEFINE_PROP_UINT32("sq-poll-window", VhcaState, sq_poll_window_us, 100),
     DEFINE_PROP_END_OF_LIST(),
 };

@@ -147,17 +147,27 @@ VHCA_SIZE_CHECK(struct vhca_create_qp_resp, 16);
 /* ---- shared receive queues ----
  * One page-aligned buffer: the WQEs, then the struct vhca_wq_dbrec at
  * dbrec_offset (8-byte aligned, after the WQEs), as for a QP's receive
- * queue. */
+ * queue.  A tag matching SRQ (IBV_SRQT_TM, VHCA_CREATE_SRQ_REQ_TM) has a
+ * second page-aligned buffer: its ring of 2^tm_ops_log_size list
+ * operations (struct vhca_tm_op, uapi/vhca_hw_tm.h). */
+#define VHCA_CREATE_SRQ_REQ_TM		(1u << 0)	/* the tm_* fields */
+
 struct vhca_create_srq_req {
-	uint64_t	comp_mask;	/* 0 */
+	uint64_t	comp_mask;	/* VHCA_CREATE_SRQ_REQ_* */
 	uint64_t	buf_addr;
 	uint64_t	buf_len;
 	uint8_t		log_size;
 	uint8_t		wqe_shift;
 	uint8_t		rsvd[2];
 	uint32_t	dbrec_offset;
+	/* ---- VHCA_CREATE_SRQ_REQ_TM ---- */
+	uint64_t	tm_ops_addr;
+	uint64_t	tm_ops_len;
+	uint8_t		tm_ops_log_size;	/* 0..VHCA_TM_MAX_LOG_OPS */
+	uint8_t		rsvd1[7];
 };
-VHCA_SIZE_CHECK(struct vhca_create_srq_req, 32);
+VHCA_SIZE_CHECK(struct vhca_create_srq_req, 56);
+#define VHCA_CREATE_SRQ_REQ_V1_LEN	32
 
 struct vhca_create_srq_resp {
 	uint64_t	comp_mask;	/* 0 */

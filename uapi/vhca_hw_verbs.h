@@ -131,6 +131,8 @@ enum vhca_wc_status {
 	VHCA_WC_REM_ABORT_ERR		= 16,
 	VHCA_WC_FATAL_ERR		= 19,
 	VHCA_WC_GENERAL_ERR		= 21,
+	VHCA_WC_TM_ERR			= 22,	/* a tag list operation failed (vhca_hw_tm.h) */
+	VHCA_WC_TM_RNDV_INCOMPLETE	= 23,	/* a rendezvous READ did not land */
 };
 
 /* Why an error completion happened (vhca_cqe.vendor_err), for debugging:
@@ -159,6 +161,13 @@ enum vhca_cqe_opcode {
 	VHCA_CQE_LOCAL_INV		= 0x06,
 	VHCA_CQE_REG_MR			= 0x08,
 	VHCA_CQE_ATOMIC_WRITE		= 0x09,	/* IBV_WC_ATOMIC_WRITE */
+	/* tag matching SRQs (vhca_hw_tm.h): the list operations, and every
+	 * receive of a TM SRQ's message that carries a tag matching header */
+	VHCA_CQE_TM_ADD			= 0x0a,	/* IBV_WC_TM_ADD */
+	VHCA_CQE_TM_DEL			= 0x0b,	/* IBV_WC_TM_DEL */
+	VHCA_CQE_TM_SYNC		= 0x0c,	/* IBV_WC_TM_SYNC */
+	VHCA_CQE_TM_RECV		= 0x0d,	/* IBV_WC_TM_RECV, or IBV_WC_TM_NO_TAG
+						 * with VHCA_CQE_TM_F_NO_TAG */
 	VHCA_CQE_RECV			= 0x80,
 	VHCA_CQE_RECV_RDMA_WITH_IMM	= 0x81,
 };
@@ -188,8 +197,12 @@ struct vhca_cqe {
 	vhca_le64	timestamp;	/* the device clock (VHCA_DB_CLOCK) when the
 					 * CQE was written, in ns */
 	vhca_le32	srqn;		/* VHCA_CQE_F_XRC: the XRC SRQ whose WQE
-					 * completed (qpn: the XRC target QP) */
-	uint8_t		rsvd[11];
+					 * completed (qpn: the XRC target QP);
+					 * TM list operations: the TM SRQ */
+	vhca_le32	tm_tag_lo;	/* VHCA_CQE_TM_RECV with TM_F_MATCH: the */
+	vhca_le32	tm_tag_hi;	/*  tag of the message's header */
+	vhca_le16	tm_handle;	/* TM CQEs: the tag entry (vhca_tm_op.handle) */
+	uint8_t		tm_flags;	/* TM CQEs: VHCA_CQE_TM_F_* (vhca_hw_tm.h) */
 	uint8_t		owner;		/* same rule as vhca_eqe.owner */
 };
 VHCA_SIZE_CHECK(struct vhca_cqe, 64);
@@ -712,5 +725,8 @@ enum vhca_srq_event {
 
 /* On-demand paging: absent pages, page faults, ODP_MAP/INVALIDATE/RESUME. */
 #include "vhca_hw_odp.h"
+
+/* Tag matching SRQs: the tag list, its operations, TM completions. */
+#include "vhca_hw_tm.h"
 
 #endif /* VHCA_HW_VERBS_H */

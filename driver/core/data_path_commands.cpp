@@ -76,6 +76,14 @@ Result<uint32_t> DeviceCommands::CreateSrq(const vhca_cmd_create_srq& in) {
   return response.value().result[0];
 }
 
+Result<uint32_t> DeviceCommands::CreateSrq(const vhca_cmd_create_tm_srq& in) {
+  CommandRequest request = MakeRequest(VHCA_CMD_CREATE_SRQ);
+  SetInput(&request, in);
+  auto response = Run(request);
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
 Status DeviceCommands::ModifySrq(uint32_t srqn, uint32_t limit) {
   vhca_cmd_srq_limit_in in{};
   in.srqn = ToLe32(srqn);

@@ -52,6 +52,7 @@ class DeviceCommands {
   Status DestroyQp(uint32_t qpn);
   // Returns the srqn.
   Result<uint32_t> CreateSrq(const vhca_cmd_create_srq& in);
+  Result<uint32_t> CreateSrq(const vhca_cmd_create_tm_srq& in);
   Status ModifySrq(uint32_t srqn, uint32_t limit);
   // Returns the SRQ limit.
   Result<uint32_t> QuerySrq(uint32_t srqn);

@@ -390,6 +390,30 @@ unsigned int vhca_core_qp_max_inline(const vhca_core_qp* qp) {
   return AsQp(qp)->send_layout().max_inline;
 }
 
+namespace {
+
+int CreateUserSrq(vhca_core_device* dev, unsigned int pdn,
+                  unsigned int max_wr, unsigned int max_sge,
+                  unsigned int limit, vhca_core_ubuf* buf,
+                  unsigned int log_size, unsigned int wqe_shift,
+                  unsigned int dbrec_offset, unsigned int db_page,
+                  void* srq_context, const vhca_core_srq_xrc* xrc,
+                  vhca::SharedReceiveQueue::TagMatching* tm,
+                  vhca_core_srq** out, unsigned int* srqn,
+                  unsigned int* actual_wr, unsigned int* actual_sge) {
+  auto srq = vhca::SharedReceiveQueue::CreateUser(
+      *AsDevice(dev), pdn, max_wr, max_sge, limit, TakeUbuf(buf), log_size,
+      wqe_shift, dbrec_offset, db_page, srq_context, xrc, tm);
+  if (srq.ok()) {
+    *srqn = srq.value()->srqn();
+    *actual_wr = srq.value()->max_wr();
+    *actual_sge = srq.value()->max_sge();
+  }
+  return Publish(srq, out);
+}
+
+}  // namespace
+
 int vhca_core_create_user_srq(vhca_core_device* dev, unsigned int pdn,
                               unsigned int max_wr, unsigned int max_sge,
                               unsigned int limit, vhca_core_ubuf* buf,
@@ -398,15 +422,31 @@ int vhca_core_create_user_srq(vhca_core_device* dev, unsigned int pdn,
                               void* srq_context, const vhca_core_srq_xrc* xrc,
                               vhca_core_srq** out, unsigned int* srqn,
                               unsigned int* actual_wr, unsigned int* actual_sge) {
-  auto srq = vhca::SharedReceiveQueue::CreateUser(
-      *AsDevice(dev), pdn, max_wr, max_sge, limit, TakeUbuf(buf), log_size,
-      wqe_shift, dbrec_offset, db_page, srq_context, xrc);
-  if (srq.ok()) {
-    *srqn = srq.value()->srqn();
-    *actual_wr = srq.value()->max_wr();
-    *actual_sge = srq.value()->max_sge();
+  return CreateUserSrq(dev, pdn, max_wr, max_sge, limit, buf, log_size,
+                       wqe_shift, dbrec_offset, db_page, srq_context, xrc,
+                       nullptr, out, srqn, actual_wr, actual_sge);
+}
+
+int vhca_core_create_user_tm_srq(vhca_core_device* dev, unsigned int pdn,
+                                 unsigned int max_wr, unsigned int max_sge,
+                                 unsigned int limit, vhca_core_ubuf* buf,
+                                 unsigned int log_size, unsigned int wqe_shift,
+                                 unsigned int dbrec_offset,
+                                 unsigned int db_page, void* srq_context,
+                                 const vhca_core_srq_tm* tm,
+                                 vhca_core_srq** out, unsigned int* srqn,
+                                 unsigned int* actual_wr,
+                                 unsigned int* actual_sge) {
+  vhca::SharedReceiveQueue::TagMatching spec{
+      tm->cq ? AsCq(tm->cq)->cqn() : 0u, tm->max_num_tags, TakeUbuf(tm->ops),
+      tm->ops_log_size};
+  if (!tm->cq) {
+    TakeUbuf(buf).Reset();
+    return -VHCA_EINVAL;
   }
-  return Publish(srq, out);
+  return CreateUserSrq(dev, pdn, max_wr, max_sge, limit, buf, log_size,
+                       wqe_shift, dbrec_offset, db_page, srq_context, nullptr,
+                       &spec, out, srqn, actual_wr, actual_sge);
 }
 
 void vhca_core_make_av(const vhca_core_ah_attr* ah, vhca_av* av) {

@@ -22,10 +22,16 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
     Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
     uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
     uint32_t wqe_shift, uint32_t dbrec_offset, uint32_t db_page,
-    void* context, const vhca_core_srq_xrc* xrc) {
-  if (!buffer || db_page == 0 || (xrc && (!xrc->cq || xrc->xrcdn == 0)))
+    void* context, const vhca_core_srq_xrc* xrc, TagMatching* tm) {
+  if (!buffer || db_page == 0 || (xrc && (!xrc->cq || xrc->xrcdn == 0)) ||
+      (tm && (!tm->ops || tm->max_num_tags == 0 ||
+              tm->max_num_tags > VHCA_TM_MAX_TAGS ||
+              tm->ops_log_size > VHCA_TM_MAX_LOG_OPS)))
     return Error{-VHCA_EINVAL};
   if (xrc && !(FromLe32(device.attr().dev_caps) & VHCA_DEV_CAP_XRC))
+    return Error{-VHCA_EOPNOTSUPP};
+  if (tm &&
+      !(FromLe32(device.attr().dev_caps) & VHCA_DEV_CAP_TAG_MATCHING))
     return Error{-VHCA_EOPNOTSUPP};
   // The provider posts through the record only.
   if (!device.reads_recv_dbrec()) return Error{-VHCA_EOPNOTSUPP};
@@ -36,6 +42,7 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
     srq->xrcdn_ = xrc->xrcdn;
     srq->xrc_cqn_ = reinterpret_cast<CompletionQueue*>(xrc->cq)->cqn();
   }
+  if (tm) srq->tm_ = Move(*tm);
   const Status status = srq->Init(pdn, max_wr, max_sge, limit, log_size,
                                  wqe_shift, dbrec_offset, db_page);
   if (!status.ok()) return device.FailCreate(srq, status.error());
@@ -98,7 +105,28 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
     in.xrcdn = ToLe32(xrcdn_);
     in.cqn = ToLe32(xrc_cqn_);
   }
-  auto srqn = device_.commands().CreateSrq(in);
+  return CreateOnDevice(in);
+}
+
+// A TM SRQ: the provider posts the list operations (vhca_hw_tm.h).
+Result<uint32_t> SharedReceiveQueue::CreateTmOnDevice(
+    const vhca_cmd_create_srq& in) {
+  vhca_cmd_create_tm_srq tm_in{};
+  const uint64_t ops_bytes = uint64_t{1}
+                             << (tm_.ops_log_size + VHCA_TM_OP_SHIFT);
+  auto ops = tm_.ops->RingDescriptor(ops_bytes);
+  VHCA_TRY(ops);
+  tm_in.srq = in;
+  tm_in.srq.flags = VHCA_SRQ_F_TM;
+  tm_in.srq.cqn = ToLe32(tm_.cqn);
+  tm_in.tm.ops_buf = ops.value();
+  tm_in.tm.max_num_tags = ToLe32(tm_.max_num_tags);
+  tm_in.tm.ops_log_size = static_cast<uint8_t>(tm_.ops_log_size);
+  return device_.commands().CreateSrq(tm_in);
+}
+
+Status SharedReceiveQueue::CreateOnDevice(const vhca_cmd_create_srq& in) {
+  auto srqn = tm_.ops ? CreateTmOnDevice(in) : device_.commands().CreateSrq(in);
   VHCA_TRY(srqn);
   srqn_ = srqn.value();
   live_ = true;

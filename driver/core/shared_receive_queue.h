@@ -39,11 +39,19 @@ class SharedReceiveQueue : public DeviceResource {
   // refuses.
   // With xrc->cq: an XRC SRQ (IBA A14.2.3) of domain xrc->xrcdn, whose
   // completions all go to that CQ; no QP is created with it.
+  // With tm: a tag matching SRQ (uapi/vhca_hw_tm.h).
+  struct TagMatching {
+    uint32_t cqn;             // the list operations' completions
+    uint32_t max_num_tags;
+    OwnedPtr<UserBuffer> ops; // the ring of list operations
+    uint32_t ops_log_size;
+  };
   static Result<OwnedPtr<SharedReceiveQueue>> CreateUser(
       Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
       uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
       uint32_t wqe_shift, uint32_t dbrec_offset, uint32_t db_page,
-      void* context, const vhca_core_srq_xrc* xrc = nullptr);
+      void* context, const vhca_core_srq_xrc* xrc = nullptr,
+      TagMatching* tm = nullptr);
 
   uint32_t srqn() const { return srqn_; }
   void* context() const { return context_; }
@@ -85,6 +93,9 @@ class SharedReceiveQueue : public DeviceResource {
   OwnedPtr<UserBuffer> user_buffer_;  // user SRQs: the ring instead of rq_
   uint32_t xrcdn_ = 0;      // XRC SRQs: the domain (0: a basic SRQ)
   uint32_t xrc_cqn_ = 0;    // XRC SRQs: the CQ
+  TagMatching tm_{};        // TM SRQs: tm_.ops set
+  Status CreateOnDevice(const vhca_cmd_create_srq& in);
+  Result<uint32_t> CreateTmOnDevice(const vhca_cmd_create_srq& in);
 };
 
 }  // namespace vhca

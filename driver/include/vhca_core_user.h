@@ -122,6 +122,24 @@ int vhca_core_create_user_srq(struct vhca_core_device *dev, unsigned int pdn,
 			      const struct vhca_core_srq_xrc *xrc,
 			      struct vhca_core_srq **out, unsigned int *srqn,
 			      unsigned int *actual_wr, unsigned int *actual_sge);
+/* A tag matching SRQ (IB_SRQT_TM, uapi/vhca_hw_tm.h): its CQ takes the
+ * list operations' completions, ops the ring of 2^ops_log_size of them
+ * (owned by the SRQ from the call on, as buf). */
+struct vhca_core_srq_tm {
+	struct vhca_core_cq *cq;
+	unsigned int max_num_tags;
+	struct vhca_core_ubuf *ops;
+	unsigned int ops_log_size;
+};
+int vhca_core_create_user_tm_srq(struct vhca_core_device *dev, unsigned int pdn,
+				 unsigned int max_wr, unsigned int max_sge,
+				 unsigned int limit, struct vhca_core_ubuf *buf,
+				 unsigned int log_size, unsigned int wqe_shift,
+				 unsigned int dbrec_offset, unsigned int db_page,
+				 void *srq_context,
+				 const struct vhca_core_srq_tm *tm,
+				 struct vhca_core_srq **out, unsigned int *srqn,
+				 unsigned int *actual_wr, unsigned int *actual_sge);
 
 /* ---- address vectors: UD WQEs carry them, user AHs hand them out ---- */
 struct vhca_av;

@@ -62,6 +62,14 @@ static int vhca_ib_query_device(struct ib_device *ibdev,
 		props->hca_core_clock = le32_to_cpu(attr->hca_core_clock_khz);
 		props->timestamp_mask = U64_MAX;
 	}
+	/* tag matching SRQs (uapi/vhca_hw_tm.h); userspace only */
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_TAG_MATCHING) {
+		props->tm_caps.max_rndv_hdr_size = VHCA_TM_MAX_RNDV_HDR;
+		props->tm_caps.max_num_tags = VHCA_TM_MAX_TAGS;
+		props->tm_caps.flags = IB_TM_CAP_RNDV_RC;
+		props->tm_caps.max_ops = 1u << VHCA_TM_MAX_LOG_OPS;
+		props->tm_caps.max_sge = VHCA_TM_MAX_SGE;
+	}
 	props->max_pkeys = VHCA_PKEY_TABLE_LEN;
 	vhca_verbs_query_device(to_kdev(ibdev), props);
 	return 0;

@@ -155,43 +155,96 @@ release:
 	return err;
 }
 
-int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
-			   struct ib_udata *udata)
+/* IB_SRQT_TM: the ring of list operations, a second buffer. */
+static int vhca_uverbs_srq_tm(struct vhca_srq *srq,
+			      const struct ib_srq_init_attr *init,
+			      const struct vhca_create_srq_req *req,
+			      struct vhca_core_srq_tm *tm)
+{
+	if (!(req->comp_mask & VHCA_CREATE_SRQ_REQ_TM))
+		return -EINVAL;
+	tm->cq = to_vcq(init->ext.cq)->core;
+	tm->max_num_tags = init->ext.tag_matching.max_num_tags;
+	tm->ops_log_size = req->tm_ops_log_size;
+	return vhca_uring_pin(srq->ibsrq.device, req->tm_ops_addr,
+			      req->tm_ops_len, &srq->tm_uring, &tm->ops);
+}
+
+static int vhca_uverbs_srq_core(struct vhca_srq *srq,
+				struct ib_srq_init_attr *init,
+				struct ib_udata *udata,
+				const struct vhca_create_srq_req *req,
+				struct vhca_core_ubuf *buf,
+				const struct vhca_core_srq_tm *tm,
+				unsigned int *srqn)
 {
 	struct ib_srq *ibsrq = &srq->ibsrq;
 	struct vhca_kapi_device *kdev = to_kdev(ibsrq->device);
-	struct vhca_create_srq_resp resp = {};
+	unsigned int db_page = vhca_udata_context(udata)->db_page;
+	unsigned int pdn = to_vpd(ibsrq->pd)->pdn;
 	struct vhca_core_srq_xrc xrc = {};
-	struct vhca_create_srq_req req;
-	struct vhca_core_ubuf *buf;
-	unsigned int srqn, wr, sge;
+	unsigned int wr, sge;
 	int err;
 
-	err = vhca_udata_request(udata, &req, sizeof(req));
-	if (err)
-		return err;
-	if (init->srq_type == IB_SRQT_XRC) {
-		xrc.xrcdn = to_vxrcd(init->ext.xrc.xrcd)->xrcdn;
-		xrc.cq = to_vcq(init->ext.cq)->core;
+	if (init->srq_type == IB_SRQT_TM) {
+		err = vhca_core_create_user_tm_srq(kdev->core, pdn,
+				init->attr.max_wr, init->attr.max_sge,
+				init->attr.srq_limit, buf, req->log_size,
+				req->wqe_shift, req->dbrec_offset, db_page, ibsrq,
+				tm, &srq->core, srqn, &wr, &sge);
+	} else {
+		if (init->srq_type == IB_SRQT_XRC) {
+			xrc.xrcdn = to_vxrcd(init->ext.xrc.xrcd)->xrcdn;
+			xrc.cq = to_vcq(init->ext.cq)->core;
+		}
+		err = vhca_core_create_user_srq(kdev->core, pdn,
+				init->attr.max_wr, init->attr.max_sge,
+				init->attr.srq_limit, buf, req->log_size,
+				req->wqe_shift, req->dbrec_offset, db_page, ibsrq,
+				init->srq_type == IB_SRQT_XRC ? &xrc : NULL,
+				&srq->core, srqn, &wr, &sge);
 	}
-	err = vhca_uring_pin(ibsrq->device, req.buf_addr, req.buf_len,
-			     &srq->uring, &buf);
 	if (err)
 		return err;
-	err = vhca_core_create_user_srq(kdev->core, to_vpd(ibsrq->pd)->pdn,
-					init->attr.max_wr, init->attr.max_sge,
-					init->attr.srq_limit, buf, req.log_size,
-					req.wqe_shift, req.dbrec_offset,
-					vhca_udata_context(udata)->db_page,
-					ibsrq,
-					init->srq_type == IB_SRQT_XRC ? &xrc : NULL,
-					&srq->core, &srqn, &wr, &sge);
-	if (err)
-		goto release;
 	srq->max_wr = wr;
 	srq->max_sge = sge;
 	init->attr.max_wr = wr;
 	init->attr.max_sge = sge;
+	return 0;
+}
+
+int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct ib_srq *ibsrq = &srq->ibsrq;
+	struct vhca_create_srq_resp resp = {};
+	struct vhca_core_srq_tm tm = {};
+	struct vhca_create_srq_req req;
+	struct vhca_core_ubuf *buf;
+	unsigned int srqn;
+	int err;
+
+	err = vhca_udata_request_ext(udata, &req, sizeof(req),
+				     VHCA_CREATE_SRQ_REQ_V1_LEN,
+				     VHCA_CREATE_SRQ_REQ_TM);
+	if (err)
+		return err;
+	if (init->srq_type == IB_SRQT_TM) {
+		err = vhca_uverbs_srq_tm(srq, init, &req, &tm);
+		if (err)
+			return err;
+	}
+	err = vhca_uring_pin(ibsrq->device, req.buf_addr, req.buf_len,
+			     &srq->uring, &buf);
+	if (err) {
+		if (tm.ops)
+			vhca_core_ubuf_destroy(tm.ops);
+		goto release;
+	}
+	/* takes buf and tm.ops */
+	err = vhca_uverbs_srq_core(srq, init, udata, &req, buf, &tm, &srqn);
+	if (err)
+		goto release;
 	/* ib_uverbs answers ibv_create_srq_ex with it (ibv_get_srq_num) */
 	if (init->srq_type == IB_SRQT_XRC)
 		ibsrq->ext.xrc.srq_num = srqn;
@@ -206,6 +259,7 @@ destroy:
 		return err;
 release:
 	vhca_uring_release(&srq->uring);
+	vhca_uring_release(&srq->tm_uring);
 	return err;
 }
 

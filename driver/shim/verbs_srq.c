@@ -13,10 +13,10 @@ int vhca_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	unsigned int wr, sge;
 	int err;
 
-	/* XRC SRQs (IBA A14.2.3) for user processes; ib_core's kernel XRC
-	 * API has no users and the core polls no XRC completions. */
-	if (init->srq_type != IB_SRQT_BASIC &&
-	    (init->srq_type != IB_SRQT_XRC || !udata))
+	/* XRC SRQs (IBA A14.2.3) and tag matching SRQs for user processes;
+	 * ib_core's kernel XRC API has no users and the core polls no XRC
+	 * completions, and tag matching has no kernel verbs. */
+	if (init->srq_type != IB_SRQT_BASIC && !udata)
 		return -EOPNOTSUPP;
 	if (udata)
 		return vhca_uverbs_create_srq(srq, init, udata);
@@ -64,8 +64,10 @@ int vhca_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	int err;
 
 	err = vhca_core_destroy_srq(srq->core);
-	if (!err)
+	if (!err) {
 		vhca_uring_release(&srq->uring);	/* user SRQs */
+		vhca_uring_release(&srq->tm_uring);
+	}
 	return err;
 }
 

@@ -107,6 +107,7 @@ struct vhca_srq {
 	unsigned int max_wr;		/* granted */
 	unsigned int max_sge;
 	struct vhca_uring uring;	/* user SRQs */
+	struct vhca_uring tm_uring;	/* IB_SRQT_TM: the list operations */
 };
 
 struct vhca_mr {
