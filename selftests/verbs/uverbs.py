@@ -350,7 +350,6 @@ SKIPS = [
     # matched against the whole line: the test's name or description, then
     # the message (these messages alone would hide any _ex regression)
     (r"Tag Matching.*Extended CQ is not supported", "Tag matching"),
-    (r"ODP implicit is not supported", "Implicit on-demand paging"),
     (r"Allocating dmabuf is not supported", "dma-buf MRs"),
     (r"Ethernet link layer|skip RoCE test", "RoCE and raw Ethernet QPs"),
     # vendor tests and the test environment
