@@ -362,8 +362,12 @@ int vhca_odp_dereg_mr(struct vhca_mr *mr)
  * What query_device reports: every access that waits for the driver
  * (vhca_hw_odp.h): a requester's SGEs on any QP type, an RC or XRC
  * responder's target or receive buffer (RNR NAK, the request is sent
- * again), SRQ receives included.  Not UC or UD receives: their responder
- * drops a message whose buffer faults, and nothing sends it again.
+ * again), SRQ receives included.  UD receives (RQ and SRQ): the datagram
+ * whose buffer faults is dropped while the driver maps the page, which
+ * UD allows (IBA 9.8.1: no delivery guarantee); mlx5 reports UD SEND and
+ * SRQ_RECV with the same behaviour (mlx5_ib_internal_fill_odp_caps).
+ * Not UC: a UC message whose buffer faults would be lost with no error
+ * anywhere, on every first touch of a page, and mlx5 reports no UC caps.
  */
 void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 			   struct ib_device_attr *props)
@@ -380,7 +384,8 @@ void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_ODP_IMPLICIT)
 		props->odp_caps.general_caps |= IB_ODP_SUPPORT_IMPLICIT;
 	props->odp_caps.per_transport_caps.rc_odp_caps = connected;
-	props->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
+	props->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |
+		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_SRQ_RECV;
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_XRC)
 		props->odp_caps.per_transport_caps.xrc_odp_caps = connected;
 }

@@ -448,6 +448,60 @@ static void test_odp_resume_error(void)
     dp_stop(dp);
 }
 
+/*
+ * UD receive into an ODP page (vhca_hw_odp.h; mlx5 advertises UD SRQ
+ * receives and drops such a datagram too): the datagram that finds the
+ * page absent is dropped with a fault event and the receive WQE stays;
+ * after ODP_MAP and ODP_RESUME the next datagram lands in it.  A fault the
+ * driver cannot resolve (ODP_RESUME_F_ERROR) fails the WQE: LOC_PROT_ERR.
+ */
+static void test_odp_ud_recv(void)
+{
+    Dp *dp = dp_start();
+    struct vhca_cqe cqe;
+    DpPair p;
+    DpMem m;
+    Odp o;
+
+    dp_pair(dp, &p, VHCA_QPT_UD, DP_ALL_ACCESS, 7);
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    odp_create(dp, &o, DP_ALL_ACCESS);
+    dp_fill(dp, m.a, 4096, 0x5a);
+    dp_post_recv(dp, &p.b, 0xb1, ODP_IOVA, 40 + 256, o.key, 0, 0);
+    dp_ud_send(dp, &p.a, 1, dp->lid[2], p.b.h, DP_QKEY, false, m.a, 256,
+               m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    expect_fault(dp, VHCA_PF_RESPONDER, p.b.h, o.key, ODP_IOVA, 40 + 256,
+                 VHCA_PF_F_WRITE);
+    dp_expect_no_cqe(dp, &p.bcq);
+
+    g_assert_cmpuint(odp_map(dp, &o, 0, 1), ==, VHCA_CMD_OK);
+    resume(dp, p.b.h);
+    dp_ud_send(dp, &p.a, 2, dp->lid[2], p.b.h, DP_QKEY, false, m.a, 256,
+               m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0xb1);
+    dp_assert_same(dp, o.pages[0] + 40, m.a, 256);
+    expect_no_fault(dp);
+
+    /* Page 1 faults; the driver cannot map it. */
+    dp_post_recv(dp, &p.b, 0xb2, ODP_IOVA + 4096, 40 + 256, o.key, 0, 0);
+    dp_ud_send(dp, &p.a, 3, dp->lid[2], p.b.h, DP_QKEY, false, m.a, 256,
+               m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    expect_fault(dp, VHCA_PF_RESPONDER, p.b.h, o.key, ODP_IOVA + 4096,
+                 40 + 256, VHCA_PF_F_WRITE);
+    g_assert_cmpuint(resume_flags(dp, p.b.h, VHCA_ODP_RESUME_F_ERROR), ==,
+                     VHCA_CMD_OK);
+    dp_ud_send(dp, &p.a, 4, dp->lid[2], p.b.h, DP_QKEY, false, m.a, 256,
+               m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_LOC_PROT_ERR);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0xb2);
+    dp_stop(dp);
+}
+
 /* ---- implicit ODP (VHCA_MR_F_ODP_IMPLICIT) ---- */
 
 /* Page index 0x7f0000001: above 32 bits, first_page_hi 7. */
@@ -695,6 +749,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/odp/invalidate", test_odp_invalidate);
     qtest_add_func("/vhca/odp/stopped-flush", test_odp_stopped_flush);
     qtest_add_func("/vhca/odp/resume-error", test_odp_resume_error);
+    qtest_add_func("/vhca/odp/ud-recv", test_odp_ud_recv);
     qtest_add_func("/vhca/odp/implicit-commands", test_implicit_commands);
     qtest_add_func("/vhca/odp/implicit-faults", test_implicit_faults);
     qtest_add_func("/vhca/odp/implicit-budget", test_implicit_budget);
