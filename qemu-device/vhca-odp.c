@@ -4,7 +4,9 @@
  * ODP_MAP, ODP_INVALIDATE and ODP_RESUME commands.
  *
  * An ODP region's translation is a VhcaBuf whose entries are page
- * addresses or 0 (absent: vhca_buf_load never accepts page 0).  The
+ * addresses or 0 (absent: vhca_buf_load never accepts page 0); an
+ * implicit region's (VHCA_MR_F_ODP_IMPLICIT) is the sparse table of
+ * vhca-odp-table.c, entry i the page at address i << page_shift.  The
  * protection check of every access (vhca_mr_translate) ends here: when a
  * page of the access is absent it returns VHCA_VERR_ODP_FAULT and keeps
  * the fault in VhcaState.odp_fault; the requester (vhca-transport.c) or

@@ -96,7 +96,9 @@ VHCA_SIZE_CHECK(struct vhca_cmd_odp_range_in, 32);
  * the next fault of the QP is an error instead of an event: a stopped
  * requester's WQE completes with LOC_PROT_ERR (vendor error DMA_FAULT),
  * an RC responder answers the retried request with a remote access NAK
- * (QP to ERR, IB_EVENT_QP_ACCESS_ERR), as for any access error.
+ * (QP to ERR, IB_EVENT_QP_ACCESS_ERR), as for any access error, and a UD
+ * responder completes the receive WQE of the next datagram with
+ * LOC_PROT_ERR.
  */
 #define VHCA_ODP_RESUME_F_ERROR		(1u << 0)
 

@@ -307,23 +307,35 @@ struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mutex_lock(&umem->umem_mutex);
 	umem->private = mr;
 	mutex_unlock(&umem->umem_mutex);
-	err = xa_err(xa_store(&kdev->odp_mrs, vhca_core_mr_key(mr->core) >> 8,
-			      mr, GFP_KERNEL));
-	if (err)
-		goto destroy;
-	mr->access = access;
-	mr->ibmr.lkey = vhca_core_mr_key(mr->core);
-	mr->ibmr.rkey = mr->ibmr.lkey;
-	return &mr->ibmr;
+	return vhca_odp_publish(kdev, mr, access);
 
-destroy:
-	vhca_odp_dereg_mr(mr);
-	return ERR_PTR(err);
 release:
 	ib_umem_odp_release(umem);
 free:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/*
+ * A region just created on the device goes in kdev->odp_mrs (faults and
+ * prefetches find it there) and gets its keys; if it cannot, it is
+ * destroyed again, umems and all.
+ */
+struct ib_mr *vhca_odp_publish(struct vhca_kapi_device *kdev,
+			       struct vhca_mr *mr, int access)
+{
+	int err = xa_err(xa_store(&kdev->odp_mrs,
+				  vhca_core_mr_key(mr->core) >> 8, mr,
+				  GFP_KERNEL));
+
+	if (err) {
+		vhca_odp_dereg_mr(mr);
+		return ERR_PTR(err);
+	}
+	mr->access = access;
+	mr->ibmr.lkey = vhca_core_mr_key(mr->core);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return &mr->ibmr;
 }
 
 /* dereg_mr of an ODP region: no fault work, then no page on the device

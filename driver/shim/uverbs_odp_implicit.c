@@ -60,18 +60,8 @@ struct ib_mr *vhca_odp_reg_implicit(struct ib_pd *ibpd, int access)
 					       &mr->core);
 	if (err)
 		goto release;
-	err = xa_err(xa_store(&kdev->odp_mrs, vhca_core_mr_key(mr->core) >> 8,
-			      mr, GFP_KERNEL));
-	if (err)
-		goto destroy;
-	mr->access = access;
-	mr->ibmr.lkey = vhca_core_mr_key(mr->core);
-	mr->ibmr.rkey = mr->ibmr.lkey;
-	return &mr->ibmr;
+	return vhca_odp_publish(kdev, mr, access);
 
-destroy:
-	vhca_odp_dereg_mr(mr);
-	return ERR_PTR(err);
 release:
 	ib_umem_odp_release(root);
 free:

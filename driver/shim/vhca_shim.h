@@ -245,6 +245,8 @@ int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len, bool fault);
 int vhca_odp_resolve_umem(struct vhca_mr *mr, struct ib_umem_odp *umem,
 			  u64 va, u64 len, bool fault);
 void vhca_odp_detach_umem(struct ib_umem_odp *umem, struct vhca_mr *mr);
+struct ib_mr *vhca_odp_publish(struct vhca_kapi_device *kdev,
+			       struct vhca_mr *mr, int access);
 extern const struct mmu_interval_notifier_ops vhca_odp_mn_ops;
 /* uverbs_odp_implicit.c */
 struct ib_mr *vhca_odp_reg_implicit(struct ib_pd *ibpd, int access);

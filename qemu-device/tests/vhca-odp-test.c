@@ -156,20 +156,13 @@ static void odp_setup(Dp *dp, DpPair *p, DpMem *m, Odp *o, uint32_t access)
 static void test_odp_commands(void)
 {
     Dp *dp = dp_start();
-    struct vhca_device_attr attr;
     struct vhca_cmd_create_mr in;
-    struct vhca_cmd cmd;
     uint32_t phys, key;
     uint64_t bad[1];
     DpPair p;
     Odp o;
 
-    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_DEVICE);
-    cmd_out(dp->v, &cmd, sizeof(attr));
-    g_assert_cmpuint(dp_exec(dp, &cmd, NULL), ==, VHCA_CMD_OK);
-    qtest_memread(dp->v->qts, dp->v->buf, &attr, sizeof(attr));
-    g_assert_cmphex(le32_to_cpu(attr.dev_caps) & VHCA_DEV_CAP_ODP, ==,
-                    VHCA_DEV_CAP_ODP);
+    g_assert_cmphex(dp_dev_caps(dp) & VHCA_DEV_CAP_ODP, ==, VHCA_DEV_CAP_ODP);
 
     /* CREATE_MR refusals of the ODP flag. */
     odp_desc(&in, dp->pd, VHCA_ACCESS_LOCAL_WRITE, ODP_PAGES);
@@ -543,19 +536,13 @@ static uint8_t implicit_inval(Dp *dp, uint32_t key, uint64_t first,
 static void test_implicit_commands(void)
 {
     Dp *dp = dp_start();
-    struct vhca_device_attr attr;
     struct vhca_cmd_create_mr in;
-    struct vhca_cmd cmd;
     uint64_t page = dp_alloc(dp, 4096);
     uint32_t key;
     Odp o;
 
-    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_DEVICE);
-    cmd_out(dp->v, &cmd, sizeof(attr));
-    g_assert_cmpuint(dp_exec(dp, &cmd, NULL), ==, VHCA_CMD_OK);
-    qtest_memread(dp->v->qts, dp->v->buf, &attr, sizeof(attr));
-    g_assert_cmphex(le32_to_cpu(attr.dev_caps) & VHCA_DEV_CAP_ODP_IMPLICIT,
-                    ==, VHCA_DEV_CAP_ODP_IMPLICIT);
+    g_assert_cmphex(dp_dev_caps(dp) & VHCA_DEV_CAP_ODP_IMPLICIT, ==,
+                    VHCA_DEV_CAP_ODP_IMPLICIT);
 
     implicit_desc(&in, dp->pd, VHCA_ACCESS_LOCAL_WRITE);
     in.flags = VHCA_MR_F_ODP_IMPLICIT;          /* without VHCA_MR_F_ODP */
