@@ -42,6 +42,7 @@ static void vhca_mr_free_pages(VhcaState *s, VhcaMr *mr)
         s->mr_list_entries -= mr->pages.npages;
     }
     vhca_buf_free(&mr->pages);
+    vhca_odp_free(s, mr);
 }
 
 void vhca_mr_reset(VhcaState *s)
@@ -151,14 +152,18 @@ static uint8_t vhca_mr_load(VhcaState *s, uint64_t in_addr, VhcaMr *mr_out)
     mr.first_byte_offset = le32_to_cpu(in.first_byte_offset);
     mr.physical = in.flags & VHCA_MR_F_PHYSICAL;
     mr.variant = in.key_variant;
-    if ((in.flags & ~(VHCA_MR_F_PHYSICAL | VHCA_MR_F_ODP)) ||
-        (in.flags & VHCA_MR_F_PHYSICAL && in.flags & VHCA_MR_F_ODP)) {
+    if ((in.flags & ~(VHCA_MR_F_PHYSICAL | VHCA_MR_F_ODP |
+                      VHCA_MR_F_ODP_IMPLICIT)) ||
+        (in.flags & VHCA_MR_F_PHYSICAL && in.flags & VHCA_MR_F_ODP) ||
+        (in.flags & VHCA_MR_F_ODP_IMPLICIT && !(in.flags & VHCA_MR_F_ODP))) {
         return vhca_mr_reject("unknown flags", in.flags);
     }
     if (!vhca_access_flags_valid(mr.access)) {
         return vhca_mr_reject("invalid access flags", mr.access);
     }
-    if (mr.length > VHCA_MAX_MR_SIZE || mr.iova + mr.length < mr.iova) {
+    /* An implicit ODP region is the whole address space (vhca-odp.c). */
+    if (!(in.flags & VHCA_MR_F_ODP_IMPLICIT) &&
+        (mr.length > VHCA_MAX_MR_SIZE || mr.iova + mr.length < mr.iova)) {
         return vhca_mr_reject("length too big or region wraps",
                               (uint32_t)mr.length);
     }
@@ -172,7 +177,7 @@ static uint8_t vhca_mr_load(VhcaState *s, uint64_t in_addr, VhcaMr *mr_out)
             return VHCA_CMD_BAD_ADDR;
         }
     } else if (in.flags & VHCA_MR_F_ODP) {
-        status = vhca_odp_load(s, &mr, &in.pages);
+        status = vhca_odp_load(s, &mr, in.flags, &in.pages);
         if (status != VHCA_CMD_OK) {
             return status;
         }
@@ -396,7 +401,9 @@ uint64_t vhca_mr_piece(const VhcaMr *mr, uint64_t addr, uint64_t len,
     offset = addr - mr->iova + mr->first_byte_offset;
     page_size = 1ull << mr->pages.page_shift;
     within = offset & (page_size - 1);
-    piece->addr = vhca_buf_addr(&mr->pages, offset);
+    piece->addr = mr->odp_implicit ?
+                  vhca_odp_page(mr, offset >> mr->pages.page_shift) + within :
+                  vhca_buf_addr(&mr->pages, offset);
     piece->len = MIN(len, page_size - within);
     return piece->len;
 }

@@ -4,7 +4,9 @@
  * ODP_MAP, ODP_INVALIDATE and ODP_RESUME commands.
  *
  * An ODP region's translation is a VhcaBuf whose entries are page
- * addresses or 0 (absent: vhca_buf_load never accepts page 0).  The
+ * addresses or 0 (absent: vhca_buf_load never accepts page 0); an
+ * implicit region's (VHCA_MR_F_ODP_IMPLICIT) is the sparse table of
+ * vhca-odp-table.c, entry i the page at address i << page_shift.  The
  * protection check of every access (vhca_mr_translate) ends here: when a
  * page of the access is absent it returns VHCA_VERR_ODP_FAULT and keeps
  * the fault in VhcaState.odp_fault; the requester (vhca-transport.c) or
@@ -32,11 +34,36 @@ static uint8_t vhca_odp_reject(const char *why, uint32_t val)
 }
 
 /*
+ * CREATE_MR/REREG_MR with VHCA_MR_F_ODP_IMPLICIT: the whole 64-bit
+ * address space, an empty sparse table (vhca-odp-table.c); its leaves
+ * are counted in the page list budget as ODP_MAP creates them.
+ */
+static uint8_t vhca_odp_load_implicit(VhcaMr *mr,
+                                      const struct vhca_buf_desc *desc)
+{
+    if (mr->iova != 0 || mr->length != UINT64_MAX ||
+        mr->first_byte_offset != 0) {
+        return vhca_odp_reject("implicit: iova 0, length UINT64_MAX, offset 0",
+                               (uint32_t)mr->iova);
+    }
+    if (le32_to_cpu(desc->npages) != 0) {
+        return vhca_odp_reject("implicit: pages.npages must be 0",
+                               le32_to_cpu(desc->npages));
+    }
+    mr->odp = true;
+    mr->odp_implicit = true;
+    mr->pages.page_shift = desc->page_shift;
+    mr->odp_table = vhca_odp_table_new();
+    return VHCA_CMD_OK;
+}
+
+/*
  * CREATE_MR/REREG_MR with VHCA_MR_F_ODP: a translation of desc->npages
  * absent pages of 2^page_shift bytes; counted in the page list budget
- * like any other region's list.
+ * like any other region's list.  With VHCA_MR_F_ODP_IMPLICIT, the sparse
+ * translation of the whole address space.
  */
-uint8_t vhca_odp_load(VhcaState *s, VhcaMr *mr,
+uint8_t vhca_odp_load(VhcaState *s, VhcaMr *mr, uint8_t flags,
                       const struct vhca_buf_desc *desc)
 {
     uint32_t npages = le32_to_cpu(desc->npages);
@@ -49,6 +76,9 @@ uint8_t vhca_odp_load(VhcaState *s, VhcaMr *mr,
     }
     if (shift < VHCA_MIN_PAGE_SHIFT || shift > VHCA_MAX_PAGE_SHIFT) {
         return vhca_odp_reject("page_shift out of range", shift);
+    }
+    if (flags & VHCA_MR_F_ODP_IMPLICIT) {
+        return vhca_odp_load_implicit(mr, desc);
     }
     if (mr->first_byte_offset >= (1ull << shift)) {
         return vhca_odp_reject("first_byte_offset not inside the first page",
@@ -70,6 +100,22 @@ uint8_t vhca_odp_load(VhcaState *s, VhcaMr *mr,
     return VHCA_CMD_OK;
 }
 
+/* An implicit region's table goes, and its leaves back to the budget. */
+void vhca_odp_free(VhcaState *s, VhcaMr *mr)
+{
+    s->mr_list_entries -= vhca_odp_table_free(mr->odp_table);
+    mr->odp_table = NULL;
+}
+
+/* Entry index of an ODP region's translation: a page address, 0 absent. */
+uint64_t vhca_odp_page(const VhcaMr *mr, uint64_t index)
+{
+    if (mr->odp_implicit) {
+        return vhca_odp_table_get(mr->odp_table, index);
+    }
+    return mr->pages.pages[index];
+}
+
 /*
  * The presence check of an access the caller found inside the region:
  * VHCA_VERR_NONE when every page of [addr, addr + len) is present, else
@@ -87,7 +133,7 @@ uint8_t vhca_odp_check(VhcaState *s, const VhcaMr *mr, uint64_t addr,
     last = (addr - mr->iova + mr->first_byte_offset + len - 1) >>
            mr->pages.page_shift;
     for (i = first; i <= last; i++) {
-        if (mr->pages.pages[i] == 0) {
+        if (vhca_odp_page(mr, i) == 0) {
             s->odp_fault.key = (uint32_t)(mr - s->mrs) << 8 | mr->variant;
             s->odp_fault.addr = addr;
             s->odp_fault.len = (uint32_t)MIN(len, UINT32_MAX);
@@ -133,6 +179,26 @@ void vhca_odp_fault_event(VhcaState *s, VhcaQp *qp, uint8_t subtype)
     vhca_eq0_post(s, &eqe);
 }
 
+/* The first entry of an ODP_MAP/ODP_INVALIDATE input (64 bits). */
+static uint64_t vhca_odp_first_page(const struct vhca_cmd_odp_range_in *in)
+{
+    return (uint64_t)le32_to_cpu(in->first_page_hi) << 32 |
+           le32_to_cpu(in->first_page);
+}
+
+/* Whether [first, first + npages) are entries of the region's translation. */
+static bool vhca_odp_range_inside(const VhcaMr *mr, uint64_t first,
+                                  uint32_t npages)
+{
+    /* An implicit region has an entry for every page of 64-bit space. */
+    uint64_t entries_max = mr->odp_implicit ?
+                           UINT64_MAX >> mr->pages.page_shift :
+                           (uint64_t)mr->pages.npages - 1;
+
+    return npages != 0 && first <= entries_max &&
+           npages - 1 <= entries_max - first;
+}
+
 /* The ODP region and page range of an ODP_MAP/ODP_INVALIDATE input. */
 static VhcaMr *vhca_odp_range(VhcaState *s, uint16_t opcode,
                               const struct vhca_cmd_odp_range_in *in,
@@ -141,7 +207,6 @@ static VhcaMr *vhca_odp_range(VhcaState *s, uint16_t opcode,
     VhcaCmdCheck check = vhca_odp_cmd_check(opcode, (const void *)in,
                                             in_len);
     uint32_t key = le32_to_cpu(in->key);
-    uint32_t first = le32_to_cpu(in->first_page);
     uint32_t npages = le32_to_cpu(in->npages);
     uint32_t index = VHCA_KEY_INDEX(key);
     VhcaMr *mr;
@@ -160,12 +225,38 @@ static VhcaMr *vhca_odp_range(VhcaState *s, uint16_t opcode,
         return NULL;
     }
     mr = &s->mrs[index];
-    if (npages == 0 || first >= mr->pages.npages ||
-        npages > mr->pages.npages - first) {
-        *status = vhca_odp_reject("page range outside the region", first);
+    if (!vhca_odp_range_inside(mr, vhca_odp_first_page(in), npages)) {
+        *status = vhca_odp_reject("page range outside the region",
+                                  le32_to_cpu(in->first_page_hi));
         return NULL;
     }
     return mr;
+}
+
+/*
+ * The entries of ODP_MAP: a region's flat list, or an implicit region's
+ * table, whose new leaves must fit the page list budget.
+ */
+static uint8_t vhca_odp_set(VhcaState *s, VhcaMr *mr, uint64_t first,
+                            uint32_t npages, const uint64_t *pages)
+{
+    uint64_t growth;
+
+    if (!mr->odp_implicit) {
+        memcpy(&mr->pages.pages[first], pages, npages * 8u);
+        return VHCA_CMD_OK;
+    }
+    growth = vhca_odp_table_growth(mr->odp_table, first, npages);
+    if (s->mr_list_entries + growth > VHCA_MAX_MR_LIST_ENTRIES) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: ODP: implicit region's table "
+                      "above the page list budget\n");
+        trace_vhca_odp_reject("implicit table: page list budget exhausted",
+                              npages);
+        return VHCA_CMD_NO_RESOURCES;
+    }
+    vhca_odp_table_set(mr->odp_table, first, npages, pages);
+    s->mr_list_entries += growth;
+    return VHCA_CMD_OK;
 }
 
 /*
@@ -202,10 +293,12 @@ uint8_t vhca_cmd_odp_map(VhcaState *s, const struct vhca_cmd_odp_range_in *in,
             return VHCA_CMD_BAD_ADDR;
         }
     }
-    memcpy(&mr->pages.pages[le32_to_cpu(in->first_page)], pages, npages * 8u);
-    trace_vhca_odp_map(le32_to_cpu(in->key), le32_to_cpu(in->first_page),
-                       npages);
-    return VHCA_CMD_OK;
+    status = vhca_odp_set(s, mr, vhca_odp_first_page(in), npages, pages);
+    if (status == VHCA_CMD_OK) {
+        trace_vhca_odp_map(le32_to_cpu(in->key), vhca_odp_first_page(in),
+                           npages);
+    }
+    return status;
 }
 
 /* ODP_INVALIDATE: the entries become absent; the device is done with them. */
@@ -214,15 +307,19 @@ uint8_t vhca_cmd_odp_invalidate(VhcaState *s,
 {
     uint8_t status;
     VhcaMr *mr = vhca_odp_range(s, VHCA_CMD_ODP_INVALIDATE, in, 0, &status);
+    uint64_t first = vhca_odp_first_page(in);
+    uint32_t npages = le32_to_cpu(in->npages);
 
     if (!mr) {
         return status;
     }
-    memset(&mr->pages.pages[le32_to_cpu(in->first_page)], 0,
-           le32_to_cpu(in->npages) * sizeof(uint64_t));
-    trace_vhca_odp_invalidate(le32_to_cpu(in->key),
-                              le32_to_cpu(in->first_page),
-                              le32_to_cpu(in->npages));
+    if (mr->odp_implicit) {
+        s->mr_list_entries -= vhca_odp_table_clear(mr->odp_table, first,
+                                                   npages);
+    } else {
+        memset(&mr->pages.pages[first], 0, npages * sizeof(uint64_t));
+    }
+    trace_vhca_odp_invalidate(le32_to_cpu(in->key), first, npages);
     return VHCA_CMD_OK;
 }
 

@@ -709,8 +709,13 @@ void vhca_deliver_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
                                   rwqe.sge, rwqe.num_sge,
                                   VHCA_ACCESS_LOCAL_WRITE, &rsgl);
     }
-    if (verr == VHCA_VERR_ODP_FAULT) {
-        /* vhca_hw_odp.h: dropped, the receive WQE stays for the next one */
+    if (verr == VHCA_VERR_ODP_FAULT && vhca_odp_fault_failed(qp)) {
+        /* the driver could not map the buffer: the WQE fails, as a
+         * buffer outside any region does (LOC_PROT_ERR) */
+        verr = VHCA_VERR_DMA_FAULT;
+    } else if (verr == VHCA_VERR_ODP_FAULT) {
+        /* vhca_hw_odp.h: dropped, the receive WQE stays for the next one
+         * (UD is unreliable, IBA 9.8.1; mlx5 drops it too) */
         vhca_odp_fault_event(s, qp, VHCA_PF_RESPONDER);
         vhca_datagram_drop(qp, "receive buffer page absent (ODP)");
         return;

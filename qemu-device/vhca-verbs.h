@@ -4,6 +4,7 @@
  * vhca-buf.c        buffer descriptors (CONTIG/DIRECT/INDIRECT page lists)
  * vhca-mr.c         memory keys, CREATE/ALLOC/DESTROY_MR, address translation
  * vhca-odp.c        on-demand paging: absent pages, page faults, ODP_* commands
+ * vhca-odp-table.c  the sparse translation of an implicit ODP region
  * vhca-cq.c         completion queues, CQE writing, arming, CQ doorbell
  * vhca-qp.c         queue pairs: CREATE/QUERY/DESTROY_QP, flushing
  * vhca-qp-modify.c  MODIFY_QP: the IBA 11.2.4.2 state/attribute table
@@ -82,6 +83,7 @@ typedef struct VhcaMr {
     bool window;            /* ALLOC_MW (vhca-mw.c): bound by BIND_MW */
     bool dm;                /* REG_DM_MR (vhca-dm.c): iova 0 is dm_host */
     bool odp;               /* VHCA_MR_F_ODP: pages entries 0 are absent */
+    bool odp_implicit;      /* VHCA_MR_F_ODP_IMPLICIT: odp_table instead */
     uint8_t mw_type;        /* windows: VHCA_MW_TYPE_* */
     uint8_t variant;
     uint32_t parent;        /* bound windows: the region's index */
@@ -93,6 +95,7 @@ typedef struct VhcaMr {
     uint64_t iova;
     uint64_t length;
     VhcaBuf pages;
+    struct VhcaOdpTable *odp_table; /* implicit ODP (vhca-odp-table.c) */
     uint32_t dm_alloc;      /* dm regions: their allocation's BAR 3 offset */
     uint8_t *dm_host;       /* dm regions: BAR 3 memory at iova 0 */
 } VhcaMr;
@@ -310,8 +313,22 @@ MemTxResult vhca_piece_read(VhcaState *s, const VhcaDmaPiece *piece,
                             void *buf, uint64_t len);
 MemTxResult vhca_piece_write(VhcaState *s, const VhcaDmaPiece *piece,
                              const void *buf, uint64_t len);
+/* vhca-odp-table.c: the sparse translation of an implicit ODP region */
+#define VHCA_ODP_LEAF_ENTRIES   512u    /* entries per leaf (budget unit) */
+typedef struct VhcaOdpTable VhcaOdpTable;
+VhcaOdpTable *vhca_odp_table_new(void);
+uint64_t vhca_odp_table_free(VhcaOdpTable *t);
+uint64_t vhca_odp_table_get(const VhcaOdpTable *t, uint64_t index);
+uint64_t vhca_odp_table_growth(const VhcaOdpTable *t, uint64_t first,
+                               uint32_t n);
+void vhca_odp_table_set(VhcaOdpTable *t, uint64_t first, uint32_t n,
+                        const uint64_t *pages);
+uint64_t vhca_odp_table_clear(VhcaOdpTable *t, uint64_t first, uint64_t n);
+
 /* vhca-odp.c */
-uint8_t vhca_odp_load(VhcaState *s, VhcaMr *mr,
+uint64_t vhca_odp_page(const VhcaMr *mr, uint64_t index);
+void vhca_odp_free(VhcaState *s, VhcaMr *mr);
+uint8_t vhca_odp_load(VhcaState *s, VhcaMr *mr, uint8_t flags,
                       const struct vhca_buf_desc *desc);
 uint8_t vhca_odp_check(VhcaState *s, const VhcaMr *mr, uint64_t addr,
                        uint64_t len, uint32_t access);

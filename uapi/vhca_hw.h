@@ -337,6 +337,7 @@ VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 #define VHCA_DEV_CAP_SQ_POLL		(1u << 6)	/* the device polls send doorbell
 							 * records (vhca_hw_verbs.h) */
 #define VHCA_DEV_CAP_ATOMIC_WRITE	(1u << 7)	/* VHCA_WQE_ATOMIC_WRITE (IBA 1.5 9.4.6) */
+#define VHCA_DEV_CAP_ODP_IMPLICIT	(1u << 8)	/* VHCA_MR_F_ODP_IMPLICIT (vhca_hw_odp.h) */
 #define VHCA_DEV_CAP_TAG_MATCHING	(1u << 9)	/* tag matching SRQs (vhca_hw_tm.h) */
 
 /* IBA 14.2.5.6 PortInfo values used below. */

@@ -38,6 +38,20 @@
  */
 #define VHCA_MR_F_ODP			(1u << 1)
 
+/*
+ * Implicit ODP (VHCA_DEV_CAP_ODP_IMPLICIT), with VHCA_MR_F_ODP: a region
+ * over the whole 64-bit address space (iova 0, length UINT64_MAX,
+ * first_byte_offset 0; pages.addr 0, pages.npages 0, pages.mode DIRECT,
+ * pages.page_shift the size of its pages), as mlx5's implicit MR.  Its
+ * translation is sparse: entry i (the page at address i << page_shift)
+ * exists only while present; ODP_MAP creates the device's table
+ * for it and ODP_INVALIDATE frees what holds no present page.  Every
+ * region's translation counts against one device budget: an ODP_MAP that
+ * would exceed it is refused with VHCA_CMD_NO_RESOURCES and changes
+ * nothing (the driver then resumes the QP with VHCA_ODP_RESUME_F_ERROR).
+ */
+#define VHCA_MR_F_ODP_IMPLICIT		(1u << 2)
+
 /* Page fault event: enum vhca_verbs_eqe_type VHCA_EQE_PAGE_FAULT. */
 enum vhca_page_fault_subtype {
 	VHCA_PF_REQUESTER		= 0x01,	/* send queue stopped: ODP_RESUME */
@@ -58,7 +72,9 @@ VHCA_SIZE_CHECK(struct vhca_eqe_page_fault, 24);
 
 /*
  * ODP_MAP and ODP_INVALIDATE inline input: entries [first_page,
- * first_page + npages) of the translation of the ODP region key.  ODP_MAP
+ * first_page + npages) of the translation of the ODP region key, where
+ * first_page is first_page_hi << 32 | first_page (first_page_hi is 0 for
+ * a region that is not implicit, whose entries all fit 32 bits).  ODP_MAP
  * reads npages le64 page addresses at in_addr (in_len >= 8 * npages,
  * at most VHCA_ODP_MAX_MAP pages per command), each aligned to the
  * region's page size and in guest memory.
@@ -67,9 +83,10 @@ VHCA_SIZE_CHECK(struct vhca_eqe_page_fault, 24);
 
 struct vhca_cmd_odp_range_in {
 	vhca_le32	key;
-	vhca_le32	first_page;
+	vhca_le32	first_page;	/* low 32 bits of the first entry */
 	vhca_le32	npages;
-	uint8_t		rsvd[20];
+	vhca_le32	first_page_hi;	/* high 32 bits (implicit regions) */
+	uint8_t		rsvd[16];
 };
 VHCA_SIZE_CHECK(struct vhca_cmd_odp_range_in, 32);
 
@@ -79,7 +96,9 @@ VHCA_SIZE_CHECK(struct vhca_cmd_odp_range_in, 32);
  * the next fault of the QP is an error instead of an event: a stopped
  * requester's WQE completes with LOC_PROT_ERR (vendor error DMA_FAULT),
  * an RC responder answers the retried request with a remote access NAK
- * (QP to ERR, IB_EVENT_QP_ACCESS_ERR), as for any access error.
+ * (QP to ERR, IB_EVENT_QP_ACCESS_ERR), as for any access error, and a UD
+ * responder completes the receive WQE of the next datagram with
+ * LOC_PROT_ERR.
  */
 #define VHCA_ODP_RESUME_F_ERROR		(1u << 0)
 

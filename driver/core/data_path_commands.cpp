@@ -136,18 +136,19 @@ Status DeviceCommands::ReregMr(uint32_t key, const vhca_cmd_create_mr& in) {
 
 namespace {
 
-vhca_cmd_odp_range_in OdpRangeIn(uint32_t key, uint32_t first_page,
+vhca_cmd_odp_range_in OdpRangeIn(uint32_t key, uint64_t first_page,
                                  uint32_t npages) {
   vhca_cmd_odp_range_in in{};
   in.key = ToLe32(key);
-  in.first_page = ToLe32(first_page);
+  in.first_page = ToLe32(static_cast<uint32_t>(first_page));
+  in.first_page_hi = ToLe32(static_cast<uint32_t>(first_page >> 32));
   in.npages = ToLe32(npages);
   return in;
 }
 
 }  // namespace
 
-Status DeviceCommands::OdpMap(uint32_t key, uint32_t first_page,
+Status DeviceCommands::OdpMap(uint32_t key, uint64_t first_page,
                               uint32_t npages, const uint64_t* pages_le) {
   static_assert(kOdpMapMax * 8 <= CommandQueue::kMailboxHalf,
                 "an ODP_MAP list fits the mailbox");
@@ -160,7 +161,7 @@ Status DeviceCommands::OdpMap(uint32_t key, uint32_t first_page,
   return Ok();
 }
 
-Status DeviceCommands::OdpInvalidate(uint32_t key, uint32_t first_page,
+Status DeviceCommands::OdpInvalidate(uint32_t key, uint64_t first_page,
                                      uint32_t npages) {
   VHCA_TRY(Run(MakeRequest(VHCA_CMD_ODP_INVALIDATE,
                            OdpRangeIn(key, first_page, npages))));

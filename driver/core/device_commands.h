@@ -66,9 +66,9 @@ class DeviceCommands {
   // On-demand paging (vhca_hw_odp.h): ODP_MAP of npages (at most
   // kOdpMapMax) little-endian page addresses, ODP_INVALIDATE, ODP_RESUME.
   static constexpr uint32_t kOdpMapMax = 64;  // one mailbox half
-  Status OdpMap(uint32_t key, uint32_t first_page, uint32_t npages,
+  Status OdpMap(uint32_t key, uint64_t first_page, uint32_t npages,
                 const uint64_t* pages_le);
-  Status OdpInvalidate(uint32_t key, uint32_t first_page, uint32_t npages);
+  Status OdpInvalidate(uint32_t key, uint64_t first_page, uint32_t npages);
   Status OdpResume(uint32_t qpn, uint8_t flags);
   Result<uint32_t> AllocMw(uint32_t pdn, uint32_t type, uint8_t key_variant);
   Status DeallocMw(uint32_t key);

@@ -256,14 +256,22 @@ int vhca_core_create_odp_mr(vhca_core_device* dev, unsigned int pdn,
   return Publish(mr, out);
 }
 
-int vhca_core_odp_map(vhca_core_mr* mr, unsigned int first_page,
+int vhca_core_create_implicit_odp_mr(vhca_core_device* dev, unsigned int pdn,
+                                     unsigned int page_shift,
+                                     unsigned int access, vhca_core_mr** out) {
+  auto mr = vhca::MemoryRegion::CreateOdpImplicit(*AsDevice(dev), pdn,
+                                                  page_shift, access);
+  return Publish(mr, out);
+}
+
+int vhca_core_odp_map(vhca_core_mr* mr, unsigned long long first_page,
                       unsigned int npages, const unsigned long long* dma) {
   static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "u64");
   return AsMr(mr)->OdpMap(first_page, npages,
                           reinterpret_cast<const uint64_t*>(dma)).error();
 }
 
-int vhca_core_odp_invalidate(vhca_core_mr* mr, unsigned int first_page,
+int vhca_core_odp_invalidate(vhca_core_mr* mr, unsigned long long first_page,
                              unsigned int npages) {
   return AsMr(mr)->OdpInvalidate(first_page, npages).error();
 }

@@ -146,7 +146,29 @@ Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreateOdp(
   return mr;
 }
 
-Status MemoryRegion::OdpMap(uint32_t first, uint32_t n, const uint64_t* dma) {
+Result<OwnedPtr<MemoryRegion>> MemoryRegion::CreateOdpImplicit(
+    Device& device, uint32_t pdn, uint32_t page_shift, uint32_t access) {
+  auto device_access = DeviceAccess(access);
+  VHCA_TRY(device_access);
+  if (!(FromLe32(device.attr().dev_caps) & VHCA_DEV_CAP_ODP_IMPLICIT))
+    return Error{-VHCA_EOPNOTSUPP};
+  if (page_shift < VHCA_MIN_PAGE_SHIFT || page_shift > VHCA_MAX_PAGE_SHIFT)
+    return Error{-VHCA_EINVAL};
+  OwnedPtr<MemoryRegion> mr(new MemoryRegion(device, Kind::kOdp));
+  if (!mr) return Error{-VHCA_ENOMEM};
+  vhca_cmd_create_mr in{};
+  in.iova = ToLe64(0);
+  in.length = ToLe64(~uint64_t{0});
+  in.pages.page_shift = static_cast<uint8_t>(page_shift);
+  in.pages.mode = VHCA_BUF_DIRECT;
+  in.pdn = ToLe32(pdn);
+  in.access = ToLe32(device_access.value());
+  in.flags = VHCA_MR_F_ODP | VHCA_MR_F_ODP_IMPLICIT;
+  VHCA_TRY(mr->CreateOnDevice(in));
+  return mr;
+}
+
+Status MemoryRegion::OdpMap(uint64_t first, uint32_t n, const uint64_t* dma) {
   uint64_t list[DeviceCommands::kOdpMapMax];
 
   if (kind_ != Kind::kOdp || !live_) return Error{-VHCA_EINVAL};
@@ -162,7 +184,7 @@ Status MemoryRegion::OdpMap(uint32_t first, uint32_t n, const uint64_t* dma) {
   return Ok();
 }
 
-Status MemoryRegion::OdpInvalidate(uint32_t first, uint32_t n) {
+Status MemoryRegion::OdpInvalidate(uint64_t first, uint32_t n) {
   if (kind_ != Kind::kOdp || !live_) return Error{-VHCA_EINVAL};
   VHCA_TRY(device_.commands().OdpInvalidate(key_, first, n));
   return Ok();

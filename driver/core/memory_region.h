@@ -55,11 +55,18 @@ class MemoryRegion : public DeviceResource {
       Device& device, uint32_t pdn, uint64_t iova, uint64_t length,
       uint32_t first_byte_offset, uint32_t npages, uint32_t page_shift,
       uint32_t access);
+  // An implicit ODP region (VHCA_DEV_CAP_ODP_IMPLICIT): the whole 64-bit
+  // address space in pages of 2^page_shift bytes, all absent; page i is
+  // the one at address i << page_shift.
+  static Result<OwnedPtr<MemoryRegion>> CreateOdpImplicit(Device& device,
+                                                          uint32_t pdn,
+                                                          uint32_t page_shift,
+                                                          uint32_t access);
   // ODP regions: pages [first, first + n) present at the DMA addresses
   // dma[0..n) (ODP_MAP, kOdpMapMax pages per command), or absent
   // (ODP_INVALIDATE: when it returns the device no longer uses them).
-  Status OdpMap(uint32_t first, uint32_t n, const uint64_t* dma);
-  Status OdpInvalidate(uint32_t first, uint32_t n);
+  Status OdpMap(uint64_t first, uint32_t n, const uint64_t* dma);
+  Status OdpInvalidate(uint64_t first, uint32_t n);
   static Result<OwnedPtr<MemoryRegion>> AllocFastReg(Device& device,
                                                      uint32_t pdn,
                                                      uint32_t max_pages);

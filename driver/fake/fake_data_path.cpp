@@ -328,8 +328,12 @@ uint8_t Device::OdpRange(const vhca_cmd& cmd) {
   const Mr* mr = mrs.find(VHCA_KEY_INDEX(in.key));
   if (!mr || !mr->odp || mr->variant != VHCA_KEY_VARIANT(in.key))
     return VHCA_CMD_BAD_HANDLE;
-  if (in.npages == 0 || in.first_page >= mr->in.pages.npages ||
-      in.npages > mr->in.pages.npages - in.first_page)
+  const uint64_t first = uint64_t{in.first_page_hi} << 32 | in.first_page;
+  // An implicit region has an entry for every page of the 64-bit space.
+  const uint64_t entries = mr->in.flags & VHCA_MR_F_ODP_IMPLICIT
+                               ? ~uint64_t{0} >> mr->in.pages.page_shift
+                               : uint64_t{mr->in.pages.npages} - 1;
+  if (in.npages == 0 || first > entries || in.npages - 1 > entries - first)
     return VHCA_CMD_BAD_PARAM;
   if (cmd.opcode != VHCA_CMD_ODP_MAP) return VHCA_CMD_OK;
   if (in.npages > 512 || cmd.in_len < in.npages * 8u) return VHCA_CMD_BAD_SIZE;
@@ -349,7 +353,12 @@ uint8_t Device::RegisterMr(const vhca_cmd& cmd, uint32_t result[2]) {
   if (mr.odp && (mr.in.pages.addr != 0 || mr.in.flags & VHCA_MR_F_PHYSICAL))
     return VHCA_CMD_BAD_PARAM;
   const bool paged = !(mr.in.flags & VHCA_MR_F_PHYSICAL);
-  if (paged && (mr.in.pages.mode == VHCA_BUF_CONTIG || mr.in.pages.npages == 0 ||
+  const bool implicit = mr.in.flags & VHCA_MR_F_ODP_IMPLICIT;
+  if (implicit && (!mr.odp || mr.in.iova != 0 || ~mr.in.length != 0 ||
+                   mr.in.pages.npages != 0))
+    return VHCA_CMD_BAD_PARAM;
+  if (paged && (mr.in.pages.mode == VHCA_BUF_CONTIG ||
+                (mr.in.pages.npages == 0 && !implicit) ||
                 mr.in.pages.page_shift < VHCA_MIN_PAGE_SHIFT ||
                 mr.in.pages.page_shift > VHCA_MAX_PAGE_SHIFT))
     return VHCA_CMD_BAD_PARAM;

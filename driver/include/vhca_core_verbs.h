@@ -307,6 +307,9 @@ unsigned int vhca_core_mr_key(const struct vhca_core_mr *mr);
 /* ---- on-demand paging (vhca_hw_odp.h, Documentation/driver.md "ODP") ----
  * reg_user_mr with IB_ACCESS_ON_DEMAND: an ODP region of npages absent
  * pages of 2^page_shift bytes; destroyed with vhca_core_destroy_mr.
+ * create_implicit_odp_mr: the whole address space (addr 0, length
+ * U64_MAX), page i at address i << page_shift, -EOPNOTSUPP without
+ * VHCA_DEV_CAP_ODP_IMPLICIT.
  * odp_map makes pages [first_page, +npages) present at dma[] (sleeps:
  * one ODP_MAP command per 64 pages); odp_invalidate makes them absent and
  * returns when the device no longer uses them; odp_resume restarts the
@@ -317,9 +320,14 @@ int vhca_core_create_odp_mr(struct vhca_core_device *dev, unsigned int pdn,
 			    unsigned int first_byte_offset, unsigned int npages,
 			    unsigned int page_shift, unsigned int access,
 			    struct vhca_core_mr **out);
-int vhca_core_odp_map(struct vhca_core_mr *mr, unsigned int first_page,
+int vhca_core_create_implicit_odp_mr(struct vhca_core_device *dev,
+				     unsigned int pdn, unsigned int page_shift,
+				     unsigned int access,
+				     struct vhca_core_mr **out);
+int vhca_core_odp_map(struct vhca_core_mr *mr, unsigned long long first_page,
 		      unsigned int npages, const unsigned long long *dma);
-int vhca_core_odp_invalidate(struct vhca_core_mr *mr, unsigned int first_page,
+int vhca_core_odp_invalidate(struct vhca_core_mr *mr,
+			     unsigned long long first_page,
 			     unsigned int npages);
 int vhca_core_odp_resume(struct vhca_core_device *dev, unsigned int qp_handle,
 			 int error);

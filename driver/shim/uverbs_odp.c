@@ -17,8 +17,11 @@
  * regions are found by key index in kdev->odp_mrs; dereg_mr removes the
  * region from it and flushes the work queue before DESTROY_MR, so no
  * fault work uses a freed region.
+ * dereg_mr makes every page absent on the device and detaches the region
+ * from the notifier (umem->private NULL, under umem_mutex) before
+ * DESTROY_MR frees the core region, so an invalidation never uses it.
  * On whenever the device has VHCA_DEV_CAP_ODP.  ibv_advise_mr (prefetch)
- * is uverbs_odp_prefetch.c.
+ * is uverbs_odp_prefetch.c, implicit regions uverbs_odp_implicit.c.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -63,12 +66,24 @@ static bool vhca_odp_entry_usable(struct ib_umem_odp *umem, dma_addr_t entry)
 }
 
 /*
- * Device pages [first, first + n) <- the umem's DMA addresses, one
- * ODP_MAP per run of usable entries (at most VHCA_ODP_CHUNK pages each).
+ * The device's page index of the umem's first page: 0 for an explicit
+ * region (its translation starts at the umem), the page's address for a
+ * child of an implicit region (whose translation is the address space).
+ */
+static u64 vhca_odp_device_base(struct vhca_mr *mr, struct ib_umem_odp *umem)
+{
+	return mr->odp_implicit ? ib_umem_start(umem) >> umem->page_shift : 0;
+}
+
+/*
+ * The umem's pages [first, first + n) <- their DMA addresses on the
+ * device, one ODP_MAP per run of usable entries (at most VHCA_ODP_CHUNK
+ * pages each).
  */
 static int vhca_odp_map_pages(struct vhca_mr *mr, struct ib_umem_odp *umem,
 			      unsigned long first, unsigned long n)
 {
+	u64 base = vhca_odp_device_base(mr, umem);
 	unsigned long long dma[VHCA_ODP_CHUNK];
 	unsigned long i, run = first, count = 0;
 	bool usable;
@@ -84,7 +99,8 @@ static int vhca_odp_map_pages(struct vhca_mr *mr, struct ib_umem_odp *umem,
 			dma[count++] = umem->dma_list[i] & ODP_DMA_ADDR_MASK;
 		}
 		if (count && (!usable || count == VHCA_ODP_CHUNK)) {
-			err = vhca_core_odp_map(mr->core, run, count, dma);
+			err = vhca_core_odp_map(mr->core, base + run, count,
+						dma);
 			if (err)
 				return err;
 			count = 0;
@@ -94,14 +110,15 @@ static int vhca_odp_map_pages(struct vhca_mr *mr, struct ib_umem_odp *umem,
 }
 
 /*
- * [va, va + len) of the process's range to the device; 0 when done.
- * fault: make the pages present (writable when the umem is); without it,
- * only the pages the process has mapped already go to the device
+ * [va, va + len) of umem (the region's, or a child of an implicit
+ * region, inside it) to the device; 0 when done.  fault: make the pages
+ * present (writable when the umem is); without it, only the pages the
+ * process has mapped already go to the device
  * (IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT).
  */
-int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len, bool fault)
+int vhca_odp_resolve_umem(struct vhca_mr *mr, struct ib_umem_odp *umem,
+			  u64 va, u64 len, bool fault)
 {
-	struct ib_umem_odp *umem = to_ib_umem_odp(mr->umem);
 	u64 access = ODP_READ_ALLOWED_BIT;
 	unsigned long first;
 	int npages, err;
@@ -118,6 +135,28 @@ int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len, bool fault)
 	return err;
 }
 
+/* [va, va + len) of the process's range to the device; 0 when done. */
+int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len, bool fault)
+{
+	if (mr->odp_implicit)
+		return vhca_odp_implicit_resolve(mr, va, len, fault);
+	return vhca_odp_resolve_umem(mr, to_ib_umem_odp(mr->umem), va, len,
+				     fault);
+}
+
+/* A fault's [addr, addr + len), in the region's address space. */
+static int vhca_odp_fault_resolve(struct vhca_mr *mr, u64 addr, u32 len)
+{
+	u64 off = addr - mr->odp_iova;
+
+	if (mr->odp_implicit)	/* the address space is the process's */
+		return vhca_odp_resolve(mr, addr, len, true);
+	if (addr < mr->odp_iova || off >= mr->umem->length)
+		return -ENOENT;
+	return vhca_odp_resolve(mr, mr->umem->address + off,
+				min_t(u64, len, mr->umem->length - off), true);
+}
+
 static void vhca_odp_fault_work(struct work_struct *work)
 {
 	struct vhca_odp_fault *f = container_of(work, struct vhca_odp_fault,
@@ -126,15 +165,8 @@ static void vhca_odp_fault_work(struct work_struct *work)
 	struct vhca_mr *mr = xa_load(&kdev->odp_mrs, f->key >> 8);
 	int err = -ENOENT;
 
-	if (mr && vhca_core_mr_key(mr->core) == f->key &&
-	    f->addr >= mr->odp_iova &&
-	    f->addr - mr->odp_iova < mr->umem->length) {
-		u64 off = f->addr - mr->odp_iova;
-
-		err = vhca_odp_resolve(mr, mr->umem->address + off,
-				       min_t(u64, f->len,
-					     mr->umem->length - off), true);
-	}
+	if (mr && vhca_core_mr_key(mr->core) == f->key)
+		err = vhca_odp_fault_resolve(mr, f->addr, f->len);
 	if (err)
 		ibdev_warn_ratelimited(&kdev->ibdev,
 				       "ODP fault key 0x%x addr 0x%llx len %u: %d\n",
@@ -189,7 +221,7 @@ static bool vhca_odp_invalidate(struct mmu_interval_notifier *mni,
 	mmu_interval_set_seq(mni, cur_seq);
 	start = max_t(u64, ib_umem_start(umem), range->start);
 	end = min_t(u64, ib_umem_end(umem), range->end);
-	if (mr && mr->core && start < end) {
+	if (mr && start < end) {
 		/* every umem page (4 KiB, or huge with IB_ACCESS_HUGETLB) the
 		 * range touches */
 		unsigned long first = (start - ib_umem_start(umem)) >>
@@ -197,8 +229,9 @@ static bool vhca_odp_invalidate(struct mmu_interval_notifier *mni,
 		unsigned long last = (end - 1 - ib_umem_start(umem)) >>
 				     umem->page_shift;
 
-		err = vhca_core_odp_invalidate(mr->core, first,
-					       last - first + 1);
+		err = vhca_core_odp_invalidate(mr->core,
+					       vhca_odp_device_base(mr, umem) +
+					       first, last - first + 1);
 		/* A failed command means a dead device: it is reset. */
 		if (err)
 			ibdev_warn_ratelimited(mr->ibmr.device,
@@ -209,9 +242,33 @@ static bool vhca_odp_invalidate(struct mmu_interval_notifier *mni,
 	return true;
 }
 
-static const struct mmu_interval_notifier_ops vhca_odp_mn_ops = {
+const struct mmu_interval_notifier_ops vhca_odp_mn_ops = {
 	.invalidate = vhca_odp_invalidate,
 };
+
+/*
+ * dereg_mr, before DESTROY_MR: every page of umem absent on the device
+ * and the umem's notifier no longer names the region (mr NULL), or named
+ * again (mr) when DESTROY_MR failed.
+ */
+void vhca_odp_detach_umem(struct ib_umem_odp *umem, struct vhca_mr *mr)
+{
+	struct vhca_mr *old;
+	int err;
+
+	mutex_lock(&umem->umem_mutex);
+	old = umem->private;
+	if (old && !mr) {
+		err = vhca_core_odp_invalidate(old->core,
+					       vhca_odp_device_base(old, umem),
+					       ib_umem_odp_num_pages(umem));
+		if (err)	/* a dead device: it is reset */
+			ibdev_warn_ratelimited(old->ibmr.device,
+					       "ODP_INVALIDATE: %d\n", err);
+	}
+	umem->private = mr;
+	mutex_unlock(&umem->umem_mutex);
+}
 
 struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				   u64 virt_addr, int access)
@@ -223,9 +280,10 @@ struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	if (!vhca_odp_enabled(kdev))
 		return ERR_PTR(-EOPNOTSUPP);
-	/* Implicit ODP (start 0, length U64_MAX) is not implemented. */
+	/* Implicit ODP: the whole address space, as mlx5 (iova 0). */
 	if (!start && length == U64_MAX)
-		return ERR_PTR(-EOPNOTSUPP);
+		return virt_addr ? ERR_PTR(-EINVAL) :
+				   vhca_odp_reg_implicit(ibpd, access);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -249,18 +307,8 @@ struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mutex_lock(&umem->umem_mutex);
 	umem->private = mr;
 	mutex_unlock(&umem->umem_mutex);
-	err = xa_err(xa_store(&kdev->odp_mrs, vhca_core_mr_key(mr->core) >> 8,
-			      mr, GFP_KERNEL));
-	if (err)
-		goto destroy;
-	mr->access = access;
-	mr->ibmr.lkey = vhca_core_mr_key(mr->core);
-	mr->ibmr.rkey = mr->ibmr.lkey;
-	return &mr->ibmr;
+	return vhca_odp_publish(kdev, mr, access);
 
-destroy:
-	vhca_odp_dereg_mr(mr);
-	return ERR_PTR(err);
 release:
 	ib_umem_odp_release(umem);
 free:
@@ -268,8 +316,31 @@ free:
 	return ERR_PTR(err);
 }
 
-/* dereg_mr of an ODP region: no fault work, then no device use, then
- * the umem (its release unmaps what is still mapped). */
+/*
+ * A region just created on the device goes in kdev->odp_mrs (faults and
+ * prefetches find it there) and gets its keys; if it cannot, it is
+ * destroyed again, umems and all.
+ */
+struct ib_mr *vhca_odp_publish(struct vhca_kapi_device *kdev,
+			       struct vhca_mr *mr, int access)
+{
+	int err = xa_err(xa_store(&kdev->odp_mrs,
+				  vhca_core_mr_key(mr->core) >> 8, mr,
+				  GFP_KERNEL));
+
+	if (err) {
+		vhca_odp_dereg_mr(mr);
+		return ERR_PTR(err);
+	}
+	mr->access = access;
+	mr->ibmr.lkey = vhca_core_mr_key(mr->core);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return &mr->ibmr;
+}
+
+/* dereg_mr of an ODP region: no fault work, then no page on the device
+ * and no notifier naming the region, then DESTROY_MR, then the umems
+ * (their release unmaps what is still mapped). */
 int vhca_odp_dereg_mr(struct vhca_mr *mr)
 {
 	struct vhca_kapi_device *kdev = to_kdev(mr->ibmr.device);
@@ -278,15 +349,22 @@ int vhca_odp_dereg_mr(struct vhca_mr *mr)
 
 	xa_erase(&kdev->odp_mrs, vhca_core_mr_key(mr->core) >> 8);
 	flush_workqueue(kdev->odp_wq);
+	if (mr->odp_implicit)
+		vhca_odp_implicit_detach(mr, NULL);
+	else
+		vhca_odp_detach_umem(umem, NULL);
 	err = vhca_core_destroy_mr(mr->core);
 	if (err) {
+		if (mr->odp_implicit)
+			vhca_odp_implicit_detach(mr, mr);
+		else
+			vhca_odp_detach_umem(umem, mr);
 		xa_store(&kdev->odp_mrs, vhca_core_mr_key(mr->core) >> 8, mr,
 			 GFP_KERNEL);
 		return err;
 	}
-	mutex_lock(&umem->umem_mutex);
-	mr->core = NULL;	/* the notifier no longer names it */
-	mutex_unlock(&umem->umem_mutex);
+	if (mr->odp_implicit)
+		vhca_odp_implicit_release(mr);
 	ib_umem_odp_release(umem);
 	kfree(mr);
 	return 0;
@@ -296,8 +374,12 @@ int vhca_odp_dereg_mr(struct vhca_mr *mr)
  * What query_device reports: every access that waits for the driver
  * (vhca_hw_odp.h): a requester's SGEs on any QP type, an RC or XRC
  * responder's target or receive buffer (RNR NAK, the request is sent
- * again), SRQ receives included.  Not UC or UD receives: their responder
- * drops a message whose buffer faults, and nothing sends it again.
+ * again), SRQ receives included.  UD receives (RQ and SRQ): the datagram
+ * whose buffer faults is dropped while the driver maps the page, which
+ * UD allows (IBA 9.8.1: no delivery guarantee); mlx5 reports UD SEND and
+ * SRQ_RECV with the same behaviour (mlx5_ib_internal_fill_odp_caps).
+ * Not UC: a UC message whose buffer faults would be lost with no error
+ * anywhere, on every first touch of a page, and mlx5 reports no UC caps.
  */
 void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 			   struct ib_device_attr *props)
@@ -311,8 +393,11 @@ void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 		return;
 	props->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
 	props->odp_caps.general_caps = IB_ODP_SUPPORT;
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_ODP_IMPLICIT)
+		props->odp_caps.general_caps |= IB_ODP_SUPPORT_IMPLICIT;
 	props->odp_caps.per_transport_caps.rc_odp_caps = connected;
-	props->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
+	props->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |
+		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_SRQ_RECV;
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_XRC)
 		props->odp_caps.per_transport_caps.xrc_odp_caps = connected;
 }

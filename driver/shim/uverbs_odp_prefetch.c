@@ -58,6 +58,8 @@ static struct vhca_mr *vhca_prefetch_region(struct vhca_kapi_device *kdev,
 
 	if (!mr || vhca_core_mr_key(mr->core) != sge->lkey)
 		return NULL;
+	if (mr->odp_implicit)	/* every address; the resolve checks it */
+		return mr;
 	if (sge->addr < mr->odp_iova ||
 	    sge->addr - mr->odp_iova > mr->umem->length ||
 	    sge->length > mr->umem->length - (sge->addr - mr->odp_iova))

@@ -118,6 +118,9 @@ struct vhca_mr {
 	struct ib_umem *umem;		/* reg_user_mr */
 	int access;			/* reg_user_mr: for rereg_user_mr */
 	u64 odp_iova;			/* ODP regions: the device's iova */
+	bool odp_implicit;		/* the whole address space */
+	struct xarray odp_children;	/* implicit: child umems by VA
+					 * (uverbs_odp_implicit.c) */
 };
 
 struct vhca_mw {
@@ -233,11 +236,25 @@ int vhca_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int vhca_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 /* uverbs_odp.c */
+struct ib_umem_odp;
+struct mmu_interval_notifier_ops;
 bool vhca_odp_enabled(struct vhca_kapi_device *kdev);
 struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				   u64 virt_addr, int access);
 int vhca_odp_dereg_mr(struct vhca_mr *mr);
 int vhca_odp_resolve(struct vhca_mr *mr, u64 va, u64 len, bool fault);
+int vhca_odp_resolve_umem(struct vhca_mr *mr, struct ib_umem_odp *umem,
+			  u64 va, u64 len, bool fault);
+void vhca_odp_detach_umem(struct ib_umem_odp *umem, struct vhca_mr *mr);
+struct ib_mr *vhca_odp_publish(struct vhca_kapi_device *kdev,
+			       struct vhca_mr *mr, int access);
+extern const struct mmu_interval_notifier_ops vhca_odp_mn_ops;
+/* uverbs_odp_implicit.c */
+struct ib_mr *vhca_odp_reg_implicit(struct ib_pd *ibpd, int access);
+int vhca_odp_implicit_resolve(struct vhca_mr *mr, u64 va, u64 len,
+			      bool fault);
+void vhca_odp_implicit_detach(struct vhca_mr *implicit, struct vhca_mr *mr);
+void vhca_odp_implicit_release(struct vhca_mr *mr);
 void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 			   struct ib_device_attr *props);
 void vhca_odp_init(struct vhca_kapi_device *kdev);

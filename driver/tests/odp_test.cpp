@@ -2,7 +2,9 @@
 // On-demand paging (vhca_core_verbs.h, vhca_hw_odp.h): CREATE_MR of an ODP
 // region byte for byte, only on a device with VHCA_DEV_CAP_ODP; ODP_MAP in
 // commands of 64 pages with the addresses in order; ODP_INVALIDATE and
-// ODP_RESUME inputs; a page-fault EQE reaches the shim's handler.
+// ODP_RESUME inputs; a page-fault EQE reaches the shim's handler.  Implicit
+// regions (VHCA_DEV_CAP_ODP_IMPLICIT): CREATE_MR over the whole address
+// space, 64-bit page indexes in ODP_MAP/ODP_INVALIDATE (first_page_hi).
 #include "verbs_test.h"
 #include "memory.h"
 #include "wire_bytes.h"
@@ -129,3 +131,56 @@ TEST_F(NoOdpTest, Refused) {
 }
 
 }  // namespace
+
+// Implicit ODP: a device with VHCA_DEV_CAP_ODP_IMPLICIT.
+class OdpImplicitTest : public VerbsTest {
+ protected:
+  void SetUp() override {
+    device_.dev_caps |= VHCA_DEV_CAP_ODP | VHCA_DEV_CAP_ODP_IMPLICIT;
+    VerbsTest::SetUp();
+  }
+};
+
+TEST_F(OdpImplicitTest, CreateMapInvalidate64BitPages) {
+  vhca_core_mr* mr = nullptr;
+  ASSERT_EQ(vhca_core_create_implicit_odp_mr(core_, pdn_, 12,
+                                             VHCA_ACCESS_LOCAL_WRITE, &mr), 0);
+  mrs_.push_back(mr);
+  const vhca_cmd& cmd = device_.executed.back();
+  ASSERT_EQ(cmd.opcode, VHCA_CMD_CREATE_MR);
+  const auto* in = static_cast<const vhca_cmd_create_mr*>(
+      device_.DmaForTest(cmd.in_addr, sizeof(vhca_cmd_create_mr)));
+  ASSERT_NE(in, nullptr);
+  EXPECT_EQ(in->flags, VHCA_MR_F_ODP | VHCA_MR_F_ODP_IMPLICIT);
+  EXPECT_EQ(in->iova, 0u);
+  EXPECT_EQ(in->length, ~0ull);
+  EXPECT_EQ(in->pages.addr, 0u);
+  EXPECT_EQ(in->pages.npages, 0u);
+  EXPECT_EQ(in->pages.page_shift, 12u);
+  EXPECT_EQ(in->first_byte_offset, 0u);
+
+  // Page 0x7f0000001 (address 0x7f0000001000): first_page_hi 7.
+  unsigned long long dma[2] = {0x200000ull, 0x201000ull};
+  ASSERT_EQ(vhca_core_odp_map(mr, 0x7f0000001ull, 2, dma), 0);
+  WireBytes map(32);
+  map.Put32(0, vhca_core_mr_key(mr)).Put32(4, 0xf0000001u).Put32(8, 2).Put32(12, 7);
+  EXPECT_EQ(WireBytes::Of(device_.executed.back().in.raw, 32), map.bytes());
+  ASSERT_EQ(vhca_core_odp_invalidate(mr, 0x7f0000001ull, 2), 0);
+  WireBytes inv(32);
+  inv.Put32(0, vhca_core_mr_key(mr)).Put32(4, 0xf0000001u).Put32(8, 2).Put32(12, 7);
+  EXPECT_EQ(WireBytes::Of(device_.executed.back().in.raw, 32), inv.bytes());
+  // The top page of the address space is the last; past it is refused.
+  EXPECT_EQ(vhca_core_odp_invalidate(mr, ~0ull >> 12, 1), 0);
+  EXPECT_EQ(vhca_core_odp_invalidate(mr, ~0ull >> 12, 2), -VHCA_EINVAL);
+}
+
+// ODP without the implicit cap: no command.
+class OdpNoImplicitTest : public OdpTest {};
+
+TEST_F(OdpNoImplicitTest, ImplicitRefused) {
+  vhca_core_mr* mr = nullptr;
+  const uint32_t before = device_.executed.size();
+  EXPECT_EQ(vhca_core_create_implicit_odp_mr(core_, pdn_, 12, 0, &mr),
+            -VHCA_EOPNOTSUPP);
+  EXPECT_EQ(device_.executed.size(), before);
+}

@@ -5,6 +5,9 @@
  * RC responder (RNR NAK, the requester sends again), ODP_MAP,
  * ODP_INVALIDATE (the device never touches invalidated pages; remapped to
  * other pages, the data goes there), ODP_RESUME, and every refused input.
+ * Implicit regions (VHCA_MR_F_ODP_IMPLICIT): the whole address space, 64-bit
+ * page indexes in ODP_MAP/ODP_INVALIDATE and the fault event, the sparse
+ * table's budget.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -43,7 +46,7 @@ static void odp_create(Dp *dp, Odp *o, uint32_t access)
     }
 }
 
-static uint8_t odp_cmd(Dp *dp, uint16_t opcode, uint32_t key, uint32_t first,
+static uint8_t odp_cmd(Dp *dp, uint16_t opcode, uint32_t key, uint64_t first,
                        uint32_t npages, const uint64_t *pages,
                        uint32_t in_len)
 {
@@ -55,7 +58,8 @@ static uint8_t odp_cmd(Dp *dp, uint16_t opcode, uint32_t key, uint32_t first,
     cmd_init(dp->v, &cmd, opcode);
     r = (void *)cmd.in.raw;
     r->key = cpu_to_le32(key);
-    r->first_page = cpu_to_le32(first);
+    r->first_page = cpu_to_le32((uint32_t)first);
+    r->first_page_hi = cpu_to_le32(first >> 32);
     r->npages = cpu_to_le32(npages);
     if (pages) {
         for (i = 0; i < npages && i < 8; i++) {
@@ -152,20 +156,13 @@ static void odp_setup(Dp *dp, DpPair *p, DpMem *m, Odp *o, uint32_t access)
 static void test_odp_commands(void)
 {
     Dp *dp = dp_start();
-    struct vhca_device_attr attr;
     struct vhca_cmd_create_mr in;
-    struct vhca_cmd cmd;
     uint32_t phys, key;
     uint64_t bad[1];
     DpPair p;
     Odp o;
 
-    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_DEVICE);
-    cmd_out(dp->v, &cmd, sizeof(attr));
-    g_assert_cmpuint(dp_exec(dp, &cmd, NULL), ==, VHCA_CMD_OK);
-    qtest_memread(dp->v->qts, dp->v->buf, &attr, sizeof(attr));
-    g_assert_cmphex(le32_to_cpu(attr.dev_caps) & VHCA_DEV_CAP_ODP, ==,
-                    VHCA_DEV_CAP_ODP);
+    g_assert_cmphex(dp_dev_caps(dp) & VHCA_DEV_CAP_ODP, ==, VHCA_DEV_CAP_ODP);
 
     /* CREATE_MR refusals of the ODP flag. */
     odp_desc(&in, dp->pd, VHCA_ACCESS_LOCAL_WRITE, ODP_PAGES);
@@ -444,6 +441,292 @@ static void test_odp_resume_error(void)
     dp_stop(dp);
 }
 
+/*
+ * UD receive into an ODP page (vhca_hw_odp.h; mlx5 advertises UD SRQ
+ * receives and drops such a datagram too): the datagram that finds the
+ * page absent is dropped with a fault event and the receive WQE stays;
+ * after ODP_MAP and ODP_RESUME the next datagram lands in it.  A fault the
+ * driver cannot resolve (ODP_RESUME_F_ERROR) fails the WQE: LOC_PROT_ERR.
+ */
+static void test_odp_ud_recv(void)
+{
+    Dp *dp = dp_start();
+    struct vhca_cqe cqe;
+    DpPair p;
+    DpMem m;
+    Odp o;
+
+    dp_pair(dp, &p, VHCA_QPT_UD, DP_ALL_ACCESS, 7);
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    odp_create(dp, &o, DP_ALL_ACCESS);
+    dp_fill(dp, m.a, 4096, 0x5a);
+    dp_post_recv(dp, &p.b, 0xb1, ODP_IOVA, 40 + 256, o.key, 0, 0);
+    dp_ud_send(dp, &p.a, 1, dp->lid[2], p.b.h, DP_QKEY, false, m.a, 256,
+               m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    expect_fault(dp, VHCA_PF_RESPONDER, p.b.h, o.key, ODP_IOVA, 40 + 256,
+                 VHCA_PF_F_WRITE);
+    dp_expect_no_cqe(dp, &p.bcq);
+
+    g_assert_cmpuint(odp_map(dp, &o, 0, 1), ==, VHCA_CMD_OK);
+    resume(dp, p.b.h);
+    dp_ud_send(dp, &p.a, 2, dp->lid[2], p.b.h, DP_QKEY, false, m.a, 256,
+               m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0xb1);
+    dp_assert_same(dp, o.pages[0] + 40, m.a, 256);
+    expect_no_fault(dp);
+
+    /* Page 1 faults; the driver cannot map it. */
+    dp_post_recv(dp, &p.b, 0xb2, ODP_IOVA + 4096, 40 + 256, o.key, 0, 0);
+    dp_ud_send(dp, &p.a, 3, dp->lid[2], p.b.h, DP_QKEY, false, m.a, 256,
+               m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    expect_fault(dp, VHCA_PF_RESPONDER, p.b.h, o.key, ODP_IOVA + 4096,
+                 40 + 256, VHCA_PF_F_WRITE);
+    g_assert_cmpuint(resume_flags(dp, p.b.h, VHCA_ODP_RESUME_F_ERROR), ==,
+                     VHCA_CMD_OK);
+    dp_ud_send(dp, &p.a, 4, dp->lid[2], p.b.h, DP_QKEY, false, m.a, 256,
+               m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_LOC_PROT_ERR);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0xb2);
+    dp_stop(dp);
+}
+
+/* ---- implicit ODP (VHCA_MR_F_ODP_IMPLICIT) ---- */
+
+/* Page index 0x7f0000001: above 32 bits, first_page_hi 7. */
+#define IMP_ADDR        0x7f0000001000ull
+#define IMP_PAGE        (IMP_ADDR >> 12)
+#define IMP_LAST_PAGE   (UINT64_MAX >> 12)      /* the top page of 64-bit space */
+
+static void implicit_desc(struct vhca_cmd_create_mr *in, uint32_t pd,
+                          uint32_t access)
+{
+    dp_mr_desc(in, pd, 0, UINT64_MAX, 0, 0, VHCA_BUF_DIRECT);
+    in->access = cpu_to_le32(access);
+    in->flags = VHCA_MR_F_ODP | VHCA_MR_F_ODP_IMPLICIT;
+}
+
+static uint32_t implicit_create(Dp *dp, uint32_t access)
+{
+    struct vhca_cmd_create_mr in;
+    uint32_t key;
+
+    implicit_desc(&in, dp->pd, access);
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, &key), ==, VHCA_CMD_OK);
+    return key;
+}
+
+static uint8_t implicit_map(Dp *dp, uint32_t key, uint64_t first,
+                            uint32_t n, const uint64_t *pages)
+{
+    return odp_cmd(dp, VHCA_CMD_ODP_MAP, key, first, n, pages, 8 * n);
+}
+
+static uint8_t implicit_inval(Dp *dp, uint32_t key, uint64_t first,
+                              uint32_t n)
+{
+    return odp_cmd(dp, VHCA_CMD_ODP_INVALIDATE, key, first, n, NULL, 0);
+}
+
+/* CREATE_MR of an implicit region, its refusals, 64-bit page ranges. */
+static void test_implicit_commands(void)
+{
+    Dp *dp = dp_start();
+    struct vhca_cmd_create_mr in;
+    uint64_t page = dp_alloc(dp, 4096);
+    uint32_t key;
+    Odp o;
+
+    g_assert_cmphex(dp_dev_caps(dp) & VHCA_DEV_CAP_ODP_IMPLICIT, ==,
+                    VHCA_DEV_CAP_ODP_IMPLICIT);
+
+    implicit_desc(&in, dp->pd, VHCA_ACCESS_LOCAL_WRITE);
+    in.flags = VHCA_MR_F_ODP_IMPLICIT;          /* without VHCA_MR_F_ODP */
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, NULL), ==, VHCA_CMD_BAD_PARAM);
+    implicit_desc(&in, dp->pd, VHCA_ACCESS_LOCAL_WRITE);
+    in.iova = cpu_to_le64(4096);
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, NULL), ==, VHCA_CMD_BAD_PARAM);
+    implicit_desc(&in, dp->pd, VHCA_ACCESS_LOCAL_WRITE);
+    in.length = cpu_to_le64(1ull << 40);
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, NULL), ==, VHCA_CMD_BAD_PARAM);
+    implicit_desc(&in, dp->pd, VHCA_ACCESS_LOCAL_WRITE);
+    in.pages.npages = cpu_to_le32(1);
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, NULL), ==, VHCA_CMD_BAD_PARAM);
+    implicit_desc(&in, dp->pd, VHCA_ACCESS_LOCAL_WRITE);
+    in.first_byte_offset = cpu_to_le32(8);
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, NULL), ==, VHCA_CMD_BAD_PARAM);
+    implicit_desc(&in, dp->pd, VHCA_ACCESS_LOCAL_WRITE);
+    in.pages.page_shift = 40;
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, NULL), ==, VHCA_CMD_BAD_PARAM);
+
+    key = implicit_create(dp, VHCA_ACCESS_LOCAL_WRITE);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE, 1, &page), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_LAST_PAGE, 1, &page), ==,
+                     VHCA_CMD_OK);
+    /* Past the top of the address space, or wrapping around it. */
+    g_assert_cmpuint(implicit_map(dp, key, IMP_LAST_PAGE + 1, 1, &page), ==,
+                     VHCA_CMD_BAD_PARAM);
+    g_assert_cmpuint(odp_cmd(dp, VHCA_CMD_ODP_MAP, key, IMP_LAST_PAGE, 2,
+                             (uint64_t[]){ page, page }, 16), ==,
+                     VHCA_CMD_BAD_PARAM);
+    g_assert_cmpuint(implicit_inval(dp, key, IMP_LAST_PAGE, 2), ==,
+                     VHCA_CMD_BAD_PARAM);
+    g_assert_cmpuint(implicit_inval(dp, key, IMP_PAGE, 0), ==,
+                     VHCA_CMD_BAD_PARAM);
+    /* 2^32 - 1 pages from 0: walks the table, not the range. */
+    g_assert_cmpuint(implicit_inval(dp, key, 0, UINT32_MAX), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(implicit_inval(dp, key, IMP_LAST_PAGE, 1), ==,
+                     VHCA_CMD_OK);
+
+    /* A region that is not implicit has no entry above 32 bits. */
+    odp_create(dp, &o, VHCA_ACCESS_LOCAL_WRITE);
+    g_assert_cmpuint(odp_cmd(dp, VHCA_CMD_ODP_MAP, o.key, 1ull << 32, 1,
+                             o.pages, 8), ==, VHCA_CMD_BAD_PARAM);
+    g_assert_cmpuint(implicit_inval(dp, o.key, 1ull << 32, 1), ==,
+                     VHCA_CMD_BAD_PARAM);
+    g_assert_cmpuint(dp_simple(dp, VHCA_CMD_DESTROY_MR, key, NULL), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE, 1, &page), ==,
+                     VHCA_CMD_BAD_HANDLE);
+    dp_stop(dp);
+}
+
+/*
+ * Faults of an implicit region carry the 64-bit address: a responder
+ * RDMA WRITE across two pages above 4 GiB of page index, then a
+ * requester SEND from there; ODP_INVALIDATE makes the page absent again
+ * and the old page is not written.
+ */
+static void test_implicit_faults(void)
+{
+    Dp *dp = dp_start();
+    uint64_t pages[2] = { dp_alloc(dp, 4096), dp_alloc(dp, 4096) };
+    uint64_t dst = IMP_ADDR + 4096 - 100;
+    uint8_t before[64], after[64];
+    uint32_t key;
+    DpMem m;
+    DpPair p;
+
+    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    key = implicit_create(dp, DP_ALL_ACCESS);
+    dp_fill(dp, m.a, 4096, 0x21);
+
+    dp_write(dp, &p.a, 1, dst, key, m.a, 200, m.akey);
+    expect_fault(dp, VHCA_PF_RESPONDER, p.b.h, key, dst, 200,
+                 VHCA_PF_F_WRITE);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE, 1, pages), ==,
+                     VHCA_CMD_OK);
+    resume(dp, p.b.h);
+    /* The second page is still absent: the retry faults on it. */
+    qtest_clock_step(dp->v->qts, 4 * RNR_TIMER_NS);
+    expect_fault(dp, VHCA_PF_RESPONDER, p.b.h, key, dst, 200,
+                 VHCA_PF_F_WRITE);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE + 1, 1, &pages[1]), ==,
+                     VHCA_CMD_OK);
+    resume(dp, p.b.h);
+    wait_cqe(dp, &p.acq, 1, VHCA_WC_SUCCESS);
+    dp_assert_same(dp, pages[0] + 4096 - 100, m.a, 100);
+    dp_assert_same(dp, pages[1], m.a + 100, 100);
+
+    /* Requester: a SEND from the implicit region into B's buffer. */
+    dp_post_recv(dp, &p.b, 9, m.b, 256, m.bkey, 0, 0);
+    dp_send(dp, &p.a, 2, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, IMP_ADDR, 64,
+            key);
+    wait_cqe(dp, &p.acq, 2, VHCA_WC_SUCCESS);
+    wait_cqe(dp, &p.bcq, 9, VHCA_WC_SUCCESS);
+    dp_assert_same(dp, m.b, pages[0], 64);
+
+    g_assert_cmpuint(implicit_inval(dp, key, IMP_PAGE, 2), ==, VHCA_CMD_OK);
+    qtest_memread(dp->v->qts, pages[0], before, sizeof(before));
+    dp_fill(dp, m.a, 64, 0x77);
+    dp_write(dp, &p.a, 3, IMP_ADDR, key, m.a, 64, m.akey);
+    expect_fault(dp, VHCA_PF_RESPONDER, p.b.h, key, IMP_ADDR, 64,
+                 VHCA_PF_F_WRITE);
+    qtest_memread(dp->v->qts, pages[0], after, sizeof(after));
+    g_assert_cmpmem(before, sizeof(before), after, sizeof(after));
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE, 1, &pages[1]), ==,
+                     VHCA_CMD_OK);
+    resume(dp, p.b.h);
+    wait_cqe(dp, &p.acq, 3, VHCA_WC_SUCCESS);
+    dp_assert_same(dp, pages[1], m.a, 64);
+    expect_no_fault(dp);
+    dp_stop(dp);
+}
+
+/* Explicit ODP regions of n entries while the budget lets them be made. */
+static void use_budget(Dp *dp, uint32_t n)
+{
+    struct vhca_cmd_create_mr in;
+    uint8_t status;
+
+    do {
+        dp_mr_desc(&in, dp->pd, 0, (uint64_t)n * 4096, 0, n, VHCA_BUF_DIRECT);
+        in.flags = VHCA_MR_F_ODP;
+        status = dp_create_mr_in(dp, &in, NULL);
+    } while (status == VHCA_CMD_OK);
+    g_assert_cmpuint(status, ==, VHCA_CMD_NO_RESOURCES);
+}
+
+/*
+ * The sparse table's leaves (512 entries each) count in the device's page
+ * list budget: with room for two leaves, a third is refused (NO_RESOURCES,
+ * nothing mapped: an ODP_MAP across two new leaves with room for one
+ * maps neither), an invalidated leaf gives its room back, and so does
+ * DESTROY_MR.
+ */
+static void test_implicit_budget(void)
+{
+    Dp *dp = dp_start();
+    uint64_t page = dp_alloc(dp, 4096);
+    uint64_t two[2] = { page, page };
+    struct vhca_cmd_create_mr in;
+    uint32_t key, room;
+    uint32_t n;
+
+    /* Room for exactly two leaves, in a region made and freed. */
+    dp_mr_desc(&in, dp->pd, 0, 1024 * 4096, 0, 1024, VHCA_BUF_DIRECT);
+    in.flags = VHCA_MR_F_ODP;
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, &room), ==, VHCA_CMD_OK);
+    for (n = 1u << 20; n; n >>= 1) {
+        use_budget(dp, n);
+    }
+    key = implicit_create(dp, VHCA_ACCESS_LOCAL_WRITE);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE, 1, &page), ==,
+                     VHCA_CMD_NO_RESOURCES);
+    g_assert_cmpuint(dp_simple(dp, VHCA_CMD_DESTROY_MR, room, NULL), ==,
+                     VHCA_CMD_OK);
+
+    g_assert_cmpuint(implicit_map(dp, key, 0, 1, &page), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(implicit_map(dp, key, 5, 1, &page), ==, VHCA_CMD_OK);
+    /* Leaves 0x3ff and 0x400 are new: room for one, neither is made. */
+    g_assert_cmpuint(implicit_map(dp, key, 0x3ff * 512 + 511, 2, two), ==,
+                     VHCA_CMD_NO_RESOURCES);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE, 1, &page), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE + 512, 1, &page), ==,
+                     VHCA_CMD_NO_RESOURCES);
+    /* Leaf 0 keeps page 5 after page 0 goes; then it goes too. */
+    g_assert_cmpuint(implicit_inval(dp, key, 0, 1), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE + 512, 1, &page), ==,
+                     VHCA_CMD_NO_RESOURCES);
+    g_assert_cmpuint(implicit_inval(dp, key, 5, 1), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(implicit_map(dp, key, IMP_PAGE + 512, 1, &page), ==,
+                     VHCA_CMD_OK);
+    /* DESTROY_MR gives both leaves back. */
+    g_assert_cmpuint(dp_simple(dp, VHCA_CMD_DESTROY_MR, key, NULL), ==,
+                     VHCA_CMD_OK);
+    key = implicit_create(dp, VHCA_ACCESS_LOCAL_WRITE);
+    g_assert_cmpuint(implicit_map(dp, key, 0x3ff * 512 + 511, 2, two), ==,
+                     VHCA_CMD_OK);
+    dp_stop(dp);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -453,5 +736,9 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/odp/invalidate", test_odp_invalidate);
     qtest_add_func("/vhca/odp/stopped-flush", test_odp_stopped_flush);
     qtest_add_func("/vhca/odp/resume-error", test_odp_resume_error);
+    qtest_add_func("/vhca/odp/ud-recv", test_odp_ud_recv);
+    qtest_add_func("/vhca/odp/implicit-commands", test_implicit_commands);
+    qtest_add_func("/vhca/odp/implicit-faults", test_implicit_faults);
+    qtest_add_func("/vhca/odp/implicit-budget", test_implicit_budget);
     return g_test_run();
 }

@@ -695,6 +695,18 @@ uint8_t dp_create_mr_in(Dp *dp, struct vhca_cmd_create_mr *in,
     return status;
 }
 
+uint32_t dp_dev_caps(Dp *dp)
+{
+    struct vhca_device_attr attr;
+    struct vhca_cmd cmd;
+
+    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_DEVICE);
+    cmd_out(dp->v, &cmd, sizeof(attr));
+    g_assert_cmpuint(dp_exec(dp, &cmd, NULL), ==, VHCA_CMD_OK);
+    qtest_memread(dp->v->qts, dp->v->buf, &attr, sizeof(attr));
+    return le32_to_cpu(attr.dev_caps);
+}
+
 void dp_mr_desc(struct vhca_cmd_create_mr *in, uint32_t pd,
                 uint64_t iova, uint64_t len, uint64_t list,
                 uint32_t npages, uint8_t mode)

@@ -150,6 +150,7 @@ void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
               uint32_t rkey, uint64_t laddr, uint32_t len,
               uint32_t lkey);
 uint32_t dp_alloc_mr(Dp *dp, uint8_t variant);
+uint32_t dp_dev_caps(Dp *dp);   /* QUERY_DEVICE's dev_caps */
 void dp_special(Dp *dp, DpQp *qp, DpCq *cq, uint8_t type, uint8_t port);
 void dp_mem(Dp *dp, DpMem *m, uint32_t b_access);
 void dp_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,

@@ -117,18 +117,6 @@ static void expect_write(Dp *dp, DpPair *p, DpMem *m, uint64_t wr_id,
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, wr_id);
 }
 
-static uint32_t dev_caps(Dp *dp)
-{
-    struct vhca_device_attr attr;
-    struct vhca_cmd cmd;
-
-    cmd_init(dp->v, &cmd, VHCA_CMD_QUERY_DEVICE);
-    cmd_out(dp->v, &cmd, sizeof(attr));
-    g_assert_cmpuint(dp_exec(dp, &cmd, NULL), ==, VHCA_CMD_OK);
-    qtest_memread(dp->v->qts, dp->v->buf, &attr, sizeof(attr));
-    return le32_to_cpu(attr.dev_caps);
-}
-
 /* Posting while the device polls: no doorbell at all. */
 static void test_sqpoll_no_doorbell(void)
 {
@@ -138,7 +126,7 @@ static void test_sqpoll_no_doorbell(void)
     DpMem m;
     int i;
 
-    g_assert_true(dev_caps(dp) & VHCA_DEV_CAP_SQ_POLL);
+    g_assert_true(dp_dev_caps(dp) & VHCA_DEV_CAP_SQ_POLL);
     sq_pair(dp, &p, &m);
     /* Asleep: the flag is clear, the driver rings. */
     g_assert_cmpuint(sq_flags(dp, &p.a), ==, 0);
@@ -290,7 +278,7 @@ static void test_sqpoll_doorbells_still_work(void)
     dp_stop(dp);
 
     dp = dp_start_with(",sq-poll=off");
-    g_assert_false(dev_caps(dp) & VHCA_DEV_CAP_SQ_POLL);
+    g_assert_false(dp_dev_caps(dp) & VHCA_DEV_CAP_SQ_POLL);
     sq_pair(dp, &p, &m);
     post_by_record(dp, &p.a, &m, 1);
     settle();

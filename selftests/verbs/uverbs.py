@@ -177,10 +177,12 @@ def run_program(vm, name, timeout=60):
     assert rc == 0 and "%s: ok" % name in out, out
 
 
-def run_c_program(vm, name, timeout=60):
+def run_c_program(vm, name, timeout=60, args=""):
     """build/provider/NAME (programs/NAME.c, built by make provider) against
-    vhca0 in the guest; it ends with "NAME: ok"."""
-    rc, out = vm.run("%s vhca0" % os.path.join(PROVIDER, name), timeout=timeout)
+    vhca0 in the guest, with args after the device; it ends with
+    "NAME: ok"."""
+    rc, out = vm.run("%s vhca0 %s" % (os.path.join(PROVIDER, name), args),
+                     timeout=timeout)
     log(name, out)
     assert rc == 0 and "%s: ok" % name in out, out
 
@@ -239,6 +241,14 @@ def test_odp_follows_page_tables(vm):
     address must use the process's new pages, never the old ones (the mmu
     notifier's ODP_INVALIDATE): programs/odp_invalidate.c."""
     run_c_program(vm, "odp_invalidate", timeout=120)
+
+
+def test_odp_implicit_follows_page_tables(vm):
+    """The same with an implicit ODP MR (the whole address space) and the
+    buffer across a 128 MiB boundary: two child umems, each one's notifier
+    invalidates its page (driver/shim/uverbs_odp_implicit.c);
+    programs/odp_invalidate.c implicit."""
+    run_c_program(vm, "odp_invalidate", timeout=120, args="implicit")
 
 
 def test_fork_keeps_the_parent_working(vm):
@@ -349,7 +359,6 @@ SKIPS = [
     # Documentation/verbs.md "Not supported, and why"
     # matched against the whole line: the test's name or description, then
     # the message (these messages alone would hide any _ex regression)
-    (r"ODP implicit is not supported", "Implicit on-demand paging"),
     (r"Allocating dmabuf is not supported", "dma-buf MRs"),
     (r"Ethernet link layer|skip RoCE test", "RoCE and raw Ethernet QPs"),
     # vendor tests and the test environment

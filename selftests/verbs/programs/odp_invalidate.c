@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * odp_invalidate.c DEVICE - an on-demand paging region follows the
- * process's page tables (Documentation/driver.md "On-demand paging").
+ * odp_invalidate.c DEVICE [implicit] - an on-demand paging region follows
+ * the process's page tables (Documentation/driver.md "On-demand paging").
  *
  * An ODP MR over an mmap'ed anonymous buffer, two RC QPs of DEVICE
  * connected port 1 <-> port 2, and a plain (pinned) MR.  Each round puts
@@ -17,6 +17,11 @@
  * notifier must make the device forget the old pages (ODP_INVALIDATE): a
  * device that kept them would write where the process no longer looks,
  * and send the previous round's data instead of the new one.
+ * With "implicit" the ODP MR is implicit (ibv_reg_mr(pd, NULL, SIZE_MAX)):
+ * the whole address space, and the buffer sits at STRADDLE, its two pages
+ * on each side of a 128 MiB boundary, so the data crosses two of the
+ * driver's child umems (uverbs_odp_implicit.c) and each child's notifier
+ * must invalidate its page.
  * Built by scripts/build-provider.sh; run by selftests/verbs/uverbs.py.
  * Prints one line per check and "odp_invalidate: ok".
  */
@@ -28,6 +33,8 @@
 #define ODP_LEN (2 * 4096)	/* two pages: the data straddles them */
 #define DATA_OFF 4000
 #define WR_ID 7
+/* 4 KiB below a 128 MiB (and 1 GiB) boundary, inside 47-bit user space */
+#define STRADDLE ((void *)(0x500000000000UL - 4096))
 
 struct rc_pair {
 	struct ibv_cq *cq;
@@ -170,18 +177,29 @@ static void round_trip(struct rc_pair *rc, char *odp, struct ibv_mr *odp_mr,
 	expect("the device read", plain + 2048, text);
 }
 
-static char *map_at(void *where)
+static char *map_at(void *where, int fixed)
 {
 	char *p = mmap(where, ODP_LEN, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | (where ? MAP_FIXED : 0),
-		       -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | fixed, -1, 0);
 
 	return must(p == MAP_FAILED ? NULL : p, "mmap");
+}
+
+/* The ODP MR: over the buffer, or implicit (the whole address space). */
+static struct ibv_mr *odp_reg(struct ibv_pd *pd, char *odp, int access,
+			      int implicit)
+{
+	access |= IBV_ACCESS_ON_DEMAND;
+	if (implicit)
+		return must(ibv_reg_mr(pd, NULL, SIZE_MAX, access),
+			    "implicit ODP ibv_reg_mr");
+	return must(ibv_reg_mr(pd, odp, ODP_LEN, access), "ODP ibv_reg_mr");
 }
 
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx = open_device(argc > 1 ? argv[1] : NULL);
+	int implicit = argc > 2 && !strcmp(argv[2], "implicit");
 	struct ibv_pd *pd = must(ibv_alloc_pd(ctx), "ibv_alloc_pd");
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		     IBV_ACCESS_REMOTE_READ;
@@ -195,9 +213,15 @@ int main(int argc, char **argv)
 	check("RC ODP caps (send, recv, write, read)",
 	      (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
 	      (attr.odp_caps.per_transport_caps.rc_odp_caps & 0xf) == 0xf, 1);
-	odp = map_at(NULL);
-	odp_mr = must(ibv_reg_mr(pd, odp, ODP_LEN,
-				 access | IBV_ACCESS_ON_DEMAND), "ODP ibv_reg_mr");
+	if (implicit) {
+		check("implicit ODP cap", !!(attr.odp_caps.general_caps &
+					     IBV_ODP_SUPPORT_IMPLICIT), 1);
+		odp = map_at(STRADDLE, MAP_FIXED_NOREPLACE);
+		check("buffer across the 128 MiB boundary", odp == STRADDLE, 1);
+	} else {
+		odp = map_at(NULL, 0);
+	}
+	odp_mr = odp_reg(pd, odp, access, implicit);
 	plain_mr = must(ibv_reg_mr(pd, plain, sizeof(plain), access),
 			"ibv_reg_mr");
 	rc_create(ctx, pd, &rc);
@@ -210,7 +234,7 @@ int main(int argc, char **argv)
 	round_trip(&rc, odp, odp_mr, plain, plain_mr, "after MADV_DONTNEED");
 
 	check("munmap", munmap(odp, ODP_LEN), 0);
-	check("mmap at the same address", map_at(odp) == odp, 1);
+	check("mmap at the same address", map_at(odp, MAP_FIXED) == odp, 1);
 	round_trip(&rc, odp, odp_mr, plain, plain_mr, "after munmap and mmap");
 
 	/* the process's new page before the device's first touch */
