@@ -10,12 +10,10 @@
  * - Link: while the port is INIT it sends HELLO (its node as the SMA
  *   describes it) every VHCA_LINK_HELLO_MS; the switch's SM answers LINK
  *   with the LID and SM LID, and the port goes ACTIVE (vhca-fabric.c).
- * - RC requester: the request leaves as a REQUEST frame and the send queue
- *   waits the local ACK timeout as for an unanswered request (vhca-rc.c);
- *   the RESPONSE that comes back is kept for the QP, the wait ends, and the
- *   WQE runs again and takes it instead of sending (vhca_link_rc_attempt).
- *   A lost request or response is a local ACK timeout and a resend; the
- *   responder's PSN checks make the resend a duplicate.
+ * - RC requester: requests leave as REQUEST frames, several in flight
+ *   (vhca-rc-window.c); each RESPONSE that comes back goes to the QP's
+ *   window, which completes WQEs in order, resends from a NAK'd PSN, and
+ *   after a local ACK timeout goes back to the oldest unanswered request.
  * - RC/UC/XRC responder: a REQUEST runs through vhca_rc_receive()/
  *   vhca_respond() with the frame's payload as the requester's memory and
  *   a picture of the remote QP and port (VhcaLinkSource) as its source.
@@ -52,23 +50,11 @@ typedef struct VhcaLinkSource {
     VhcaPort port;
 } VhcaLinkSource;
 
-/* An RC answer that came back for the WQE at a QP's sq.ci. */
-typedef struct VhcaLinkAnswer {
-    uint32_t psn;
-    VhcaAck ack;
-    uint8_t rnr_timer;
-    uint32_t nak_psn;
-    uint64_t atomic_orig;
-    uint32_t len;
-    uint8_t data[];             /* READ response */
-} VhcaLinkAnswer;
-
 struct VhcaLink {
     VhcaPort *port;
     NICState *nic;
     QEMUTimer *hello_timer;
     QEMUTimer *watch_timer;     /* is the netdev still connected? */
-    GHashTable *answers;        /* QP handle -> VhcaLinkAnswer */
     VhcaReasm *reasm;           /* messages arriving in segments */
     VhcaLinkSource src;
 };
@@ -227,8 +213,8 @@ static uint8_t *vhca_link_payload(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
     return data;
 }
 
-/* An RC/UC request of the WQE at sq.ci leaves.  Returns false on error. */
-static bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
+/* An RC/UC request of a send WQE leaves.  Returns false on error. */
+bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
     VhcaWireFrame f = { .kind = VHCA_WIRE_REQUEST };
@@ -257,55 +243,6 @@ static bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
     f.xrc_srqn = wqe->xrc_srqn;
     vhca_link_send_message(pkt->src_port, &f, data, reads ? 0 : wqe->length);
     return true;
-}
-
-static VhcaAck vhca_link_take_answer(VhcaState *s, VhcaQp *qp,
-                                     VhcaPacket *pkt, VhcaLinkAnswer *a)
-{
-    VhcaAck ack = a->ack;
-    VhcaSgl data;
-
-    pkt->rnr_timer = a->rnr_timer;
-    pkt->nak_psn = a->nak_psn;
-    pkt->atomic_orig = a->atomic_orig;
-    if (ack == VHCA_ACK && pkt->wqe->opcode == VHCA_WQE_RDMA_READ) {
-        vhca_sgl_host(s, a->data, a->len, &data);
-        if (a->len != pkt->wqe->length ||
-            vhca_sgl_copy(pkt->local, 0, &data, a->len) != VHCA_VERR_NONE) {
-            ack = VHCA_NAK_REM_OP;
-        }
-    }
-    return ack;
-}
-
-/*
- * One transmission of an RC request to another process.  An answer that
- * came back for this PSN is taken; otherwise the request leaves and
- * nothing is known yet: VHCA_NO_PEER, the local ACK timer runs.
- */
-VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
-{
-    VhcaLink *link = pkt->src_port->link;
-    VhcaLinkAnswer *a = g_hash_table_lookup(link->answers,
-                                            GUINT_TO_POINTER(qp->handle));
-    VhcaAck ack = VHCA_NO_PEER;
-
-    pkt->psn = qp->sq_psn;
-    pkt->first_lost = false;
-    if (a) {
-        if (a->psn == qp->sq_psn) {
-            ack = vhca_link_take_answer(s, qp, pkt, a);
-        }
-        g_hash_table_remove(link->answers, GUINT_TO_POINTER(qp->handle));
-        if (ack != VHCA_NO_PEER) {
-            return ack;
-        }
-    }
-    if (pkt->src_port->state != VHCA_PORT_ACTIVE ||
-        !vhca_link_send_request(qp, pkt, &ack)) {
-        return ack;
-    }
-    return VHCA_NO_PEER;
 }
 
 /* UC: the message leaves; nobody answers. */
@@ -366,8 +303,6 @@ void vhca_link_forget(VhcaQp *qp)
 
     for (i = 0; s && i < s->num_ports; i++) {
         if (s->ports[i].link) {
-            g_hash_table_remove(s->ports[i].link->answers,
-                                GUINT_TO_POINTER(qp->handle));
             vhca_reasm_forget(s->ports[i].link->reasm, qp->qpn);
         }
     }
@@ -491,37 +426,34 @@ static void vhca_link_rx_request(VhcaLink *link, const VhcaWireFrame *f)
     }
 }
 
-/* An RC answer for the WQE a requester QP of this port waits with. */
+/* An RC answer for a request a requester QP of this port has in flight. */
 static void vhca_link_rx_response(VhcaLink *link, const VhcaWireFrame *f)
 {
     VhcaState *s = link->port->dev;
     VhcaQp *qp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
-    VhcaLinkAnswer *a;
+    VhcaRcAnswer a = {
+        .psn = f->psn,
+        .ack = (VhcaAck)f->syndrome,
+        .rnr_timer = f->rnr_timer,
+        .nak_psn = f->nak_psn,
+        .atomic_orig = f->compare_add,
+        .data = f->payload,
+        .len = f->payload_len,
+    };
 
     if (!qp || (qp->type != VHCA_QPT_RC && qp->type != VHCA_QPT_XRC_INI) ||
-        qp->state != VHCA_QPS_RTS ||
+        (qp->state != VHCA_QPS_RTS && qp->state != VHCA_QPS_SQD) ||
         qp->dest_qpn != f->src_qpn || le16_to_cpu(qp->av.dlid) != f->slid) {
         vhca_link_drop(link->port, "response for no connected QP");
         return;
     }
-    if (!qp->sq_waiting || qp->sq_wait != VHCA_SQ_WAIT_ACK ||
-        f->psn != qp->sq_psn) {
-        trace_vhca_link_stale(link->port->num, qp->handle, f->psn,
-                              qp->sq_psn);
-        return;                 /* an answer to a resend already taken */
+    /* READ data lands by DMA: a doorbell it hits defers (vhca_sq_nest_*). */
+    vhca_sq_nest_enter();
+    vhca_rc_window_answer(s, qp, &a);
+    vhca_sq_nest_leave();
+    if (qp->valid && vhca_is_enabled(s)) {
+        vhca_sq_process(s, qp, VHCA_WQE_BATCH);
     }
-    a = g_malloc0(sizeof(*a) + f->payload_len);
-    a->psn = f->psn;
-    a->ack = (VhcaAck)f->syndrome;
-    a->rnr_timer = f->rnr_timer;
-    a->nak_psn = f->nak_psn;
-    a->atomic_orig = f->compare_add;
-    a->len = f->payload_len;
-    memcpy(a->data, f->payload, f->payload_len);
-    g_hash_table_replace(link->answers, GUINT_TO_POINTER(qp->handle), a);
-    timer_del(qp->sq_timer);
-    qp->sq_waiting = false;
-    vhca_sq_process(s, qp, VHCA_WQE_BATCH);
 }
 
 static void vhca_link_deliver_mcast(VhcaState *ds, VhcaQp *dqp, void *opaque)
@@ -684,8 +616,6 @@ void vhca_link_attach(VhcaPort *port, NICConf *conf)
     VhcaLink *link = g_new0(VhcaLink, 1);
 
     link->port = port;
-    link->answers = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-                                          NULL, g_free);
     link->reasm = vhca_reasm_new();
     link->hello_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_link_hello,
                                      port);
@@ -710,7 +640,6 @@ void vhca_link_detach(VhcaPort *port)
     qemu_del_nic(link->nic);
     timer_free(link->hello_timer);
     timer_free(link->watch_timer);
-    g_hash_table_destroy(link->answers);
     vhca_reasm_free(link->reasm);
     g_free(link);
     port->link = NULL;

@@ -15,8 +15,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include <sys/socket.h>
-#include <sys/un.h>
 #include "vhca-qtest.h"
 #include "hw/misc/vhca/vhca-wire.h"
 
@@ -30,79 +28,35 @@
 
 typedef struct SmRig {
     Vhca *v;
-    char *dir;
-    int fd;             /* the cable, switch side */
+    VhcaCable cable;    /* port 2's, switch side */
     uint64_t tid;
 } SmRig;
 
-static void rig_read_all(int fd, void *buf, size_t len)
-{
-    uint8_t *p = buf;
-
-    while (len) {
-        ssize_t n = read(fd, p, len);
-
-        g_assert_cmpint(n, >, 0);
-        p += n;
-        len -= n;
-    }
-}
-
-/* The next frame out of the port (stream framing: a 4-byte BE length). */
 static uint32_t rig_recv(SmRig *r, uint8_t *frame, uint32_t max)
 {
-    uint8_t be[4];
-    uint32_t len;
-
-    rig_read_all(r->fd, be, 4);
-    len = ldl_be_p(be);
-    g_assert_cmpuint(len, <=, max);
-    rig_read_all(r->fd, frame, len);
-    return len;
+    return vhca_cable_recv(&r->cable, frame, max);
 }
 
 static void rig_send(SmRig *r, const uint8_t *frame, uint32_t len)
 {
-    uint8_t be[4];
-
-    stl_be_p(be, len);
-    g_assert_cmpint(write(r->fd, be, 4), ==, 4);
-    g_assert_cmpint(write(r->fd, frame, len), ==, len);
+    vhca_cable_send(&r->cable, frame, len);
 }
 
 static void rig_start(SmRig *r)
 {
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
     g_autofree char *extra = NULL;
-    int lfd;
 
     memset(r, 0, sizeof(*r));
-    r->dir = g_dir_make_tmp("vhca-sm-set-XXXXXX", NULL);
-    g_assert(r->dir);
-    snprintf(a.sun_path, sizeof(a.sun_path), "%s/cable", r->dir);
-    lfd = socket(AF_UNIX, SOCK_STREAM, 0);
-    g_assert_cmpint(lfd, >=, 0);
-    g_assert_cmpint(bind(lfd, (struct sockaddr *)&a, sizeof(a)), ==, 0);
-    g_assert_cmpint(listen(lfd, 1), ==, 0);
-    extra = g_strdup_printf(",port2-netdev=w0 -netdev stream,id=w0,"
-                            "server=off,addr.type=unix,addr.path=%s",
-                            a.sun_path);
+    extra = vhca_cable_open(&r->cable, 2);
     r->v = vhca_start(extra);
-    r->fd = accept(lfd, NULL, NULL);
-    g_assert_cmpint(r->fd, >=, 0);
-    close(lfd);
+    vhca_cable_accept(&r->cable);
     r->tid = 0x534d000000000000ull;
 }
 
 static void rig_stop(SmRig *r)
 {
-    g_autofree char *path = g_strdup_printf("%s/cable", r->dir);
-
     vhca_stop(r->v);
-    close(r->fd);
-    unlink(path);
-    rmdir(r->dir);
-    g_free(r->dir);
+    vhca_cable_close(&r->cable);
 }
 
 /* Frames until one of kind comes (the port's counters and HELLOs pass). */
