@@ -463,3 +463,18 @@ bool vhca_cable_poll(VhcaCable *c, int ms)
 
     return poll(&p, 1, ms) == 1;
 }
+
+/*
+ * Until the port sends a frame: it trains once its netdev is connected,
+ * which QEMU does on its own time, then says HELLO every 200 ms of the
+ * virtual clock while INIT (vhca-link.c), so step the clock meanwhile.
+ */
+void vhca_cable_wait(VhcaCable *c, Vhca *v)
+{
+    int i;
+
+    for (i = 0; !vhca_cable_poll(c, 100); i++) {
+        g_assert_cmpint(i, <, 100);
+        qtest_clock_step(v->qts, 200 * 1000 * 1000);
+    }
+}

@@ -103,5 +103,7 @@ uint32_t vhca_cable_recv(VhcaCable *c, uint8_t *frame, uint32_t max);
 void vhca_cable_send(VhcaCable *c, const uint8_t *frame, uint32_t len);
 /* Whether a frame comes within ms milliseconds. */
 bool vhca_cable_poll(VhcaCable *c, int ms);
+/* Until a frame comes, stepping the virtual clock (HELLOs while INIT). */
+void vhca_cable_wait(VhcaCable *c, Vhca *v);
 
 #endif

@@ -113,6 +113,7 @@ static void win_link_up(Win *w)
     struct vhca_port_attr attr;
     struct vhca_eqe ev;
 
+    vhca_cable_wait(&w->cable, w->dp->v);
     do {
         vhca_cable_recv(&w->cable, w->frame, FRAME_MAX);
     } while (hdr(w)->kind != VHCA_WIRE_HELLO);
@@ -208,6 +209,28 @@ static void win_expect(Win *w, uint64_t wr_id, uint8_t status)
     g_assert_cmpuint(le64_to_cpu(cqe.wr_id), ==, wr_id);
 }
 
+/* The WRITE requests of WQEs from .. to - 1 on the wire, PSN0 + index. */
+static void win_expect_writes(Win *w, uint32_t from, uint32_t to)
+{
+    uint32_t i;
+
+    for (i = from; i < to; i++) {
+        g_assert_cmphex(win_request(w, VHCA_WQE_RDMA_WRITE), ==, PSN0 + i);
+    }
+}
+
+/* n one-packet WRITEs (wr_id 1..n), one doorbell, all of them sent. */
+static void win_writes(Win *w, uint32_t n)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        win_put(w, i + 1, VHCA_WQE_RDMA_WRITE, i * 512, 512);
+    }
+    win_ring(w);
+    win_expect_writes(w, 0, n);
+}
+
 static void win_expect_done(Win *w, uint64_t wr_id)
 {
     win_expect(w, wr_id, VHCA_WC_SUCCESS);
@@ -280,20 +303,12 @@ static void test_rcwin_lost_request(void)
     Win w;
 
     win_start(&w, 7);
-    for (i = 0; i < 4; i++) {
-        win_put(&w, i + 1, VHCA_WQE_RDMA_WRITE, i * 512, 512);
-    }
-    win_ring(&w);
-    for (i = 0; i < 4; i++) {
-        g_assert_cmphex(win_request(&w, VHCA_WQE_RDMA_WRITE), ==, PSN0 + i);
-    }
+    win_writes(&w, 4);
     win_ack(&w, VHCA_WQE_RDMA_WRITE, PSN0);
     win_expect_done(&w, 1);
     win_answer(&w, VHCA_WQE_RDMA_WRITE, PSN0 + 2, VHCA_WIRE_NAK_SEQ,
                PSN0 + 1, NULL, 0);
-    for (i = 1; i < 4; i++) {                  /* go-back-N */
-        g_assert_cmphex(win_request(&w, VHCA_WQE_RDMA_WRITE), ==, PSN0 + i);
-    }
+    win_expect_writes(&w, 1, 4);                /* go-back-N */
     win_expect_none(&w);
     /* A NAK for a PSN not in flight is a ghost: nothing resent. */
     win_answer(&w, VHCA_WQE_RDMA_WRITE, PSN0 + 3, VHCA_WIRE_NAK_SEQ,
@@ -318,13 +333,7 @@ static void test_rcwin_lost_ack(void)
     Win w;
 
     win_start(&w, 7);
-    for (i = 0; i < 3; i++) {
-        win_put(&w, i + 1, VHCA_WQE_RDMA_WRITE, i * 512, 512);
-    }
-    win_ring(&w);
-    for (i = 0; i < 3; i++) {
-        g_assert_cmphex(win_request(&w, VHCA_WQE_RDMA_WRITE), ==, PSN0 + i);
-    }
+    win_writes(&w, 3);
     win_ack(&w, VHCA_WQE_RDMA_WRITE, PSN0 + 2);
     for (i = 1; i <= 3; i++) {
         win_expect_done(&w, i);
@@ -385,18 +394,14 @@ static void test_rcwin_reads(void)
  */
 static void test_rcwin_retry_exhausted(void)
 {
-    uint32_t i, t;
+    uint32_t t;
     Win w;
 
     win_start(&w, 2);
-    for (i = 0; i < 3; i++) {
-        win_put(&w, i + 1, VHCA_WQE_RDMA_WRITE, i * 512, 512);
-    }
-    win_ring(&w);
+    win_writes(&w, 3);
     for (t = 0; t <= 2; t++) {
-        for (i = 0; i < 3; i++) {
-            g_assert_cmphex(win_request(&w, VHCA_WQE_RDMA_WRITE), ==,
-                            PSN0 + i);
+        if (t) {
+            win_expect_writes(&w, 0, 3);        /* all of them again */
         }
         win_expect_none(&w);
         qtest_clock_step(w.dp->v->qts, TIMEOUT_NS);

@@ -144,6 +144,7 @@ static void test_sm_set_port_info(void)
     rig_start(&r);
     vhca_bringup(r.v);
     /* The link trains: a HELLO, and the port waits in INIT with no LID. */
+    vhca_cable_wait(&r.cable, r.v);
     rig_expect(&r, VHCA_WIRE_HELLO, frame);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 0);   /* port 1's pass */
     g_assert_cmpuint(vhca_query_port(r.v, 2, &attr), ==, VHCA_CMD_OK);
@@ -204,6 +205,7 @@ static void test_sm_set_port_info(void)
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 1);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_DOWN);
+    vhca_cable_wait(&r.cable, r.v);
     rig_expect(&r, VHCA_WIRE_HELLO, frame);
     g_assert_cmpuint(vhca_query_port(r.v, 2, &attr), ==, VHCA_CMD_OK);
     g_assert_cmpuint(attr.state, ==, VHCA_PORT_INIT);
