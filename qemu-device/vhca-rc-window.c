@@ -5,13 +5,14 @@
  * Within one process the responder runs inline and RC is synchronous
  * (vhca-rc.c).  Across the wire a round trip takes two QEMU main loops and
  * the switch, so the send queue runs ahead of its answers as an HCA's
- * does (IBA 9.7.7):
+ * does (IBA 9.7: the requester need not wait for one answer to send on):
  *
  * - The WQEs sq.ci .. sq_sent - 1 are on the wire, each with its first
  *   PSN in qp->flight[].  New requests leave while fewer than
  *   VHCA_RC_WINDOW are in flight, their bytes stay under
  *   VHCA_RC_WINDOW_BYTES, and READ/atomic requests under the QP's
- *   max_rd_atomic (its initiator depth, IBA 9.7.7.2.x o9-21, 11.2.4.2).
+ *   max_rd_atomic (its initiator depth: the READs/atomics it may have
+ *   outstanding, IBA 11.2.4.2 Modify QP).
  * - A WQE that puts nothing on the wire (LOCAL_INV, REG_MR, BIND_MW), one
  *   that fails its local checks, and one with FENCE wait until the window
  *   is empty and then run as the only WQE: completions stay in order.
@@ -20,7 +21,7 @@
  *   answers its own request, and its data is written at once.  WQEs
  *   complete in order from sq.ci as soon as they are answered: the CQE of
  *   a WQE never comes before its answer.
- * - A sequence error NAK (IBA 9.7.5.2.x) acknowledges what is before the
+ * - A sequence error NAK (IBA 9.7.5.1) acknowledges what is before the
  *   PSN it names and sends again from there (go-back-N), using a retry;
  *   an RNR NAK likewise, after the responder's RNR timer (IBA 9.7.5.2.8);
  *   an error NAK completes that WQE with its error and the QP goes to ERR.
@@ -43,9 +44,6 @@
 
 /* Message bytes in flight per QP (a longer message goes alone). */
 #define VHCA_RC_WINDOW_BYTES    (4u << 20)
-
-#define VHCA_ACK_TIMEOUT_UNIT_NS    4096    /* IBA 9.7.6.1.3: 4.096 us */
-#define VHCA_NO_TIMER_RESEND        18      /* timeout 0: ~1.07 s */
 
 bool vhca_rc_windowed(VhcaState *s, const VhcaQp *qp)
 {
@@ -96,14 +94,12 @@ static void vhca_rc_window_start(VhcaQp *qp)
     }
 }
 
-/* IBA 9.7.6.1.3: the local ACK timeout, 4.096 us * 2^timeout. */
+/* IBA 9.7.6.1.3: the local ACK timer starts (again). */
 static void vhca_rc_window_arm(VhcaQp *qp)
 {
-    int shift = qp->timeout ? MIN(qp->timeout, 31) : VHCA_NO_TIMER_RESEND;
-
     qp->sq_wait = VHCA_SQ_WAIT_ACK;
     timer_mod(qp->sq_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                            ((int64_t)VHCA_ACK_TIMEOUT_UNIT_NS << shift));
+                            vhca_rc_timeout_ns(qp->timeout));
 }
 
 /* Go back to the request of WQE idx: it and those after it leave again. */
@@ -116,7 +112,7 @@ static void vhca_rc_window_rewind(VhcaQp *qp, uint32_t idx, const char *why)
 
 /* ---- sending ------------------------------------------------------------ */
 
-/* Why the WQE in f may not join the requests in flight now, or NULL. */
+/* Why wqe may not join the requests in flight now, or NULL. */
 static const char *vhca_rc_window_full(VhcaQp *qp, const VhcaSendWqe *wqe)
 {
     uint32_t reads = 0, i;
@@ -126,7 +122,7 @@ static const char *vhca_rc_window_full(VhcaQp *qp, const VhcaSendWqe *wqe)
         return "window full";
     }
     if (wqe->flags & VHCA_WQE_F_FENCE) {
-        return "fence";     /* IBA 10.8.3.3: after the READs/atomics */
+        return "fence";     /* fenced: after the READs/atomics before it */
     }
     for (i = qp->sq.ci; i != qp->sq_sent; i++) {
         VhcaRcFlight *e = vhca_rc_flight(qp, i);

@@ -139,7 +139,7 @@ VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
     }
     if (d > 0) {
         /*
-         * IBA 9.7.5.1.1: sequence error, NAK naming the expected PSN, once
+         * IBA 9.7.5.1: sequence error, NAK naming the expected PSN, once
          * per error: the requests behind the lost one that are already
          * on the way are dropped silently until the resend comes.
          */
@@ -299,7 +299,7 @@ VhcaAck vhca_rc_transmit(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 }
 
 /* IBA 9.7.6.1.3: the local ACK timeout, 4.096 us * 2^timeout. */
-static int64_t vhca_rc_timeout_ns(uint8_t timeout)
+int64_t vhca_rc_timeout_ns(uint8_t timeout)
 {
     return (int64_t)VHCA_ACK_TIMEOUT_UNIT_NS <<
            (timeout ? MIN(timeout, 31) : VHCA_NO_TIMER_RESEND);

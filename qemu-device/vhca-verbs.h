@@ -185,7 +185,7 @@ typedef struct VhcaRdRes {
 } VhcaRdRes;
 
 /*
- * Send WQEs in flight across the wire at most (IBA 9.7.7 lets the send
+ * Send WQEs in flight across the wire at most (IBA 9.7 lets the send
  * queue run ahead of its ACKs; READ/atomic also by max_rd_atomic).
  */
 #define VHCA_RC_WINDOW          64
