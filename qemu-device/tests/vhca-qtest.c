@@ -4,9 +4,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include "vhca-qtest.h"
 
 /* ---- plumbing -------------------------------------------------------- */
@@ -378,103 +375,4 @@ uint64_t vhca_ram_end(Vhca *v)
     qobject_unref(rsp);
     g_assert_cmphex(size, <, 0x80000000ull);
     return size;
-}
-
-/* ---- a cabled port: the test plays the switch ---------------------------- */
-
-char *vhca_cable_open(VhcaCable *c, uint8_t port)
-{
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
-
-    memset(c, 0, sizeof(*c));
-    c->dir = g_dir_make_tmp("vhca-cable-XXXXXX", NULL);
-    g_assert(c->dir);
-    snprintf(a.sun_path, sizeof(a.sun_path), "%s/cable", c->dir);
-    c->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
-    g_assert_cmpint(c->lfd, >=, 0);
-    g_assert_cmpint(bind(c->lfd, (struct sockaddr *)&a, sizeof(a)), ==, 0);
-    g_assert_cmpint(listen(c->lfd, 1), ==, 0);
-    c->fd = -1;
-    return g_strdup_printf(",port%u-netdev=w0 -netdev stream,id=w0,"
-                           "server=off,addr.type=unix,addr.path=%s", port,
-                           a.sun_path);
-}
-
-void vhca_cable_accept(VhcaCable *c)
-{
-    c->fd = accept(c->lfd, NULL, NULL);
-    g_assert_cmpint(c->fd, >=, 0);
-    close(c->lfd);
-    c->lfd = -1;
-}
-
-void vhca_cable_close(VhcaCable *c)
-{
-    g_autofree char *path = g_strdup_printf("%s/cable", c->dir);
-
-    if (c->fd >= 0) {
-        close(c->fd);
-    }
-    if (c->lfd >= 0) {
-        close(c->lfd);
-    }
-    unlink(path);
-    rmdir(c->dir);
-    g_free(c->dir);
-}
-
-static void vhca_cable_read_all(int fd, void *buf, size_t len)
-{
-    uint8_t *p = buf;
-
-    while (len) {
-        ssize_t n = read(fd, p, len);
-
-        g_assert_cmpint(n, >, 0);
-        p += n;
-        len -= n;
-    }
-}
-
-uint32_t vhca_cable_recv(VhcaCable *c, uint8_t *frame, uint32_t max)
-{
-    uint8_t be[4];
-    uint32_t len;
-
-    vhca_cable_read_all(c->fd, be, 4);
-    len = ldl_be_p(be);
-    g_assert_cmpuint(len, <=, max);
-    vhca_cable_read_all(c->fd, frame, len);
-    return len;
-}
-
-void vhca_cable_send(VhcaCable *c, const uint8_t *frame, uint32_t len)
-{
-    uint8_t be[4];
-
-    stl_be_p(be, len);
-    g_assert_cmpint(write(c->fd, be, 4), ==, 4);
-    g_assert_cmpint(write(c->fd, frame, len), ==, len);
-}
-
-bool vhca_cable_poll(VhcaCable *c, int ms)
-{
-    struct pollfd p = { .fd = c->fd, .events = POLLIN };
-
-    return poll(&p, 1, ms) == 1;
-}
-
-/*
- * Until the port sends a frame: it trains once its netdev is connected,
- * which QEMU does on its own time, then says HELLO every 200 ms of the
- * virtual clock while INIT (vhca-link.c), so step the clock meanwhile.
- */
-void vhca_cable_wait(VhcaCable *c, Vhca *v)
-{
-    int i;
-
-    for (i = 0; !vhca_cable_poll(c, 100); i++) {
-        g_assert_cmpint(i, <, 100);
-        qtest_clock_step(v->qts, 200 * 1000 * 1000);
-    }
 }

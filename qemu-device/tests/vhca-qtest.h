@@ -84,26 +84,4 @@ bool msix_fired(Vhca *v, uint64_t word);
 void vhca_wait_eqe_visible(Vhca *v);
 uint64_t vhca_ram_end(Vhca *v);
 
-/*
- * A port cabled out through `-netdev stream` to a unix socket the test
- * listens on: the test is the switch (Documentation/fabric.md).
- */
-typedef struct VhcaCable {
-    char *dir;
-    int lfd;            /* listening */
-    int fd;             /* the cable, switch side */
-} VhcaCable;
-
-/* Listen; returns the -device/-netdev options that cable port to it. */
-char *vhca_cable_open(VhcaCable *c, uint8_t port);
-void vhca_cable_accept(VhcaCable *c);
-void vhca_cable_close(VhcaCable *c);
-/* The next frame out of the port (stream framing: a 4-byte BE length). */
-uint32_t vhca_cable_recv(VhcaCable *c, uint8_t *frame, uint32_t max);
-void vhca_cable_send(VhcaCable *c, const uint8_t *frame, uint32_t len);
-/* Whether a frame comes within ms milliseconds. */
-bool vhca_cable_poll(VhcaCable *c, int ms);
-/* Until a frame comes, stepping the virtual clock (HELLOs while INIT). */
-void vhca_cable_wait(VhcaCable *c, Vhca *v);
-
 #endif

@@ -3,7 +3,7 @@
  * flight (vhca-rc-window.c, Documentation/fabric.md "RC over the wire").
  *
  * Port 2 is cabled to a unix socket this test listens on: the test is the
- * switch and, behind it, the remote QP.  As requester the device sends
+ * switch and, behind it, the remote QP (the cable_* helpers).  As requester the device sends
  * several requests before any answer; one ACK acknowledges every SEND/
  * WRITE before it (IBA 9.7.5.1); a request lost in the middle of the
  * window is NAKed as a sequence error and everything from it is sent again
@@ -16,6 +16,9 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include "vhca-qtest-dp.h"
 #include "hw/misc/vhca/vhca-wire.h"
 
@@ -29,9 +32,112 @@
 #define TIMEOUT_NS      (4096ll << TIMEOUT)
 #define FRAME_MAX       (sizeof(struct vhca_wire_hdr) + VHCA_WIRE_MAX_PAYLOAD)
 
+/* ---- the cable: a unix socket this test listens on, as the switch ---- */
+
+typedef struct WinCable {
+    char *dir;
+    int lfd;            /* listening */
+    int fd;             /* the cable, switch side */
+} WinCable;
+
+/* Listen; returns the -device/-netdev options that cable PORT to it. */
+static char *cable_open(WinCable *c)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+    memset(c, 0, sizeof(*c));
+    c->dir = g_dir_make_tmp("vhca-rcwin-XXXXXX", NULL);
+    g_assert(c->dir);
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s/cable", c->dir);
+    c->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    g_assert_cmpint(c->lfd, >=, 0);
+    g_assert_cmpint(bind(c->lfd, (struct sockaddr *)&a, sizeof(a)), ==, 0);
+    g_assert_cmpint(listen(c->lfd, 1), ==, 0);
+    c->fd = -1;
+    return g_strdup_printf(",port%u-netdev=w0 -netdev stream,id=w0,"
+                           "server=off,addr.type=unix,addr.path=%s", PORT,
+                           a.sun_path);
+}
+
+static void cable_accept(WinCable *c)
+{
+    c->fd = accept(c->lfd, NULL, NULL);
+    g_assert_cmpint(c->fd, >=, 0);
+    close(c->lfd);
+    c->lfd = -1;
+}
+
+static void cable_close(WinCable *c)
+{
+    g_autofree char *path = g_strdup_printf("%s/cable", c->dir);
+
+    close(c->fd);
+    unlink(path);
+    rmdir(c->dir);
+    g_free(c->dir);
+}
+
+static void cable_read(int fd, void *buf, size_t len)
+{
+    uint8_t *p = buf;
+
+    while (len) {
+        ssize_t n = read(fd, p, len);
+
+        g_assert_cmpint(n, >, 0);
+        p += n;
+        len -= n;
+    }
+}
+
+/* The next frame out of the port (stream framing: a 4-byte BE length). */
+static uint32_t cable_recv(WinCable *c, uint8_t *frame, uint32_t max)
+{
+    uint8_t be[4];
+    uint32_t len;
+
+    cable_read(c->fd, be, 4);
+    len = ldl_be_p(be);
+    g_assert_cmpuint(len, <=, max);
+    cable_read(c->fd, frame, len);
+    return len;
+}
+
+static void cable_send(WinCable *c, const uint8_t *frame, uint32_t len)
+{
+    uint8_t be[4];
+
+    stl_be_p(be, len);
+    g_assert_cmpint(write(c->fd, be, 4), ==, 4);
+    g_assert_cmpint(write(c->fd, frame, len), ==, len);
+}
+
+/* Whether a frame comes within ms milliseconds. */
+static bool cable_poll(WinCable *c, int ms)
+{
+    struct pollfd p = { .fd = c->fd, .events = POLLIN };
+
+    return poll(&p, 1, ms) == 1;
+}
+
+/*
+ * Until the port sends a frame: it trains once its netdev is connected,
+ * which QEMU does on its own time, then says HELLO every 200 ms of the
+ * virtual clock while INIT (vhca-link.c), so step the clock meanwhile.
+ */
+static void cable_wait(WinCable *c, Vhca *v)
+{
+    int i;
+
+    for (i = 0; !cable_poll(c, 100); i++) {
+        g_assert_cmpint(i, <, 100);
+        qtest_clock_step(v->qts, 200 * 1000 * 1000);
+    }
+}
+
 typedef struct Win {
     Dp *dp;
-    VhcaCable cable;
+    WinCable cable;
     DpCq cq;
     DpQp qp;
     uint64_t buf;       /* local memory, 64 KiB */
@@ -48,7 +154,7 @@ static struct vhca_wire_hdr *hdr(Win *w)
 static void win_recv(Win *w)
 {
     do {
-        vhca_cable_recv(&w->cable, w->frame, FRAME_MAX);
+        cable_recv(&w->cable, w->frame, FRAME_MAX);
         g_assert_cmphex(le32_to_cpu(hdr(w)->magic), ==, VHCA_WIRE_MAGIC);
     } while (hdr(w)->kind == VHCA_WIRE_HELLO);
 }
@@ -66,7 +172,7 @@ static uint32_t win_request(Win *w, uint8_t opcode)
 
 static void win_no_frame(Win *w)
 {
-    g_assert_false(vhca_cable_poll(&w->cable, 100));
+    g_assert_false(cable_poll(&w->cable, 100));
 }
 
 static void win_frame(struct vhca_wire_hdr *h, uint8_t kind, uint32_t len)
@@ -98,7 +204,7 @@ static void win_answer(Win *w, uint8_t opcode, uint32_t psn, uint8_t syndrome,
     h->nak_psn = cpu_to_le32(nak_psn);
     h->qp_type = VHCA_QPT_RC;
     memcpy(f + sizeof(*h), data, len);
-    vhca_cable_send(&w->cable, f, sizeof(*h) + len);
+    cable_send(&w->cable, f, sizeof(*h) + len);
 }
 
 static void win_ack(Win *w, uint8_t opcode, uint32_t psn)
@@ -113,15 +219,15 @@ static void win_link_up(Win *w)
     struct vhca_port_attr attr;
     struct vhca_eqe ev;
 
-    vhca_cable_wait(&w->cable, w->dp->v);
+    cable_wait(&w->cable, w->dp->v);
     do {
-        vhca_cable_recv(&w->cable, w->frame, FRAME_MAX);
+        cable_recv(&w->cable, w->frame, FRAME_MAX);
     } while (hdr(w)->kind != VHCA_WIRE_HELLO);
     win_frame(&h, VHCA_WIRE_LINK, 0);
     h.opcode = VHCA_PORT_ACTIVE;
     h.dlid = cpu_to_le16(PORT_LID);
     h.slid = cpu_to_le16(VHCA_WIRE_SM_LID);
-    vhca_cable_send(&w->cable, (uint8_t *)&h, sizeof(h));
+    cable_send(&w->cable, (uint8_t *)&h, sizeof(h));
     do {
         g_assert_true(vhca_try_eqe(w->dp->v, &ev, 500));
         g_assert_cmpuint(ev.type, ==, VHCA_EQE_PORT_EVENT);
@@ -129,8 +235,8 @@ static void win_link_up(Win *w)
     g_assert_cmpuint(vhca_query_port(w->dp->v, PORT, &attr), ==, VHCA_CMD_OK);
     g_assert_cmpuint(attr.state, ==, VHCA_PORT_ACTIVE);
     g_assert_cmphex(le16_to_cpu(attr.lid), ==, PORT_LID);
-    while (vhca_cable_poll(&w->cable, 50)) {     /* HELLOs sent while INIT */
-        vhca_cable_recv(&w->cable, w->frame, FRAME_MAX);
+    while (cable_poll(&w->cable, 50)) {     /* HELLOs sent while INIT */
+        cable_recv(&w->cable, w->frame, FRAME_MAX);
         g_assert_cmpuint(hdr(w)->kind, ==, VHCA_WIRE_HELLO);
     }
 }
@@ -143,10 +249,10 @@ static void win_start(Win *w, uint8_t retry_cnt)
 
     memset(w, 0, sizeof(*w));
     w->frame = g_malloc(FRAME_MAX);
-    extra = vhca_cable_open(&w->cable, PORT);
+    extra = cable_open(&w->cable);
     w->dp = g_new0(Dp, 1);
     w->dp->v = vhca_start(extra);
-    vhca_cable_accept(&w->cable);
+    cable_accept(&w->cable);
     vhca_bringup(w->dp->v);
     /* Port 1, on the in-process fabric, comes up by itself. */
     g_assert_cmpint(vhca_collect_port_events(w->dp->v, ev, 4), ==, 1);
@@ -167,7 +273,7 @@ static void win_start(Win *w, uint8_t retry_cnt)
 static void win_stop(Win *w)
 {
     dp_stop(w->dp);
-    vhca_cable_close(&w->cable);
+    cable_close(&w->cable);
     g_free(w->frame);
 }
 
@@ -436,7 +542,7 @@ static void win_remote_request(Win *w, uint8_t opcode, uint32_t psn,
     h->remote_addr = cpu_to_le64(addr);
     h->qp_type = VHCA_QPT_RC;
     memcpy(f + sizeof(*h), data, payload);
-    vhca_cable_send(&w->cable, f, sizeof(*h) + payload);
+    cable_send(&w->cable, f, sizeof(*h) + payload);
 }
 
 /* The device's answer: its syndrome (PSN and NAK PSN checked). */

@@ -15,6 +15,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include "vhca-qtest.h"
 #include "hw/misc/vhca/vhca-wire.h"
 
@@ -28,35 +30,79 @@
 
 typedef struct SmRig {
     Vhca *v;
-    VhcaCable cable;    /* port 2's, switch side */
+    char *dir;
+    int fd;             /* the cable, switch side */
     uint64_t tid;
 } SmRig;
 
+static void rig_read_all(int fd, void *buf, size_t len)
+{
+    uint8_t *p = buf;
+
+    while (len) {
+        ssize_t n = read(fd, p, len);
+
+        g_assert_cmpint(n, >, 0);
+        p += n;
+        len -= n;
+    }
+}
+
+/* The next frame out of the port (stream framing: a 4-byte BE length). */
 static uint32_t rig_recv(SmRig *r, uint8_t *frame, uint32_t max)
 {
-    return vhca_cable_recv(&r->cable, frame, max);
+    uint8_t be[4];
+    uint32_t len;
+
+    rig_read_all(r->fd, be, 4);
+    len = ldl_be_p(be);
+    g_assert_cmpuint(len, <=, max);
+    rig_read_all(r->fd, frame, len);
+    return len;
 }
 
 static void rig_send(SmRig *r, const uint8_t *frame, uint32_t len)
 {
-    vhca_cable_send(&r->cable, frame, len);
+    uint8_t be[4];
+
+    stl_be_p(be, len);
+    g_assert_cmpint(write(r->fd, be, 4), ==, 4);
+    g_assert_cmpint(write(r->fd, frame, len), ==, len);
 }
 
 static void rig_start(SmRig *r)
 {
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
     g_autofree char *extra = NULL;
+    int lfd;
 
     memset(r, 0, sizeof(*r));
-    extra = vhca_cable_open(&r->cable, 2);
+    r->dir = g_dir_make_tmp("vhca-sm-set-XXXXXX", NULL);
+    g_assert(r->dir);
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s/cable", r->dir);
+    lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    g_assert_cmpint(lfd, >=, 0);
+    g_assert_cmpint(bind(lfd, (struct sockaddr *)&a, sizeof(a)), ==, 0);
+    g_assert_cmpint(listen(lfd, 1), ==, 0);
+    extra = g_strdup_printf(",port2-netdev=w0 -netdev stream,id=w0,"
+                            "server=off,addr.type=unix,addr.path=%s",
+                            a.sun_path);
     r->v = vhca_start(extra);
-    vhca_cable_accept(&r->cable);
+    r->fd = accept(lfd, NULL, NULL);
+    g_assert_cmpint(r->fd, >=, 0);
+    close(lfd);
     r->tid = 0x534d000000000000ull;
 }
 
 static void rig_stop(SmRig *r)
 {
+    g_autofree char *path = g_strdup_printf("%s/cable", r->dir);
+
     vhca_stop(r->v);
-    vhca_cable_close(&r->cable);
+    close(r->fd);
+    unlink(path);
+    rmdir(r->dir);
+    g_free(r->dir);
 }
 
 /* Frames until one of kind comes (the port's counters and HELLOs pass). */
@@ -144,7 +190,6 @@ static void test_sm_set_port_info(void)
     rig_start(&r);
     vhca_bringup(r.v);
     /* The link trains: a HELLO, and the port waits in INIT with no LID. */
-    vhca_cable_wait(&r.cable, r.v);
     rig_expect(&r, VHCA_WIRE_HELLO, frame);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 0);   /* port 1's pass */
     g_assert_cmpuint(vhca_query_port(r.v, 2, &attr), ==, VHCA_CMD_OK);
@@ -205,7 +250,6 @@ static void test_sm_set_port_info(void)
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 1);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_DOWN);
-    vhca_cable_wait(&r.cable, r.v);
     rig_expect(&r, VHCA_WIRE_HELLO, frame);
     g_assert_cmpuint(vhca_query_port(r.v, 2, &attr), ==, VHCA_CMD_OK);
     g_assert_cmpuint(attr.state, ==, VHCA_PORT_INIT);
