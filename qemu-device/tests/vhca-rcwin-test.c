@@ -184,27 +184,50 @@ static void win_frame(struct vhca_wire_hdr *h, uint8_t kind, uint32_t len)
     h->payload_len = cpu_to_le32(len);
 }
 
-/* The remote QP answers the request with first PSN psn. */
-static void win_answer(Win *w, uint8_t opcode, uint32_t psn, uint8_t syndrome,
-                       uint32_t nak_psn, const uint8_t *data, uint32_t len)
+/*
+ * A frame of the remote QP for the device's QP, kind and opcode, first PSN
+ * psn, message of len bytes with payload of them after the header (the
+ * caller fills in the rest and frees it).
+ */
+static struct vhca_wire_hdr *win_remote_frame(Win *w, uint8_t kind,
+                                              uint8_t opcode, uint32_t psn,
+                                              uint32_t len, uint32_t payload)
 {
-    g_autofree uint8_t *f = g_malloc0(sizeof(struct vhca_wire_hdr) + len);
-    struct vhca_wire_hdr *h = (void *)f;
+    struct vhca_wire_hdr *h = g_malloc0(sizeof(*h) + payload);
 
-    win_frame(h, VHCA_WIRE_RESPONSE, len);
+    win_frame(h, kind, payload);
     h->opcode = opcode;
-    h->syndrome = syndrome;
     h->slid = cpu_to_le16(REMOTE_LID);
     h->dlid = cpu_to_le16(PORT_LID);
     h->src_qpn = cpu_to_le32(REMOTE_QPN);
     h->dst_qpn = cpu_to_le32(w->qp.h);
     h->psn = cpu_to_le32(psn);
-    h->packets = cpu_to_le32(1);
     h->length = cpu_to_le32(len);
-    h->nak_psn = cpu_to_le32(nak_psn);
     h->qp_type = VHCA_QPT_RC;
-    memcpy(f + sizeof(*h), data, len);
-    cable_send(&w->cable, f, sizeof(*h) + len);
+    return h;
+}
+
+static void win_send_frame(Win *w, struct vhca_wire_hdr *h,
+                           const uint8_t *payload)
+{
+    uint32_t len = le32_to_cpu(h->payload_len);
+
+    memcpy(h + 1, payload, len);
+    cable_send(&w->cable, (uint8_t *)h, sizeof(*h) + len);
+    g_free(h);
+}
+
+/* The remote QP answers the request with first PSN psn. */
+static void win_answer(Win *w, uint8_t opcode, uint32_t psn, uint8_t syndrome,
+                       uint32_t nak_psn, const uint8_t *data, uint32_t len)
+{
+    struct vhca_wire_hdr *h = win_remote_frame(w, VHCA_WIRE_RESPONSE, opcode,
+                                               psn, len, len);
+
+    h->syndrome = syndrome;
+    h->packets = cpu_to_le32(1);
+    h->nak_psn = cpu_to_le32(nak_psn);
+    win_send_frame(w, h, data);
 }
 
 static void win_ack(Win *w, uint8_t opcode, uint32_t psn)
@@ -342,6 +365,16 @@ static void win_expect_done(Win *w, uint64_t wr_id)
     win_expect(w, wr_id, VHCA_WC_SUCCESS);
 }
 
+/* WQEs from .. to complete, in order. */
+static void win_expect_done_upto(Win *w, uint64_t from, uint64_t to)
+{
+    uint64_t wr_id;
+
+    for (wr_id = from; wr_id <= to; wr_id++) {
+        win_expect_done(w, wr_id);
+    }
+}
+
 /* No completion, after the device had time to take what was sent. */
 static void win_expect_none(Win *w)
 {
@@ -405,7 +438,6 @@ static void test_rcwin_pipeline(void)
  */
 static void test_rcwin_lost_request(void)
 {
-    uint32_t i;
     Win w;
 
     win_start(&w, 7);
@@ -421,9 +453,7 @@ static void test_rcwin_lost_request(void)
                PSN0 + 9, NULL, 0);
     win_no_frame(&w);
     win_ack(&w, VHCA_WQE_RDMA_WRITE, PSN0 + 3);
-    for (i = 2; i <= 4; i++) {
-        win_expect_done(&w, i);
-    }
+    win_expect_done_upto(&w, 2, 4);
     g_assert_cmphex(win_sq_psn(&w), ==, PSN0 + 4);
     win_stop(&w);
 }
@@ -435,15 +465,12 @@ static void test_rcwin_lost_request(void)
  */
 static void test_rcwin_lost_ack(void)
 {
-    uint32_t i;
     Win w;
 
     win_start(&w, 7);
     win_writes(&w, 3);
     win_ack(&w, VHCA_WQE_RDMA_WRITE, PSN0 + 2);
-    for (i = 1; i <= 3; i++) {
-        win_expect_done(&w, i);
-    }
+    win_expect_done_upto(&w, 1, 3);
     win_put(&w, 4, VHCA_WQE_RDMA_WRITE, 0, 512);
     win_ring(&w);
     g_assert_cmphex(win_request(&w, VHCA_WQE_RDMA_WRITE), ==, PSN0 + 3);
@@ -526,23 +553,13 @@ static void win_remote_request(Win *w, uint8_t opcode, uint32_t psn,
                                const uint8_t *data, uint32_t len)
 {
     uint32_t payload = opcode == VHCA_WQE_RDMA_READ ? 0 : len;
-    g_autofree uint8_t *f = g_malloc0(sizeof(struct vhca_wire_hdr) + payload);
-    struct vhca_wire_hdr *h = (void *)f;
+    struct vhca_wire_hdr *h = win_remote_frame(w, VHCA_WIRE_REQUEST, opcode,
+                                               psn, len, payload);
 
-    win_frame(h, VHCA_WIRE_REQUEST, payload);
-    h->opcode = opcode;
-    h->slid = cpu_to_le16(REMOTE_LID);
-    h->dlid = cpu_to_le16(PORT_LID);
-    h->src_qpn = cpu_to_le32(REMOTE_QPN);
-    h->dst_qpn = cpu_to_le32(w->qp.h);
-    h->psn = cpu_to_le32(psn);
     h->packets = cpu_to_le32(DIV_ROUND_UP(MAX(len, 1), MTU));
-    h->length = cpu_to_le32(len);
     h->rkey = cpu_to_le32(rkey);
     h->remote_addr = cpu_to_le64(addr);
-    h->qp_type = VHCA_QPT_RC;
-    memcpy(f + sizeof(*h), data, payload);
-    cable_send(&w->cable, f, sizeof(*h) + payload);
+    win_send_frame(w, h, data);
 }
 
 /* The device's answer: its syndrome (PSN and NAK PSN checked). */
