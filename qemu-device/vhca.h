@@ -123,6 +123,7 @@ struct VhcaState {
     uint32_t rc_drop_response;      /* lose every Nth answer to one */
     NICConf port_nic[VHCA_MAX_PORTS];   /* portN-netdev: cabled out */
     bool sq_poll;                   /* poll send doorbell records */
+    bool rc_window;                 /* RC across the wire: a window */
     uint32_t sq_poll_window_us;     /* ... for this long after activity */
 
     /* Fixed at realize. */

@@ -99,7 +99,7 @@ void dp_db64(Vhca *v, uint32_t page, uint32_t offset, uint64_t val)
 }
 
 /* A completion EQ on vector 1, a PD; the ports as they are. */
-static void dp_setup_eq_pd(Dp *dp)
+void dp_setup_eq_pd(Dp *dp)
 {
     uint32_t result[2];
 

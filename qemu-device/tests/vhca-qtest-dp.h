@@ -91,6 +91,8 @@ uint8_t dp_exec_in(Dp *dp, uint16_t opcode, uint32_t handle,
 uint64_t dp_alloc(Dp *dp, uint64_t size);
 void dp_db64(Vhca *v, uint32_t page, uint32_t offset, uint64_t val);
 void dp_setup(Dp *dp, int ports);
+/* A completion EQ on vector 1 and a PD (dp_setup without the ports). */
+void dp_setup_eq_pd(Dp *dp);
 Dp *dp_start_with(const char *extra);
 Dp *dp_start(void);
 Dp *dp_start_unmanaged(const char *extra);
