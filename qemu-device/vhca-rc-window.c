@@ -81,6 +81,8 @@ static void vhca_rc_window_sync(VhcaQp *qp)
 void vhca_rc_window_reset(VhcaQp *qp)
 {
     qp->sq_sent = 0;
+    qp->sq_sent_high = 0;
+    qp->sq_drained_due = false;
     qp->sq_send_psn = qp->sq_psn;
     memset(qp->flight, 0, sizeof(qp->flight));
 }
@@ -217,6 +219,9 @@ static bool vhca_rc_window_send(VhcaState *s, VhcaQp *qp)
         .flags = f.wqe.flags,
     };
     qp->sq_sent++;
+    if ((int32_t)(qp->sq_sent - qp->sq_sent_high) > 0) {
+        qp->sq_sent_high = qp->sq_sent;
+    }
     qp->sq_send_psn = (pkt.psn + pkt.packets) & VHCA_DB_OBJ_MASK;
     trace_vhca_rc_window_send(qp->handle, idx, pkt.psn,
                               vhca_rc_in_flight(qp));
@@ -226,11 +231,22 @@ static bool vhca_rc_window_send(VhcaState *s, VhcaQp *qp)
     return true;
 }
 
+/*
+ * RTS sends; SQD (IBA 10.3.1 SQ Drain) only sends again what it sent
+ * before: a request resent after a NAK or a timeout.
+ */
+static bool vhca_rc_window_may_send(const VhcaQp *qp)
+{
+    return qp->state == VHCA_QPS_RTS ||
+           (qp->state == VHCA_QPS_SQD &&
+            (int32_t)(qp->sq_sent_high - qp->sq_sent) > 0);
+}
+
 void vhca_rc_window_run(VhcaState *s, VhcaQp *qp, uint32_t budget)
 {
     for (;;) {
         vhca_rc_window_sync(qp);
-        if (!qp->valid || qp->state != VHCA_QPS_RTS || qp->sq_waiting ||
+        if (!qp->valid || !vhca_rc_window_may_send(qp) || qp->sq_waiting ||
             qp->odp_stopped || qp->sq_sent == qp->sq.pi ||
             !vhca_is_enabled(s)) {
             vhca_rc_window_watch(s, qp, "run");
@@ -253,6 +269,26 @@ static bool vhca_rc_window_live(VhcaState *s, VhcaQp *qp)
 {
     return vhca_is_enabled(s) && qp->valid &&
            (qp->state == VHCA_QPS_RTS || qp->state == VHCA_QPS_SQD);
+}
+
+/* IBA 11.6.3 SQ Drained: the event once nothing is in flight in SQD. */
+static void vhca_rc_window_drained(VhcaState *s, VhcaQp *qp)
+{
+    if (qp->state == VHCA_QPS_SQD && qp->sq_drained_due) {
+        qp->sq_drained_due = false;
+        vhca_qp_event(s, qp, VHCA_QP_EV_SQ_DRAINED);
+    }
+}
+
+/*
+ * The QP went to SQD: whether requests are in flight, so that its
+ * SQ_DRAINED event waits for their answers.
+ */
+bool vhca_rc_window_sqd(VhcaState *s, VhcaQp *qp)
+{
+    vhca_rc_window_sync(qp);
+    qp->sq_drained_due = vhca_rc_windowed(s, qp) && qp->sq.ci != qp->sq_sent;
+    return qp->sq_drained_due;
 }
 
 /* Complete the answered WQEs from sq.ci on, in order. */
@@ -280,6 +316,7 @@ static void vhca_rc_window_retire(VhcaState *s, VhcaQp *qp)
     }
     if (qp->sq.ci == qp->sq_sent) {
         timer_del(qp->sq_timer);
+        vhca_rc_window_drained(s, qp);
     } else {
         vhca_rc_window_arm(qp);     /* the oldest gets a full timeout */
     }

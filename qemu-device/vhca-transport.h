@@ -112,6 +112,7 @@ void vhca_rc_window_run(VhcaState *s, VhcaQp *qp, uint32_t budget);
 void vhca_rc_window_answer(VhcaState *s, VhcaQp *qp, const VhcaRcAnswer *a);
 void vhca_rc_window_timer(VhcaState *s, VhcaQp *qp);
 void vhca_rc_window_reset(VhcaQp *qp);
+bool vhca_rc_window_sqd(VhcaState *s, VhcaQp *qp);
 
 /* vhca-transport.c: the send queue's steps the window uses too. */
 bool vhca_sq_fetch(VhcaState *s, VhcaQp *qp, uint32_t idx, VhcaSqFetch *f);

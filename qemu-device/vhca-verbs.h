@@ -276,10 +276,13 @@ typedef struct VhcaQp {
      * RC requester towards a QP of another process (vhca-rc-window.c):
      * the WQEs sq.ci .. sq_sent - 1 are on the wire waiting for their
      * ACK, READ response or atomic ACK; sq_send_psn is the PSN of the
-     * WQE at sq_sent.
+     * WQE at sq_sent.  sq_sent_high is one past the last WQE ever sent
+     * (resends after a rewind stay below it; SQD sends only those).
      */
     uint32_t sq_sent;
+    uint32_t sq_sent_high;
     uint32_t sq_send_psn;
+    bool sq_drained_due;    /* SQD: SQ_DRAINED once the window is empty */
     VhcaRcFlight flight[VHCA_RC_WINDOW];
     bool rc_nak_seq_sent;   /* responder: one sequence NAK per error */
 

@@ -17,7 +17,9 @@
  *   of it again; as responder, a message with a segment missing is put
  *   together from the resend;
  * - a window full (4 MiB of WRITEs, max_rd_atomic READs) drains and the
- *   held WQE leaves.
+ *   held WQE leaves;
+ * - SQD with requests in flight: lost ACKs are still recovered by resends,
+ *   nothing new leaves, and SQ_DRAINED comes once all are answered.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -422,6 +424,57 @@ static void test_stall_window_full_drains(void)
     win_stop(&w);
 }
 
+/* SQ_DRAINED for the QP within about a second of polling. */
+static bool stall_drained(Win *w)
+{
+    int i;
+
+    for (i = 0; i < 50; i++) {
+        if (dp_take_event(w->dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_SQ_DRAINED,
+                          w->qp.h)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * RTS -> SQD with three WRITEs in flight and a fourth posted: the fourth
+ * does not leave; SQ_DRAINED waits for the answers.  The ACKs are lost:
+ * the timeout sends the three again (a drain answers what was sent), the
+ * last ACK ends them, and only then SQ_DRAINED.  Back in RTS the fourth
+ * leaves.
+ */
+static void test_stall_sq_drain(void)
+{
+    struct vhca_qp_context ctx;
+    Win w;
+
+    win_start(&w, 7);
+    win_writes(&w, 3);
+    dp_ctx(&ctx, VHCA_QPS_SQD, VHCA_QP_ATTR_EN_SQD_ASYNC_NOTIFY);
+    ctx.en_sqd_async_notify = 1;
+    g_assert_cmpuint(dp_modify(w.dp, &w.qp, &ctx), ==, VHCA_CMD_OK);
+    win_put(&w, 4, VHCA_WQE_RDMA_WRITE, 0, 512);
+    win_ring(&w);
+    win_no_frame(&w);
+    g_assert_false(stall_drained(&w));
+    qtest_clock_step(w.dp->v->qts, TIMEOUT_NS);
+    stall_frame_due(&w);
+    win_expect_writes(&w, 0, 3);
+    win_no_frame(&w);
+    win_ack(&w, VHCA_WQE_RDMA_WRITE, PSN0 + 2);
+    win_expect_done_upto(&w, 1, 3);
+    g_assert_true(stall_drained(&w));
+    g_assert_cmpuint(dp_set_state(w.dp, &w.qp, VHCA_QPS_RTS), ==,
+                     VHCA_CMD_OK);
+    stall_frame_due(&w);
+    win_expect_writes(&w, 3, 4);
+    win_ack(&w, VHCA_WQE_RDMA_WRITE, PSN0 + 3);
+    win_expect_done(&w, 4);
+    win_stop(&w);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -439,5 +492,6 @@ int main(int argc, char **argv)
                    test_stall_responder_segment_lost);
     qtest_add_func("/vhca/rcwin-stall/window-full-drains",
                    test_stall_window_full_drains);
+    qtest_add_func("/vhca/rcwin-stall/sq-drain", test_stall_sq_drain);
     return g_test_run();
 }
