@@ -160,7 +160,7 @@ static inline void win_link_up(Win *w)
 /*
  * Port 2 cabled and ACTIVE; an RC QP on it in RTS towards the remote QP,
  * with rnr_retry, the local ACK timeout TIMEOUT and retry_cnt, and extra
- * device properties (NULL: none).
+ * device properties (",rc-window=on" for the window; NULL: none).
  */
 static inline void win_start_with(Win *w, uint8_t rnr_retry,
                                   uint8_t retry_cnt, const char *props)
@@ -191,7 +191,7 @@ static inline void win_start_with(Win *w, uint8_t rnr_retry,
 
 static inline void win_start(Win *w, uint8_t retry_cnt)
 {
-    win_start_with(w, 7, retry_cnt, NULL);
+    win_start_with(w, 7, retry_cnt, ",rc-window=on");
 }
 
 static inline void win_stop(Win *w)

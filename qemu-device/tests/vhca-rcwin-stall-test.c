@@ -198,24 +198,11 @@ static void test_stall_rnr_resend_held(void)
 /* REG_MR of a new variant of key over two pages, put on the queue. */
 static void stall_put_reg_mr(Win *w, uint64_t wr_id, uint32_t key)
 {
-    struct vhca_wqe_reg_mr *r;
-    uint64_t list = dp_alloc(w->dp, 4096);
-    uint64_t raw[2] = { cpu_to_le64(dp_alloc(w->dp, 4096)),
-                        cpu_to_le64(dp_alloc(w->dp, 4096)) };
+    uint64_t pages[2] = { dp_alloc(w->dp, 4096), dp_alloc(w->dp, 4096) };
     DpWqe q;
 
-    qtest_memwrite(w->dp->v->qts, list, raw, sizeof(raw));
-    dp_wqe(&q, wr_id, VHCA_WQE_REG_MR, VHCA_WQE_F_SIGNALED);
-    r = (void *)(q.b + q.off);
-    r->key = cpu_to_le32((key & ~0xffu) | 0x11);
-    r->access = cpu_to_le32(DP_ALL_ACCESS);
-    r->iova = cpu_to_le64(0x40000000);
-    r->length = cpu_to_le64(8192);
-    r->pages.addr = cpu_to_le64(list);
-    r->pages.npages = cpu_to_le32(2);
-    r->pages.page_shift = 12;
-    r->pages.mode = VHCA_BUF_DIRECT;
-    q.off += sizeof(*r);
+    dp_wqe_reg_mr(w->dp, &q, wr_id, (key & ~0xffu) | 0x11, 0x40000000,
+                  pages, DP_ALL_ACCESS);
     dp_put_send(w->dp, &w->qp, &q);
 }
 
