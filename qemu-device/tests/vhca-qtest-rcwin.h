@@ -71,7 +71,8 @@ static inline void win_no_frame(Win *w)
     g_assert_false(win_poll(w, 100));
 }
 
-static inline void win_frame(struct vhca_wire_hdr *h, uint8_t kind, uint32_t len)
+static inline void win_frame(struct vhca_wire_hdr *h, uint8_t kind,
+                             uint32_t len)
 {
     memset(h, 0, sizeof(*h));
     h->magic = cpu_to_le32(VHCA_WIRE_MAGIC);
@@ -85,9 +86,9 @@ static inline void win_frame(struct vhca_wire_hdr *h, uint8_t kind, uint32_t len
  * psn, message of len bytes with payload of them after the header (the
  * caller fills in the rest and frees it).
  */
-static inline struct vhca_wire_hdr *win_remote_frame(Win *w, uint8_t kind,
-                                              uint8_t opcode, uint32_t psn,
-                                              uint32_t len, uint32_t payload)
+static inline struct vhca_wire_hdr *
+win_remote_frame(Win *w, uint8_t kind, uint8_t opcode, uint32_t psn,
+                 uint32_t len, uint32_t payload)
 {
     struct vhca_wire_hdr *h = g_malloc0(sizeof(*h) + payload);
 
@@ -104,7 +105,7 @@ static inline struct vhca_wire_hdr *win_remote_frame(Win *w, uint8_t kind,
 }
 
 static inline void win_send_frame(Win *w, struct vhca_wire_hdr *h,
-                           const uint8_t *payload)
+                                  const uint8_t *payload)
 {
     uint32_t len = le32_to_cpu(h->payload_len);
 
@@ -114,8 +115,9 @@ static inline void win_send_frame(Win *w, struct vhca_wire_hdr *h,
 }
 
 /* The remote QP answers the request with first PSN psn. */
-static inline void win_answer(Win *w, uint8_t opcode, uint32_t psn, uint8_t syndrome,
-                       uint32_t nak_psn, const uint8_t *data, uint32_t len)
+static inline void win_answer(Win *w, uint8_t opcode, uint32_t psn,
+                              uint8_t syndrome, uint32_t nak_psn,
+                              const uint8_t *data, uint32_t len)
 {
     struct vhca_wire_hdr *h = win_remote_frame(w, VHCA_WIRE_RESPONSE, opcode,
                                                psn, len, len);
@@ -203,7 +205,7 @@ static inline void win_stop(Win *w)
 
 /* WQEs put on the send queue, then one doorbell for all of them. */
 static inline void win_put(Win *w, uint64_t wr_id, uint8_t opcode, uint32_t off,
-                    uint32_t len)
+                           uint32_t len)
 {
     DpWqe q;
 
@@ -293,8 +295,8 @@ static inline uint32_t win_sq_psn(Win *w)
 
 /* The remote requester's request with first PSN psn for the device's QP. */
 static inline void win_remote_request(Win *w, uint8_t opcode, uint32_t psn,
-                               uint64_t addr, uint32_t rkey,
-                               const uint8_t *data, uint32_t len)
+                                      uint64_t addr, uint32_t rkey,
+                                      const uint8_t *data, uint32_t len)
 {
     uint32_t payload = opcode == VHCA_WQE_RDMA_READ ? 0 : len;
     struct vhca_wire_hdr *h = win_remote_frame(w, VHCA_WIRE_REQUEST, opcode,
