@@ -25,7 +25,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb switch test \
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb switch test \ check-fabric-rcwin
 	bench bench-sqpoll run clean
 
 all: qemu module initramfs
@@ -153,6 +153,14 @@ install:
 check-fabric: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" = default || { echo "check-fabric: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-fabric.sh
+
+# The same with several RC requests in flight across VMs (the device
+# property rc-window=on, off by default; not in `make test`): writes
+# build/results/fabric-rcwin.txt.  Documentation/fabric.md "RC over the wire".
+check-fabric-rcwin: deps qemu module initramfs provider switch
+	@test "$(KERNEL)" = default || { echo "check-fabric-rcwin: KERNEL=default only" >&2; exit 1; }
+	VHCA_DEVICE_PROPS="$(VHCA_DEVICE_PROPS),rc-window=on" VHCA_FABRIC_TIER=fabric-rcwin \
+		PYTHON=$(PYTHON) scripts/run-fabric.sh
 
 # Debian's opensm in a guest manages the switch (embedded SM off), of the
 # standalone switch and of one VM's in-process fabric; then a master/standby

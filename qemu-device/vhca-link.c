@@ -10,12 +10,18 @@
  * - Link: while the port is INIT it sends HELLO (its node as the SMA
  *   describes it) every VHCA_LINK_HELLO_MS; the switch's SM answers LINK
  *   with the LID and SM LID, and the port goes ACTIVE (vhca-fabric.c).
- * - RC requester: the request leaves as a REQUEST frame and the send queue
- *   waits the local ACK timeout as for an unanswered request (vhca-rc.c);
- *   the RESPONSE that comes back is kept for the QP, the wait ends, and the
- *   WQE runs again and takes it instead of sending (vhca_link_rc_attempt).
- *   A lost request or response is a local ACK timeout and a resend; the
- *   responder's PSN checks make the resend a duplicate.
+ * - RC requester with rc-window=on (vhca.c): requests leave as REQUEST
+ *   frames, several in flight (vhca-rc-window.c); each RESPONSE that comes
+ *   back goes to the QP's window, which completes WQEs in order, resends
+ *   from a NAK'd PSN, and after a local ACK timeout goes back to the oldest
+ *   unanswered request.
+ * - RC requester with rc-window=off: one request at a time.  It leaves as
+ *   a REQUEST frame and the send queue waits the local ACK timeout as for
+ *   an unanswered request (vhca-rc.c); the RESPONSE that comes back is kept
+ *   for the QP, the wait ends, and the WQE runs again and takes it instead
+ *   of sending (vhca_link_rc_attempt).  A lost request or response is a
+ *   local ACK timeout and a resend; the responder's PSN checks make the
+ *   resend a duplicate.
  * - RC/UC/XRC responder: a REQUEST runs through vhca_rc_receive()/
  *   vhca_respond() with the frame's payload as the requester's memory and
  *   a picture of the remote QP and port (VhcaLinkSource) as its source.
@@ -53,7 +59,7 @@ typedef struct VhcaLinkSource {
     VhcaPort port;
 } VhcaLinkSource;
 
-/* An RC answer that came back for the WQE at a QP's sq.ci. */
+/* rc-window=off: an RC answer that came back for the WQE at a QP's sq.ci. */
 typedef struct VhcaLinkAnswer {
     uint32_t psn;
     VhcaAck ack;
@@ -69,7 +75,7 @@ struct VhcaLink {
     NICState *nic;
     QEMUTimer *hello_timer;
     QEMUTimer *watch_timer;     /* is the netdev still connected? */
-    GHashTable *answers;        /* QP handle -> VhcaLinkAnswer */
+    GHashTable *answers;        /* rc-window=off: QP handle -> answer */
     VhcaReasm *reasm;           /* messages arriving in segments */
     VhcaLinkSource src;
 };
@@ -240,8 +246,8 @@ static uint8_t *vhca_link_payload(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
     return data;
 }
 
-/* An RC/UC request of the WQE at sq.ci leaves.  Returns false on error. */
-static bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
+/* An RC/UC request of a send WQE leaves.  Returns false on error. */
+bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
 {
     const VhcaSendWqe *wqe = pkt->wqe;
     VhcaWireFrame f = { .kind = VHCA_WIRE_REQUEST };
@@ -292,9 +298,9 @@ static VhcaAck vhca_link_take_answer(VhcaState *s, VhcaQp *qp,
 }
 
 /*
- * One transmission of an RC request to another process.  An answer that
- * came back for this PSN is taken; otherwise the request leaves and
- * nothing is known yet: VHCA_NO_PEER, the local ACK timer runs.
+ * rc-window=off: one transmission of an RC request to another process.
+ * An answer that came back for this PSN is taken; otherwise the request
+ * leaves and nothing is known yet: VHCA_NO_PEER, the local ACK timer runs.
  */
 VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
@@ -504,19 +510,12 @@ static void vhca_link_rx_request(VhcaLink *link, const VhcaWireFrame *f)
     }
 }
 
-/* An RC answer for the WQE a requester QP of this port waits with. */
-static void vhca_link_rx_response(VhcaLink *link, const VhcaWireFrame *f)
+/* rc-window=off: the answer for the WQE the requester QP waits with. */
+static void vhca_link_rx_answer(VhcaLink *link, VhcaQp *qp,
+                                const VhcaWireFrame *f)
 {
-    VhcaState *s = link->port->dev;
-    VhcaQp *qp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
     VhcaLinkAnswer *a;
 
-    if (!qp || (qp->type != VHCA_QPT_RC && qp->type != VHCA_QPT_XRC_INI) ||
-        qp->state != VHCA_QPS_RTS ||
-        qp->dest_qpn != f->src_qpn || le16_to_cpu(qp->av.dlid) != f->slid) {
-        vhca_link_drop(link->port, "response for no connected QP");
-        return;
-    }
     if (!qp->sq_waiting || qp->sq_wait != VHCA_SQ_WAIT_ACK ||
         f->psn != qp->sq_psn) {
         trace_vhca_link_stale(link->port->num, qp->handle, f->psn,
@@ -534,7 +533,48 @@ static void vhca_link_rx_response(VhcaLink *link, const VhcaWireFrame *f)
     g_hash_table_replace(link->answers, GUINT_TO_POINTER(qp->handle), a);
     timer_del(qp->sq_timer);
     qp->sq_waiting = false;
-    vhca_sq_process(s, qp, VHCA_WQE_BATCH);
+}
+
+/* rc-window=on: an answer for one of the requests in flight. */
+static void vhca_link_rx_window(VhcaState *s, VhcaQp *qp,
+                                const VhcaWireFrame *f)
+{
+    VhcaRcAnswer a = {
+        .psn = f->psn,
+        .ack = (VhcaAck)f->syndrome,
+        .rnr_timer = f->rnr_timer,
+        .nak_psn = f->nak_psn,
+        .atomic_orig = f->compare_add,
+        .data = f->payload,
+        .len = f->payload_len,
+    };
+
+    /* READ data lands by DMA: a doorbell it hits defers (vhca_sq_nest_*). */
+    vhca_sq_nest_enter();
+    vhca_rc_window_answer(s, qp, &a);
+    vhca_sq_nest_leave();
+}
+
+/* An RC answer for a request a requester QP of this port sent. */
+static void vhca_link_rx_response(VhcaLink *link, const VhcaWireFrame *f)
+{
+    VhcaState *s = link->port->dev;
+    VhcaQp *qp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
+
+    if (!qp || (qp->type != VHCA_QPT_RC && qp->type != VHCA_QPT_XRC_INI) ||
+        (qp->state != VHCA_QPS_RTS && qp->state != VHCA_QPS_SQD) ||
+        qp->dest_qpn != f->src_qpn || le16_to_cpu(qp->av.dlid) != f->slid) {
+        vhca_link_drop(link->port, "response for no connected QP");
+        return;
+    }
+    if (vhca_rc_windowed(s, qp)) {
+        vhca_link_rx_window(s, qp, f);
+    } else {
+        vhca_link_rx_answer(link, qp, f);
+    }
+    if (qp->valid && vhca_is_enabled(s)) {
+        vhca_sq_process(s, qp, VHCA_WQE_BATCH);
+    }
 }
 
 static void vhca_link_deliver_mcast(VhcaState *ds, VhcaQp *dqp, void *opaque)

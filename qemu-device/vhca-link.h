@@ -20,6 +20,8 @@ void vhca_link_port_init(VhcaPort *port);
 
 /* Requester side, when no port of this process has the DLID. */
 VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
+/* An RC/UC request leaves (false: not sent, *ack says why). */
+bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack);
 void vhca_link_uc_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 bool vhca_link_send_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 /* A frame out of port's cable (for the device's agents). */
@@ -34,7 +36,8 @@ void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
 bool vhca_link_agents_take(VhcaPort *port, const VhcaWireFrame *f,
                            VhcaPacket *pkt);
 
-/* RESET of a QP: an answer kept for it is stale. */
+/* RESET of a QP: an answer kept for it, a message being put together
+ * for it are stale. */
 void vhca_link_forget(VhcaQp *qp);
 
 #endif /* HW_MISC_VHCA_LINK_H */

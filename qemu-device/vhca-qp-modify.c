@@ -382,10 +382,12 @@ uint8_t vhca_cmd_modify_qp(VhcaState *s, uint32_t handle, uint64_t in_addr)
     case VHCA_QPS_SQD:
         /*
          * Execution is synchronous; a WQE waiting for an RNR or ACK
-         * timeout retry stays at the head of the queue until RTS.
+         * timeout retry stays at the head of the queue until RTS.  Across
+         * the wire the requests in flight are answered (and resent) first
+         * (vhca_rc_window_sqd).
          */
         qp->state = next;
-        if (qp->en_sqd_async_notify) {
+        if (qp->en_sqd_async_notify && !vhca_rc_window_sqd(s, qp)) {
             vhca_qp_event(s, qp, VHCA_QP_EV_SQ_DRAINED);
         }
         break;

@@ -138,14 +138,24 @@ VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
                                    VHCA_QP_EV_REQ_ERR);
     }
     if (d > 0) {
-        /* IBA 9.7.5.1: sequence error, NAK naming the expected PSN. */
+        /*
+         * IBA 9.7.5.1: sequence error, NAK naming the expected PSN, once
+         * per error: the requests behind the lost one that are already
+         * on the way are dropped silently until the resend comes.
+         */
+        if (dqp->rc_nak_seq_sent) {
+            trace_vhca_rc_seq_drop(dqp->handle, pkt->psn, dqp->rq_psn);
+            return VHCA_NO_PEER;
+        }
         trace_vhca_rc_nak_seq(dqp->handle, pkt->psn, dqp->rq_psn);
+        dqp->rc_nak_seq_sent = true;
         pkt->nak_psn = dqp->rq_psn;
         return VHCA_NAK_SEQ;
     }
     if (d < 0) {
         return vhca_rc_duplicate(ds, dqp, pkt);
     }
+    dqp->rc_nak_seq_sent = false;
     if (pkt->first_lost) {
         /* A middle packet where a first one is due: invalid request. */
         return vhca_responder_fail(ds, dqp, VHCA_NAK_INV_REQ,
@@ -292,7 +302,7 @@ VhcaAck vhca_rc_transmit(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 }
 
 /* IBA 9.7.6.1.3: the local ACK timeout, 4.096 us * 2^timeout. */
-static int64_t vhca_rc_timeout_ns(uint8_t timeout)
+int64_t vhca_rc_timeout_ns(uint8_t timeout)
 {
     return (int64_t)VHCA_ACK_TIMEOUT_UNIT_NS <<
            (timeout ? MIN(timeout, 31) : VHCA_NO_TIMER_RESEND);
@@ -314,6 +324,10 @@ void vhca_qp_sq_timer(void *opaque)
     VhcaQp *qp = opaque;
     VhcaState *s = qp->dev;
 
+    if (vhca_rc_windowed(s, qp)) {
+        vhca_rc_window_timer(s, qp);    /* requests in flight */
+        return;
+    }
     qp->sq_waiting = false;
     if (qp->sq_wait == VHCA_SQ_WAIT_ACK && qp->timeout != 0) {
         /* IBA 9.7.6.1.4: a timeout uses up one retry, or ends the WQE. */
@@ -342,5 +356,7 @@ void vhca_rc_reset_qp(VhcaQp *qp)
     qp->odp_error = false;
     memset(qp->rd_res, 0, sizeof(qp->rd_res));
     qp->rd_res_next = 0;
+    qp->rc_nak_seq_sent = false;
+    vhca_rc_window_reset(qp);
     vhca_link_forget(qp);
 }

@@ -83,8 +83,8 @@ static uint32_t vhca_wqe_psns(const VhcaQp *qp, const VhcaSendWqe *wqe)
  * Retire the WQE at sq.ci.  Success completes only when signaled; an
  * error always completes and stops the send queue.
  */
-static void vhca_sq_complete(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
-                             uint8_t status, uint8_t verr, uint32_t byte_len)
+void vhca_sq_complete(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
+                      uint8_t status, uint8_t verr, uint32_t byte_len)
 {
     bool signaled = (wqe->flags & VHCA_WQE_F_SIGNALED) ||
                     (qp->flags & VHCA_QP_F_SQ_SIG_ALL);
@@ -141,11 +141,37 @@ static uint8_t vhca_status_of_ack(VhcaAck ack)
     }
 }
 
+/*
+ * The completion of a WQE the responder answered with ack: its status and
+ * vendor error (the one mapping of answers to completions).
+ */
+void vhca_sq_complete_ack(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
+                          VhcaAck ack)
+{
+    uint8_t verr = ack == VHCA_ACK ? VHCA_VERR_NONE :
+                   ack == VHCA_NAK_SEQ || ack == VHCA_NO_PEER ?
+                   VHCA_VERR_NO_PEER :
+                   ack == VHCA_NAK_RNR ? VHCA_VERR_RNR :
+                   ack == VHCA_NAK_REM_ACCESS ? VHCA_VERR_ACCESS_RIGHTS :
+                   ack == VHCA_NAK_INV_REQ ? VHCA_VERR_LENGTH :
+                   VHCA_VERR_BAD_WQE;
+
+    vhca_sq_complete(s, qp, wqe, vhca_status_of_ack(ack), verr,
+                     ack == VHCA_ACK && vhca_wqe_returns_data(wqe->opcode) ?
+                     wqe->length : 0);
+}
+
+/* IBA 9.7.5.2.8 table 45: the wait an RNR NAK's timer field asks for. */
+int64_t vhca_rnr_delay_ns(uint8_t rnr_timer)
+{
+    return (int64_t)vhca_rnr_timer_10us[rnr_timer & 31] * 10000;
+}
+
 /* RNR NAK: wait and retry the same WQE, or give up. */
 static bool vhca_sq_rnr(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
                         uint8_t rnr_timer)
 {
-    int64_t delay_ns = (int64_t)vhca_rnr_timer_10us[rnr_timer & 31] * 10000;
+    int64_t delay_ns = vhca_rnr_delay_ns(rnr_timer);
 
     if (qp->rnr_retry != 7) {
         if (qp->rnr_left == 0) {
@@ -207,12 +233,7 @@ static bool vhca_sq_connected(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
             return false;
         }
     }
-    verr = ack == VHCA_ACK ? VHCA_VERR_NONE :
-           ack == VHCA_NAK_SEQ ? VHCA_VERR_NO_PEER :
-           ack == VHCA_NAK_REM_ACCESS ? VHCA_VERR_ACCESS_RIGHTS :
-           ack == VHCA_NAK_INV_REQ ? VHCA_VERR_LENGTH : VHCA_VERR_BAD_WQE;
-    vhca_sq_complete(s, qp, wqe, vhca_status_of_ack(ack), verr,
-                     vhca_wqe_returns_data(wqe->opcode) ? wqe->length : 0);
+    vhca_sq_complete_ack(s, qp, wqe, ack);
     return ack == VHCA_ACK;
 }
 
@@ -396,7 +417,7 @@ static uint8_t vhca_memory_op_status(uint8_t opcode, uint8_t verr)
 }
 
 /* LOCAL_INV, REG_MR and BIND_MW: memory operations of the local device. */
-static bool vhca_sq_memory_op(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe)
+bool vhca_sq_memory_op(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe)
 {
     uint8_t verr;
 
@@ -419,76 +440,103 @@ static bool vhca_sq_memory_op(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe)
 
 static void vhca_sq_run(VhcaState *s, VhcaQp *qp, uint32_t budget);
 
-/* Execute the WQE at sq.ci.  Returns whether the queue may go on. */
-static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
+/*
+ * Fetch the send WQE at index idx, decode it and protection-check its
+ * local buffers.  f->status says how a WQE that fails completes.  Returns
+ * false when the device or the QP went away during the DMA.
+ */
+bool vhca_sq_fetch(VhcaState *s, VhcaQp *qp, uint32_t idx, VhcaSqFetch *f)
 {
     uint32_t stride = 1u << qp->sq.wqe_shift;
-    uint64_t off = (uint64_t)(qp->sq.ci & ((1u << qp->sq.log_size) - 1)) *
-                   stride;
-    uint8_t buf[1u << VHCA_MAX_WQE_SHIFT];
-    bool reads = false;
+    uint64_t off = (uint64_t)(idx & ((1u << qp->sq.log_size) - 1)) * stride;
     const char *why = NULL;
-    VhcaPacket pkt = { 0 };
-    VhcaSendWqe wqe;
-    VhcaSgl local;
-    uint8_t verr;
+    bool reads;
 
-    memset(&wqe, 0, sizeof(wqe));
-    if (vhca_dma_read(s, vhca_buf_addr(&qp->sq.buf, off), buf, stride)
+    memset(&f->wqe, 0, sizeof(f->wqe));
+    f->status = VHCA_WC_SUCCESS;
+    if (vhca_dma_read(s, vhca_buf_addr(&qp->sq.buf, off), f->buf, stride)
             != MEMTX_OK) {
         why = "WQE unreadable";
-        verr = VHCA_VERR_DMA_FAULT;
+        f->verr = VHCA_VERR_DMA_FAULT;
     } else if (!vhca_is_enabled(s) || !qp->valid) {
         return false;
     } else {
-        verr = vhca_wqe_decode_send(buf, stride, qp->type, qp->max_inline,
-                                    &wqe, &why);
+        f->verr = vhca_wqe_decode_send(f->buf, stride, qp->type,
+                                       qp->max_inline, &f->wqe, &why);
     }
-    if (verr != VHCA_VERR_NONE) {
+    if (f->verr != VHCA_VERR_NONE) {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x send WQE %u: %s\n",
-                      qp->handle, qp->sq.ci, why);
-        trace_vhca_wqe_reject(qp->handle, qp->sq.ci, why);
-        vhca_sq_complete(s, qp, &wqe, verr == VHCA_VERR_LENGTH ?
-                         VHCA_WC_LOC_LEN_ERR : VHCA_WC_LOC_QP_OP_ERR, verr, 0);
+                      qp->handle, idx, why);
+        trace_vhca_wqe_reject(qp->handle, idx, why);
+        f->status = f->verr == VHCA_VERR_LENGTH ? VHCA_WC_LOC_LEN_ERR
+                                                : VHCA_WC_LOC_QP_OP_ERR;
+        return true;
+    }
+    if (vhca_wqe_is_local(f->wqe.opcode)) {
+        return true;
+    }
+    if (f->wqe.inline_data) {       /* ATOMIC_WRITE's 8 bytes too */
+        vhca_sgl_host(s, f->wqe.inline_data, f->wqe.inline_len, &f->local);
+        return true;
+    }
+    reads = vhca_wqe_returns_data(f->wqe.opcode);
+    f->verr = vhca_sgl_from_sges(s, qp->pdn, qp->db_page == 0, f->wqe.sge,
+                                 f->wqe.num_sge,
+                                 reads ? VHCA_ACCESS_LOCAL_WRITE : 0,
+                                 &f->local);
+    if (f->verr != VHCA_VERR_NONE) {
+        f->status = VHCA_WC_LOC_PROT_ERR;
+    }
+    return true;
+}
+
+/*
+ * The WQE at sq.ci failed its fetch (f->status): it completes with its
+ * error, or an ODP page fault stops the send queue with the WQE at its head
+ * until ODP_RESUME (vhca_hw_odp.h), unless that resume said the pages
+ * cannot be mapped.
+ */
+void vhca_sq_fetch_failed(VhcaState *s, VhcaQp *qp, const VhcaSqFetch *f)
+{
+    if (f->verr == VHCA_VERR_ODP_FAULT && vhca_odp_fault_failed(qp)) {
+        vhca_sq_complete(s, qp, &f->wqe, VHCA_WC_LOC_PROT_ERR,
+                         VHCA_VERR_DMA_FAULT, 0);
+    } else if (f->verr == VHCA_VERR_ODP_FAULT) {
+        qp->odp_stopped = true;
+        vhca_odp_fault_event(s, qp, VHCA_PF_REQUESTER);
+    } else {
+        vhca_sq_complete(s, qp, &f->wqe, f->status, f->verr, 0);
+    }
+}
+
+/* Execute the WQE at sq.ci.  Returns whether the queue may go on. */
+static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
+{
+    VhcaSqFetch fetch, *f = &fetch;
+    VhcaPacket pkt = { 0 };
+
+    if (!vhca_sq_fetch(s, qp, qp->sq.ci, f)) {
         return false;
     }
-    trace_vhca_wqe_start(qp->handle, qp->sq.ci, wqe.opcode, wqe.length);
+    if (f->status != VHCA_WC_SUCCESS) {
+        vhca_sq_fetch_failed(s, qp, f);
+        return false;
+    }
+    trace_vhca_wqe_start(qp->handle, qp->sq.ci, f->wqe.opcode,
+                         f->wqe.length);
     if (!qp->wqe_started) {
         qp->wqe_started = true;
         qp->rnr_left = qp->rnr_retry;
         qp->retry_left = qp->retry_cnt;
     }
-    if (vhca_wqe_is_local(wqe.opcode)) {
-        return vhca_sq_memory_op(s, qp, &wqe);
-    }
-    reads = vhca_wqe_returns_data(wqe.opcode);
-    if (wqe.inline_data) {
-        vhca_sgl_host(s, wqe.inline_data, wqe.inline_len, &local);
-    } else {
-        verr = vhca_sgl_from_sges(s, qp->pdn, qp->db_page == 0, wqe.sge,
-                                  wqe.num_sge,
-                                  reads ? VHCA_ACCESS_LOCAL_WRITE : 0, &local);
-        if (verr == VHCA_VERR_ODP_FAULT && vhca_odp_fault_failed(qp)) {
-            vhca_sq_complete(s, qp, &wqe, VHCA_WC_LOC_PROT_ERR,
-                             VHCA_VERR_DMA_FAULT, 0);
-            return false;
-        }
-        if (verr == VHCA_VERR_ODP_FAULT) {
-            /* vhca_hw_odp.h: the WQE stays at the head until ODP_RESUME */
-            qp->odp_stopped = true;
-            vhca_odp_fault_event(s, qp, VHCA_PF_REQUESTER);
-            return false;
-        }
-        if (verr != VHCA_VERR_NONE) {
-            vhca_sq_complete(s, qp, &wqe, VHCA_WC_LOC_PROT_ERR, verr, 0);
-            return false;
-        }
+    if (vhca_wqe_is_local(f->wqe.opcode)) {
+        return vhca_sq_memory_op(s, qp, &f->wqe);
     }
     pkt.src_qp = qp;
     pkt.src_port = &s->ports[MAX(qp->port, 1) - 1];
-    pkt.wqe = &wqe;
-    pkt.local = &local;
-    pkt.packets = vhca_qp_packets(qp, wqe.length);
+    pkt.wqe = &f->wqe;
+    pkt.local = &f->local;
+    pkt.packets = vhca_qp_packets(qp, f->wqe.length);
     if (vhca_qp_connected(qp)) {
         return vhca_sq_connected(s, qp, &pkt);
     }
@@ -532,6 +580,10 @@ void vhca_sq_process(VhcaState *s, VhcaQp *qp, uint32_t budget)
 
 static void vhca_sq_run(VhcaState *s, VhcaQp *qp, uint32_t budget)
 {
+    if (vhca_rc_windowed(s, qp)) {
+        vhca_rc_window_run(s, qp, budget);
+        return;
+    }
     while (qp->valid && qp->state == VHCA_QPS_RTS && !qp->sq_waiting &&
            !qp->odp_stopped &&
            qp->sq.ci != qp->sq.pi && vhca_is_enabled(s)) {

@@ -111,6 +111,45 @@ uint32_t vhca_rc_request_packets(const VhcaPacket *pkt);
 VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
 VhcaAck vhca_rc_transmit(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 void vhca_rc_wait_ack(VhcaQp *qp);
+int64_t vhca_rc_timeout_ns(uint8_t timeout);
+
+/* A send WQE fetched and checked (vhca_sq_fetch). */
+typedef struct VhcaSqFetch {
+    uint8_t buf[1u << VHCA_MAX_WQE_SHIFT];  /* inline data points here */
+    VhcaSendWqe wqe;
+    VhcaSgl local;
+    uint8_t status;             /* VHCA_WC_SUCCESS, or how it fails */
+    uint8_t verr;
+} VhcaSqFetch;
+
+/* An RC answer from the wire for a windowed requester (vhca-rc-window.c). */
+typedef struct VhcaRcAnswer {
+    uint32_t psn;               /* the request's first PSN */
+    VhcaAck ack;
+    uint8_t rnr_timer;
+    uint32_t nak_psn;           /* sequence error NAK: the expected PSN */
+    uint64_t atomic_orig;
+    const uint8_t *data;        /* READ response */
+    uint32_t len;
+} VhcaRcAnswer;
+
+/* vhca-rc-window.c: RC requests in flight to another process. */
+bool vhca_rc_windowed(VhcaState *s, const VhcaQp *qp);
+void vhca_rc_window_run(VhcaState *s, VhcaQp *qp, uint32_t budget);
+void vhca_rc_window_answer(VhcaState *s, VhcaQp *qp, const VhcaRcAnswer *a);
+void vhca_rc_window_timer(VhcaState *s, VhcaQp *qp);
+void vhca_rc_window_reset(VhcaQp *qp);
+bool vhca_rc_window_sqd(VhcaState *s, VhcaQp *qp);
+
+/* vhca-transport.c: the send queue's steps the window uses too. */
+bool vhca_sq_fetch(VhcaState *s, VhcaQp *qp, uint32_t idx, VhcaSqFetch *f);
+void vhca_sq_fetch_failed(VhcaState *s, VhcaQp *qp, const VhcaSqFetch *f);
+void vhca_sq_complete(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
+                      uint8_t status, uint8_t verr, uint32_t byte_len);
+void vhca_sq_complete_ack(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe,
+                          VhcaAck ack);
+bool vhca_sq_memory_op(VhcaState *s, VhcaQp *qp, const VhcaSendWqe *wqe);
+int64_t vhca_rnr_delay_ns(uint8_t rnr_timer);
 
 /* vhca-transport.c: routing of requests; responder work outside a SQ. */
 void vhca_sq_nest_enter(void);

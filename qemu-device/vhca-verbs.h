@@ -206,6 +206,24 @@ typedef struct VhcaRdRes {
     uint64_t atomic_orig;
 } VhcaRdRes;
 
+/*
+ * Send WQEs in flight across the wire at most (IBA 9.7 lets the send
+ * queue run ahead of its ACKs; READ/atomic also by max_rd_atomic).
+ */
+#define VHCA_RC_WINDOW          64
+
+/* A request on the wire, waiting for its answer (vhca-rc-window.c). */
+typedef struct VhcaRcFlight {
+    uint64_t wr_id;         /* what its completion needs of the WQE */
+    uint32_t length;
+    uint8_t opcode;
+    uint8_t flags;
+    uint32_t psn;           /* first PSN of the request */
+    uint32_t packets;       /* PSNs it uses */
+    bool answered;          /* ACKed, NAKed, or its READ/atomic data in */
+    uint8_t ack;            /* VhcaAck: how it completes once answered */
+} VhcaRcFlight;
+
 typedef struct VhcaQp {
     VhcaState *dev;
     bool valid;
@@ -259,6 +277,20 @@ typedef struct VhcaQp {
     bool odp_resp_fault;    /* a responder fault reported: until ODP_RESUME */
     bool odp_error;         /* ODP_RESUME_F_ERROR: the next fault fails */
     QEMUTimer *sq_timer;
+
+    /*
+     * RC requester towards a QP of another process (vhca-rc-window.c):
+     * the WQEs sq.ci .. sq_sent - 1 are on the wire waiting for their
+     * ACK, READ response or atomic ACK; sq_send_psn is the PSN of the
+     * WQE at sq_sent.  sq_sent_high is one past the last WQE ever sent
+     * (resends after a rewind stay below it; SQD sends only those).
+     */
+    uint32_t sq_sent;
+    uint32_t sq_sent_high;
+    uint32_t sq_send_psn;
+    bool sq_drained_due;    /* SQD: SQ_DRAINED once the window is empty */
+    VhcaRcFlight flight[VHCA_RC_WINDOW];
+    bool rc_nak_seq_sent;   /* responder: one sequence NAK per error */
 
     /* RC responder resources: recent READ/atomic requests (vhca-rc.c). */
     VhcaRdRes rd_res[VHCA_MAX_RD_ATOM];

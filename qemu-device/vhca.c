@@ -15,6 +15,7 @@
  *                    [,portN-loss=PCT][,portN-dup=PCT][,portN-reorder=PCT]
  *                    [,portN-corrupt=PCT][,portN-delay-ms=MS]
  *                    [,sq-poll=on|off][,sq-poll-window=MICROSECONDS]
+ *                    [,rc-window=on|off]
  *
  * Properties:
  *   ports          (uint8, 1..2, default 1) number of IB ports.
@@ -73,6 +74,15 @@
  *                  (1..1000000, default 100) after activity, so that a busy
  *                  QP posts with memory writes only; QUERY_DEVICE then
  *                  has VHCA_DEV_CAP_SQ_POLL (vhca-sqpoll.c).
+ *   rc-window      (bool, default off) an RC QP whose peer is across a
+ *                  cabled port keeps several requests in flight
+ *                  (vhca-rc-window.c: up to 64 WQEs / 4 MiB, READ/atomics
+ *                  by max_rd_atomic); off, one request at a time waits for
+ *                  its answer (vhca_link_rc_attempt), as within a process.
+ *                  Off by default until a stall seen once in `make
+ *                  check-fabric` is explained (Documentation/fabric.md
+ *                  "RC over the wire"); `make check-fabric-rcwin` runs the
+ *                  fabric tier with it on.
  *
  * The device cannot be migrated (its state lives partly in the fabric).
  *
@@ -699,6 +709,7 @@ static Property vhca_properties[] = {
     DEFINE_PROP_BOOL("sq-poll", VhcaState, sq_poll, false),
     DEFINE_PROP_BOOL("tag-matching", VhcaState, tag_matching, true),
     DEFINE_PROP_UINT32("sq-poll-window", VhcaState, sq_poll_window_us, 100),
+    DEFINE_PROP_BOOL("rc-window", VhcaState, rc_window, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

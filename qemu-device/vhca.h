@@ -136,6 +136,7 @@ struct VhcaState {
     NICConf port_nic[VHCA_MAX_PORTS];   /* portN-netdev: cabled out */
     bool sq_poll;                   /* poll send doorbell records */
     bool tag_matching;              /* TM SRQs (vhca-tm.c) */
+    bool rc_window;                 /* RC across the wire: a window */
     uint32_t sq_poll_window_us;     /* ... for this long after activity */
 
     /* Fixed at realize. */

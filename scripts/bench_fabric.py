@@ -17,13 +17,17 @@ import fabriclib  # noqa: E402
 import vmlib  # noqa: E402
 
 # (metric, unit, perftest tool, options, result column, lower is better):
-# the single-VM rows' latency and 64 KiB bandwidth, fewer iterations (one
-# RC message in flight per QP across VMs: a round trip each).
+# the single-VM rows' latency and 64 KiB bandwidth, fewer iterations, and
+# small-message bandwidth, which depends on several RC requests in flight
+# per QP (qemu-device/vhca-rc-window.c).
 XVM_METRICS = [
     ("xvm_send_lat", "us", "ib_send_lat", "-s 2 -n 1000", "t_typical", True),
     ("xvm_write_lat", "us", "ib_write_lat", "-s 2 -n 1000", "t_typical", True),
     ("xvm_write_bw_64k", "MB/s", "ib_write_bw", "-s 65536 -n 500", "BW average", False),
     ("xvm_read_bw_64k", "MB/s", "ib_read_bw", "-s 65536 -n 500", "BW average", False),
+    ("xvm_send_bw_64k", "MB/s", "ib_send_bw", "-s 65536 -n 500", "BW average", False),
+    ("xvm_send_bw_64", "MB/s", "ib_send_bw", "-s 64 -n 5000", "BW average", False),
+    ("xvm_write_bw_64", "MB/s", "ib_write_bw", "-s 64 -n 5000", "BW average", False),
 ]
 RUN_LIMIT = 120
 

@@ -67,6 +67,10 @@ TIMEOUT_SCALE = float(os.environ.get("VHCA_TIMEOUT_SCALE") or
 # VHCA_DEVICE_PROPS: properties added to every vhca device of every guest,
 # e.g. "sq-poll=on" (Documentation/testing.md: the tiers with SQ polling).
 DEVICE_PROPS = os.environ.get("VHCA_DEVICE_PROPS", "").strip(",")
+# VHCA_QEMU_TRACE: QEMU trace events every guest enables (comma-separated
+# patterns, e.g. "vhca_rc_window_stuck,vhca_rc_timeout"); they go to the
+# guest's build/vm-logs/<name>-qemu.log.
+QEMU_TRACE = [t for t in os.environ.get("VHCA_QEMU_TRACE", "").split(",") if t]
 
 
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
@@ -240,6 +244,8 @@ class VM:
             "-serial", "chardev:console",
             "-monitor", "none",
         ]
+        for pattern in QEMU_TRACE:
+            args += ["-trace", "enable=" + pattern]
         for dev in self.devices:
             if DEVICE_PROPS and dev.split(",")[0] == "vhca":
                 dev += "," + DEVICE_PROPS

@@ -59,7 +59,9 @@ static inline void cable_send(VhcaCable *r, const uint8_t *frame, uint32_t len)
     g_assert_cmpint(write(r->fd, frame, len), ==, len);
 }
 
-static inline void cable_start(VhcaCable *r)
+/* The device started with port 2 cabled to the test, and props (or NULL:
+ * more -device properties, each starting with a comma). */
+static inline void cable_start_with(VhcaCable *r, const char *props)
 {
     struct sockaddr_un a = { .sun_family = AF_UNIX };
     g_autofree char *extra = NULL;
@@ -73,9 +75,9 @@ static inline void cable_start(VhcaCable *r)
     g_assert_cmpint(lfd, >=, 0);
     g_assert_cmpint(bind(lfd, (struct sockaddr *)&a, sizeof(a)), ==, 0);
     g_assert_cmpint(listen(lfd, 1), ==, 0);
-    extra = g_strdup_printf(",port2-netdev=w0 -netdev stream,id=w0,"
+    extra = g_strdup_printf("%s,port2-netdev=w0 -netdev stream,id=w0,"
                             "server=off,addr.type=unix,addr.path=%s",
-                            a.sun_path);
+                            props ? props : "", a.sun_path);
     r->v = vhca_start(extra);
     r->fd = accept(lfd, NULL, NULL);
     g_assert_cmpint(r->fd, >=, 0);
@@ -83,15 +85,26 @@ static inline void cable_start(VhcaCable *r)
     r->tid = 0x534d000000000000ull;
 }
 
-static inline void cable_stop(VhcaCable *r)
+static inline void cable_start(VhcaCable *r)
+{
+    cable_start_with(r, NULL);
+}
+
+/* The cable's socket and directory go (the device stopped already). */
+static inline void cable_close(VhcaCable *r)
 {
     g_autofree char *path = g_strdup_printf("%s/cable", r->dir);
 
-    vhca_stop(r->v);
     close(r->fd);
     unlink(path);
     rmdir(r->dir);
     g_free(r->dir);
+}
+
+static inline void cable_stop(VhcaCable *r)
+{
+    vhca_stop(r->v);
+    cable_close(r);
 }
 
 /* Frames until one of kind comes (the port's counters and HELLOs pass). */

@@ -99,7 +99,7 @@ void dp_db64(Vhca *v, uint32_t page, uint32_t offset, uint64_t val)
 }
 
 /* A completion EQ on vector 1, a PD; the ports as they are. */
-static void dp_setup_eq_pd(Dp *dp)
+void dp_setup_eq_pd(Dp *dp)
 {
     uint32_t result[2];
 
@@ -571,18 +571,17 @@ uint8_t dp_query_qp(Dp *dp, uint32_t h, struct vhca_qp_context *ctx)
     return status;
 }
 
-/* A REG_MR WQE binding key to 2 pages (in reverse order) at iova. */
-void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
-               uint64_t iova, uint64_t pages[2], uint32_t access)
+/* Build a REG_MR WQE binding key to 2 pages (in reverse order) at iova. */
+void dp_wqe_reg_mr(Dp *dp, DpWqe *w, uint64_t wr_id, uint32_t key,
+                   uint64_t iova, uint64_t pages[2], uint32_t access)
 {
     struct vhca_wqe_reg_mr *r;
     uint64_t list = dp_alloc(dp, 4096);
     uint64_t raw[2] = { cpu_to_le64(pages[1]), cpu_to_le64(pages[0]) };
-    DpWqe w;
 
     qtest_memwrite(dp->v->qts, list, raw, sizeof(raw));
-    dp_wqe(&w, wr_id, VHCA_WQE_REG_MR, VHCA_WQE_F_SIGNALED);
-    r = (void *)(w.b + w.off);
+    dp_wqe(w, wr_id, VHCA_WQE_REG_MR, VHCA_WQE_F_SIGNALED);
+    r = (void *)(w->b + w->off);
     r->key = cpu_to_le32(key);
     r->access = cpu_to_le32(access);
     r->iova = cpu_to_le64(iova);
@@ -591,7 +590,16 @@ void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
     r->pages.npages = cpu_to_le32(2);
     r->pages.page_shift = 12;
     r->pages.mode = VHCA_BUF_DIRECT;
-    w.off += sizeof(*r);
+    w->off += sizeof(*r);
+}
+
+/* A REG_MR WQE binding key to 2 pages (in reverse order) at iova. */
+void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
+               uint64_t iova, uint64_t pages[2], uint32_t access)
+{
+    DpWqe w;
+
+    dp_wqe_reg_mr(dp, &w, wr_id, key, iova, pages, access);
     dp_post_send(dp, qp, &w);
 }
 

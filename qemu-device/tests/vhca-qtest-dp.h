@@ -91,6 +91,8 @@ uint8_t dp_exec_in(Dp *dp, uint16_t opcode, uint32_t handle,
 uint64_t dp_alloc(Dp *dp, uint64_t size);
 void dp_db64(Vhca *v, uint32_t page, uint32_t offset, uint64_t val);
 void dp_setup(Dp *dp, int ports);
+/* A completion EQ on vector 1 and a PD (dp_setup without the ports). */
+void dp_setup_eq_pd(Dp *dp);
 Dp *dp_start_with(const char *extra);
 Dp *dp_start(void);
 Dp *dp_start_unmanaged(const char *extra);
@@ -144,6 +146,8 @@ void dp_post_recv(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t addr,
 void dp_fill(Dp *dp, uint64_t addr, uint32_t len, uint8_t seed);
 void dp_assert_same(Dp *dp, uint64_t a, uint64_t b, uint32_t len);
 uint8_t dp_query_qp(Dp *dp, uint32_t h, struct vhca_qp_context *ctx);
+void dp_wqe_reg_mr(Dp *dp, DpWqe *w, uint64_t wr_id, uint32_t key,
+                   uint64_t iova, uint64_t pages[2], uint32_t access);
 void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
                uint64_t iova, uint64_t pages[2], uint32_t access);
 void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
