@@ -26,26 +26,85 @@ IO_END_SECS = 600
 
 # O_DIRECT in /proc/PID/fdinfo's octal `flags` (x86's value).
 O_DIRECT = 0o40000
+# Seconds fio may take from its start until its I/O is seen under way
+# (its start costs a few seconds under TCG on a loaded machine).
+IO_START_SECS = 180
 
 
 def start_io(vm, target, name, size="64M", in_dir=False):
     """fio verify (4 KiB random writes, 2 jobs) in the background on
-    `target`, given 5 s to be under way.  in_dir (a file system's
-    file): fio runs in target's directory and names it by its base
-    name, and this returns once fio has it open for its O_DIRECT I/O,
-    and 3 s more.  fio closes and opens the file again by name for its
-    verify pass, and a working directory on a mount that `umount -l`
-    detached keeps that mount for it (the path from / would lead to the
-    directory under the mount point, or to a new mount there)."""
+    `target`; returns once its I/O is under way, and fails the test with
+    fio's output when fio ended before that (an open that failed, or
+    I/O too short to be under the fault that follows).
+
+    Block device: under way is the disk's completed writes going up
+    (block_io_started).  in_dir (a file system's file): fio runs in
+    target's directory and names it by its base name, and under way is
+    fio holding the file open for its O_DIRECT I/O, and 3 s more.  fio
+    closes and opens the file again by name for its verify pass, and a
+    working directory on a mount that `umount -l` detached keeps that
+    mount for it (the path from / would lead to the directory under the
+    mount point, or to a new mount there)."""
     if not in_dir:
+        assert_block_device(vm, target)
+        before = writes_completed(vm, target)
         ulplib.background_fio(vm, Fio(target, rw="randwrite", bs="4k", numjobs=2,
                                       size=size), name)
-        vm.run("sleep 5", timeout=60)
+        wait_io_started(vm, name, target, disk_stat(target),
+                        lambda out: writes_completed_in(out) > before)
         return
     job = Fio(os.path.basename(target), rw="randwrite", bs="4k", numjobs=2, size=size)
     ulplib.background_fio(vm, job, name, cwd=os.path.dirname(target))
-    vm.wait_until(direct_fds(target), lambda out: has_direct_fd(out), timeout=180, interval=1)
+    wait_io_started(vm, name, target, direct_fds(target), has_direct_fd)
     vm.run("sleep 3", timeout=60)
+
+
+def wait_io_started(vm, name, target, probe, started):
+    """Poll (bounded) the guest command `probe` until started(its
+    output), or until the background fio `name` has ended: then fail
+    with fio's exit status and output.  (A wait on `started` alone, the
+    fd check of NFS once used for block devices too, waited out its
+    whole timeout when fio had already ended.)"""
+    cmd = "cat /tmp/fio-%s.status 2>/dev/null || echo running; %s" % (name, probe)
+    out = vm.wait_until(cmd, lambda t: first_line(t) != "running" or started(t),
+                        timeout=IO_START_SECS, interval=0.5)
+    if first_line(out) == "running":
+        return
+    _, text = vm.run("tail -c 3000 /tmp/fio-%s.out" % name, timeout=60)
+    raise AssertionError("fio on %s ended (exit %s) before its I/O was seen under way:\n%s"
+                         % (target, first_line(out), text))
+
+
+def first_line(out):
+    lines = out.strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+def assert_block_device(vm, disk):
+    """`disk` is a block device with a capacity: fio given a name that
+    is not one would create a regular file of that name in /dev
+    (devtmpfs, where O_DIRECT fails with EINVAL) and fail on it, and
+    the file would stand in the way of the next disk of that name."""
+    sysfs = "/sys/class/block/%s/size" % os.path.basename(disk)
+    rc, out = vm.run("test -b %s && cat %s" % (disk, sysfs), timeout=60)
+    assert rc == 0 and vmlib.guest_int(out) > 0, \
+        "%s: not a block device with a capacity (%s: %r)" % (disk, sysfs, out)
+
+
+def disk_stat(disk):
+    """The guest command printing a disk's I/O statistics
+    (Documentation/admin-guide/iostats.rst: field 5 writes completed)."""
+    return "cat /sys/class/block/%s/stat" % os.path.basename(disk)
+
+
+def writes_completed_in(out):
+    fields = out.splitlines()[-1].split()
+    return int(fields[4]) if len(fields) >= 5 and fields[4].isdigit() else -1
+
+
+def writes_completed(vm, disk):
+    _, out = vm.run(disk_stat(disk), timeout=60, check=True)
+    return writes_completed_in(out)
 
 
 def direct_fds(target):
