@@ -109,8 +109,11 @@ def writes_completed(vm, disk):
 
 def direct_fds(target):
     """A guest command printing the fdinfo flags of every fio file
-    descriptor open on `target`."""
-    return ("for p in $(pgrep -x fio); do for f in /proc/$p/fd/*; do "
+    descriptor open on `target`.  `pgrep fio`, not `pgrep -x fio`: in the
+    guest the latter listed fio's main process only, not the job
+    processes that do the I/O (seen in 5 tries of 5 on iSER's /dev/sda,
+    2026-11-24)."""
+    return ("for p in $(pgrep fio); do for f in /proc/$p/fd/*; do "
             "[ \"$(readlink $f)\" = %s ] && awk '/^flags:/ {print \"flags\", $2}' "
             "/proc/$p/fdinfo/${f##*/}; done; done 2>/dev/null; true" % target)
 
