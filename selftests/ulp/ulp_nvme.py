@@ -113,7 +113,7 @@ def test_nvme_rdma_fio_verify_at_max_sectors(vm, nvme_host):
 def test_nvme_rdma_reset_controller_under_io(vm, nvme_host):
     """Controller resets while fio runs: the queues are torn down and
     connected again, I/O is retried, verification passes."""
-    ulpfault.start_io(vm, nvme_host, "reset", size="32M")
+    ulpfault.start_io(vm, nvme_host, "reset", size="32M", backend=BACKEND)
     ctrl = ulplib.run_script(vm, "nvme", "controller").strip()
     for i in range(2):
         # The second reset 3 s after the first one's reconnect: I/O
@@ -177,7 +177,7 @@ def io_ends_after(vm, name, what):
 @pytest.mark.fault
 @pytest.mark.ib
 def test_nvme_rdma_rmmod_vhca_under_io(vm, fabric, nvme_host, module_path):
-    ulpfault.start_io(vm, current_device(vm), "rmmod")
+    ulpfault.start_io(vm, current_device(vm), "rmmod", backend=BACKEND)
     vm.run("rmmod vhca", timeout=300, check=True)
     io_ends_after(vm, "rmmod", "rmmod vhca")
     fabric.reload_driver(vm, module_path)
@@ -188,7 +188,7 @@ def test_nvme_rdma_rmmod_vhca_under_io(vm, fabric, nvme_host, module_path):
 @pytest.mark.fault
 @pytest.mark.ib
 def test_nvme_rdma_hot_unplug_host_device_under_io(vm, fabric, nvme_host):
-    ulpfault.start_io(vm, current_device(vm), "unplug")
+    ulpfault.start_io(vm, current_device(vm), "unplug", backend=BACKEND)
     fabric.unplug_host(vm)
     io_ends_after(vm, "unplug", "device_del vhca1")
     fabric.replug_host(vm)

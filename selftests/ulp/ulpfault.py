@@ -31,26 +31,29 @@ O_DIRECT = 0o40000
 IO_START_SECS = 180
 
 
-def start_io(vm, target, name, size="64M", in_dir=False):
+def start_io(vm, target, name, size="64M", in_dir=False, backend=None):
     """fio verify (4 KiB random writes, 2 jobs) in the background on
     `target`; returns once its I/O is under way, and fails the test with
     fio's output when fio ended before that (an open that failed, or
     I/O too short to be under the fault that follows).
 
-    Block device: under way is the disk's completed writes going up
-    (block_io_started).  in_dir (a file system's file): fio runs in
-    target's directory and names it by its base name, and under way is
-    fio holding the file open for its O_DIRECT I/O, and 3 s more.  fio
-    closes and opens the file again by name for its verify pass, and a
-    working directory on a mount that `umount -l` detached keeps that
-    mount for it (the path from / would lead to the directory under the
-    mount point, or to a new mount there)."""
+    Block device: under way is the completed writes of the target's
+    `backend` going up, fio's writes having crossed the fabric (the
+    host's disk would not do: NVMe's native multipath disk keeps no I/O
+    statistics in Linux 6.1).  in_dir (a file system's file): fio runs
+    in target's directory and names it by its base name, and under way
+    is fio holding the file open for its O_DIRECT I/O, and 3 s more.
+    fio closes and opens the file again by name for its verify pass,
+    and a working directory on a mount that `umount -l` detached keeps
+    that mount for it (the path from / would lead to the directory
+    under the mount point, or to a new mount there)."""
     if not in_dir:
+        assert backend, "start_io on a block device: the target's backend is needed"
         assert_block_device(vm, target)
-        before = writes_completed(vm, target)
+        before = writes_completed(vm, backend)
         ulplib.background_fio(vm, Fio(target, rw="randwrite", bs="4k", numjobs=2,
                                       size=size), name)
-        wait_io_started(vm, name, target, disk_stat(target),
+        wait_io_started(vm, name, target, disk_stat(backend),
                         lambda out: writes_completed_in(out) > before)
         return
     job = Fio(os.path.basename(target), rw="randwrite", bs="4k", numjobs=2, size=size)
@@ -163,11 +166,11 @@ def scsi_reset(vm, disk, kind):
     return rc, out
 
 
-def reset_under_io(vm, disk, kind, expect_ok, name):
+def reset_under_io(vm, disk, backend, kind, expect_ok, name):
     """fio verify runs while `disk` gets a `kind` reset: the reset
     succeeds when the ULP implements it (expect_ok) or fails cleanly,
     the commands it aborted are retried, and verification passes."""
-    start_io(vm, disk, name, size="16M")
+    start_io(vm, disk, name, size="16M", backend=backend)
     rc, out = scsi_reset(vm, disk, kind)
     if expect_ok:
         assert rc == 0, "sg_reset --%s failed:\n%s" % (kind, out)
