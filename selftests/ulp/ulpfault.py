@@ -54,7 +54,7 @@ def start_io(vm, target, name, size="64M", in_dir=False, backend=None):
         ulplib.background_fio(vm, Fio(target, rw="randwrite", bs="4k", numjobs=2,
                                       size=size), name)
         wait_io_started(vm, name, target, disk_stat(backend),
-                        lambda out: writes_completed_in(out) > before)
+                        lambda out: (writes_completed_in(out) or 0) > before)
         return
     job = Fio(os.path.basename(target), rw="randwrite", bs="4k", numjobs=2, size=size)
     ulplib.background_fio(vm, job, name, cwd=os.path.dirname(target))
@@ -90,8 +90,11 @@ def assert_block_device(vm, disk):
     the file would stand in the way of the next disk of that name."""
     sysfs = "/sys/class/block/%s/size" % os.path.basename(disk)
     rc, out = vm.run("test -b %s && cat %s" % (disk, sysfs), timeout=60)
-    assert rc == 0 and vmlib.guest_int(out) > 0, \
-        "%s: not a block device with a capacity (%s: %r)" % (disk, sysfs, out)
+    if rc == 0 and vmlib.guest_int(out) > 0:
+        return
+    _, state = vm.run("ls -l %s; ls /sys/block" % disk, timeout=60)
+    raise AssertionError("%s: not a block device with a capacity (%s: %r)\n%s"
+                         % (disk, sysfs, out, state))
 
 
 def disk_stat(disk):
@@ -101,13 +104,20 @@ def disk_stat(disk):
 
 
 def writes_completed_in(out):
-    fields = out.splitlines()[-1].split()
-    return int(fields[4]) if len(fields) >= 5 and fields[4].isdigit() else -1
+    """Field 5 of the stat line in `out` (kernel messages on the console
+    may come in between), or None."""
+    for line in reversed(out.splitlines()):
+        fields = line.split()
+        if len(fields) >= 11 and all(f.isdigit() for f in fields):
+            return int(fields[4])
+    return None
 
 
 def writes_completed(vm, disk):
     _, out = vm.run(disk_stat(disk), timeout=60, check=True)
-    return writes_completed_in(out)
+    count = writes_completed_in(out)
+    assert count is not None, "no I/O statistics of %s: %r" % (disk, out)
+    return count
 
 
 def direct_fds(target):
