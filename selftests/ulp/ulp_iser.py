@@ -80,7 +80,7 @@ def test_iser_fio_verify_8m_ios(vm, iser_disk):
 def test_iser_logout_login_under_io(vm, fabric, iser_disk):
     """Logout while fio runs: the session's commands fail, the disk goes
     away, nothing hangs; a new login gets a disk with the data intact."""
-    ulpfault.start_io(vm, current_disk(vm), "iser-logout")
+    ulpfault.start_io(vm, current_disk(vm), "iser-logout", backend=BACKEND)
     vm.run(ulplib.script("iser", "logout", fabric.target_ip), timeout=300, check=True)
     ulpfault.io_ends(vm, "iser-logout", "iscsiadm --logout")
     relogin_and_verify(vm, fabric)
@@ -96,7 +96,7 @@ ISER_RESETS = {"device": True, "bus": False, "host": False}
 @pytest.mark.parametrize("kind", [k if k == "device" else pytest.param(k, marks=pytest.mark.full)
                                   for k in ulpfault.SCSI_RESETS])
 def test_iser_sg_reset_under_io(vm, iser_disk, kind):
-    ulpfault.reset_under_io(vm, current_disk(vm), kind, ISER_RESETS[kind], "iser-reset")
+    ulpfault.reset_under_io(vm, current_disk(vm), BACKEND, kind, ISER_RESETS[kind], "iser-reset")
 
 
 @pytest.mark.full
@@ -108,7 +108,7 @@ def test_iser_device_removed_under_io(vm, fabric, iser_disk, module_path, how):
     connection is lost, the session fails its I/O after its replacement
     timeout (or recovers over what is left), nothing hangs; with the
     device back the target is set up again and a new session verifies."""
-    ulpfault.start_io(vm, current_disk(vm), "iser-" + how)
+    ulpfault.start_io(vm, current_disk(vm), "iser-" + how, backend=BACKEND)
     ulpfault.remove_device(vm, fabric, how)
     ulpfault.io_ends(vm, "iser-" + how, how)
     ulpfault.restore_device(vm, fabric, how, module_path)

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+import ulpfault
 import ulplib
 import vmlib
 from ulplib import Fio
@@ -57,7 +58,7 @@ def test_nvme_rdma_fio_detects_a_corrupted_block(vm, nvme_host):
     vm.run(job.command().replace("--do_verify=1", "--do_verify=0"), timeout=300, check=True)
     vm.run("dd if=/dev/urandom of=%s bs=4k seek=100 count=1 oflag=direct status=none"
            % BACKEND, timeout=60, check=True)
-    rc, out = vm.run(job.command() + " --verify_only 2>&1", timeout=300)
+    rc, out = vm.run(job.command("--verify_only") + " 2>&1", timeout=300)
     assert rc != 0 and "verify failed" in out, out[-3000:]
 
 
@@ -112,11 +113,12 @@ def test_nvme_rdma_fio_verify_at_max_sectors(vm, nvme_host):
 def test_nvme_rdma_reset_controller_under_io(vm, nvme_host):
     """Controller resets while fio runs: the queues are torn down and
     connected again, I/O is retried, verification passes."""
-    job = Fio(nvme_host, rw="randwrite", bs="4k", numjobs=2, size="32M")
-    ulplib.background_fio(vm, job, "reset")
+    ulpfault.start_io(vm, nvme_host, "reset", size="32M", backend=BACKEND)
     ctrl = ulplib.run_script(vm, "nvme", "controller").strip()
-    for _ in range(2):
-        vm.run("sleep 3; nvme reset /dev/%s" % ctrl, timeout=120, check=True)
+    for i in range(2):
+        # The second reset 3 s after the first one's reconnect: I/O
+        # retried after it is under way again.
+        vm.run("sleep %d; nvme reset /dev/%s" % (3 * i, ctrl), timeout=120, check=True)
         vm.wait_until("cat /sys/class/nvme/%s/state" % ctrl,
                       lambda t: t.strip() == "live", timeout=120)
     rc, log = ulplib.wait_background_fio(vm, "reset")
@@ -146,6 +148,12 @@ def test_nvme_rdma_target_srq_mode(vm, fabric, nvme_host):
         ulplib.run_script(vm, "nvme", "connect", fabric.target_ip)
 
 
+def current_device(vm):
+    """The namespace's block device now: after a fault test's reconnect
+    it may have another name than the module's first connect gave."""
+    return ulplib.run_script(vm, "nvme", "device").strip().splitlines()[-1]
+
+
 def reconnect_and_verify(vm, fabric):
     """After the host's device came back: target port up again, connect,
     fio verify on the new device."""
@@ -169,8 +177,8 @@ def io_ends_after(vm, name, what):
 @pytest.mark.fault
 @pytest.mark.ib
 def test_nvme_rdma_rmmod_vhca_under_io(vm, fabric, nvme_host, module_path):
-    ulplib.background_fio(vm, Fio(nvme_host, rw="randwrite", bs="4k", numjobs=2, size="64M"), "rmmod")
-    vm.run("sleep 5; rmmod vhca", timeout=300, check=True)
+    ulpfault.start_io(vm, current_device(vm), "rmmod", backend=BACKEND)
+    vm.run("rmmod vhca", timeout=300, check=True)
     io_ends_after(vm, "rmmod", "rmmod vhca")
     fabric.reload_driver(vm, module_path)
     reconnect_and_verify(vm, fabric)
@@ -180,8 +188,7 @@ def test_nvme_rdma_rmmod_vhca_under_io(vm, fabric, nvme_host, module_path):
 @pytest.mark.fault
 @pytest.mark.ib
 def test_nvme_rdma_hot_unplug_host_device_under_io(vm, fabric, nvme_host):
-    ulplib.background_fio(vm, Fio(nvme_host, rw="randwrite", bs="4k", numjobs=2, size="64M"), "unplug")
-    vm.run("sleep 5", timeout=60)
+    ulpfault.start_io(vm, current_device(vm), "unplug", backend=BACKEND)
     fabric.unplug_host(vm)
     io_ends_after(vm, "unplug", "device_del vhca1")
     fabric.replug_host(vm)

@@ -129,7 +129,7 @@ def test_srp_logout_login_under_io(vm, fabric, srp_target):
     """remove_target (the remote port's delete) while fio runs: its
     commands fail, the SCSI host goes away, nothing hangs; add_target
     again gets a disk whose data verifies."""
-    ulpfault.start_io(vm, login(vm, fabric), "srp-logout")
+    ulpfault.start_io(vm, login(vm, fabric), "srp-logout", backend=BACKEND)
     ulplib.run_script(vm, "srp", "logout", timeout=120)
     ulpfault.io_ends(vm, "srp-logout", "remove_target")
     login_and_verify(vm, fabric)
@@ -147,7 +147,7 @@ SRP_RESETS = {"device": True, "bus": False, "host": True}
 def test_srp_sg_reset_under_io(vm, fabric, srp_target, kind):
     disk = login(vm, fabric)
     try:
-        ulpfault.reset_under_io(vm, disk, kind, SRP_RESETS[kind], "srp-reset")
+        ulpfault.reset_under_io(vm, disk, BACKEND, kind, SRP_RESETS[kind], "srp-reset")
         ulplib.assert_same_bytes(vm, disk, BACKEND, 16)
     finally:
         vm.run(ulplib.script("srp", "logout"), timeout=120)
@@ -161,7 +161,7 @@ def test_srp_device_removed_under_io(vm, fabric, srp_target, module_path, how):
     ib_srp removes the targets of the device that went, the commands
     fail, nothing hangs; with the device back (and, after rmmod, the
     target set up again on the new srpt port) a new login verifies."""
-    ulpfault.start_io(vm, login(vm, fabric), "srp-" + how)
+    ulpfault.start_io(vm, login(vm, fabric), "srp-" + how, backend=BACKEND)
     ulpfault.remove_device(vm, fabric, how)
     ulpfault.io_ends(vm, "srp-" + how, how)
     ulplib.run_script(vm, "srp", "logout", timeout=120)

@@ -73,7 +73,8 @@ class Fio:
         self.direct = direct
         self.extra = list(extra)
 
-    def command(self):
+    def command(self, *more):
+        """The guest command line; `more`: fio options to add."""
         args = [
             "fio", "--name=ulp", "--filename=%s" % self.filename,
             "--ioengine=libaio", "--direct=%d" % int(self.direct),
@@ -84,7 +85,14 @@ class Fio:
             "--verify_dump=0", "--exitall_on_error=1", "--group_reporting",
             "--output-format=terse",
         ]
-        return " ".join(args + self.extra)
+        cmd = " ".join(args + self.extra + list(more))
+        if not self.filename.startswith("/dev/"):
+            return cmd
+        # fio creates a file it is given that does not exist: in /dev
+        # (devtmpfs, no O_DIRECT) its open then fails with EINVAL, and the
+        # file stands in the way of the next disk of that name.
+        return ("if test -b {f}; then {cmd}; else echo \"{f}: not a block device\"; false; fi"
+                .format(f=self.filename, cmd=cmd))
 
     def run(self, vm, timeout=600):
         """Run it; {"read": (KiB, KiB/s, IOPS), "write": ...}.  Fails the

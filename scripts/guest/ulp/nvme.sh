@@ -48,11 +48,14 @@ target_stop() {
 
 # The block device of namespace 1 of $NQN: /sys/block/nvmeXnY/device is
 # the subsystem (native multipath) or the controller; both name the NQN.
+# Only once its node is there too: sysfs shows the disk first (device_add
+# makes the kobject before devtmpfs's node), and fio given a missing /dev
+# name would create a regular file there (Documentation/ulps.md).
 namespace_dev() {
 	for b in /sys/block/nvme*n1; do
 		case "${b##*/}" in *c*) continue ;; esac
 		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] &&
-			{ echo "/dev/${b##*/}"; return 0; }
+			[ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
 	done
 	return 1
 }

@@ -81,11 +81,14 @@ discover() {
 	ibsrpdm -c -d "$(umad_of "$1")"
 }
 
+# The disk once its node is there too: sysfs shows it first (device_add
+# makes the kobject before devtmpfs's node), and fio given a missing
+# /dev name would create a regular file there (Documentation/ulps.md).
 disk() {
 	for h in /sys/class/scsi_host/host*; do
 		[ "$(cat "$h/proc_name" 2>/dev/null)" = ib_srp ] || continue
 		for b in "$h"/device/target*/*/block/*; do
-			[ -e "$b" ] && { echo "/dev/${b##*/}"; return 0; }
+			[ -e "$b" ] && [ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
 		done
 	done
 	return 1
