@@ -195,6 +195,11 @@ void sw_start(SwRig *r);
 void sw_req(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
             uint8_t hops, uint8_t *req);
 bool sw_send(SwRig *r, const uint8_t *req, uint16_t dlid, uint8_t *resp);
+bool sw_get(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
+            uint8_t hops, uint16_t dlid, uint8_t *resp);
+uint16_t sw_set(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
+                uint8_t hops, uint16_t dlid, const uint8_t *data,
+                uint8_t *resp);
 /* An SRQ of 2^DP_WQ_LOG WQEs (dp_create_srq_rec: dbrec 0 = doorbells). */
 typedef struct DpSrq {
     uint32_t srqn;

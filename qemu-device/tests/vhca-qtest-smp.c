@@ -74,3 +74,29 @@ bool sw_send(SwRig *r, const uint8_t *req, uint16_t dlid, uint8_t *resp)
     return true;
 }
 
+/* A Get by directed route (path) or to dlid (path NULL): the answer
+ * (true) or nothing (false) in resp. */
+bool sw_get(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
+            uint8_t hops, uint16_t dlid, uint8_t *resp)
+{
+    uint8_t req[256];
+
+    sw_req(r, attr, mod, path, hops, req);
+    return sw_send(r, req, path ? 0xffff : dlid, resp);
+}
+
+/* A Set of attr/mod to the 64 bytes of data, by directed route (path) or
+ * to dlid (path NULL): the answer in resp, its MAD status without the
+ * directed route's D bit. */
+uint16_t sw_set(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
+                uint8_t hops, uint16_t dlid, const uint8_t *data,
+                uint8_t *resp)
+{
+    uint8_t req[256];
+
+    sw_req(r, attr, mod, path, hops, req);
+    req[3] = 0x02;                                      /* Set */
+    memcpy(req + 64, data, 64);
+    g_assert_true(sw_send(r, req, path ? 0xffff : dlid, resp));
+    return lduw_be_p(resp + 4) & 0x7fff;
+}

@@ -77,13 +77,10 @@ static uint8_t emb_state(GuestSm *g)
 /* SubnSet(SMInfo) mod to the embedded SM from an SM in sender_state. */
 static uint16_t emb_set(GuestSm *g, uint32_t mod, uint8_t sender_state)
 {
-    uint8_t req[256], resp[256];
+    uint8_t data[64], resp[256];
 
-    sw_req(&g->r, 0x0020, mod, NULL, 0, req);
-    req[3] = 0x02;
-    smi_data(req + 64, g, sender_state);
-    g_assert_true(sw_send(&g->r, req, SM_LID, resp));
-    return lduw_be_p(resp + 4);
+    smi_data(data, g, sender_state);
+    return sw_set(&g->r, 0x0020, mod, NULL, 0, SM_LID, data, resp);
 }
 
 static void guest_post_recv(GuestSm *g)
@@ -142,13 +139,10 @@ static void guest_answer(GuestSm *g, const uint8_t *req, uint16_t status)
 static uint16_t pi_set_ca2(GuestSm *g, uint16_t lid, uint16_t sm_lid)
 {
     static const uint8_t to_ca2[] = { 1, 2 };
-    uint8_t req[256], resp[256];
+    uint8_t data[64], resp[256];
 
-    sw_req(&g->r, 0x0015, 0, to_ca2, 2, req);
-    req[3] = 0x02;
-    vhca_pi_init(req + 64, lid, sm_lid, 0);             /* state: no change */
-    g_assert_true(sw_send(&g->r, req, 0xffff, resp));
-    return lduw_be_p(resp + 4) & 0x7fff;
+    vhca_pi_init(data, lid, sm_lid, 0);                 /* state: no change */
+    return sw_set(&g->r, 0x0015, 0, to_ca2, 2, 0, data, resp);
 }
 
 /* Two ports ACTIVE under the embedded SM; port 1 plays an SM. */

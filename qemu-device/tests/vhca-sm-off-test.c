@@ -32,23 +32,9 @@ static const uint8_t to_ca2[] = { 1, 2 };
 static uint16_t sm_set(SwRig *r, uint16_t attr, uint32_t mod,
                        const uint8_t *path, uint8_t hops, const uint8_t *data)
 {
-    uint8_t req[256], resp[256];
+    uint8_t resp[256];
 
-    sw_req(r, attr, mod, path, hops, req);
-    req[3] = 0x02;                                      /* Set */
-    memcpy(req + 64, data, 64);
-    g_assert_true(sw_send(r, req, 0xffff, resp));
-    return lduw_be_p(resp + 4) & 0x7fff;
-}
-
-/* A Get by directed route (path) or LID (path NULL): the answer's data. */
-static bool sm_get(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
-                   uint8_t hops, uint16_t dlid, uint8_t *resp)
-{
-    uint8_t req[256];
-
-    sw_req(r, attr, mod, path, hops, req);
-    return sw_send(r, req, path ? 0xffff : dlid, resp);
+    return sw_set(r, attr, mod, path, hops, 0, data, resp);
 }
 
 static void test_sm_off_ports_stay_init(void)
@@ -71,17 +57,17 @@ static void test_sm_off_ports_stay_init(void)
     }
     sw_start_on(&r, dp);
     /* directed-route SMPs pass INIT links: the switch, no LID, no SM */
-    g_assert_true(sm_get(&r, 0x0015, 0, to_switch, 1, 0, resp));
+    g_assert_true(sw_get(&r, 0x0015, 0, to_switch, 1, 0, resp));
     g_assert_cmpuint(lduw_be_p(d + 16), ==, 0);
     g_assert_cmphex(ldl_be_p(d + 20) & 0x2, ==, 0);     /* not IsSM */
-    g_assert_true(sm_get(&r, 0x0015, 2, to_switch, 1, 0, resp));
+    g_assert_true(sw_get(&r, 0x0015, 2, to_switch, 1, 0, resp));
     g_assert_cmpuint(d[32] & 0xf, ==, VHCA_PORT_INIT);
-    g_assert_true(sm_get(&r, 0x0012, 0, to_switch, 1, 0, resp));
+    g_assert_true(sw_get(&r, 0x0012, 0, to_switch, 1, 0, resp));
     g_assert_cmphex(d[11] & 0x04, ==, 0x04);            /* PortStateChange */
-    g_assert_true(sm_get(&r, 0x0019, 0, to_switch, 1, 0, resp));
+    g_assert_true(sw_get(&r, 0x0019, 0, to_switch, 1, 0, resp));
     g_assert_cmphex(d[1], ==, 0xff);                    /* LFT empty */
     /* LID 1 is nobody's: no embedded SM answers there */
-    g_assert_false(sm_get(&r, 0x0011, 0, NULL, 0, 1, resp));
+    g_assert_false(sw_get(&r, 0x0011, 0, NULL, 0, 1, resp));
     dp_stop(dp);
 }
 
@@ -180,12 +166,12 @@ static void test_sm_off_sm_configures(void)
     g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, LID_CA1);
 
     /* LID-routed through the LFT: port 2's SMA, the switch at its LID */
-    g_assert_true(sm_get(&r, 0x0011, 0, NULL, 0, LID_CA2, resp));
+    g_assert_true(sw_get(&r, 0x0011, 0, NULL, 0, LID_CA2, resp));
     g_assert_cmpuint(d[2], ==, 1);                      /* a CA */
     g_assert_cmpuint(d[36], ==, 2);                     /* in on port 2 */
-    g_assert_true(sm_get(&r, 0x0011, 0, NULL, 0, LID_SWITCH, resp));
+    g_assert_true(sw_get(&r, 0x0011, 0, NULL, 0, LID_SWITCH, resp));
     g_assert_cmpuint(d[2], ==, 2);                      /* the switch */
-    g_assert_true(sm_get(&r, 0x0020, 0, NULL, 0, LID_SWITCH, resp));
+    g_assert_true(sw_get(&r, 0x0020, 0, NULL, 0, LID_SWITCH, resp));
     g_assert_cmphex(lduw_be_p(resp + 4), ==, 0x000c);   /* no SM there */
 
     /* the switch forwards by the LFT: LID 6 sent to port 1 is lost */
@@ -194,15 +180,15 @@ static void test_sm_off_sm_configures(void)
     data[LID_CA2] = 1;
     data[LID_SWITCH] = 0;
     g_assert_cmphex(sm_set(&r, 0x0019, 0, to_switch, 1, data), ==, 0);
-    g_assert_false(sm_get(&r, 0x0011, 0, NULL, 0, LID_CA2, resp));
+    g_assert_false(sw_get(&r, 0x0011, 0, NULL, 0, LID_CA2, resp));
 
     /* port 2's cable pulled: the switch sees it (PortStateChange) and
      * tells the SM (Trap 128, into the receive the lost SMP left) */
     qom_set_link(dp->v, "port2-link", false);
     trap_expect(&r, resp);
-    g_assert_true(sm_get(&r, 0x0015, 2, to_switch, 1, 0, resp));
+    g_assert_true(sw_get(&r, 0x0015, 2, to_switch, 1, 0, resp));
     g_assert_cmpuint(d[32] & 0xf, ==, VHCA_PORT_DOWN);
-    g_assert_true(sm_get(&r, 0x0012, 0, to_switch, 1, 0, resp));
+    g_assert_true(sw_get(&r, 0x0012, 0, to_switch, 1, 0, resp));
     g_assert_cmphex(d[11] & 0x04, ==, 0x04);
     n = vhca_collect_port_events(dp->v, ev, 8);
     g_assert_cmpint(n, ==, 1);
@@ -303,7 +289,7 @@ static uint16_t sm_get_status(SwRig *r, uint16_t attr, uint32_t mod,
                               const uint8_t *path, uint8_t hops,
                               uint8_t *resp)
 {
-    g_assert_true(sm_get(r, attr, mod, path, hops, 0, resp));
+    g_assert_true(sw_get(r, attr, mod, path, hops, 0, resp));
     return lduw_be_p(resp + 4) & 0x7fff;
 }
 
@@ -324,7 +310,7 @@ static void test_sm_off_sl_to_vl(void)
     SwRig r;
 
     sw_start_on(&r, dp);
-    g_assert_true(sm_get(&r, 0x0015, 0, to_ca2, 2, 0, resp));
+    g_assert_true(sw_get(&r, 0x0015, 0, to_ca2, 2, 0, resp));
     g_assert_cmphex(ldl_be_p(d + 20) & 0x40, ==, 0x40); /* IsSLMapping */
     g_assert_cmpuint(d[37] >> 4, ==, 1);                /* VLCap: VL0 */
     g_assert_cmpuint(d[39] | d[40], ==, 0);             /* no VLArb */
@@ -343,7 +329,7 @@ static void test_sm_off_sl_to_vl(void)
                     0x001c);                            /* a CA: mod 0 */
 
     /* the switch: one table per output port (in << 8 | out) */
-    g_assert_true(sm_get(&r, 0x0015, 0, to_switch, 1, 0, resp));
+    g_assert_true(sw_get(&r, 0x0015, 0, to_switch, 1, 0, resp));
     g_assert_cmphex(ldl_be_p(d + 20) & 0x40, ==, 0x40); /* IsSLMapping */
     sl2vl[0] = 0;
     g_assert_cmphex(sm_set(&r, 0x0017, 1 << 8 | 2, to_switch, 1, sl2vl),
