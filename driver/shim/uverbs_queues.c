@@ -210,10 +210,7 @@ static int vhca_uverbs_srq_core(struct vhca_srq *srq,
 	if (err)
 		return err;
 	*srqn = uinit.srqn;
-	srq->max_wr = uinit.max_wr;
-	srq->max_sge = uinit.max_sge;
-	init->attr.max_wr = uinit.max_wr;
-	init->attr.max_sge = uinit.max_sge;
+	vhca_srq_set_granted(srq, init, uinit.max_wr, uinit.max_sge);
 	return 0;
 }
 
