@@ -36,19 +36,21 @@ typedef struct VhcaQpTransition {
     [VHCA_QPT_SMI] = CUR_QKEY,                                      \
     [VHCA_QPT_GSI] = CUR_QKEY,                                      \
 }
+/* Required into INIT from RESET, optional from INIT to INIT. */
+#define INIT_ATTRS {                                                \
+    [VHCA_QPT_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),              \
+    [VHCA_QPT_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),      \
+    [VHCA_QPT_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),      \
+    [VHCA_QPT_SMI] = SPECIAL_QKEY,                                  \
+    [VHCA_QPT_GSI] = SPECIAL_QKEY,                                  \
+}
 
 static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
     [VHCA_QPS_RESET] = {
         [VHCA_QPS_RESET] = { .valid = true },
         [VHCA_QPS_INIT] = {
             .valid = true,
-            .req = {
-                [VHCA_QPT_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
-                [VHCA_QPT_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                [VHCA_QPT_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                [VHCA_QPT_SMI] = SPECIAL_QKEY,
-                [VHCA_QPT_GSI] = SPECIAL_QKEY,
-            },
+            .req = INIT_ATTRS,
         },
     },
     [VHCA_QPS_INIT] = {
@@ -56,13 +58,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         [VHCA_QPS_ERR] = { .valid = true },
         [VHCA_QPS_INIT] = {
             .valid = true,
-            .opt = {
-                [VHCA_QPT_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
-                [VHCA_QPT_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                [VHCA_QPT_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                [VHCA_QPT_SMI] = SPECIAL_QKEY,
-                [VHCA_QPT_GSI] = SPECIAL_QKEY,
-            },
+            .opt = INIT_ATTRS,
         },
         [VHCA_QPS_RTR] = {
             .valid = true,
