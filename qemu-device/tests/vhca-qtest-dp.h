@@ -128,8 +128,16 @@ uint8_t dp_to_rts(Dp *dp, DpQp *qp, uint8_t rnr_retry);
 uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state);
 void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
              uint8_t rnr_retry);
+/* dp_pair's CQs (2^DP_CQ_LOG CQEs) and QPs of type, in RESET. */
+void dp_pair_create(Dp *dp, DpPair *p, uint8_t type);
 /* The RTS pair of QPs already created in p (a on port 1, b on port 2). */
 void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry);
+/* QPs a (port 1) and b (port 2) of dp, created, to RTR towards each other
+ * (dp_pair_connect's first half, with a's access too). */
+void dp_qps_to_rtr(Dp *dp, DpQp *a, uint32_t a_access, DpQp *b,
+                   uint32_t b_access);
+/* Then both to RTS (dp_pair_connect's second half). */
+void dp_qps_to_rts(Dp *dp, DpQp *a, DpQp *b, uint8_t rnr_retry);
 uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
                     uint32_t access);
 void dp_query_device(Dp *dp, struct vhca_device_attr *attr);
@@ -189,6 +197,18 @@ typedef struct SwRig {
     uint64_t tid;
 } SwRig;
 
+/* The GSI QPs (QP1) of ports 1 and 2 of a new device on one CQ, and
+ * buffers: the rig of the PMA and SA tests (gsi_start). */
+typedef struct GsiRig {
+    Dp *dp;
+    DpMem m;
+    DpCq cq;
+    DpQp gsi[3];                    /* per port */
+    uint64_t wr_id;                 /* for tests that number their sends */
+    uint64_t tid;                   /* the last TransactionID sent */
+} GsiRig;
+
+void gsi_start(GsiRig *r, uint64_t tid);
 void sw_start_on(SwRig *r, Dp *dp);
 uint8_t dp_set_port_cap(Dp *dp, uint8_t port, uint32_t set, uint32_t clear);
 void sw_start(SwRig *r);

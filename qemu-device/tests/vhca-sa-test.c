@@ -15,28 +15,8 @@
 #define SA_RECV_SLOT    512         /* GRH + MAD, rounded */
 #define SA_RECV_SLOTS   8
 
-typedef struct SaRig {
-    Dp *dp;
-    DpMem m;
-    DpCq cq;
-    DpQp gsi[3];                    /* per port */
-    uint64_t wr_id;
-    uint64_t tid;
-} SaRig;
-
-static void sa_start(SaRig *r)
-{
-    memset(r, 0, sizeof(*r));
-    r->dp = dp_start();
-    dp_mem(r->dp, &r->m, DP_ALL_ACCESS);
-    dp_create_cq(r->dp, &r->cq, DP_CQ_LOG);
-    dp_special(r->dp, &r->gsi[1], &r->cq, VHCA_QPT_GSI, 1);
-    dp_special(r->dp, &r->gsi[2], &r->cq, VHCA_QPT_GSI, 2);
-    r->tid = SA_TID;
-}
-
 /* A SubnAdm MAD at m.a: header, then rec (reclen bytes) at offset 56. */
-static void sa_mad(SaRig *r, uint8_t method, uint16_t attr, uint64_t mask,
+static void sa_mad(GsiRig *r, uint8_t method, uint16_t attr, uint64_t mask,
                    const uint8_t *rec, size_t reclen, uint8_t *mad)
 {
     memset(mad, 0, 256);
@@ -53,7 +33,7 @@ static void sa_mad(SaRig *r, uint8_t method, uint16_t attr, uint64_t mask,
 }
 
 /* Send the 256 bytes at mad from port's GSI QP to the SA; the send is ok. */
-static void sa_send(SaRig *r, int port, const uint8_t *mad, uint32_t len)
+static void sa_send(GsiRig *r, int port, const uint8_t *mad, uint32_t len)
 {
     Dp *dp = r->dp;
     struct vhca_cqe cqe;
@@ -67,7 +47,7 @@ static void sa_send(SaRig *r, int port, const uint8_t *mad, uint32_t len)
     r->wr_id++;
 }
 
-static void sa_post_recvs(SaRig *r, int port, int n)
+static void sa_post_recvs(GsiRig *r, int port, int n)
 {
     int i;
 
@@ -78,7 +58,7 @@ static void sa_post_recvs(SaRig *r, int port, int n)
 }
 
 /* The next answer on port's GSI QP (receive slot i), from SLID 1, QPN 1. */
-static void sa_answer(SaRig *r, int port, int i, uint8_t *resp)
+static void sa_answer(GsiRig *r, int port, int i, uint8_t *resp)
 {
     Dp *dp = r->dp;
     struct vhca_cqe cqe;
@@ -96,7 +76,7 @@ static void sa_answer(SaRig *r, int port, int i, uint8_t *resp)
 }
 
 /* One request from port 1, one answer: its status. */
-static uint16_t sa_query(SaRig *r, uint8_t method, uint16_t attr,
+static uint16_t sa_query(GsiRig *r, uint8_t method, uint16_t attr,
                          uint64_t mask, const uint8_t *rec, size_t reclen,
                          uint8_t *resp)
 {
@@ -113,7 +93,7 @@ static uint16_t sa_query(SaRig *r, uint8_t method, uint16_t attr,
     return lduw_be_p(resp + 4);
 }
 
-static void sa_port_gid(SaRig *r, int port, uint8_t *gid)
+static void sa_port_gid(GsiRig *r, int port, uint8_t *gid)
 {
     struct vhca_port_attr pa;
 
@@ -125,9 +105,9 @@ static void sa_port_gid(SaRig *r, int port, uint8_t *gid)
 static void test_sa_class_port_info(void)
 {
     uint8_t resp[256];
-    SaRig r;
+    GsiRig r;
 
-    sa_start(&r);
+    gsi_start(&r, SA_TID);
     g_assert_cmphex(sa_query(&r, 0x01, 0x0001, 0, NULL, 0, resp), ==, 0);
     g_assert_cmphex(resp[3], ==, 0x81);
     g_assert_cmpuint(resp[56], ==, 1);                  /* BaseVersion */
@@ -140,9 +120,9 @@ static void test_sa_path_record(void)
 {
     uint8_t rec[64] = { 0 }, resp[256], sgid[16], dgid[16];
     const uint8_t *p = resp + 56;
-    SaRig r;
+    GsiRig r;
 
-    sa_start(&r);
+    gsi_start(&r, SA_TID);
     sa_port_gid(&r, 1, sgid);
     sa_port_gid(&r, 2, dgid);
     /* As IPoIB asks: DGID, SGID, NumbPath 1, TClass 0, P_Key. */
@@ -188,9 +168,9 @@ static void test_sa_path_record_limited_pkey(void)
 {
     uint8_t rec[64] = { 0 }, resp[256], sgid[16], dgid[16];
     uint64_t mask = 1u << 2 | 1u << 3 | 1u << 12 | 1u << 13;
-    SaRig r;
+    GsiRig r;
 
-    sa_start(&r);
+    gsi_start(&r, SA_TID);
     sa_port_gid(&r, 1, sgid);
     sa_port_gid(&r, 2, dgid);
     memcpy(rec + 8, dgid, 16);
@@ -207,7 +187,7 @@ static void test_sa_path_record_limited_pkey(void)
     dp_stop(r.dp);
 }
 
-static uint8_t sa_set_port_cap(SaRig *r, uint8_t port, uint32_t set,
+static uint8_t sa_set_port_cap(GsiRig *r, uint8_t port, uint32_t set,
                                uint32_t clear)
 {
     struct vhca_cmd cmd;
@@ -220,7 +200,7 @@ static uint8_t sa_set_port_cap(SaRig *r, uint8_t port, uint32_t set,
 }
 
 /* The CapabilityMask of port's PortInfoRecord (srp_daemon's question). */
-static uint32_t sa_port_cap(SaRig *r, uint8_t port)
+static uint32_t sa_port_cap(GsiRig *r, uint8_t port)
 {
     uint8_t rec[64] = { 0 }, resp[256];
 
@@ -238,9 +218,9 @@ static uint32_t sa_port_cap(SaRig *r, uint8_t port)
 static void test_sa_port_cap(void)
 {
     struct vhca_port_attr pa;
-    SaRig r;
+    GsiRig r;
 
-    sa_start(&r);
+    gsi_start(&r, SA_TID);
     g_assert_cmphex(sa_port_cap(&r, 2) & VHCA_PORT_CAP_DEVICE_MGMT, ==, 0);
     g_assert_cmphex(sa_set_port_cap(&r, 2, VHCA_PORT_CAP_DEVICE_MGMT, 0), ==,
                     VHCA_CMD_OK);
@@ -273,7 +253,7 @@ static void test_sa_port_cap(void)
 }
 
 /* An RMPP ACK of segment seg with window newwin, for the last request. */
-static void sa_ack(SaRig *r, int port, uint32_t seg, uint32_t newwin)
+static void sa_ack(GsiRig *r, int port, uint32_t seg, uint32_t newwin)
 {
     uint8_t mad[256] = { 1, 0x03, 2, 0x12 };
 
@@ -288,7 +268,7 @@ static void sa_ack(SaRig *r, int port, uint32_t seg, uint32_t newwin)
 }
 
 /* An MCMemberRecord for port's GID and mgid, join state js. */
-static void sa_mcr(SaRig *r, int port, const uint8_t *mgid, uint8_t js,
+static void sa_mcr(GsiRig *r, int port, const uint8_t *mgid, uint8_t js,
                    uint8_t *rec)
 {
     memset(rec, 0, 56);
@@ -314,9 +294,9 @@ static void test_sa_mcmember_join_create_leave(void)
         0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
     uint8_t rec[56], resp[256];
     const uint8_t *p = resp + 56;
-    SaRig r;
+    GsiRig r;
 
-    sa_start(&r);
+    gsi_start(&r, SA_TID);
     /* The IPoIB broadcast group exists: a join needs no creation fields. */
     sa_mcr(&r, 1, bcast, 1, rec);
     g_assert_cmphex(sa_query(&r, 0x02, 0x0038, MCR_JOIN_MASK | 1u << 7, rec,
@@ -381,10 +361,10 @@ static void test_sa_mcmember_join_create_leave(void)
 static void test_sa_get_table_rmpp(void)
 {
     uint8_t mad[256], seg1[256], seg2[256], again[256], all[400];
-    SaRig r;
+    GsiRig r;
     int i;
 
-    sa_start(&r);
+    gsi_start(&r, SA_TID);
     /* Every path of the two ports: 4 x 64 bytes, two segments. */
     sa_mad(&r, 0x12, 0x0035, 0, NULL, 0, mad);
     sa_post_recvs(&r, 1, 3);
@@ -430,9 +410,9 @@ static void test_sa_get_table_rmpp(void)
 static void test_sa_malformed(void)
 {
     uint8_t mad[256], resp[256];
-    SaRig r;
+    GsiRig r;
 
-    sa_start(&r);
+    gsi_start(&r, SA_TID);
     /* Class version 1, unknown method, unknown attribute, Set PathRecord. */
     sa_mad(&r, 0x01, 0x0035, 0, NULL, 0, mad);
     mad[2] = 1;
