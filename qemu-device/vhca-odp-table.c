@@ -15,7 +15,7 @@
  */
 
 #include "qemu/osdep.h"
-#include "vhca.h"
+#include "vhca-odp-table.h"
 
 #define VHCA_ODP_LEAF_SHIFT     9
 
