@@ -100,21 +100,39 @@ static void model_set(uint64_t index, uint64_t page)
     b->page[SLOT(index)] = page;
 }
 
-static void model_clear(uint64_t first, uint64_t last)
+/* fn(block, slot, index, ctx) for every present page of the model. */
+static void model_each(void (*fn)(ModelBlock *, size_t, uint64_t, void *),
+                       void *ctx)
 {
-    uint64_t index;
     size_t i, slot;
 
     for (i = 0; i < MAX_BLOCKS; i++) {
         for (slot = 0; model[i].present && slot < VHCA_ODP_LEAF_ENTRIES;
              slot++) {
-            index = model[i].leaf * VHCA_ODP_LEAF_ENTRIES + slot;
-            if (index >= first && index <= last && model[i].page[slot]) {
-                model[i].page[slot] = 0;
-                model[i].present--;
+            if (model[i].page[slot]) {
+                fn(&model[i], slot,
+                   model[i].leaf * VHCA_ODP_LEAF_ENTRIES + slot, ctx);
             }
         }
     }
+}
+
+static void model_clear_one(ModelBlock *b, size_t slot, uint64_t index,
+                            void *range)
+{
+    const uint64_t *first_last = range;
+
+    if (index >= first_last[0] && index <= first_last[1]) {
+        b->page[slot] = 0;
+        b->present--;
+    }
+}
+
+static void model_clear(uint64_t first, uint64_t last)
+{
+    uint64_t range[2] = { first, last };
+
+    model_each(model_clear_one, range);
 }
 
 /* The leaves of [first, last] without a model page, in budget entries. */
@@ -141,19 +159,16 @@ static void check_lookups(const VhcaOdpTable *t, uint64_t index)
     }
 }
 
-static void check_all(const VhcaOdpTable *t, uint64_t held)
+static void check_entry(ModelBlock *b, size_t slot, uint64_t index,
+                        void *table)
 {
-    uint64_t index;
-    size_t i, slot;
+    expect(vhca_odp_table_get(table, index) == b->page[slot],
+           "entry differs", index, b->page[slot]);
+}
 
-    for (i = 0; i < MAX_BLOCKS; i++) {
-        for (slot = 0; model[i].present && slot < VHCA_ODP_LEAF_ENTRIES;
-             slot++) {
-            index = model[i].leaf * VHCA_ODP_LEAF_ENTRIES + slot;
-            expect(vhca_odp_table_get(t, index) == model[i].page[slot],
-                   "entry differs", index, model[i].page[slot]);
-        }
-    }
+static void check_all(VhcaOdpTable *t, uint64_t held)
+{
+    model_each(check_entry, t);
     expect(held == model_leaves() * VHCA_ODP_LEAF_ENTRIES,
            "budget held differs from the leaves", held, model_leaves());
 }
