@@ -166,15 +166,8 @@ Result<uint32_t> SharedReceiveQueue::QueryLimit() {
 Status SharedReceiveQueue::DestroyOnDevice() {
   if (users_.Read()) return Error{-VHCA_EBUSY};
   if (!live_) return Ok();
-  // Out of the registry first (QueuePair::DestroyOnDevice says why).
-  device_.objects().Remove(this);
-  const Status status = device_.commands().DestroySrq(srqn_);
-  if (!status.ok() && !DeviceMayStillUse(status.error())) {
-    (void)device_.objects().Add(this);
-    return status;
-  }
-  live_ = false;
-  return status;
+  return device_.objects().Destroy(
+      this, &live_, [this] { return device_.commands().DestroySrq(srqn_); });
 }
 
 }  // namespace vhca
