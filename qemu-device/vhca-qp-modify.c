@@ -36,6 +36,10 @@ typedef struct VhcaQpTransition {
     [VHCA_QPT_SMI] = CUR_QKEY,                                      \
     [VHCA_QPT_GSI] = CUR_QKEY,                                      \
 }
+/* IBA 10.3.1: from every state but RESET a QP may go to RESET and ERR. */
+#define TO_RESET_AND_ERR                                            \
+    [VHCA_QPS_RESET] = { .valid = true },                           \
+    [VHCA_QPS_ERR] = { .valid = true }
 /* Required into INIT from RESET, optional from INIT to INIT. */
 #define INIT_ATTRS {                                                \
     [VHCA_QPT_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),              \
@@ -54,8 +58,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_INIT] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_INIT] = {
             .valid = true,
             .opt = INIT_ATTRS,
@@ -77,8 +80,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_RTR] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_RTS] = {
             .valid = true,
             .req = {
@@ -93,8 +95,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_RTS] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_RTS] = {
             .valid = true,
             .opt = TO_RTS_OPTIONAL,
@@ -111,8 +112,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_SQD] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_RTS] = {
             .valid = true,
             .opt = TO_RTS_OPTIONAL,
@@ -132,8 +132,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_SQE] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_RTS] = {
             .valid = true,
             .opt = {
@@ -145,8 +144,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_ERR] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
     },
 };
 
