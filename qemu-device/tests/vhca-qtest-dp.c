@@ -704,6 +704,14 @@ void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state)
     g_assert_cmpuint(ctx.state, ==, state);
 }
 
+void dp_expect_invalid_request(Dp *dp, DpPair *p, struct vhca_cqe *cqe)
+{
+    dp_expect_cqe(dp, &p->acq, cqe, VHCA_WC_REM_INV_REQ_ERR);
+    dp_assert_state(dp, &p->b, VHCA_QPS_ERR);
+    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_REQ_ERR,
+                                p->b.h));
+}
+
 uint8_t dp_create_mr_in(Dp *dp, struct vhca_cmd_create_mr *in,
                         uint32_t *key)
 {

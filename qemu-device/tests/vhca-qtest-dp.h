@@ -171,6 +171,9 @@ void dp_ud_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint16_t dlid,
                 uint32_t qpn, uint32_t qkey, bool grh, uint64_t addr,
                 uint32_t len, uint32_t lkey);
 void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state);
+/* B refused A's request as invalid (a responder error, IBA 9.9.3.1.2):
+ * A's completion REM_INV_REQ_ERR, B in ERR with a REQ_ERR QP event. */
+void dp_expect_invalid_request(Dp *dp, DpPair *p, struct vhca_cqe *cqe);
 uint8_t dp_create_mr_in(Dp *dp, struct vhca_cmd_create_mr *in,
                         uint32_t *key);
 void dp_mr_desc(struct vhca_cmd_create_mr *in, uint32_t pd,
