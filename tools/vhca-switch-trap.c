@@ -1,6 +1,7 @@
 /*
  * vhca-switch - Trap 128 of the standalone switch (IBA 14.2.5.1, 13.4.9;
- * Documentation/fabric.md "Traps"): with its embedded SM off, once an SM
+ * Documentation/fabric.md "Traps"): with its embedded SM off or not
+ * MASTER, once an SM
  * has given the switch's port 0 a LID and a MasterSMLID, a link that goes
  * down or comes back (a VM's QEMU killed or started, a flap) is told to
  * that SM at once, so opensm sweeps then instead of at its next light
@@ -58,7 +59,7 @@ void sw_trap_link_changed(SwPort *ports, int nports)
 {
     uint8_t lid[2];
 
-    if (sw_node.embedded_sm || !sw_node.lid || !sw_node.sm_lid) {
+    if (sw_sm_manages() || !sw_node.lid || !sw_node.sm_lid) {
         return;         /* the embedded SM's own, or nobody to tell yet */
     }
     stw_be_p(lid, sw_node.lid);         /* LIDADDR: the switch's */
