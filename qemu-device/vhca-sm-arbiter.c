@@ -95,17 +95,11 @@ static void arb_become(VhcaSmArbiter *arb, uint8_t next)
 static uint64_t arb_send(VhcaSmArbiter *arb, uint64_t guid, uint8_t method,
                          uint32_t mod)
 {
-    uint8_t mad[VHCA_MAD_SIZE] = { 0 };
+    uint8_t mad[VHCA_MAD_SIZE];
     uint64_t tid = SM_TID_BASE | (++arb->tid & ~SM_TID_MASK);
     VhcaSmInfo smi;
 
-    mad[0] = 1;                                 /* BaseVersion */
-    mad[1] = VHCA_MGMT_CLASS_SUBN_LID;
-    mad[2] = 1;                                 /* ClassVersion */
-    mad[3] = method;
-    stq_be_p(mad + 8, tid);
-    stw_be_p(mad + 16, VHCA_SMP_ATTR_SM_INFO);
-    stl_be_p(mad + 20, mod);
+    vhca_smp_request(mad, method, tid, VHCA_SMP_ATTR_SM_INFO, mod);
     arb->act_count++;
     vhca_sm_arbiter_info(arb, &smi);
     vhca_sm_info_encode(&smi, mad + VHCA_SMP_DATA_OFF);

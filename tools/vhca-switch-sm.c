@@ -93,25 +93,6 @@ uint16_t sw_lid_of(uint64_t guid, int port_num)
 
 /* ---- SMPs of the SM ------------------------------------------------------ */
 
-/* An SMP from the SM (port 0, QP0) out of port p to dlid. */
-static void sw_sm_send(SwPort *p, uint16_t dlid, const uint8_t *mad)
-{
-    VhcaWireFrame f = {
-        .kind = VHCA_WIRE_DATAGRAM,
-        .opcode = VHCA_WQE_SEND,
-        .slid = sw_node.lid,
-        .dlid = dlid,
-        .src_qpn = 0,
-        .dst_qpn = 0,
-        .packets = 1,
-        .length = VHCA_MAD_SIZE,
-        .qp_type = VHCA_QPT_SMI,
-        .src_guid = SW_NODE_GUID,
-    };
-
-    sw_send_frame(p, &f, mad, VHCA_MAD_SIZE);
-}
-
 static SwPort *sw_sm_port_of(uint64_t guid)
 {
     int i;
@@ -136,20 +117,19 @@ static bool sw_arb_send(VhcaSmArbiter *arb, uint64_t guid, const uint8_t *mad)
     }
     sw_log("SM: SMInfo method 0x%x mod %u to port %d\n", mad[3],
            ldl_be_p(mad + 20), p->num);
-    sw_sm_send(p, VHCA_LID_PERMISSIVE, mad);
+    sw_send_smp(p, VHCA_LID_PERMISSIVE, mad);
     return true;
 }
 
 /* The SM's own PortInfo look at an ACTIVE CA port it gave a LID. */
 static void sw_sm_read_port_info(SwPort *p)
 {
-    uint8_t mad[VHCA_MAD_SIZE] = { 1, VHCA_MGMT_CLASS_SUBN_LID, 1,
-                                   VHCA_MGMT_METHOD_GET };
+    uint8_t mad[VHCA_MAD_SIZE];
 
     sw_pi_tid = SW_PI_TID_BASE | ((sw_pi_tid + 1) & ~SW_PI_TID_MASK);
-    stq_be_p(mad + 8, sw_pi_tid);
-    stw_be_p(mad + 16, VHCA_SMP_ATTR_PORT_INFO);
-    sw_sm_send(p, p->lid, mad);
+    vhca_smp_request(mad, VHCA_MGMT_METHOD_GET, sw_pi_tid,
+                     VHCA_SMP_ATTR_PORT_INFO, 0);
+    sw_send_smp(p, p->lid, mad);
 }
 
 /* The SMs to look at (and a PortInfo look at every port for the next). */

@@ -101,6 +101,24 @@ static void sw_smp_reply(SwPort *p, const VhcaWireFrame *req, bool dr,
     sw_send_frame(p, &f, resp, VHCA_MAD_SIZE);
 }
 
+void sw_send_smp(SwPort *p, uint16_t dlid, const uint8_t *mad)
+{
+    VhcaWireFrame f = {
+        .kind = VHCA_WIRE_DATAGRAM,
+        .opcode = VHCA_WQE_SEND,
+        .slid = sw_node.lid,
+        .dlid = dlid,
+        .src_qpn = 0,
+        .dst_qpn = 0,
+        .packets = 1,
+        .length = VHCA_MAD_SIZE,
+        .qp_type = VHCA_QPT_SMI,
+        .src_guid = SW_NODE_GUID,
+    };
+
+    sw_send_frame(p, &f, mad, VHCA_MAD_SIZE);
+}
+
 /* The SMP of f with its directed-route fields changed, out of port out. */
 static void sw_smp_forward(SwPort *out, const VhcaWireFrame *f,
                            const uint8_t *smp)

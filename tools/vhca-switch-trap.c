@@ -30,18 +30,6 @@ static struct {
 static void sw_trap_send(SwPort *ports, int nports)
 {
     uint8_t out = vhca_switch_lft_port(&sw_node, sw_node.sm_lid);
-    VhcaWireFrame f = {
-        .kind = VHCA_WIRE_DATAGRAM,
-        .opcode = VHCA_WQE_SEND,
-        .slid = sw_node.lid,
-        .dlid = sw_node.sm_lid,
-        .src_qpn = 0,
-        .dst_qpn = 0,
-        .packets = 1,
-        .length = VHCA_MAD_SIZE,
-        .qp_type = VHCA_QPT_SMI,
-        .src_guid = SW_NODE_GUID,
-    };
 
     sw_trap.sends++;
     sw_trap.next_ms = sw_now_ms() + VHCA_TRAP_REPEAT_MS;
@@ -52,7 +40,7 @@ static void sw_trap_send(SwPort *ports, int nports)
     }
     sw_log("trap 128 tid 0x%" PRIx64 " to SM LID %u (send %u)\n",
            sw_trap.tid, sw_node.sm_lid, sw_trap.sends);
-    sw_send_frame(&ports[out - 1], &f, sw_trap.mad, VHCA_MAD_SIZE);
+    sw_send_smp(&ports[out - 1], sw_node.sm_lid, sw_trap.mad);
 }
 
 void sw_trap_link_changed(SwPort *ports, int nports)

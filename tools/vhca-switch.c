@@ -587,6 +587,20 @@ static uint64_t sw_number(const char *arg, uint64_t max)
     return v;
 }
 
+/* --sm-priority, --sm-poll-ms, --sm-poll-retries, --sm-key (getopt's c). */
+static void sw_sm_option(VhcaFabricSmConf *sm, int c, const char *arg)
+{
+    if (c == 'P') {
+        sm->priority = sw_number(arg, VHCA_SM_PRIORITY_MAX);
+    } else if (c == 'M') {
+        sm->poll_ms = sw_number(arg, VHCA_SM_POLL_MAX_MS);
+    } else if (c == 'R') {
+        sm->poll_retries = sw_number(arg, UINT8_MAX);
+    } else {
+        sm->sm_key = sw_number(arg, UINT64_MAX);
+    }
+}
+
 typedef struct SwArgs {
     const char *connect[SW_MAX_PORTS];
     const char *dir;
@@ -651,16 +665,10 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
             a->sm.embedded = !strcmp(optarg, "on");
             break;
         case 'P':
-            a->sm.priority = sw_number(optarg, VHCA_SM_PRIORITY_MAX);
-            break;
         case 'M':
-            a->sm.poll_ms = sw_number(optarg, VHCA_SM_POLL_MAX_MS);
-            break;
         case 'R':
-            a->sm.poll_retries = sw_number(optarg, UINT8_MAX);
-            break;
         case 'K':
-            a->sm.sm_key = sw_number(optarg, UINT64_MAX);
+            sw_sm_option(&a->sm, c, optarg);
             break;
         default:
             sw_usage();

@@ -74,6 +74,8 @@ void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
 bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
 /* A frame in port p's counters (rx: it came in, else it went out). */
 void sw_count(SwPort *p, const VhcaWireFrame *f, bool rx);
+/* An SMP the switch sends (port 0's QP0, its LID) out of port p to dlid. */
+void sw_send_smp(SwPort *p, uint16_t dlid, const uint8_t *mad);
 /* A PerfMgt request to LID 1: the switch's PMA answers (true). */
 bool sw_pma(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
 

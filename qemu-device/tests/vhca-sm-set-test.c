@@ -67,6 +67,14 @@ static int port2_events(Vhca *v, struct vhca_eqe *out, int max)
     return m;
 }
 
+/* The device up with port 2 cabled to the test, which got its HELLO. */
+static void rig_start(VhcaCable *r, uint8_t *frame)
+{
+    cable_start(r);
+    vhca_bringup(r->v);
+    cable_wait_hello(r, frame);
+}
+
 static void test_sm_set_port_info(void)
 {
     uint8_t frame[sizeof(struct vhca_wire_hdr) + 4096], pi[64];
@@ -74,10 +82,8 @@ static void test_sm_set_port_info(void)
     struct vhca_eqe ev[4];
     VhcaCable r;
 
-    cable_start(&r);
-    vhca_bringup(r.v);
     /* The link trains: a HELLO, and the port waits in INIT with no LID. */
-    cable_wait_hello(&r, frame);
+    rig_start(&r, frame);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 0);   /* port 1's pass */
     g_assert_cmpuint(vhca_query_port(r.v, 2, &attr), ==, VHCA_CMD_OK);
     g_assert_cmpuint(attr.state, ==, VHCA_PORT_INIT);
@@ -187,9 +193,7 @@ static void test_link_rereg(void)
     struct vhca_eqe ev[4];
     VhcaCable r;
 
-    cable_start(&r);
-    vhca_bringup(r.v);
-    cable_wait_hello(&r, frame);
+    rig_start(&r, frame);
     port2_events(r.v, ev, 4);
     cable_send_link(&r, 0x22, 1, 0);
     g_assert_cmpint(port2_events_n(&r, ev, 1), ==, 1);

@@ -72,6 +72,15 @@ def switch_log(fabric):
         return f.read().decode(errors="replace")
 
 
+def both_sm_lid(fabric, lid, t0, what):
+    """Both VMs' ports ACTIVE with SM LID lid (the time since t0 noted as
+    what): the switch's log then."""
+    for vm in fabric["vms"].values():
+        wait_sm_lid(vm, lid)
+    note_time(what, time.monotonic() - t0)
+    return switch_log(fabric)
+
+
 def sminfo(vm, lid=None):
     rc, out = vm.run("sminfo %s" % (lid or ""), timeout=60)
     log("sminfo %s" % (lid or ""), out)
@@ -128,11 +137,8 @@ def test_higher_opensm_gets_the_subnet_by_handover(fabric):
     a.wait_until("cat %s" % OSM_LOG, lambda t: "Entering MASTER state" in t,
                  timeout=180)
     osm_lid = int(port_attr(a, "lid"), 16)
-    for vm in (a, b):
-        wait_sm_lid(vm, osm_lid)
-    note_time("opensm -p 10 started -> its SM LID on both VMs' ports",
-              time.monotonic() - t0)
-    swlog = switch_log(fabric)
+    swlog = both_sm_lid(fabric, osm_lid, t0,
+                        "opensm -p 10 started -> its SM LID on both VMs' ports")
     assert "SM: SMInfo method 0x2 mod 1 to port 1" in swlog, swlog
     assert "SM MASTER -> STANDBY" in swlog, swlog
     out = sminfo(b)
@@ -147,11 +153,8 @@ def test_opensm_killed_switch_sm_takes_over(fabric):
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
     t0 = time.monotonic()
     a.run("pkill -9 -x opensm", timeout=30)
-    for vm in (a, b):
-        wait_sm_lid(vm, SWITCH_SM_LID)
-    note_time("opensm killed -> SM LID 1 on both VMs' ports",
-              time.monotonic() - t0)
-    swlog = switch_log(fabric)
+    swlog = both_sm_lid(fabric, SWITCH_SM_LID, t0,
+                        "opensm killed -> SM LID 1 on both VMs' ports")
     assert "SM STANDBY -> MASTER" in swlog, swlog
     assert re.search(r"port 2: .* gets LID \d+ \(ClientReregister\)", swlog), swlog
     out = sminfo(b)
