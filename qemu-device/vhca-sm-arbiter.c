@@ -247,6 +247,10 @@ static uint16_t arb_set(void *opaque, uint16_t attr, uint32_t mod,
     uint8_t next;
 
     vhca_sm_info_decode(d, &sender);
+    if (sender.guid == arb->guid) {
+        /* another SM showing this one's GUID: not a master to follow */
+        return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
+    }
     status = vhca_sm_set_transition(arb->state, mod, sender.state, &next);
     if (status) {
         return status;

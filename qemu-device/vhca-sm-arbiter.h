@@ -47,7 +47,7 @@ struct VhcaSmArbiter {
     uint64_t guid;                      /* its SMInfo:GUID (port 0's) */
     uint8_t state;                      /* SMInfo:SMState, IBA 14.4 */
     uint32_t act_count;                 /* SMInfo:ActCount: sweeps, SMPs */
-    uint8_t unanswered;                 /* polls of the master unanswered */
+    uint16_t unanswered;                /* polls of the master unanswered */
     uint64_t master_guid;               /* the SM it polls when not master */
     uint64_t tid;                       /* the TID of its last request */
     uint64_t handover_guid;             /* the SM to hand over to next */

@@ -284,7 +284,11 @@ static void sw_sa_request(SwPort *p, const VhcaWireFrame *f)
         f->payload_len != VHCA_MAD_SIZE ||
         f->payload[1] != VHCA_MGMT_CLASS_SUBN_ADM) {
         p->drops++;
-        sw_log("port %d: not a SubnAdm MAD to the SA\n", p->num);
+        sw_log("port %d: not a SubnAdm MAD to the SA (QP type %u, QPN %u, "
+               "class 0x%x, method 0x%x, attr 0x%x)\n", p->num, f->qp_type,
+               f->dst_qpn, f->payload_len ? f->payload[1] : 0,
+               f->payload_len > 3 ? f->payload[3] : 0,
+               f->payload_len > 17 ? lduw_be_p(f->payload + 16) : 0);
         return;
     }
     sw_sa_refresh();

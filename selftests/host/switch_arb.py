@@ -255,6 +255,19 @@ def test_master_alone(switch):
     m = ca.smp_answer(ca.smp(SET, ATTR_SM_INFO, ACKNOWLEDGE,
                              sm_info(ca.guid, 1, STANDBY)))
     assert m["status"] == 0x1C
+    # HANDOVER from an SM showing the switch's own GUID: refused
+    m = ca.smp_answer(ca.smp(SET, ATTR_SM_INFO, HANDOVER,
+                             sm_info(SWITCH_GUID, 1, MASTER)))
+    assert m["status"] == 0x1C
+    # HANDOVER from another MASTER to a MASTER: it sweeps again, with
+    # ClientReregister (IBA 14.4.1: as opensm takes it)
+    m = ca.smp_answer(ca.smp(SET, ATTR_SM_INFO, HANDOVER,
+                             sm_info(0x5254000000000C01, 1, MASTER)))
+    assert m["status"] == 0
+    assert sm_info_fields(m["data"])["state"] == MASTER
+    rereg = ca.pump(lambda f: f["kind"] == LINK and f["flags"], timeout=2,
+                    since=0)
+    assert rereg and rereg["flags"] == LINK_F_REREG and rereg["dlid"] == 2
     # its own tables: a guest's Set refused while it is MASTER
     m = ca.smp_answer(ca.smp(SET, ATTR_LFT, 0, bytes(64)))
     assert m["status"] == 0x0C
