@@ -9,8 +9,9 @@
  *   (Get, and Set as vhca_sm_set_transition() allows) is answered here,
  *   LID-routed or directed, with SM_Key: the switch has no M_Key.
  * - As MASTER it reads, every --sm-poll-ms, PortInfo of every ACTIVE CA
- *   port (LID-routed from LID 1, TIDs "SP..."): a CapabilityMask that
- *   gains IsSM makes it look at once.  The SMs it looks at are the ports
+ *   port (LID-routed from LID 1, TIDs "SP..."), and at once after a Trap
+ *   144 from one (which it represses): a CapabilityMask that gains IsSM
+ *   makes it look at once.  The SMs it looks at are the ports
  *   whose HELLO or PortInfo showed IsSM.
  * - Its SMInfo requests go out of the port the SM's GUID said HELLO on,
  *   with the permissive DLID (an SMP on QP0 is accepted by any port,
@@ -29,11 +30,14 @@
 #include "qemu/bswap.h"
 #include "vhca-sm-arbiter.h"
 #include "vhca-switch.h"
+#include "vhca-trap-mad.h"
 
 #define SW_FIRST_LID        2
 #define SW_PI_TID_BASE      0x5350000000000000ull   /* "SP": PortInfo look */
 #define SW_PI_TID_MASK      0xffff000000000000ull
 #define SW_PI_CAP_MASK      20                      /* PortInfo offset */
+#define SW_ATTR_NOTICE      0x0002                  /* IBA 14.2.5.1 */
+#define SW_NOTICE_TRAP_NUM  4                       /* Notice:TrapNumber */
 
 typedef struct SwLidEntry {
     uint64_t guid;
@@ -169,6 +173,29 @@ static void sw_sm_port_info_answer(SwPort *in, const uint8_t *resp)
     }
 }
 
+/*
+ * MASTER: a Trap to it (IBA 13.4.9): TrapRepress back to the sender (the
+ * Trap with method TrapRepress, C13-?: same TID, attribute and data), and
+ * for Trap 144 (a CA port's CapabilityMask changed) a PortInfo look at
+ * that port at once.
+ */
+static VhcaSmaAction sw_sm_trap(SwPort *in, const uint8_t *smp, uint8_t *resp)
+{
+    uint16_t num = lduw_be_p(smp + VHCA_SMP_DATA_OFF + SW_NOTICE_TRAP_NUM);
+
+    if (!sw_sm_manages()) {
+        return VHCA_SMA_NOT_MINE;       /* the master is elsewhere */
+    }
+    sw_log("SM: trap %u from port %d repressed\n", num, in->num);
+    memcpy(resp, smp, VHCA_MAD_SIZE);
+    resp[3] = VHCA_MGMT_METHOD_TRAP_REPRESS;
+    if (num == VHCA_TRAP_CAP_MASK && in->lid &&
+        sw_node.ports[in->num].state == VHCA_PORT_ACTIVE) {
+        sw_sm_read_port_info(in);
+    }
+    return VHCA_SMA_REPLY;
+}
+
 /* ---- state changes ------------------------------------------------------- */
 
 /*
@@ -247,6 +274,10 @@ VhcaSmaAction sw_sm_smp(SwPort *in, const uint8_t *smp, bool dr,
         (ldq_be_p(smp + 8) & SW_PI_TID_MASK) == SW_PI_TID_BASE) {
         sw_sm_port_info_answer(in, smp);
         return VHCA_SMA_CONSUMED;
+    }
+    if (smp[3] == VHCA_MGMT_METHOD_TRAP &&
+        lduw_be_p(smp + 16) == SW_ATTR_NOTICE) {
+        return sw_sm_trap(in, smp, resp);
     }
     act = vhca_sm_arbiter_smp(&sw_arb, smp, dr, resp, status, sw_now_ms());
     if (act != VHCA_SMA_NOT_MINE && smp[3] == VHCA_MGMT_METHOD_SET &&

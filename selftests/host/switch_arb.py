@@ -30,8 +30,8 @@ HDR = struct.Struct("<IBBBBHHIIIIIIIIIIIQQQQBBBBBBHII16s")
 HELLO_FMT = struct.Struct("<QQQIIIHBB64s")
 PERMISSIVE = 0xFFFF
 
-GET, SET, GET_RESP = 0x01, 0x02, 0x81
-ATTR_PORT_INFO, ATTR_SM_INFO, ATTR_LFT = 0x15, 0x20, 0x19
+GET, SET, GET_RESP, TRAP, TRAP_REPRESS = 0x01, 0x02, 0x81, 0x05, 0x07
+ATTR_NOTICE, ATTR_PORT_INFO, ATTR_SM_INFO, ATTR_LFT = 0x02, 0x15, 0x20, 0x19
 CAP_IS_SM = 1 << 1
 HANDOVER, ACKNOWLEDGE = 1, 2
 NOT_ACTIVE, DISCOVERING, STANDBY, MASTER = 0, 1, 2, 3
@@ -284,9 +284,16 @@ def test_handover_then_takeover(switch):
     sm = cabled(d, 1, 0x5254000000000A01)
     other = cabled(d, 2, 0x5254000000000B01)
     assert (sm.lid, other.lid) == (2, 3)
-    # an SM starts behind port 1: its PortInfo shows IsSM at the next look
+    # an SM starts behind port 1: its PortInfo shows IsSM, and its Trap
+    # 144 (CapabilityMask changed) is repressed and makes the switch look
     sm.cap_mask, sm.sm = CAP_IS_SM, (10, STANDBY)
     t0 = time.monotonic()
+    notice = struct.pack(">BBBBHH", 0x80 | 4, 0, 0, 1, 144, sm.lid)
+    tid = sm.smp(TRAP, ATTR_NOTICE, 0, notice)
+    rep = sm.pump(lambda f: f["kind"] == DATAGRAM and
+                  mad_fields(f["payload"])["tid"] == tid, timeout=2, since=0)
+    assert rep and rep["payload"][3] == TRAP_REPRESS, rep
+    assert mad_fields(rep["payload"])["data"][:8] == notice
     ho = sm.pump(lambda f: is_sminfo(f, SET, HANDOVER), timeout=5)
     assert ho, "no HANDOVER to the higher STANDBY"
     sender = sm_info_fields(mad_fields(ho["payload"])["data"])
