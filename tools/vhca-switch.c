@@ -41,6 +41,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -81,6 +82,7 @@ void sw_disconnect(SwPort *p, const char *why)
     p->fd = -1;
     p->rx_len = 0;
     p->hello = false;
+    sw_txq_clear(p);
     if (sw_sm_manages() && p->lid &&
         vhca_switch_lft_port(&sw_node, p->lid) == p->num) {
         sw_node.lft[p->lid] = VHCA_SWITCH_NO_ROUTE;     /* the SM's route */
@@ -90,43 +92,6 @@ void sw_disconnect(SwPort *p, const char *why)
     sw_faults_link_down(p);     /* frames held or delayed die with the link */
     if (was_up) {
         sw_trap_link_changed(sw_ports, sw_nports);
-    }
-}
-
-static bool sw_write_all(int fd, const uint8_t *buf, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return false;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-/* Send one frame (without its length) out of port p. */
-void sw_send(SwPort *p, const uint8_t *frame, uint32_t len)
-{
-    VhcaWireFrame f;
-    uint8_t be[4];
-
-    if (p->fd < 0) {
-        return;
-    }
-    stl_be_p(be, len);
-    if (!sw_write_all(p->fd, be, 4) || !sw_write_all(p->fd, frame, len)) {
-        sw_disconnect(p, strerror(errno));
-        return;
-    }
-    p->tx_frames++;
-    if (!vhca_wire_parse(frame, len, &f)) {
-        sw_count(p, &f, false);
     }
 }
 
@@ -444,7 +409,7 @@ static void sw_read(SwPort *p)
     ssize_t n = read(p->fd, p->rx + p->rx_len, SW_FRAME_MAX - p->rx_len);
     uint32_t off = 0, flen;
 
-    if (n < 0 && errno == EINTR) {
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
         return;
     }
     if (n <= 0) {
@@ -471,6 +436,17 @@ static void sw_read(SwPort *p)
     p->rx_len -= off;
 }
 
+/*
+ * A cable is connected: non-blocking, so that a peer that stops reading
+ * fills its own output queue and never stops the switch (vhca-switch-txq.c).
+ */
+static void sw_cable_in(SwPort *p, int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    p->fd = fd;
+    p->rx_len = 0;
+}
+
 /* --connect: the port's cable is a QEMU netdev with server=on; dial it. */
 static void sw_dial(SwPort *p)
 {
@@ -489,8 +465,7 @@ static void sw_dial(SwPort *p)
         close(fd);
         return;
     }
-    p->fd = fd;
-    p->rx_len = 0;
+    sw_cable_in(p, fd);
     fprintf(stderr, "vhca-switch: port %d: link up (%s)\n", p->num,
             p->connect_path);
 }
@@ -508,8 +483,7 @@ static void sw_accept(SwPort *p)
         close(fd);
         return;
     }
-    p->fd = fd;
-    p->rx_len = 0;
+    sw_cable_in(p, fd);
     fprintf(stderr, "vhca-switch: port %d: link up\n", p->num);
 }
 
@@ -694,6 +668,15 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
     }
 }
 
+/* The sooner of two poll timeouts in ms (-1: none). */
+static int sw_sooner(int timeout, int64_t ms)
+{
+    if (ms >= 0 && (timeout < 0 || timeout > ms)) {
+        return (int)ms;
+    }
+    return timeout;
+}
+
 int main(int argc, char **argv)
 {
     struct pollfd pfd[2 * SW_MAX_PORTS + 1];
@@ -706,7 +689,7 @@ int main(int argc, char **argv)
         },
     };
     char control[108];
-    int control_fd = -1, i, n, nfds, timeout, trap_ms, sm_ms;
+    int control_fd = -1, i, n, nfds, timeout;
     bool dialing;
 
     sw_parse_args(argc, argv, &args);
@@ -717,6 +700,7 @@ int main(int argc, char **argv)
     for (i = 0; i < sw_nports; i++) {
         sw_ports[i].num = i + 1;
         sw_ports[i].fd = -1;
+        sw_ports[i].txq_tail = &sw_ports[i].txq;
         sw_faults_init(&sw_ports[i]);
         sw_ports[i].rx = malloc(SW_FRAME_MAX);
         sw_ports[i].connect_path = args.connect[i];
@@ -750,20 +734,17 @@ int main(int argc, char **argv)
             }
         }
         timeout = sw_faults_tick(sw_ports, sw_nports);
-        trap_ms = sw_trap_tick(sw_ports, sw_nports);
-        sm_ms = sw_sm_tick();
-        if (trap_ms >= 0 && (timeout < 0 || timeout > trap_ms)) {
-            timeout = trap_ms;
-        }
-        if (sm_ms >= 0 && (timeout < 0 || timeout > sm_ms)) {
-            timeout = sm_ms;
-        }
-        if (dialing && (timeout < 0 || timeout > SW_DIAL_MS)) {
-            timeout = SW_DIAL_MS;
+        timeout = sw_sooner(timeout, sw_trap_tick(sw_ports, sw_nports));
+        timeout = sw_sooner(timeout, sw_txq_tick(sw_ports, sw_nports));
+        timeout = sw_sooner(timeout, sw_sm_tick());
+        if (dialing) {
+            timeout = sw_sooner(timeout, SW_DIAL_MS);
         }
         for (i = 0; i < sw_nports; i++) {
             pfd[2 * i] = (struct pollfd){ sw_ports[i].listen_fd, POLLIN, 0 };
-            pfd[2 * i + 1] = (struct pollfd){ sw_ports[i].fd, POLLIN, 0 };
+            pfd[2 * i + 1] = (struct pollfd){
+                sw_ports[i].fd,
+                POLLIN | (sw_txq_pending(&sw_ports[i]) ? POLLOUT : 0), 0 };
         }
         nfds = 2 * sw_nports;
         pfd[nfds++] = (struct pollfd){ control_fd, POLLIN, 0 };
@@ -776,7 +757,10 @@ int main(int argc, char **argv)
             if (pfd[2 * i].revents & POLLIN) {
                 sw_accept(&sw_ports[i]);
             }
-            if (pfd[2 * i + 1].revents && sw_ports[i].fd >= 0) {
+            if ((pfd[2 * i + 1].revents & POLLOUT) && sw_ports[i].fd >= 0) {
+                sw_txq_drain(&sw_ports[i]);
+            }
+            if ((pfd[2 * i + 1].revents & ~POLLOUT) && sw_ports[i].fd >= 0) {
                 sw_read(&sw_ports[i]);
             }
         }

@@ -16,6 +16,9 @@
 #define SW_MAX_PORTS        32          /* = VHCA_SA_MAX_PORTS */
 #define SW_NODE_GUID        0x525400ff00000001ull   /* 52:54:00: no vendor */
 
+/* A frame waiting in a port's output queue (vhca-switch-txq.c). */
+typedef struct SwTxFrame SwTxFrame;
+
 typedef struct SwPort {
     int num;                    /* 1..nports */
     int listen_fd;              /* -1 with connect_path */
@@ -33,6 +36,9 @@ typedef struct SwPort {
     VhcaFaultLink faults;
     int64_t down_until_ms;      /* flapped: no dialing before this */
     uint64_t flaps;
+    /* the output queue: frames the socket did not take yet */
+    SwTxFrame *txq, **txq_tail;
+    uint32_t txq_bytes;
 } SwPort;
 
 /* vhca-switch-smp.c: the switch's state, its SMA's and its tables. */
@@ -61,8 +67,22 @@ void sw_sm_program_mft(void);
 /* With --verbose: what the switch drops or is told, on stderr. */
 void sw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Write one frame out of port p (its stream length first). */
+/*
+ * vhca-switch-txq.c: write one frame out of port p (its stream length
+ * first), now or from p's output queue; never blocks.
+ */
 void sw_send(SwPort *p, const uint8_t *frame, uint32_t len);
+/* Frames wait in p's queue: poll for POLLOUT and call sw_txq_drain. */
+bool sw_txq_pending(const SwPort *p);
+/* Write what p's socket takes; discard what outlived the switch lifetime. */
+void sw_txq_drain(SwPort *p);
+/*
+ * Discard what outlived the switch lifetime in every port's queue; ms
+ * until the next frame would (-1: none waits, or no lifetime).
+ */
+int sw_txq_tick(SwPort *ports, int nports);
+/* The connection is gone: the queue with it. */
+void sw_txq_clear(SwPort *p);
 
 /* A frame the switch itself sends out of port p. */
 void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
