@@ -24,6 +24,7 @@ build/vm-logs/fabric-onevm-arb-times.txt.  Not collected by pytest's
 test_*.py pattern.
 """
 import os
+import re
 import sys
 import time
 
@@ -45,12 +46,12 @@ OSM_PORT = NODES["vhca0"] + 1
 EMBEDDED_SM_LID = 1
 
 
-def note_time(what, seconds):
+def note_time(what, seconds, fmt="%.1f s"):
     """Keep a measured time in build/vm-logs/fabric-onevm-arb-times.txt."""
-    log(what, "%.1f s" % seconds)
+    log(what, fmt % seconds)
     with open(os.path.join(vmlib.BUILD, "vm-logs",
                            "fabric-onevm-arb-times.txt"), "a") as f:
-        f.write("%s: %.1f s\n" % (what, seconds))
+        f.write("%s: %s\n" % (what, fmt % seconds))
 
 
 def port_attr(vm, dev, attr):
@@ -218,4 +219,7 @@ def test_opensm_killed_embedded_sm_takes_over(vm):
     note_time("then -> first IPoIB echo (one, 20 s wait)",
               time.monotonic() - t2)
     assert rc == 0 and "1 received" in out, out
+    rtt = re.search(r"reply from \S+ in ([0-9.]+) ms", out)
+    if rtt:
+        note_time("its round trip", float(rtt.group(1)), "%.1f ms")
     ping(vm)
