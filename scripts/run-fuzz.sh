@@ -32,10 +32,11 @@ declare -A TARGET_SOURCES=(
     [wire]="qemu-device/vhca-wire.c"
     [pma]="qemu-device/vhca-pma.c"
     [switch_sma]="qemu-device/vhca-switch-sma.c qemu-device/vhca-sma.c qemu-device/vhca-sm-state.c"
+    [sm_arbiter]="qemu-device/vhca-sm-arbiter.c qemu-device/vhca-sm-state.c qemu-device/vhca-sma.c"
     [sm_state]="qemu-device/vhca-sm-state.c"
     [odp_table]="qemu-device/vhca-odp-table.c"
 )
-ALL_TARGETS="cmd_check ring wqe sma sa wire pma switch_sma sm_state odp_table"
+ALL_TARGETS="cmd_check ring wqe sma sa wire pma switch_sma sm_arbiter sm_state odp_table"
 # Extra compiler and linker flags of a target (the GLib of QEMU's osdep.h).
 declare -A TARGET_FLAGS=(
     [odp_table]="-DVHCA_FUZZ_GLIB $(pkg-config --cflags --libs glib-2.0 2>/dev/null)"

@@ -1,9 +1,8 @@
 /*
  * qtest helpers: SMPs sent from port 1's SMI QP (QP0) and their answers,
  * for the tests of the SMA, the switch and the SM (vhca-sma-test.c,
- * vhca-switch-test.c, vhca-sm-off-test.c ...), and the GSI QPs that the
- * PMA and SA tests send their MADs from.  Declared with the data path
- * helpers in vhca-qtest-dp.h (SwRig, GsiRig).
+ * vhca-switch-test.c, vhca-sm-off-test.c ...).  Declared with the data
+ * path helpers in vhca-qtest-dp.h (SwRig).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,18 +20,6 @@ void sw_start_on(SwRig *r, Dp *dp)
     dp_create_cq(r->dp, &r->cq, DP_CQ_LOG);
     dp_special(r->dp, &r->smi, &r->cq, VHCA_QPT_SMI, 1);
     r->tid = SW_TID;
-}
-
-/* tid: the TransactionID before the first request's. */
-void gsi_start(GsiRig *r, uint64_t tid)
-{
-    memset(r, 0, sizeof(*r));
-    r->dp = dp_start();
-    dp_mem(r->dp, &r->m, DP_ALL_ACCESS);
-    dp_create_cq(r->dp, &r->cq, DP_CQ_LOG);
-    dp_special(r->dp, &r->gsi[1], &r->cq, VHCA_QPT_GSI, 1);
-    dp_special(r->dp, &r->gsi[2], &r->cq, VHCA_QPT_GSI, 2);
-    r->tid = tid;
 }
 
 void sw_start(SwRig *r)

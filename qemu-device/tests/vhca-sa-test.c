@@ -10,104 +10,12 @@
 
 #include "vhca-qtest-dp.h"
 
-#define SA_TID          0x0102030405060000ull
-#define SA_QP1_QKEY     0x80010000u
-#define SA_RECV_SLOT    512         /* GRH + MAD, rounded */
-#define SA_RECV_SLOTS   8
-
-/* A SubnAdm MAD at m.a: header, then rec (reclen bytes) at offset 56. */
-static void sa_mad(GsiRig *r, uint8_t method, uint16_t attr, uint64_t mask,
-                   const uint8_t *rec, size_t reclen, uint8_t *mad)
-{
-    memset(mad, 0, 256);
-    mad[0] = 1;
-    mad[1] = 0x03;
-    mad[2] = 2;
-    mad[3] = method;
-    stq_be_p(mad + 8, ++r->tid);
-    stw_be_p(mad + 16, attr);
-    stq_be_p(mad + 48, mask);
-    if (rec) {
-        memcpy(mad + 56, rec, reclen);
-    }
-}
-
-/* Send the 256 bytes at mad from port's GSI QP to the SA; the send is ok. */
-static void sa_send(GsiRig *r, int port, const uint8_t *mad, uint32_t len)
-{
-    Dp *dp = r->dp;
-    struct vhca_cqe cqe;
-
-    qtest_memwrite(dp->v->qts, r->m.a, mad, 256);
-    dp_ud_send(dp, &r->gsi[port], 0x200 + r->wr_id, 1, 1, SA_QP1_QKEY,
-               false, r->m.a, len, r->m.akey);
-    dp_expect_cqe(dp, &r->cq, &cqe, VHCA_WC_SUCCESS);
-    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x200 + r->wr_id);
-    g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_SEND);
-    r->wr_id++;
-}
-
-static void sa_post_recvs(GsiRig *r, int port, int n)
-{
-    int i;
-
-    for (i = 0; i < n; i++) {
-        dp_post_recv(r->dp, &r->gsi[port], 0x100 + i,
-                     r->m.b + i * SA_RECV_SLOT, 40 + 256, r->m.bkey, 0, 0);
-    }
-}
-
-/* The next answer on port's GSI QP (receive slot i), from SLID 1, QPN 1. */
-static void sa_answer(GsiRig *r, int port, int i, uint8_t *resp)
-{
-    Dp *dp = r->dp;
-    struct vhca_cqe cqe;
-
-    dp_expect_cqe(dp, &r->cq, &cqe, VHCA_WC_SUCCESS);
-    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x100 + i);
-    g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
-    g_assert_cmphex(le32_to_cpu(cqe.qpn), ==, r->gsi[port].h);
-    g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, 1);
-    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, 1);
-    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 40 + 256);
-    qtest_memread(dp->v->qts, r->m.b + i * SA_RECV_SLOT + 40, resp, 256);
-    g_assert_cmpuint(resp[0], ==, 1);
-    g_assert_cmpuint(resp[1], ==, 0x03);
-}
-
-/* One request from port 1, one answer: its status. */
-static uint16_t sa_query(GsiRig *r, uint8_t method, uint16_t attr,
-                         uint64_t mask, const uint8_t *rec, size_t reclen,
-                         uint8_t *resp)
-{
-    uint8_t mad[256];
-
-    sa_mad(r, method, attr, mask, rec, reclen, mad);
-    sa_post_recvs(r, 1, 1);
-    sa_send(r, 1, mad, 256);
-    sa_answer(r, 1, 0, resp);
-    dp_expect_no_cqe(r->dp, &r->cq);
-    g_assert_cmpuint(resp[2], ==, 2);
-    g_assert_cmphex(ldq_be_p(resp + 8), ==, r->tid);
-    g_assert_cmphex(lduw_be_p(resp + 16), ==, attr);
-    return lduw_be_p(resp + 4);
-}
-
-static void sa_port_gid(GsiRig *r, int port, uint8_t *gid)
-{
-    struct vhca_port_attr pa;
-
-    g_assert_cmpuint(vhca_query_port(r->dp->v, port, &pa), ==, VHCA_CMD_OK);
-    stq_be_p(gid, 0xfe80000000000000ull);
-    stq_be_p(gid + 8, le64_to_cpu(pa.port_guid));
-}
-
 static void test_sa_class_port_info(void)
 {
     uint8_t resp[256];
-    GsiRig r;
+    SaRig r;
 
-    gsi_start(&r, SA_TID);
+    sa_start(&r);
     g_assert_cmphex(sa_query(&r, 0x01, 0x0001, 0, NULL, 0, resp), ==, 0);
     g_assert_cmphex(resp[3], ==, 0x81);
     g_assert_cmpuint(resp[56], ==, 1);                  /* BaseVersion */
@@ -120,9 +28,9 @@ static void test_sa_path_record(void)
 {
     uint8_t rec[64] = { 0 }, resp[256], sgid[16], dgid[16];
     const uint8_t *p = resp + 56;
-    GsiRig r;
+    SaRig r;
 
-    gsi_start(&r, SA_TID);
+    sa_start(&r);
     sa_port_gid(&r, 1, sgid);
     sa_port_gid(&r, 2, dgid);
     /* As IPoIB asks: DGID, SGID, NumbPath 1, TClass 0, P_Key. */
@@ -144,6 +52,23 @@ static void test_sa_path_record(void)
     g_assert_cmpuint(p[52] & 0xf, ==, 0);               /* SL 0 */
     g_assert_cmphex(p[54], ==, 0x85);                   /* MTU 4096 */
     g_assert_cmphex(p[55], ==, 0x87);                   /* 40 Gb/s */
+
+    /*
+     * After an SM change IPoIB asks again with the record the old SA
+     * returned; opensm's carries NumbPath 0 (only Reversible).  A Get
+     * asks one path whatever NumbPath says (IBA 1.2 erratum, as opensm):
+     * the path, not ERR_NO_RECORDS (fabric.md "The master dies").
+     */
+    memcpy(rec, p, sizeof(rec));
+    rec[49] = 0x80;
+    g_assert_cmphex(sa_query(&r, 0x01, 0x0035,
+                             1u << 2 | 1u << 3 | 1u << 10 | 1u << 12 |
+                             1u << 13, rec, sizeof(rec), resp), ==, 0);
+    g_assert_cmpuint(lduw_be_p(p + 40), ==, r.dp->lid[2]);
+    g_assert_cmpuint(lduw_be_p(p + 42), ==, r.dp->lid[1]);
+    memset(rec, 0, sizeof(rec));
+    memcpy(rec + 8, dgid, 16);
+    memcpy(rec + 24, sgid, 16);
 
     /* MTU greater than 4096: no such path. */
     rec[54] = 0 << 6 | 5;
@@ -168,9 +93,9 @@ static void test_sa_path_record_limited_pkey(void)
 {
     uint8_t rec[64] = { 0 }, resp[256], sgid[16], dgid[16];
     uint64_t mask = 1u << 2 | 1u << 3 | 1u << 12 | 1u << 13;
-    GsiRig r;
+    SaRig r;
 
-    gsi_start(&r, SA_TID);
+    sa_start(&r);
     sa_port_gid(&r, 1, sgid);
     sa_port_gid(&r, 2, dgid);
     memcpy(rec + 8, dgid, 16);
@@ -187,7 +112,7 @@ static void test_sa_path_record_limited_pkey(void)
     dp_stop(r.dp);
 }
 
-static uint8_t sa_set_port_cap(GsiRig *r, uint8_t port, uint32_t set,
+static uint8_t sa_set_port_cap(SaRig *r, uint8_t port, uint32_t set,
                                uint32_t clear)
 {
     struct vhca_cmd cmd;
@@ -200,7 +125,7 @@ static uint8_t sa_set_port_cap(GsiRig *r, uint8_t port, uint32_t set,
 }
 
 /* The CapabilityMask of port's PortInfoRecord (srp_daemon's question). */
-static uint32_t sa_port_cap(GsiRig *r, uint8_t port)
+static uint32_t sa_port_cap(SaRig *r, uint8_t port)
 {
     uint8_t rec[64] = { 0 }, resp[256];
 
@@ -218,9 +143,9 @@ static uint32_t sa_port_cap(GsiRig *r, uint8_t port)
 static void test_sa_port_cap(void)
 {
     struct vhca_port_attr pa;
-    GsiRig r;
+    SaRig r;
 
-    gsi_start(&r, SA_TID);
+    sa_start(&r);
     g_assert_cmphex(sa_port_cap(&r, 2) & VHCA_PORT_CAP_DEVICE_MGMT, ==, 0);
     g_assert_cmphex(sa_set_port_cap(&r, 2, VHCA_PORT_CAP_DEVICE_MGMT, 0), ==,
                     VHCA_CMD_OK);
@@ -253,7 +178,7 @@ static void test_sa_port_cap(void)
 }
 
 /* An RMPP ACK of segment seg with window newwin, for the last request. */
-static void sa_ack(GsiRig *r, int port, uint32_t seg, uint32_t newwin)
+static void sa_ack(SaRig *r, int port, uint32_t seg, uint32_t newwin)
 {
     uint8_t mad[256] = { 1, 0x03, 2, 0x12 };
 
@@ -268,7 +193,7 @@ static void sa_ack(GsiRig *r, int port, uint32_t seg, uint32_t newwin)
 }
 
 /* An MCMemberRecord for port's GID and mgid, join state js. */
-static void sa_mcr(GsiRig *r, int port, const uint8_t *mgid, uint8_t js,
+static void sa_mcr(SaRig *r, int port, const uint8_t *mgid, uint8_t js,
                    uint8_t *rec)
 {
     memset(rec, 0, 56);
@@ -294,9 +219,9 @@ static void test_sa_mcmember_join_create_leave(void)
         0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
     uint8_t rec[56], resp[256];
     const uint8_t *p = resp + 56;
-    GsiRig r;
+    SaRig r;
 
-    gsi_start(&r, SA_TID);
+    sa_start(&r);
     /* The IPoIB broadcast group exists: a join needs no creation fields. */
     sa_mcr(&r, 1, bcast, 1, rec);
     g_assert_cmphex(sa_query(&r, 0x02, 0x0038, MCR_JOIN_MASK | 1u << 7, rec,
@@ -361,10 +286,10 @@ static void test_sa_mcmember_join_create_leave(void)
 static void test_sa_get_table_rmpp(void)
 {
     uint8_t mad[256], seg1[256], seg2[256], again[256], all[400];
-    GsiRig r;
+    SaRig r;
     int i;
 
-    gsi_start(&r, SA_TID);
+    sa_start(&r);
     /* Every path of the two ports: 4 x 64 bytes, two segments. */
     sa_mad(&r, 0x12, 0x0035, 0, NULL, 0, mad);
     sa_post_recvs(&r, 1, 3);
@@ -410,9 +335,9 @@ static void test_sa_get_table_rmpp(void)
 static void test_sa_malformed(void)
 {
     uint8_t mad[256], resp[256];
-    GsiRig r;
+    SaRig r;
 
-    gsi_start(&r, SA_TID);
+    sa_start(&r);
     /* Class version 1, unknown method, unknown attribute, Set PathRecord. */
     sa_mad(&r, 0x01, 0x0035, 0, NULL, 0, mad);
     mad[2] = 1;
