@@ -15,6 +15,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qapi/error.h"
+#include "migration/vmstate.h"
 #include "vhca.h"
 #include "vhca-cmd-check.h"
 #include "trace.h"
@@ -66,8 +67,18 @@ void vhca_dm_reset(VhcaState *s)
     memset(s->dm_host, 0, s->dm_size);
 }
 
+/*
+ * The BAR's RAMBlock outlives the device by an RCU grace period (the old
+ * memory map holds references to it) and keeps its migration name, "<PCI
+ * path>/vhca-dm", until then: a device hot-plugged into the same slot
+ * meanwhile would abort QEMU registering the same name.  So the name goes
+ * now, as the PCI core does for a ROM (pci_del_option_rom).
+ */
 void vhca_dm_unrealize(VhcaState *s)
 {
+    if (s->dm_size) {
+        vmstate_unregister_ram(&s->dm_bar, DEVICE(s));
+    }
     g_free(s->dms);
     s->dms = NULL;
     g_free(s->dm_map);
