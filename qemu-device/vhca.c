@@ -137,7 +137,7 @@ void vhca_fatal(VhcaState *s, enum vhca_fatal code)
  * does not contain the PCI windows (Linux reserves them), so no IOVA given
  * to the device can equal a BAR address.
  */
-static bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len)
+bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     uint64_t last = addr + len - 1;

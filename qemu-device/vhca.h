@@ -196,6 +196,7 @@ MemTxResult vhca_dma_read(VhcaState *s, uint64_t addr, void *buf, uint32_t len);
 MemTxResult vhca_dma_write(VhcaState *s, uint64_t addr, const void *buf,
                            uint32_t len);
 bool vhca_dma_range_valid(VhcaState *s, uint64_t addr, uint64_t len);
+bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len);
 
 /* vhca-cmd.c */
 void vhca_cmd_bh(void *opaque);

@@ -1,0 +1,291 @@
+/*
+ * QTest testcase for vhca: the payload copy (vhca-sgl.c, vhca-dma-map.c).
+ *
+ * Runs of plain guest RAM are copied once, host pointer to host pointer;
+ * everything else takes the bounce path through vhca_dma_read/_write.
+ * These cases pin what must hold on both: copies spanning many pages with
+ * unaligned starts and ends, through physical regions (one run), page
+ * lists of adjacent pages (joined into one run) and of scattered pages
+ * (one run per page), into receive WQEs of several SGEs; source and
+ * destination overlapping (memmove); the device's own BAR as source or
+ * destination (refused: DMA fault, nothing written, device alive); MMIO of
+ * another device as the source (bounce path, the registers' values);
+ * ROM as the source (read directly) and as the destination (refused).
+ * Every byte is compared, and the bytes around each destination are
+ * checked untouched.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "vhca-qtest-dp.h"
+
+#define COPY_SIBLING    " -device vhca,id=vhca1,addr=05.0,ports=1," \
+                        "node-guid=0x5254000000002000"
+#define COPY_IOVA       0x6000000000ull
+#define COPY_GUARD      64          /* bytes checked untouched either side */
+/* The top of the PC BIOS image: ROM in every PC machine. */
+#define COPY_ROM_ADDR   0xfffff000ull
+
+/* The COPY_GUARD bytes either side of [dst, dst + len) still hold
+ * guard_value. */
+static void copy_assert_guards(Dp *dp, uint64_t dst, uint32_t len,
+                               uint8_t guard_value)
+{
+    uint8_t guard[COPY_GUARD];
+    uint32_t i;
+
+    qtest_memread(dp->v->qts, dst - COPY_GUARD, guard, COPY_GUARD);
+    for (i = 0; i < COPY_GUARD; i++) {
+        g_assert_cmphex(guard[i], ==, guard_value);
+    }
+    qtest_memread(dp->v->qts, dst + len, guard, COPY_GUARD);
+    for (i = 0; i < COPY_GUARD; i++) {
+        g_assert_cmphex(guard[i], ==, guard_value);
+    }
+}
+
+/* len bytes at dst equal those at src, byte by byte; the bytes around dst
+ * are still 0. */
+static void copy_assert(Dp *dp, uint64_t src, uint64_t dst, uint32_t len)
+{
+    g_autofree uint8_t *x = g_malloc(len);
+    g_autofree uint8_t *y = g_malloc(len);
+    uint32_t i;
+
+    qtest_memread(dp->v->qts, src, x, len);
+    qtest_memread(dp->v->qts, dst, y, len);
+    for (i = 0; i < len; i++) {
+        g_assert_cmphex(y[i], ==, x[i]);
+    }
+    copy_assert_guards(dp, dst, len, 0);
+}
+
+/* A region at iova over npages adjacent 4 KiB pages from base, listed one
+ * by one: the copy joins them into one run. */
+static uint32_t copy_mr_adjacent(Dp *dp, uint64_t iova, uint64_t base,
+                                 uint32_t npages)
+{
+    g_autofree uint64_t *raw = g_new(uint64_t, npages);
+    uint64_t list = dp_alloc(dp, npages * 8);
+    struct vhca_cmd_create_mr in;
+    uint32_t key, i;
+
+    for (i = 0; i < npages; i++) {
+        raw[i] = cpu_to_le64(base + i * 4096ull);
+    }
+    qtest_memwrite(dp->v->qts, list, raw, npages * 8);
+    dp_mr_desc(&in, dp->pd, iova, npages * 4096ull, list, npages,
+               VHCA_BUF_DIRECT);
+    in.access = cpu_to_le32(DP_ALL_ACCESS);
+    g_assert_cmpuint(dp_create_mr_in(dp, &in, &key), ==, VHCA_CMD_OK);
+    return key;
+}
+
+/* An RDMA WRITE or READ of len bytes that must succeed. */
+static void copy_rdma(Dp *dp, DpPair *p, uint8_t opcode, uint64_t raddr,
+                      uint32_t rkey, uint64_t laddr, uint32_t len,
+                      uint32_t lkey)
+{
+    struct vhca_cqe cqe;
+    DpWqe w;
+
+    dp_wqe(&w, opcode, opcode, VHCA_WQE_F_SIGNALED);
+    dp_wqe_raddr(&w, raddr, rkey);
+    dp_wqe_sge(&w, laddr, len, lkey);
+    dp_post_send(dp, &p->a, &w);
+    dp_expect_cqe(dp, &p->acq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==,
+                     opcode == VHCA_WQE_RDMA_READ ? len : 0);
+}
+
+static void test_copy_many_pages(void)
+{
+    Dp *dp = dp_start();
+    uint64_t pages[4], adj = dp_alloc(dp, 8 * 4096);
+    uint32_t adj_key, list_key, i;
+    struct vhca_cqe cqe;
+    DpPair p;
+    DpMem m;
+
+    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    adj_key = copy_mr_adjacent(dp, COPY_IOVA, adj, 8);
+    list_key = dp_mr_pages(dp, COPY_IOVA + (1ull << 30), pages,
+                           DP_ALL_ACCESS);
+    dp_fill(dp, m.a, DP_BUF_SIZE, 5);
+
+    /* Physical regions on both sides: 50001 bytes, unaligned ends. */
+    copy_rdma(dp, &p, VHCA_WQE_RDMA_WRITE, m.b + 4001, m.bkey, m.a + 123,
+              50001, m.akey);
+    copy_assert(dp, m.a + 123, m.b + 4001, 50001);
+
+    /* Into 8 adjacent pages of a page list, from byte 777 to 100 bytes
+     * before the end. */
+    copy_rdma(dp, &p, VHCA_WQE_RDMA_WRITE, COPY_IOVA + 777, adj_key,
+              m.a + 9, 8 * 4096 - 877, m.akey);
+    copy_assert(dp, m.a + 9, adj + 777, 8 * 4096 - 877);
+
+    /* READ out of scattered pages (the list names pages 3, 2, 1, 0). */
+    dp_fill(dp, pages[0], 4096, 1);
+    dp_fill(dp, pages[1], 4096, 2);
+    dp_fill(dp, pages[2], 4096, 3);
+    dp_fill(dp, pages[3], 4096, 4);
+    qtest_memset(dp->v->qts, m.b, 0xee, DP_BUF_SIZE);
+    copy_rdma(dp, &p, VHCA_WQE_RDMA_READ, COPY_IOVA + (1ull << 30) + 250,
+              list_key, m.b + 1001, 4 * 4096 - 500, m.bkey);
+    for (i = 0; i < 4; i++) {
+        uint64_t from = i ? 0 : 250, to = i == 3 ? 4096 - 250 : 4096;
+
+        dp_assert_same(dp, pages[3 - i] + from,
+                       m.b + 1001 + i * 4096 - 250 + from, to - from);
+    }
+    copy_assert_guards(dp, m.b + 1001, 4 * 4096 - 500, 0xee);
+
+    /* SEND of 20000 bytes into two SGEs: a physical region and the
+     * adjacent pages. */
+    qtest_memset(dp->v->qts, m.b, 0, DP_BUF_SIZE);
+    qtest_memset(dp->v->qts, adj, 0, 8 * 4096);
+    dp_post_recv(dp, &p.b, 0xb1, m.b + 100, 7000, m.bkey, COPY_IOVA + 100,
+                 13000);
+    dp_send(dp, &p.a, 1, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m.a + 1, 20000,
+            m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 20000);
+    copy_assert(dp, m.a + 1, m.b + 100, 7000);
+    copy_assert(dp, m.a + 7001, adj + 100, 13000);
+    dp_stop(dp);
+}
+
+/* An RDMA WRITE within one buffer, shifted by shift bytes: the result is
+ * memmove's (a run is read before it is written). */
+static void copy_overlap_one(Dp *dp, DpPair *p, DpMem *m, uint64_t from,
+                             int64_t shift, uint32_t len)
+{
+    g_autofree uint8_t *want = g_malloc(DP_BUF_SIZE);
+    g_autofree uint8_t *got = g_malloc(DP_BUF_SIZE);
+
+    dp_fill(dp, m->a, DP_BUF_SIZE, (uint8_t)len);
+    qtest_memread(dp->v->qts, m->a, want, DP_BUF_SIZE);
+    memmove(want + from + shift, want + from, len);
+    copy_rdma(dp, p, VHCA_WQE_RDMA_WRITE, m->a + from + shift, m->akey,
+              m->a + from, len, m->akey);
+    qtest_memread(dp->v->qts, m->a, got, DP_BUF_SIZE);
+    g_assert_cmpint(memcmp(want, got, DP_BUF_SIZE), ==, 0);
+}
+
+static void test_copy_overlap(void)
+{
+    Dp *dp = dp_start();
+    DpPair p;
+    DpMem m;
+
+    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    /* Within one page, forwards and backwards. */
+    copy_overlap_one(dp, &p, &m, 100, 64, 3000);
+    copy_overlap_one(dp, &p, &m, 164, -64, 3000);
+    /* Across many pages of one physical region (one run). */
+    copy_overlap_one(dp, &p, &m, 1000, 4100, 40000);
+    copy_overlap_one(dp, &p, &m, 9000, -8193, 40000);
+    dp_stop(dp);
+}
+
+/* A SEND whose one SGE is at addr under the local DMA lkey, failing on
+ * the sender with a DMA fault. */
+static void copy_send_faults(Dp *dp, DpPair *p, uint64_t addr, uint32_t len)
+{
+    struct vhca_cqe cqe;
+
+    dp_pair(dp, p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    dp_send(dp, &p->a, 1, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, addr, len,
+            VHCA_LOCAL_DMA_LKEY);
+    dp_expect_cqe(dp, &p->acq, &cqe, VHCA_WC_LOC_PROT_ERR);
+    g_assert_cmpuint(cqe.vendor_err, ==, VHCA_VERR_DMA_FAULT);
+    dp_expect_no_cqe(dp, &p->bcq);
+}
+
+/* A SEND into a receive SGE at addr (local DMA lkey), failing on the
+ * receiver with a DMA fault. */
+static void copy_recv_faults(Dp *dp, DpPair *p, DpMem *m, uint64_t addr,
+                             uint32_t len)
+{
+    struct vhca_cqe cqe;
+
+    dp_pair(dp, p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    dp_post_recv(dp, &p->b, 0xb2, addr, len, VHCA_LOCAL_DMA_LKEY, 0, 0);
+    dp_send(dp, &p->a, 2, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m->a, len,
+            m->akey);
+    dp_expect_cqe(dp, &p->acq, &cqe, VHCA_WC_REM_OP_ERR);
+    dp_expect_cqe(dp, &p->bcq, &cqe, VHCA_WC_LOC_PROT_ERR);
+    g_assert_cmpuint(cqe.vendor_err, ==, VHCA_VERR_DMA_FAULT);
+}
+
+static void test_copy_own_bar(void)
+{
+    Dp *dp = dp_start();
+    uint64_t bar = dp->v->reg.addr;
+    uint32_t version = rd(dp->v, VHCA_REG_VERSION);
+    DpPair p;
+    DpMem m;
+
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    dp_fill(dp, m.a, DP_BUF_SIZE, 9);
+    /* Out of the register BAR, out of the doorbell BAR. */
+    copy_send_faults(dp, &p, bar, 64);
+    copy_send_faults(dp, &p, dp->v->db.addr + 4096, 4096);
+    /* Into them: nothing written, the device as it was. */
+    copy_recv_faults(dp, &p, &m, bar, 64);
+    copy_recv_faults(dp, &p, &m, dp->v->db.addr, 4096);
+    g_assert_cmphex(rd(dp->v, VHCA_REG_VERSION), ==, version);
+    g_assert_cmpuint(rd(dp->v, VHCA_REG_STATUS), ==, VHCA_STATUS_ENABLED);
+    dp_stop(dp);
+}
+
+static void test_copy_not_ram(void)
+{
+    Dp *dp = dp_start_with(COPY_SIBLING);
+    Vhca *w = vhca_sibling(dp->v, QPCI_DEVFN(5, 0));
+    uint32_t regs[4], i;
+    struct vhca_cqe cqe;
+    DpPair p;
+    DpMem m;
+
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    /* MMIO of another device as the source: 4-byte register reads. */
+    dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
+    qtest_memset(dp->v->qts, m.b, 0xee, 256);
+    dp_post_recv(dp, &p.b, 0xb3, m.b + COPY_GUARD, 16, m.bkey, 0, 0);
+    dp_send(dp, &p.a, 3, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, w->reg.addr, 16,
+            VHCA_LOCAL_DMA_LKEY);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_SUCCESS);
+    qtest_memread(dp->v->qts, m.b + COPY_GUARD, regs, sizeof(regs));
+    for (i = 0; i < 4; i++) {
+        g_assert_cmphex(le32_to_cpu(regs[i]), ==, rd(w, i * 4));
+    }
+
+    /* ROM as the source (read directly), 4 KiB up to its last byte. */
+    dp_post_recv(dp, &p.b, 0xb4, m.b + 4096, 4096, m.bkey, 0, 0);
+    dp_send(dp, &p.a, 4, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, COPY_ROM_ADDR,
+            4096, VHCA_LOCAL_DMA_LKEY);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_SUCCESS);
+    dp_assert_same(dp, COPY_ROM_ADDR, m.b + 4096, 4096);
+    /* ROM as the destination: refused, the ROM unchanged. */
+    dp_fill(dp, m.a, 4096, 0x42);
+    copy_recv_faults(dp, &p, &m, COPY_ROM_ADDR, 4096);
+    dp_assert_same(dp, COPY_ROM_ADDR, m.b + 4096, 4096);
+    vhca_sibling_free(w);
+    dp_stop(dp);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/copy/many-pages", test_copy_many_pages);
+    qtest_add_func("/vhca/copy/overlap", test_copy_overlap);
+    qtest_add_func("/vhca/copy/own-bar", test_copy_own_bar);
+    qtest_add_func("/vhca/copy/not-ram", test_copy_not_ram);
+    return g_test_run();
+}
