@@ -11,7 +11,8 @@
 # Under nice -n 19: the figures are CPU time, which the host's load
 # changes far less than wall time.
 #
-# Environment: VHCA_BENCH_N messages per row (default 8192), RUNS
+# Environment: VHCA_BENCH_N messages per row (default 8192),
+# VHCA_BENCH_REPS rows per size and operation (default 5, the lowest kept), RUNS
 # (default 2), VHCA_BENCH_BEFORE.
 set -euo pipefail
 
