@@ -20,6 +20,11 @@
  * under the same RCU critical section and the BQL, so the flat view
  * cannot change in between.
  *
+ * The caller orders the copy after the device's earlier accesses with one
+ * smp_mb() (what dma_memory_rw's dma_barrier gives every DMA; the
+ * doorbell record protocol of vhca-sqpoll.c relies on it); the accesses
+ * after the copy (the CQE) start with their own.
+ *
  * The re-entrancy guard s->in_dma is not raised around a mapped copy: it
  * exists for the device's own MMIO handlers, and a mapped copy touches
  * RAM only, so no handler can run during it.
@@ -50,7 +55,7 @@ static bool vhca_dma_is_ram(AddressSpace *as, uint64_t addr, uint64_t len,
 bool vhca_dma_map(VhcaState *s, const VhcaDmaPiece *piece, uint64_t len,
                   bool write, VhcaDmaMap *m)
 {
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    AddressSpace *as = pci_get_address_space(&s->parent_obj);
     DMADirection dir = write ? DMA_DIRECTION_FROM_DEVICE
                              : DMA_DIRECTION_TO_DEVICE;
     dma_addr_t maplen = len;
@@ -71,9 +76,6 @@ bool vhca_dma_map(VhcaState *s, const VhcaDmaPiece *piece, uint64_t len,
         trace_vhca_dma_map_bounce(write ? "write" : "read", piece->addr, len);
         return false;
     }
-    /* The ordering every DMA has (dma_memory_rw's dma_barrier): the
-     * doorbell record protocol (vhca-sqpoll.c) relies on it. */
-    smp_mb();
     m->host = dma_memory_map(as, piece->addr, &maplen, dir,
                              MEMTXATTRS_UNSPECIFIED);
     if (!m->host || maplen == 0) {

@@ -223,6 +223,7 @@ uint8_t vhca_sgl_copy(VhcaSgl *dst, uint64_t dst_off, VhcaSgl *src,
     }
     vhca_cursor_advance(&dc, dst_off);
     vhca_cursor_advance(&sc, 0);
+    smp_mb();               /* as dma_barrier: vhca-dma-map.c */
     while (len) {
         vhca_cursor_run(&dc, len, &dp);
         if (src->host) {
@@ -278,6 +279,7 @@ uint8_t vhca_sgl_read(VhcaSgl *src, uint8_t *buf, uint64_t len)
         return VHCA_VERR_NONE;
     }
     vhca_cursor_advance(&sc, 0);
+    smp_mb();               /* as dma_barrier: vhca-dma-map.c */
     while (len) {
         vhca_cursor_run(&sc, len, &sp);
         n = vhca_read_run(src->dev, &sp, buf, sp.len);

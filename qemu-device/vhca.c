@@ -139,7 +139,7 @@ void vhca_fatal(VhcaState *s, enum vhca_fatal code)
  */
 bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIDevice *pdev = &s->parent_obj;   /* no QOM cast check: every DMA */
     uint64_t last = addr + len - 1;
     int bar;
 
