@@ -102,6 +102,7 @@
 #include "sysemu/dma.h"
 #include "vhca.h"
 #include "vhca-link.h"
+#include "vhca-dma-map.h"
 #include "trace.h"
 
 #define VHCA_DEFAULT_NODE_DESC  "QEMU vhca"
@@ -556,6 +557,7 @@ static void vhca_unrealize(PCIDevice *pdev)
     int i;
 
     vhca_sqpoll_unrealize(s);
+    vhca_dma_map_unrealize(s);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_fabric_detach(&s->ports[i]);
         vhca_link_detach(&s->ports[i]);
@@ -620,6 +622,7 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
     }
     vhca_reset(s);
     vhca_sqpoll_realize(s);
+    vhca_dma_map_realize(s);
 }
 
 static void vhca_qdev_reset(DeviceState *dev)

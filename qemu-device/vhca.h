@@ -187,6 +187,9 @@ struct VhcaState {
 
     /* The send record polling thread (vhca-sqpoll.c); NULL: sq-poll=off. */
     struct VhcaSqPoller *sq_poller;
+
+    /* The RAM of the DMA address space (vhca-dma-map.c). */
+    struct VhcaRamMap *ram_map;
 };
 
 /* vhca.c */

@@ -281,6 +281,60 @@ static void test_copy_not_ram(void)
     dp_stop(dp);
 }
 
+/* Bus mastering of device w's function on or off. */
+static void copy_bus_master(Vhca *w, bool on)
+{
+    uint16_t cmd = qpci_config_readw(w->dev, PCI_COMMAND);
+
+    cmd = on ? cmd | PCI_COMMAND_MASTER : cmd & ~PCI_COMMAND_MASTER;
+    qpci_config_writew(w->dev, PCI_COMMAND, cmd);
+}
+
+/*
+ * The destination device's bus mastering off and on again, then off: the
+ * RAM ranges vhca-dma-map.c keeps follow each change of its address
+ * space.  Back on, a WRITE lands; off, its side of the copy is refused
+ * (REM_OP_ERR for the sender), nothing lands, and the device, unable to
+ * write its EQ 0 either, stops (EQ0_DMA).
+ */
+static void test_copy_bus_master(void)
+{
+    Dp *dp = g_new0(Dp, 1), *dw = g_new0(Dp, 1);
+    uint64_t abuf, bbuf;
+    uint32_t akey, bkey;
+    struct vhca_cqe cqe;
+    DpPair p;
+
+    dp->v = vhca_start(COPY_SIBLING);
+    dw->v = vhca_sibling(dp->v, QPCI_DEVFN(5, 0));
+    dw->mem = dp->v;
+    dp_setup(dp, 2);
+    dp_setup(dw, 1);
+    abuf = dp_alloc(dp, 16384);
+    bbuf = dp_alloc(dw, 16384);
+    akey = dp_mr_phys(dp, dp->pd, abuf, 16384, DP_ALL_ACCESS);
+    bkey = dp_mr_phys(dw, dw->pd, bbuf, 16384, DP_ALL_ACCESS);
+    dp_pair_devices(dp, dw, &p);
+    dp_fill(dp, abuf, 16384, 31);
+    dp_write(dp, &p.a, 1, bbuf, bkey, abuf, 4096, akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    copy_bus_master(dw->v, false);
+    copy_bus_master(dw->v, true);
+    dp_write(dp, &p.a, 2, bbuf + 4096, bkey, abuf + 4096, 4096, akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_assert_same(dp, abuf, bbuf, 8192);
+
+    copy_bus_master(dw->v, false);
+    dp_write(dp, &p.a, 3, bbuf + 8192, bkey, abuf, 8192, akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_OP_ERR);
+    copy_assert_filled(dp, bbuf + 8192, 8192, 0);
+    copy_bus_master(dw->v, true);
+    vhca_assert_fatal(dw->v, VHCA_FATAL_EQ0_DMA);
+    vhca_sibling_free(dw->v);
+    g_free(dw);
+    dp_stop(dp);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -288,5 +342,6 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/copy/overlap", test_copy_overlap);
     qtest_add_func("/vhca/copy/own-bar", test_copy_own_bar);
     qtest_add_func("/vhca/copy/not-ram", test_copy_not_ram);
+    qtest_add_func("/vhca/copy/bus-master", test_copy_bus_master);
     return g_test_run();
 }
