@@ -420,14 +420,7 @@ static void test_dp_two_devices(void)
      */
     dp_create_qp(dw, &p.b, VHCA_QPT_RC, &p.bcq, &p.bcq);
     dp_create_qp(dp, &p.a, VHCA_QPT_RC, &p.acq, &p.acq);
-    g_assert_cmpuint(dp_to_init(dp, &p.a, 2, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dw, &p.b, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p.a, dw->lid[1], p.b.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dw, &p.b, dp->lid[2], p.a.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &p.a, 7), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dw, &p.b, 7), ==, VHCA_CMD_OK);
+    dp_pair_devices_connect(dp, dw, &p);
     qtest_writeq(dp->v->qts, abuf, vhca_db_data_value(p.a.h, 0, 2));
     dp_post_recv(dw, &p.b, 0xb9, dp->v->db.addr + VHCA_DB_SQ, 8,
                  VHCA_LOCAL_DMA_LKEY, 0, 0);

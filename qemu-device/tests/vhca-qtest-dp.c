@@ -413,6 +413,11 @@ void dp_pair_devices(Dp *dp, Dp *dw, DpPair *p)
     dp_create_cq(dw, &p->bcq, DP_CQ_LOG);
     dp_create_qp(dp, &p->a, VHCA_QPT_RC, &p->acq, &p->acq);
     dp_create_qp(dw, &p->b, VHCA_QPT_RC, &p->bcq, &p->bcq);
+    dp_pair_devices_connect(dp, dw, p);
+}
+
+void dp_pair_devices_connect(Dp *dp, Dp *dw, DpPair *p)
+{
     g_assert_cmpuint(dp_to_init(dp, &p->a, 2, DP_ALL_ACCESS), ==,
                      VHCA_CMD_OK);
     g_assert_cmpuint(dp_to_init(dw, &p->b, 1, DP_ALL_ACCESS), ==,

@@ -130,6 +130,8 @@ void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
              uint8_t rnr_retry);
 /* An RC pair across two devices (dp port 2 to dw port 1). */
 void dp_pair_devices(Dp *dp, Dp *dw, DpPair *p);
+/* The RTS pair across two devices of QPs already created in p. */
+void dp_pair_devices_connect(Dp *dp, Dp *dw, DpPair *p);
 /* The RTS pair of QPs already created in p (a on port 1, b on port 2). */
 void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry);
 uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
