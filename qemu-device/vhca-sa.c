@@ -322,14 +322,32 @@ static void sa_path(const VhcaSaPort *src, const VhcaSaPort *dst,
     rec[56] = 2 << 6 | VHCA_SA_PACKET_LIFE;
 }
 
-static uint16_t sa_path_records(const VhcaSa *sa, uint64_t mask,
-                                const uint8_t *want, VhcaSaTable *t)
+/*
+ * NumbPath (IBA 15.2.5.16) limits the paths per SGID/DGID pair of a
+ * GetTable; a SubnAdmGet asks one path whatever it says (the IBA 1.2
+ * erratum opensm follows).  It matters after an SM change: IPoIB asks the
+ * new SA again with the record the old one returned, and opensm returns
+ * NumbPath 0 (only Reversible set), so an SA that took that 0 literally
+ * would answer ERR_NO_RECORDS and IPoIB would drop its unicast until the
+ * neighbour's ARP probe resets the record (Documentation/fabric.md "The
+ * master dies").
+ */
+static bool sa_path_none_asked(uint8_t method, uint64_t mask,
+                               const uint8_t *want)
+{
+    return method == VHCA_SA_METHOD_GET_TABLE &&
+           (mask & (1ull << PATH_NUMB_PATH_BIT)) && (want[49] & 0x7f) == 0;
+}
+
+static uint16_t sa_path_records(const VhcaSa *sa, uint8_t method,
+                                uint64_t mask, const uint8_t *want,
+                                VhcaSaTable *t)
 {
     uint8_t rec[PATH_RECORD_SIZE], *out;
     uint32_t i, j;
 
     t->rec_size = PATH_RECORD_SIZE;
-    if ((mask & (1ull << PATH_NUMB_PATH_BIT)) && (want[49] & 0x7f) == 0) {
+    if (sa_path_none_asked(method, mask, want)) {
         return 0;                               /* no path per pair asked */
     }
     for (i = 0; i < sa->num_ports; i++) {
@@ -365,7 +383,7 @@ static uint16_t sa_attr(VhcaSa *sa, uint8_t method, uint16_t attr,
         return read ? sa_port_records(sa, &sa_portinfo_rec, mask, want, t)
                     : VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;
     case VHCA_SA_ATTR_PATH_RECORD:
-        return read ? sa_path_records(sa, mask, want, t)
+        return read ? sa_path_records(sa, method, mask, want, t)
                     : VHCA_MAD_STATUS_UNSUP_METHOD_ATTR;
     case VHCA_SA_ATTR_MCMEMBER_RECORD:
         return vhca_sa_mcast(sa, method, mask, want, t);

@@ -20,6 +20,7 @@ import ctypes
 import json
 import os
 import re
+import resource
 import secrets
 import select
 import shutil
@@ -171,9 +172,14 @@ def log(title, text):
 
 
 def _die_with_parent():
-    # Runs in the child between fork and exec: SIGKILL QEMU when we die.
+    # Runs in the child between fork and exec: SIGKILL QEMU when we die,
+    # and let a QEMU that crashes leave a core file (in the log directory,
+    # its working directory; the guest's RAM is left out of it by
+    # dump-guest-core=off): VM.death_report names it.
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    resource.setrlimit(resource.RLIMIT_CORE,
+                       (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 
 
 class VM:
@@ -229,7 +235,7 @@ class VM:
         accel_args = (["-accel", "kvm", "-cpu", "host"] if accel == "kvm"
                       else ["-accel", "tcg,thread=multi"])
         args = [self.qemu] + accel_args + [
-            "-M", "q35", "-smp", str(self.smp), "-m", self.memory,
+            "-M", "q35,dump-guest-core=off", "-smp", str(self.smp), "-m", self.memory,
             "-vga", "none", "-nic", "none", "-display", "none",
             "-parallel", "none", "-no-reboot",
             "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
@@ -273,7 +279,8 @@ class VM:
         try:
             self.proc = subprocess.Popen(
                 args, stdin=subprocess.DEVNULL, stdout=qemu_log,
-                stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+                stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+                cwd=self.log_dir)
         finally:
             qemu_log.close()
         try:
@@ -311,6 +318,39 @@ class VM:
         except OSError:
             return "no QEMU log"
         return "QEMU said:\n" + "\n".join(text[-lines:])
+
+    def death_report(self):
+        """How QEMU ended, with what it printed; its log is kept under a
+        name of its own (the next boot of a VM of this name writes the
+        usual one again), and so is a core file if it left one."""
+        status = self.proc.returncode
+        if status < 0:
+            how = "QEMU was killed by %s" % signal.Signals(-status).name
+        else:
+            how = "QEMU exited with status %d" % status
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        kept = os.path.join(self.log_dir, "%s-qemu-died-%s.log" % (self.name, stamp))
+        try:
+            shutil.copyfile(os.path.join(self.log_dir, self.name + "-qemu.log"), kept)
+            how += "; its log: " + kept
+        except OSError:
+            pass
+        for core in ("core", "core.%d" % self.proc.pid):
+            path = os.path.join(self.log_dir, core)
+            if os.path.exists(path):
+                named = os.path.join(self.log_dir, "%s-core-%s" % (self.name, stamp))
+                os.rename(path, named)
+                how += "; core file: " + named
+        return how + "; " + self.qemu_log_tail(20)
+
+    def _lost_qemu(self, err):
+        """A socket to QEMU failed: if QEMU is gone, say how it ended
+        (VMError) instead of the socket's error."""
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            raise err
+        raise VMError(self.death_report()) from err
 
     def _connect(self, path, timeout=30):
         deadline = time.monotonic() + timeout
@@ -408,9 +448,8 @@ class VM:
                         return match
                 left = deadline - time.monotonic()
                 if self.proc.poll() is not None:
-                    raise VMError("QEMU exited (status %s) waiting for %s; console: %s\n%s"
-                                  % (self.proc.returncode, what,
-                                     self._tail(start), self.qemu_log_tail()))
+                    raise VMError("waiting for %s: %s; console: %s"
+                                  % (what, self.death_report(), self._tail(start)))
                 if left <= 0:
                     raise VMTimeout("timeout (%ss) waiting for %s" % (timeout, what),
                                     self._tail(start))
@@ -420,7 +459,10 @@ class VM:
         return bytes(self._buf[start:])[-4000:].decode(errors="replace")
 
     def _send(self, text):
-        self._console.sendall(text.encode())
+        try:
+            self._console.sendall(text.encode())
+        except (BrokenPipeError, ConnectionResetError) as err:
+            self._lost_qemu(err)
 
     def run(self, cmd, timeout=60, check=False):
         """Run a shell command in the guest; return (exit status, output).
@@ -544,9 +586,12 @@ class VM:
             ready, _, _ = select.select([self._qmp], [], [], 30)
             if not ready:
                 raise VMTimeout("no answer on QMP")
-            data = self._qmp.recv(65536)
+            try:
+                data = self._qmp.recv(65536)
+            except ConnectionResetError as err:
+                self._lost_qemu(err)
             if not data:
-                raise VMError("QMP connection closed")
+                self._lost_qemu(VMError("QMP connection closed"))
             self._qmp_buf += data
         line, self._qmp_buf = self._qmp_buf.split(b"\n", 1)
         return json.loads(line)
@@ -563,7 +608,10 @@ class VM:
         request = {"execute": cmd}
         if args:
             request["arguments"] = args
-        self._qmp.sendall(json.dumps(request).encode() + b"\n")
+        try:
+            self._qmp.sendall(json.dumps(request).encode() + b"\n")
+        except (BrokenPipeError, ConnectionResetError) as err:
+            self._lost_qemu(err)
         while True:
             reply = self._qmp_read()
             if "event" in reply:

@@ -22,6 +22,8 @@
  *   port N flap MS                         pull port N's cable for MS ms
  *   stats                                  per port: rx tx drops lost dup
  *                                          reordered icrc delayed flaps
+ *                                          queued (bytes in the output
+ *                                          queue) discards (PortXmitDiscards)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -121,13 +123,15 @@ static void sw_control_stats(SwPort *ports, int nports, char *out,
                                  " drops %" PRIu64 " lost %" PRIu64
                                  " dup %" PRIu64 " reordered %" PRIu64
                                  " icrc %" PRIu64 " delayed %" PRIu64
-                                 " flaps %" PRIu64 "\n", p->num, p->lid,
+                                 " flaps %" PRIu64 " queued %" PRIu32
+                                 " discards %" PRIu64 "\n", p->num, p->lid,
                                  p->rx_frames, p->tx_frames, p->drops,
                                  p->faults.stats.lost,
                                  p->faults.stats.duplicated,
                                  p->faults.stats.reordered,
                                  p->faults.stats.icrc_errors,
-                                 p->faults.stats.delayed, p->flaps);
+                                 p->faults.stats.delayed, p->flaps,
+                                 p->txq_bytes, p->counters.xmit_discards);
     }
 }
 
@@ -223,7 +227,7 @@ static void sw_control_command(char *line, SwPort *ports, int nports,
 /* One command: a line in, an answer out, then the connection closes. */
 void sw_control_accept(int listen_fd, SwPort *ports, int nports)
 {
-    char line[128], out[64 * SW_MAX_PORTS];
+    char line[128], out[256 * SW_MAX_PORTS];
     int fd = accept(listen_fd, NULL, NULL);
     struct timeval tv = { .tv_sec = 1 };
     ssize_t n;

@@ -204,6 +204,33 @@ bool sw_get(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
 uint16_t sw_set(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
                 uint8_t hops, uint16_t dlid, const uint8_t *data,
                 uint8_t *resp);
+
+/*
+ * SubnAdm MADs from the GSI QPs of ports 1 and 2 to the SA at LID 1, QPN 1
+ * (vhca-qtest-sa.c; vhca-sa-test, vhca-sm-arb-test); answers land in
+ * receive slots of SA_RECV_SLOT bytes of m.b.
+ */
+#define SA_RECV_SLOT    512         /* GRH + MAD, rounded */
+
+typedef struct SaRig {
+    Dp *dp;
+    DpMem m;
+    DpCq cq;
+    DpQp gsi[3];                    /* per port */
+    uint64_t wr_id;
+    uint64_t tid;
+} SaRig;
+
+void sa_start_on(SaRig *r, Dp *dp);
+void sa_start(SaRig *r);
+void sa_mad(SaRig *r, uint8_t method, uint16_t attr, uint64_t mask,
+            const uint8_t *rec, size_t reclen, uint8_t *mad);
+void sa_send(SaRig *r, int port, const uint8_t *mad, uint32_t len);
+void sa_post_recvs(SaRig *r, int port, int n);
+void sa_answer(SaRig *r, int port, int i, uint8_t *resp);
+uint16_t sa_query(SaRig *r, uint8_t method, uint16_t attr, uint64_t mask,
+                  const uint8_t *rec, size_t reclen, uint8_t *resp);
+void sa_port_gid(SaRig *r, int port, uint8_t *gid);
 /* An SRQ of 2^DP_WQ_LOG WQEs (dp_create_srq_rec: dbrec 0 = doorbells). */
 typedef struct DpSrq {
     uint32_t srqn;

@@ -12,7 +12,8 @@
  * STANDBY, a higher or an equal one with a lower GUID gets the subnet by
  * HANDOVER); the standby's polls, on the
  * virtual clock, and its takeover when they go unanswered (ports set
- * again with CLIENT_REREGISTER, SM LID 1); DISABLE, STANDBY, DISCOVER;
+ * again with CLIENT_REREGISTER, SM LID 1) and its SA's answers to
+ * IPoIB's joins and path queries right after; DISABLE, STANDBY, DISCOVER;
  * HANDOVER back to it; the properties every device must agree on.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -292,34 +293,87 @@ static void test_handover_to_higher(void)
  * does for a QP0 nobody listens on): it takes over, and a sweep sets
  * every port again with CLIENT_REREGISTER and SM LID 1.
  */
+static void master_dies(GuestSm *g)
+{
+    uint8_t req[256];
+    int i;
+
+    guest_await(g, 0x01, 0, req);                     /* a poll */
+    guest_answer(g, req, 0);
+    for (i = 0; i < 4; i++) {
+        guest_await(g, 0x01, 0, req);
+        guest_answer(g, req, 0);                       /* alive */
+    }
+    g_assert_cmpuint(emb_state(g), ==, ST_STANDBY);
+    for (i = 0; i <= POLL_RETRIES; i++) {
+        guest_await(g, 0x01, 0, req);                 /* the SM died */
+        guest_answer(g, req, 0x000c);
+    }
+    g_assert_cmpuint(emb_state(g), ==, ST_STANDBY);
+    qtest_clock_step(g->r.dp->v->qts, POLL_MS * MS + 20 * MS);
+    g_assert_cmpuint(emb_state(g), ==, ST_MASTER);
+}
+
 static void test_poll_timeout_takeover(void)
 {
     GuestSm g;
     Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
     struct vhca_port_attr attr;
-    uint8_t req[256];
-    int i;
 
     hand_over(&g);
-    guest_await(&g, 0x01, 0, req);                     /* a poll */
-    guest_answer(&g, req, 0);
-    for (i = 0; i < 4; i++) {
-        guest_await(&g, 0x01, 0, req);
-        guest_answer(&g, req, 0);                       /* alive */
-    }
-    g_assert_cmpuint(emb_state(&g), ==, ST_STANDBY);
-    for (i = 0; i <= POLL_RETRIES; i++) {
-        guest_await(&g, 0x01, 0, req);                 /* the SM died */
-        guest_answer(&g, req, 0x000c);
-    }
-    g_assert_cmpuint(emb_state(&g), ==, ST_STANDBY);
-    qtest_clock_step(dp->v->qts, POLL_MS * MS + 20 * MS);
-    g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
+    master_dies(&g);
     g_assert_cmpuint(port_events(dp, VHCA_PORT_EV_CLIENT_REREGISTER), ==, 2);
     g_assert_cmpuint(vhca_query_port(dp->v, 2, &attr), ==, VHCA_CMD_OK);
     g_assert_cmpuint(attr.state, ==, VHCA_PORT_ACTIVE);
     g_assert_cmpuint(le16_to_cpu(attr.lid), ==, dp->lid[2]);
     g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, SM_LID);
+    dp_stop(dp);
+}
+
+/*
+ * After the takeover IPoIB, told CLIENT_REREGISTER, joins its broadcast
+ * group again and asks its paths again, with the record the old master's
+ * SA returned: opensm's has NumbPath 0 (only Reversible).  The embedded
+ * SA answers both at once, the path with status 0 (a SubnAdmGet asks one
+ * path whatever NumbPath says, IBA 1.2 erratum, as opensm), not
+ * ERR_NO_RECORDS that left IPoIB without unicast until an ARP probe
+ * (Documentation/fabric.md "The master dies").
+ */
+static void test_takeover_sa_answers(void)
+{
+    static const uint8_t bcast[16] = {
+        0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+        0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff
+    };
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
+    uint8_t rec[64] = { 0 }, resp[256];
+    const uint8_t *p = resp + 56;
+    SaRig sa;
+
+    hand_over(&g);
+    master_dies(&g);
+    g_assert_cmpuint(port_events(dp, VHCA_PORT_EV_CLIENT_REREGISTER), ==, 2);
+    sa_start_on(&sa, dp);
+    memcpy(rec, bcast, 16);                     /* as IPoIB joins it */
+    sa_port_gid(&sa, 1, rec + 16);
+    stw_be_p(rec + 40, 0xffff);
+    rec[48] = 1;                                /* full member */
+    g_assert_cmphex(sa_query(&sa, 0x02, 0x0038, 1u << 0 | 1u << 1 |
+                             1u << 7 | 1u << 16, rec, 56, resp), ==, 0);
+    g_assert_cmphex(ldl_be_p(p + 32), ==, 0x0b1b);      /* Q_Key */
+    g_assert_cmphex(lduw_be_p(p + 36), ==, 0xc000);     /* MLID */
+
+    memset(rec, 0, sizeof(rec));                /* opensm's path record */
+    sa_port_gid(&sa, 2, rec + 8);
+    sa_port_gid(&sa, 1, rec + 24);
+    rec[49] = 0x80;                             /* Reversible, NumbPath 0 */
+    stw_be_p(rec + 50, 0xffff);
+    g_assert_cmphex(sa_query(&sa, 0x01, 0x0035, 1u << 2 | 1u << 3 |
+                             1u << 10 | 1u << 12 | 1u << 13, rec,
+                             sizeof(rec), resp), ==, 0);
+    g_assert_cmpuint(lduw_be_p(p + 40), ==, dp->lid[2]);
+    g_assert_cmpuint(lduw_be_p(p + 42), ==, dp->lid[1]);
     dp_stop(dp);
 }
 
@@ -400,6 +454,8 @@ int main(int argc, char **argv)
                    test_handover_to_higher);
     qtest_add_func("/vhca/sm-arb/poll-timeout-takeover",
                    test_poll_timeout_takeover);
+    qtest_add_func("/vhca/sm-arb/takeover-sa-answers",
+                   test_takeover_sa_answers);
     qtest_add_func("/vhca/sm-arb/disable-standby-discover",
                    test_disable_standby_discover);
     qtest_add_func("/vhca/sm-arb/handover-back", test_handover_back);

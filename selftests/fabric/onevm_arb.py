@@ -16,13 +16,15 @@ an RC pingpong cross the switch (the two devices in network namespaces of their 
 killed (SIGKILL): the embedded SM's polls go unanswered and it takes the
 subnet back: the ports stay ACTIVE with SM LID 1 again, `sminfo` shows
 it MASTER, an RC pingpong (data validated) runs at once, and IPoIB pings
-again (client reregistration: IPoIB joined
-its groups again at the embedded SA; IPoIB may need some seconds for
-that, so the first ping is tried up to six times).  Measured times go to
+again at once (client reregistration: IPoIB joined its groups again at
+the embedded SA and asks it its paths again with the records opensm
+returned; the first echo must be answered, issue 11, fabric.md "The
+master dies").  Measured times go to
 build/vm-logs/fabric-onevm-arb-times.txt.  Not collected by pytest's
 test_*.py pattern.
 """
 import os
+import re
 import sys
 import time
 
@@ -44,12 +46,12 @@ OSM_PORT = NODES["vhca0"] + 1
 EMBEDDED_SM_LID = 1
 
 
-def note_time(what, seconds):
+def note_time(what, seconds, fmt="%.1f s"):
     """Keep a measured time in build/vm-logs/fabric-onevm-arb-times.txt."""
-    log(what, "%.1f s" % seconds)
+    log(what, fmt % seconds)
     with open(os.path.join(vmlib.BUILD, "vm-logs",
                            "fabric-onevm-arb-times.txt"), "a") as f:
-        f.write("%s: %.1f s\n" % (what, seconds))
+        f.write("%s: %s\n" % (what, fmt % seconds))
 
 
 def port_attr(vm, dev, attr):
@@ -201,14 +203,23 @@ def test_opensm_killed_embedded_sm_takes_over(vm):
     t1 = time.monotonic()
     rc_pingpong(vm, "arb-rc-after-takeover")        # RC through the switch
     note_time("then -> RC pingpong done", time.monotonic() - t1)
-    for attempt in range(6):
-        rc, out = vm.run("ip netns exec nsa %s ping %s 1 10"
-                         % (TOOL, ADDR["nsb"]), timeout=60)
-        if rc == 0 and "1 received" in out:
-            break
+    # One echo, answered: IPoIB's first PathRecord Get after the takeover
+    # carries opensm's record (NumbPath 0) and must find the path, else
+    # the echo is dropped and IPoIB only recovers at the neighbour's ARP
+    # probe, 5 s and more later (fixed in the SA; 1 to 2 s here after the
+    # fix, 20 s for a loaded host).
+    t2 = time.monotonic()
+    rc, out = vm.run("ip netns exec nsa %s ping %s 1 20"
+                     % (TOOL, ADDR["nsb"]), timeout=90)
+    if rc != 0 or "1 received" not in out:
         _, diag = vm.run("ip -n nsa neigh; ip -n nsb neigh; "
                          "ip -n nsa -s link; ip -n nsb -s link",
                          timeout=60)
-        log("ping %d after takeover" % attempt, out + diag)
-    note_time("then -> first IPoIB ping answered", time.monotonic() - t1)
+        out += diag
+    note_time("then -> first IPoIB echo (one, 20 s wait)",
+              time.monotonic() - t2)
+    assert rc == 0 and "1 received" in out, out
+    rtt = re.search(r"reply from \S+ in ([0-9.]+) ms", out)
+    if rtt:
+        note_time("its round trip", float(rtt.group(1)), "%.1f ms")
     ping(vm)
