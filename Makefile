@@ -26,7 +26,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 
 .PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
 	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb switch test \ check-fabric-rcwin
-	bench bench-sqpoll run clean
+	bench bench-sqpoll bench-copy run clean
 
 all: qemu module initramfs
 
@@ -203,6 +203,13 @@ bench-sqpoll: deps qemu module initramfs provider
 	cc -O2 -Wall -Wextra -Werror -pthread -o build/bench/ceilings scripts/bench-ceilings.c
 	cc -O2 -Wall -Wextra -Werror -o build/bench/memcpy-bw scripts/bench-memcpy.c
 	$(PYTHON) scripts/bench_sqpoll.py
+
+# QEMU's CPU time per message and per payload byte of RDMA WRITE, READ
+# and SEND, qtest-driven (scripts/bench-copy.sh; VHCA_BENCH_BEFORE=<another
+# qemu-system-x86_64> measures that one too); not part of `make test`.
+# Documentation/performance.md "The payload copy".
+bench-copy: deps qemu
+	scripts/bench-copy.sh
 
 PORT_AND_STACK_REPORT := sh $(CURDIR)/scripts/guest/port-report.sh 60 3 && \
 	sh $(CURDIR)/scripts/guest/stack-report.sh $(CURDIR)

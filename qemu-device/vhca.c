@@ -102,6 +102,7 @@
 #include "sysemu/dma.h"
 #include "vhca.h"
 #include "vhca-link.h"
+#include "vhca-dma-map.h"
 #include "vhca-sm-arbiter.h"
 #include "trace.h"
 
@@ -138,9 +139,9 @@ void vhca_fatal(VhcaState *s, enum vhca_fatal code)
  * does not contain the PCI windows (Linux reserves them), so no IOVA given
  * to the device can equal a BAR address.
  */
-static bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len)
+bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIDevice *pdev = &s->parent_obj;   /* no QOM cast check: every DMA */
     uint64_t last = addr + len - 1;
     int bar;
 
@@ -557,6 +558,7 @@ static void vhca_unrealize(PCIDevice *pdev)
     int i;
 
     vhca_sqpoll_unrealize(s);
+    vhca_dma_map_unrealize(s);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_fabric_detach(&s->ports[i]);
         vhca_link_detach(&s->ports[i]);
@@ -621,6 +623,7 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
     }
     vhca_reset(s);
     vhca_sqpoll_realize(s);
+    vhca_dma_map_realize(s);
 }
 
 static void vhca_qdev_reset(DeviceState *dev)

@@ -177,6 +177,9 @@ struct VhcaState {
 
     /* The send record polling thread (vhca-sqpoll.c); NULL: sq-poll=off. */
     struct VhcaSqPoller *sq_poller;
+
+    /* The RAM of the DMA address space (vhca-dma-map.c). */
+    struct VhcaRamMap *ram_map;
 };
 
 /* vhca.c */
@@ -186,6 +189,7 @@ MemTxResult vhca_dma_read(VhcaState *s, uint64_t addr, void *buf, uint32_t len);
 MemTxResult vhca_dma_write(VhcaState *s, uint64_t addr, const void *buf,
                            uint32_t len);
 bool vhca_dma_range_valid(VhcaState *s, uint64_t addr, uint64_t len);
+bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len);
 
 /* vhca-cmd.c */
 void vhca_cmd_bh(void *opaque);

@@ -353,25 +353,13 @@ static void test_dp_bad_wqes(void)
 }
 
 /* Two devices on one fabric: the responder is another PCI function. */
-/* a on port 2 of dp and b on port 1 of dw, created, connected in RTS. */
-static void memops_connect_devices(Dp *dp, DpQp *a, Dp *dw, DpQp *b)
-{
-    g_assert_cmpuint(dp_to_init(dp, a, 2, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dw, b, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, a, dw->lid[1], b->h, 1), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dw, b, dp->lid[2], a->h, 1), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, a, 7), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dw, b, 7), ==, VHCA_CMD_OK);
-}
-
 static void test_dp_two_devices(void)
 {
     Dp *dp = g_new0(Dp, 1), *dw = g_new0(Dp, 1);
     struct vhca_cqe cqe;
     uint64_t abuf, bbuf;
     uint32_t akey, bkey;
-    DpCq acq, bcq;
-    DpQp a, b;
+    DpPair p;
     DpWqe w;
 
     dp->v = vhca_start(" -device vhca,id=vhca1,addr=05.0,ports=1,"
@@ -387,19 +375,15 @@ static void test_dp_two_devices(void)
     bbuf = dp_alloc(dw, 16384);
     akey = dp_mr_phys(dp, dp->pd, abuf, 16384, DP_ALL_ACCESS);
     bkey = dp_mr_phys(dw, dw->pd, bbuf, 16384, DP_ALL_ACCESS);
-    dp_create_cq(dp, &acq, DP_CQ_LOG);
-    dp_create_cq(dw, &bcq, DP_CQ_LOG);
-    dp_create_qp(dp, &a, VHCA_QPT_RC, &acq, &acq);
-    dp_create_qp(dw, &b, VHCA_QPT_RC, &bcq, &bcq);
-    memops_connect_devices(dp, &a, dw, &b);
+    dp_pair_devices(dp, dw, &p);
     dp_fill(dp, abuf, 8192, 21);
     dp_fill(dw, bbuf + 8192, 8192, 77);
 
     /* SEND from device 0 port 2 to device 1 port 1. */
-    dp_post_recv(dw, &b, 0xb1, bbuf, 4096, bkey, 0, 0);
-    dp_send(dp, &a, 1, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, abuf, 3000, akey);
-    dp_expect_cqe(dp, &acq, &cqe, VHCA_WC_SUCCESS);
-    dp_expect_cqe(dw, &bcq, &cqe, VHCA_WC_SUCCESS);
+    dp_post_recv(dw, &p.b, 0xb1, bbuf, 4096, bkey, 0, 0);
+    dp_send(dp, &p.a, 1, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, abuf, 3000, akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dw, &p.bcq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 3000);
     g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, dp->lid[2]);
     dp_assert_same(dp, abuf, bbuf, 3000);
@@ -407,15 +391,15 @@ static void test_dp_two_devices(void)
     dp_wqe(&w, 2, VHCA_WQE_RDMA_READ, VHCA_WQE_F_SIGNALED);
     dp_wqe_raddr(&w, bbuf + 8192, bkey);
     dp_wqe_sge(&w, abuf + 8192, 8192, akey);
-    dp_post_send(dp, &a, &w);
-    dp_expect_cqe(dp, &acq, &cqe, VHCA_WC_SUCCESS);
+    dp_post_send(dp, &p.a, &w);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     dp_assert_same(dp, abuf + 8192, bbuf + 8192, 8192);
     /* The keys of one device mean nothing on the other. */
     akey = dp_mr_phys(dp, dp->pd, abuf, 16384, DP_ALL_ACCESS);
-    dp_write(dp, &a, 3, bbuf, akey, abuf, 8, akey);
-    dp_expect_cqe(dp, &acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
+    dp_write(dp, &p.a, 3, bbuf, akey, abuf, 8, akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
     g_assert_true(dp_take_event(dw, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
-                                b.h));
+                                p.b.h));
 
     /*
      * A receive buffer (DMA lkey) aimed at the other device's SQ doorbell:
@@ -427,25 +411,25 @@ static void test_dp_two_devices(void)
      * (From the transport bottom half, where QEMU does not guard, the
      * device defers nested send queue runs itself: vhca_sq_depth.)
      */
-    dp_create_qp(dw, &b, VHCA_QPT_RC, &bcq, &bcq);
-    dp_create_qp(dp, &a, VHCA_QPT_RC, &acq, &acq);
-    memops_connect_devices(dp, &a, dw, &b);
-    qtest_writeq(dp->v->qts, abuf, vhca_db_data_value(a.h, 0, 2));
-    dp_post_recv(dw, &b, 0xb9, dp->v->db.addr + VHCA_DB_SQ, 8,
+    dp_create_qp(dw, &p.b, VHCA_QPT_RC, &p.bcq, &p.bcq);
+    dp_create_qp(dp, &p.a, VHCA_QPT_RC, &p.acq, &p.acq);
+    dp_pair_devices_connect(dp, dw, &p);
+    qtest_writeq(dp->v->qts, abuf, vhca_db_data_value(p.a.h, 0, 2));
+    dp_post_recv(dw, &p.b, 0xb9, dp->v->db.addr + VHCA_DB_SQ, 8,
                  VHCA_LOCAL_DMA_LKEY, 0, 0);
-    dp_post_recv(dw, &b, 0xba, bbuf, 64, bkey, 0, 0);
+    dp_post_recv(dw, &p.b, 0xba, bbuf, 64, bkey, 0, 0);
     dp_wqe(&w, 11, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED);
     dp_wqe_sge(&w, abuf + 64, 16, akey);
-    dp_put_send(dp, &a, &w);            /* WQE 1, announced by the DMA */
-    a.sq_pi = 0;
-    dp_send(dp, &a, 10, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, abuf, 8, akey);
-    dp_expect_cqe(dp, &acq, &cqe, VHCA_WC_REM_OP_ERR);
+    dp_put_send(dp, &p.a, &w);          /* WQE 1, announced by the DMA */
+    p.a.sq_pi = 0;
+    dp_send(dp, &p.a, 10, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, abuf, 8, akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_OP_ERR);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 10);
-    dp_expect_no_cqe(dp, &acq);
-    dp_expect_cqe(dw, &bcq, &cqe, VHCA_WC_LOC_PROT_ERR);
+    dp_expect_no_cqe(dp, &p.acq);
+    dp_expect_cqe(dw, &p.bcq, &cqe, VHCA_WC_LOC_PROT_ERR);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0xb9);
     g_assert_cmpuint(cqe.vendor_err, ==, VHCA_VERR_DMA_FAULT);
-    dp_expect_cqe(dw, &bcq, &cqe, VHCA_WC_WR_FLUSH_ERR);
+    dp_expect_cqe(dw, &p.bcq, &cqe, VHCA_WC_WR_FLUSH_ERR);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0xba);
     g_assert_cmpuint(rd(dp->v, VHCA_REG_STATUS), ==, VHCA_STATUS_ENABLED);
 

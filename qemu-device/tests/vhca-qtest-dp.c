@@ -419,6 +419,31 @@ void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry)
     dp_qps_to_rts(dp, &p->a, &p->b, rnr_retry);
 }
 
+/* Two connected RC QPs of two devices: p->a on dp's port 2, p->b on dw's
+ * port 1, each with its own CQ. */
+void dp_pair_devices(Dp *dp, Dp *dw, DpPair *p)
+{
+    dp_create_cq(dp, &p->acq, DP_CQ_LOG);
+    dp_create_cq(dw, &p->bcq, DP_CQ_LOG);
+    dp_create_qp(dp, &p->a, VHCA_QPT_RC, &p->acq, &p->acq);
+    dp_create_qp(dw, &p->b, VHCA_QPT_RC, &p->bcq, &p->bcq);
+    dp_pair_devices_connect(dp, dw, p);
+}
+
+void dp_pair_devices_connect(Dp *dp, Dp *dw, DpPair *p)
+{
+    g_assert_cmpuint(dp_to_init(dp, &p->a, 2, DP_ALL_ACCESS), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_init(dw, &p->b, 1, DP_ALL_ACCESS), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rtr(dp, &p->a, dw->lid[1], p->b.h, 1), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rtr(dw, &p->b, dp->lid[2], p->a.h, 1), ==,
+                     VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rts(dp, &p->a, 7), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rts(dw, &p->b, 7), ==, VHCA_CMD_OK);
+}
+
 /* A region of B over shuffled pages (a DIRECT page list). */
 uint32_t dp_mr_pages(Dp *dp, uint64_t iova, uint64_t *pages,
                      uint32_t access)

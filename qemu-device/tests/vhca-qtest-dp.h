@@ -130,6 +130,10 @@ void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
              uint8_t rnr_retry);
 /* dp_pair's CQs (2^DP_CQ_LOG CQEs) and QPs of type, in RESET. */
 void dp_pair_create(Dp *dp, DpPair *p, uint8_t type);
+/* An RC pair across two devices (dp port 2 to dw port 1). */
+void dp_pair_devices(Dp *dp, Dp *dw, DpPair *p);
+/* The RTS pair across two devices of QPs already created in p. */
+void dp_pair_devices_connect(Dp *dp, Dp *dw, DpPair *p);
 /* The RTS pair of QPs already created in p (a on port 1, b on port 2). */
 void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry);
 /* QPs a (port 1) and b (port 2) of dp, created, to RTR towards each other
