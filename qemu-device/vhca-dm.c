@@ -15,6 +15,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qapi/error.h"
+#include "migration/vmstate.h"
 #include "vhca.h"
 #include "vhca-cmd-check.h"
 #include "trace.h"
@@ -66,8 +67,20 @@ void vhca_dm_reset(VhcaState *s)
     memset(s->dm_host, 0, s->dm_size);
 }
 
+/*
+ * memory_region_init_ram named the BAR's RAMBlock after the device's PCI
+ * path ("0000:00:05.0:00.0/vhca-dm").  The block itself lives until the
+ * device is finalized, which is after the flat views that mapped the BAR
+ * are reclaimed by RCU, some time after unplug: a device_add at the same
+ * address before that found the old name and QEMU aborted ("RAMBlock ...
+ * already registered", issue 9).  So the name goes now, as ivshmem and
+ * pci_del_option_rom do with theirs.
+ */
 void vhca_dm_unrealize(VhcaState *s)
 {
+    if (s->dms) {
+        vmstate_unregister_ram(&s->dm_bar, DEVICE(s));
+    }
     g_free(s->dms);
     s->dms = NULL;
     g_free(s->dm_map);
