@@ -15,7 +15,8 @@ void vhca_map(Vhca *v)
     v->db = qpci_iomap(v->dev, VHCA_DB_BAR, NULL);
 }
 
-Vhca *vhca_start(const char *extra)
+/* vhca0 (and extra) started, its BARs not mapped yet: see vhca_start. */
+Vhca *vhca_start_unmapped(const char *extra)
 {
     Vhca *v = g_new0(Vhca, 1);
     /* VHCA_QTEST_DEVICE: properties every test's device gets, e.g.
@@ -31,7 +32,6 @@ Vhca *vhca_start(const char *extra)
     v->bus = qpci_new_pc(v->qts, &v->alloc);
     v->dev = qpci_device_find(v->bus, VHCA_DEVFN);
     g_assert(v->dev);
-    vhca_map(v);
     v->cmdq_log = CMDQ_LOG;
     v->eq0_log = EQ0_LOG;
     v->cmdq = guest_alloc(&v->alloc,
@@ -39,6 +39,14 @@ Vhca *vhca_start(const char *extra)
     v->eq0 = guest_alloc(&v->alloc, sizeof(struct vhca_eqe) << EQ0_LOG);
     v->buf = guest_alloc(&v->alloc, 4096);
     v->next_token = 0x1000;
+    return v;
+}
+
+Vhca *vhca_start(const char *extra)
+{
+    Vhca *v = vhca_start_unmapped(extra);
+
+    vhca_map(v);
     return v;
 }
 

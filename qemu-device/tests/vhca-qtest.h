@@ -48,6 +48,7 @@ typedef struct Vhca {
 
 void vhca_map(Vhca *v);
 Vhca *vhca_start(const char *extra);
+Vhca *vhca_start_unmapped(const char *extra);
 Vhca *vhca_sibling(Vhca *v, int devfn);
 void vhca_sibling_free(Vhca *w);
 void vhca_stop(Vhca *v);
