@@ -181,7 +181,8 @@ check-fabric-failover: deps qemu module initramfs provider switch
 # the embedded SM takes it back when that opensm dies).  Not in `make test`.
 check-fabric-arb: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" = default || { echo "check-fabric-arb: KERNEL=default only" >&2; exit 1; }
-	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-arb selftests/fabric/onevm_arb.py
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-arb selftests/fabric/onevm_arb.py \
+		selftests/fabric/twovm_arb.py
 
 test: deps
 	scripts/run-tests.sh

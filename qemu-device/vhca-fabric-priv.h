@@ -11,7 +11,7 @@
 
 #include "vhca.h"
 #include "vhca-sa.h"
-#include "vhca-sm-state.h"
+#include "vhca-sm-arbiter.h"
 #include "vhca-switch-sma.h"
 #include "vhca-trap.h"
 
@@ -23,7 +23,6 @@ struct VhcaFabric {
     GHashTable *lid_by_guid;            /* uint64_t GUID -> LID */
     uint16_t next_lid;
     QEMUTimer *sm_timer;
-    uint32_t sweeps;                    /* SMInfo:ActCount */
     VhcaSa *sa;                         /* the SM's subnet administration */
     bool sm_off;                        /* no embedded SM at all */
     VhcaSwitchNode *sw;                 /* what an SM in a guest programmed */
@@ -32,15 +31,9 @@ struct VhcaFabric {
     /* The switch's PMA counters, port 0 (management) first. */
     VhcaPortCounters switch_counters[VHCA_SWITCH_MAX_PORTS + 1];
     /* The embedded SM beside SMs in guests (vhca-fabric-sm.c). */
-    VhcaFabricSmConf sm_conf;
-    uint8_t sm_state;                   /* SMInfo:SMState, IBA 14.4 */
+    VhcaSmArbiter arb;                  /* state, conf, ActCount, polls */
     uint64_t sm_guid;                   /* the switch's port 0 GUID */
-    QEMUTimer *sm_poll_timer;           /* standby: poll; master: look */
-    uint8_t sm_unanswered;              /* polls of the master unanswered */
-    uint64_t sm_master_guid;            /* the SM it polls when not master */
-    uint64_t sm_tid;                    /* the TID of its last request */
-    uint64_t sm_handover_guid;          /* the SM to hand over to next */
-    uint64_t sm_handover_tid;           /* a HANDOVER awaiting its answer */
+    QEMUTimer *sm_poll_timer;           /* runs the arbiter's tick */
     bool sm_rereg;                      /* next sweep: every port again */
 };
 
@@ -51,7 +44,7 @@ struct VhcaFabric {
  */
 static inline bool vhca_fabric_guest_managed(const VhcaFabric *f)
 {
-    return f->sm_off || f->sm_state != VHCA_SM_STATE_MASTER;
+    return f->sm_off || f->arb.state != VHCA_SM_STATE_MASTER;
 }
 
 /* vhca-fabric.c */
@@ -68,6 +61,5 @@ VhcaPort *vhca_fabric_switch_out(VhcaFabric *f, uint16_t dlid);
 /* vhca-fabric-sm.c */
 bool vhca_fabric_sm_configure(VhcaFabric *f, const VhcaFabricSmConf *conf,
                               bool first, Error **errp);
-void vhca_fabric_sm_info(const VhcaFabric *f, VhcaSmInfo *smi);
 
 #endif /* HW_MISC_VHCA_FABRIC_PRIV_H */

@@ -174,11 +174,11 @@ static void vhca_fabric_describe_switch(VhcaFabric *f, VhcaSwitchNode *sw)
 
     vhca_fabric_describe_switch_init(f, sw);
     sw->embedded_sm = true;
-    sw->sm_state = f->sm_state;
-    sw->sm_priority = f->sm_conf.priority;
+    sw->sm_state = f->arb.state;
+    sw->sm_priority = f->arb.conf.priority;
     sw->lid = VHCA_SM_LID;
     sw->sm_lid = VHCA_SM_LID;
-    sw->sm_act_count = f->sweeps;
+    sw->sm_act_count = f->arb.act_count;
     vhca_switch_lft_route(sw, sw->lid, 0);
     for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
         peer = f->switch_ports[n];

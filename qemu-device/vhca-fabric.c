@@ -218,12 +218,12 @@ void vhca_port_configure(VhcaPort *port, uint16_t lid, uint16_t sm_lid)
  * ClientReregister, since the subscriptions were the old master's SA's
  * (IBA 14.4.11): ib_sa and IPoIB join again here.
  */
-static void vhca_fabric_reconfigure(VhcaPort *port, uint16_t lid)
+void vhca_port_reconfigure(VhcaPort *port, uint16_t lid, uint16_t sm_lid)
 {
     VhcaSmaPort want = {
         .state = VHCA_PORT_ACTIVE,
         .lid = lid,
-        .sm_lid = VHCA_SM_LID,
+        .sm_lid = sm_lid,
         .client_rereg = true,
         .conf = port->sm_conf,
     };
@@ -233,7 +233,7 @@ static void vhca_fabric_reconfigure(VhcaPort *port, uint16_t lid)
 
 /*
  * The SM's sweep: every port in INIT gets its LID and goes ACTIVE (and
- * after a takeover every live port, vhca_fabric_reconfigure).
+ * after a takeover every live port, vhca_port_reconfigure).
  */
 static void vhca_fabric_sm_sweep(void *opaque)
 {
@@ -246,7 +246,7 @@ static void vhca_fabric_sm_sweep(void *opaque)
         return;                         /* it stepped down meanwhile */
     }
     trace_vhca_fabric_sweep(f->name);
-    f->sweeps++;
+    f->arb.act_count++;
     f->sm_rereg = false;
     QTAILQ_FOREACH(port, &f->ports, fabric_link) {
         if (port->state == VHCA_PORT_DOWN || !vhca_is_enabled(port->dev) ||
@@ -255,7 +255,7 @@ static void vhca_fabric_sm_sweep(void *opaque)
         }
         lid = vhca_fabric_lid(f, port->guid);
         if (lid && rereg) {
-            vhca_fabric_reconfigure(port, lid);
+            vhca_port_reconfigure(port, lid, VHCA_SM_LID);
         } else if (lid) {
             vhca_port_configure(port, lid, VHCA_SM_LID);
         }

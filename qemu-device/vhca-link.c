@@ -629,8 +629,12 @@ static void vhca_link_rx_link(VhcaLink *link, const VhcaWireFrame *f)
         vhca_link_drop(port, "LINK with no unicast LID");
         return;
     }
-    if (port->state == VHCA_PORT_INIT ||
-        (port->state == VHCA_PORT_ACTIVE && port->lid != f->dlid)) {
+    if (f->flags & VHCA_WIRE_LINK_F_REREG) {
+        /* a new master: every port again, ClientReregister (IBA 14.4.11) */
+        timer_del(link->hello_timer);
+        vhca_port_reconfigure(port, f->dlid, f->slid);
+    } else if (port->state == VHCA_PORT_INIT ||
+               (port->state == VHCA_PORT_ACTIVE && port->lid != f->dlid)) {
         timer_del(link->hello_timer);
         vhca_port_configure(port, f->dlid, f->slid);
     }

@@ -75,4 +75,17 @@ VhcaSmVerdict vhca_sm_judge(uint8_t state, uint8_t priority, uint64_t guid,
 
 const char *vhca_sm_state_name(uint8_t state);
 
+/*
+ * The switch's embedded SM, as the devices' properties configure it
+ * (every device on a fabric must agree; vhca-fabric-sm.c), or the
+ * standalone switch's options (tools/vhca-switch-sm.c).
+ */
+typedef struct VhcaFabricSmConf {
+    bool embedded;              /* embedded-sm: it runs at all */
+    uint8_t priority;           /* sm-priority: SMInfo:Priority, 0..15 */
+    uint32_t poll_ms;           /* sm-poll-ms: a standby's polling interval */
+    uint8_t poll_retries;       /* sm-poll-retries: unanswered polls */
+    uint64_t sm_key;            /* sm-key: SMInfo:SM_Key, shared by SMs */
+} VhcaFabricSmConf;
+
 #endif /* HW_MISC_VHCA_SM_STATE_H */

@@ -357,6 +357,20 @@ VhcaSmaAction vhca_sma_process(const uint8_t *req, uint64_t len,
     return vhca_sma_answer(req, dr, node, resp, status);
 }
 
+/* A LID-routed request SMP of an SM (vhca-sma.h). */
+void vhca_smp_request(uint8_t *mad, uint8_t method, uint64_t tid,
+                      uint16_t attr, uint32_t mod)
+{
+    memset(mad, 0, VHCA_MAD_SIZE);
+    mad[0] = 1;                                 /* BaseVersion */
+    mad[1] = VHCA_MGMT_CLASS_SUBN_LID;
+    mad[2] = 1;                                 /* ClassVersion */
+    mad[3] = method;
+    stq_be_p(mad + 8, tid);
+    stw_be_p(mad + 16, attr);
+    stl_be_p(mad + 20, mod);
+}
+
 /*
  * The answer of an agent to an SMP request that reached it (IBA 14.2.1):
  * GetResp with the request's TID, attribute and path, the attribute's

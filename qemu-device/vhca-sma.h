@@ -121,6 +121,13 @@ typedef uint16_t (*VhcaSmpSetFn)(void *opaque, uint16_t attr, uint32_t mod,
 VhcaSmaAction vhca_smp_answer(const uint8_t *req, bool dr,
                               VhcaSmpAttrFn attr, VhcaSmpSetFn set,
                               void *opaque, uint8_t *resp, uint16_t *status);
+/*
+ * A LID-routed request SMP an SM sends (IBA 13.4.2 MAD header, 14.2.1.1):
+ * mad zeroed, then BaseVersion 1, SubnLID class, method, TID, attribute
+ * and modifier.
+ */
+void vhca_smp_request(uint8_t *mad, uint8_t method, uint64_t tid,
+                      uint16_t attr, uint32_t mod);
 /* The same from a CA's SMA, seen through node->local_port. */
 VhcaSmaAction vhca_sma_answer(const uint8_t *req, bool dr,
                               VhcaSmaNode *node, uint8_t *resp,

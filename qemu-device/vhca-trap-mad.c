@@ -22,13 +22,7 @@ void vhca_trap_build(uint8_t *mad, uint64_t tid, uint8_t type, uint16_t num,
 {
     uint8_t *d = mad + SMP_DATA;
 
-    memset(mad, 0, VHCA_MAD_SIZE);
-    mad[0] = 1;                                 /* BaseVersion */
-    mad[1] = VHCA_MGMT_CLASS_SUBN_LID;
-    mad[2] = 1;                                 /* ClassVersion */
-    mad[3] = VHCA_MGMT_METHOD_TRAP;
-    stq_be_p(mad + 8, tid);
-    stw_be_p(mad + 16, MAD_ATTR_NOTICE);
+    vhca_smp_request(mad, VHCA_MGMT_METHOD_TRAP, tid, MAD_ATTR_NOTICE, 0);
     d[0] = NOTICE_IS_GENERIC | type;
     d[1] = producer >> 16;                      /* ProducerType, 24 bits */
     d[2] = producer >> 8;

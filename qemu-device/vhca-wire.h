@@ -64,6 +64,11 @@ enum vhca_wire_syndrome {
 #define VHCA_WIRE_F_IMM         (1u << 2)       /* imm_inv is ImmDt */
 #define VHCA_WIRE_F_INV         (1u << 3)       /* imm_inv is an IETH R_Key */
 #define VHCA_WIRE_F_ALL         0x0fu
+/*
+ * LINK: the SM is new to the subnet (it took it over, or was handed it)
+ * and sets the port again with ClientReregister (IBA 14.4.11).
+ */
+#define VHCA_WIRE_LINK_F_REREG  VHCA_WIRE_F_SOLICITED
 
 struct vhca_wire_hdr {
     vhca_le32   magic;

@@ -102,6 +102,7 @@
 #include "sysemu/dma.h"
 #include "vhca.h"
 #include "vhca-link.h"
+#include "vhca-sm-arbiter.h"
 #include "trace.h"
 
 #define VHCA_DEFAULT_NODE_DESC  "QEMU vhca"
@@ -696,9 +697,12 @@ static Property vhca_properties[] = {
     DEFINE_PROP_STRING("fabric", VhcaState, fabric_name),
     DEFINE_PROP_BOOL("embedded-sm", VhcaState, sm_conf.embedded, true),
     DEFINE_PROP_UINT8("sm-priority", VhcaState, sm_conf.priority, 0),
-    DEFINE_PROP_UINT32("sm-poll-ms", VhcaState, sm_conf.poll_ms, 10000),
-    DEFINE_PROP_UINT8("sm-poll-retries", VhcaState, sm_conf.poll_retries, 4),
-    DEFINE_PROP_UINT64("sm-key", VhcaState, sm_conf.sm_key, 1),
+    DEFINE_PROP_UINT32("sm-poll-ms", VhcaState, sm_conf.poll_ms,
+                       VHCA_SM_POLL_DEFAULT_MS),
+    DEFINE_PROP_UINT8("sm-poll-retries", VhcaState, sm_conf.poll_retries,
+                      VHCA_SM_RETRIES_DEFAULT),
+    DEFINE_PROP_UINT64("sm-key", VhcaState, sm_conf.sm_key,
+                       VHCA_SM_KEY_DEFAULT),
     DEFINE_PROP_UINT8("comp-vectors", VhcaState, comp_vectors, 2),
     DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
     DEFINE_PROP_UINT32("dm-size", VhcaState, dm_size, VHCA_DEFAULT_DM_SIZE),

@@ -25,6 +25,7 @@
 #include "vhca_hw.h"
 #include "vhca-pma.h"
 #include "vhca-sma.h"
+#include "vhca-sm-state.h"
 #include "vhca-trap.h"
 #include "vhca-link-faults.h"
 #include "net/net.h"
@@ -66,17 +67,6 @@ OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
 
 typedef struct VhcaFabric VhcaFabric;
 
-/*
- * The switch's embedded SM, as the devices' properties configure it
- * (every device on a fabric must agree; vhca-fabric-sm.c).
- */
-typedef struct VhcaFabricSmConf {
-    bool embedded;              /* embedded-sm: it runs at all */
-    uint8_t priority;           /* sm-priority: SMInfo:Priority, 0..15 */
-    uint32_t poll_ms;           /* sm-poll-ms: a standby's polling interval */
-    uint8_t poll_retries;       /* sm-poll-retries: unanswered polls */
-    uint64_t sm_key;            /* sm-key: SMInfo:SM_Key, shared by SMs */
-} VhcaFabricSmConf;
 typedef struct VhcaSa VhcaSa;
 typedef struct VhcaLink VhcaLink;
 
@@ -225,6 +215,8 @@ bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name,
 void vhca_fabric_detach(VhcaPort *port);
 void vhca_port_set_link(VhcaPort *port, bool up);
 void vhca_port_configure(VhcaPort *port, uint16_t lid, uint16_t sm_lid);
+/* A new master sets the port again: ACTIVE, lid, sm_lid, ClientReregister. */
+void vhca_port_reconfigure(VhcaPort *port, uint16_t lid, uint16_t sm_lid);
 void vhca_port_sm_set(VhcaPort *port, const VhcaSmaPort *want);
 void vhca_port_carrier(VhcaPort *port, bool up);
 void vhca_ports_enable(VhcaState *s);

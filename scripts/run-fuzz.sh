@@ -32,8 +32,9 @@ declare -A TARGET_SOURCES=(
     [wire]="qemu-device/vhca-wire.c"
     [pma]="qemu-device/vhca-pma.c"
     [switch_sma]="qemu-device/vhca-switch-sma.c qemu-device/vhca-sma.c qemu-device/vhca-sm-state.c"
+    [sm_arbiter]="qemu-device/vhca-sm-arbiter.c qemu-device/vhca-sm-state.c qemu-device/vhca-sma.c"
 )
-ALL_TARGETS="cmd_check ring wqe sma sa wire pma switch_sma"
+ALL_TARGETS="cmd_check ring wqe sma sa wire pma switch_sma sm_arbiter"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 CFLAGS=(-g -O1 -fno-omit-frame-pointer

@@ -3,7 +3,8 @@
 # compiled natively with the same freestanding flags as in the kernel
 # (minus the kernel code model), plus ASan and UBSan, linked against the
 # fake device of driver/fake (compiled freestanding like the core, as it
-# is for vhca_kunit.ko), the fake kernel of driver/tests and GoogleTest.
+# is for vhca_kunit.ko), the fake kernel of driver/tests and GoogleTest;
+# then the host-level pytest of the standalone switch (selftests/host/).
 # Writes build/results/unit.xml (GoogleTest's JUnit report) and unit.txt
 # ("passed=N failed=M", scripts/junit.py finish); exits non-zero when
 # anything failed.  Extra arguments go to the test binary
@@ -70,6 +71,20 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	"$out/vhca-unit" --gtest_output=xml:build/results/unit.xml "$@" >"$log" 2>&1
 rc=$?
 cat "$log"
+# Host-level tests of the standalone switch (no VMs): its embedded SM in
+# SMInfo arbitration, against CA ports played over its unix sockets
+# (selftests/host/switch_arb.py).  Their cases join unit.xml.
+host_xml=$out/host.xml
+rm -f "$host_xml"
+if scripts/build-switch.sh; then
+	(cd selftests && /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+		--junitxml="../$host_xml" host/switch_arb.py) || rc=1
+else
+	rc=1
+fi
+[ -f build/results/unit.xml ] &&
+	/usr/bin/python3 scripts/junit.py merge build/results/unit.xml \
+		build/results/unit.xml "$host_xml"
 # A crash, sanitizer report or leak after the last case still fails the
 # tier: finish adds a failed case when the XML has none.
 finish $rc

@@ -1,7 +1,7 @@
 /*
  * vhca-switch - the management agents of the standalone switch
  * (Documentation/fabric.md "SMPs across VMs"): its SMA and the SM's
- * SMInfo, the same code as the in-process switch (qemu-device/
+ * SMInfo (vhca-switch-sm.c), the same code as the in-process switch (qemu-device/
  * vhca-switch-sma.c), directed routes through it (IBA 14.2.2), and its
  * PMA (qemu-device/vhca-pma.c) over the counters of its ports.
  *
@@ -42,7 +42,7 @@ void sw_node_init(int nports, bool embedded_sm)
     sw->embedded_sm = embedded_sm;
     snprintf((char *)sw->node_desc, sizeof(sw->node_desc), "vhca-switch");
     if (embedded_sm) {
-        sw->sm_state = VHCA_SM_STATE_MASTER;    /* alone: no arbitration */
+        sw->sm_state = VHCA_SM_STATE_MASTER;    /* until SMInfo decides */
         sw->sm_act_count = 1;
         sw->lid = VHCA_WIRE_SM_LID;     /* its SM's port 0 */
         sw->sm_lid = VHCA_WIRE_SM_LID;
@@ -101,6 +101,24 @@ static void sw_smp_reply(SwPort *p, const VhcaWireFrame *req, bool dr,
     sw_send_frame(p, &f, resp, VHCA_MAD_SIZE);
 }
 
+void sw_send_smp(SwPort *p, uint16_t dlid, const uint8_t *mad)
+{
+    VhcaWireFrame f = {
+        .kind = VHCA_WIRE_DATAGRAM,
+        .opcode = VHCA_WQE_SEND,
+        .slid = sw_node.lid,
+        .dlid = dlid,
+        .src_qpn = 0,
+        .dst_qpn = 0,
+        .packets = 1,
+        .length = VHCA_MAD_SIZE,
+        .qp_type = VHCA_QPT_SMI,
+        .src_guid = SW_NODE_GUID,
+    };
+
+    sw_send_frame(p, &f, mad, VHCA_MAD_SIZE);
+}
+
 /* The SMP of f with its directed-route fields changed, out of port out. */
 static void sw_smp_forward(SwPort *out, const VhcaWireFrame *f,
                            const uint8_t *smp)
@@ -117,13 +135,32 @@ static SwPort *sw_port_num(SwPort *ports, int nports, uint8_t num)
            &ports[num - 1] : NULL;
 }
 
+/*
+ * Port 0's agents: the SM's SMInfo and its own PortInfo answers
+ * (vhca-switch-sm.c), else the switch's SMA.
+ */
+static VhcaSmaAction sw_port0_answer(SwPort *in, const uint8_t *smp, bool dr,
+                                     uint8_t in_port, uint8_t *resp)
+{
+    uint16_t status;
+    VhcaSmaAction act = sw_sm_smp(in, smp, dr, resp, &status);
+
+    if (act == VHCA_SMA_NOT_MINE) {
+        act = vhca_switch_sma_answer(smp, dr, &sw_node, in_port, resp,
+                                     &status);
+    }
+    if (act == VHCA_SMA_REPLY) {
+        sw_smp_log(smp, status);
+    }
+    return act;
+}
+
 static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
                       const VhcaWireFrame *f, uint8_t *smp)
 {
     bool returning = lduw_be_p(smp + 4) & VHCA_SMP_DIRECTION;
     uint8_t hops = smp[VHCA_SMP_HOP_CNT];
     uint8_t resp[VHCA_MAD_SIZE];
-    uint16_t status;
     SwPort *out;
 
     if (returning) {
@@ -149,11 +186,9 @@ static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
         }
         return out != NULL;
     }
-    if (vhca_switch_sma_answer(smp, true, &sw_node, in->num, resp,
-                               &status) != VHCA_SMA_REPLY) {
+    if (sw_port0_answer(in, smp, true, in->num, resp) != VHCA_SMA_REPLY) {
         return false;
     }
-    sw_smp_log(smp, status);
     resp[VHCA_SMP_HOP_PTR] = 1;
     sw_smp_reply(in, f, true, resp);
     return true;
@@ -162,7 +197,7 @@ static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
 bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
 {
     uint8_t smp[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
-    uint16_t status;
+    VhcaSmaAction act;
 
     if (f->payload_len != VHCA_MAD_SIZE || f->payload[0] != 1) {
         return false;
@@ -178,13 +213,11 @@ bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
     if (sw_trap_repress(smp)) {
         return true;            /* the SM heard the switch's Trap 128 */
     }
-    if (vhca_switch_sma_answer(smp, false, &sw_node, 0, resp, &status) !=
-        VHCA_SMA_REPLY) {
-        return false;
+    act = sw_port0_answer(in, smp, false, 0, resp);
+    if (act == VHCA_SMA_REPLY) {
+        sw_smp_reply(in, f, false, resp);
     }
-    sw_smp_log(smp, status);
-    sw_smp_reply(in, f, false, resp);
-    return true;
+    return act != VHCA_SMA_NOT_MINE;
 }
 
 void sw_count(SwPort *p, const VhcaWireFrame *f, bool rx)

@@ -1,6 +1,7 @@
 /*
  * vhca-switch - Trap 128 of the standalone switch (IBA 14.2.5.1, 13.4.9;
- * Documentation/fabric.md "Traps"): with its embedded SM off, once an SM
+ * Documentation/fabric.md "Traps"): with its embedded SM off or not
+ * MASTER, once an SM
  * has given the switch's port 0 a LID and a MasterSMLID, a link that goes
  * down or comes back (a VM's QEMU killed or started, a flap) is told to
  * that SM at once, so opensm sweeps then instead of at its next light
@@ -29,18 +30,6 @@ static struct {
 static void sw_trap_send(SwPort *ports, int nports)
 {
     uint8_t out = vhca_switch_lft_port(&sw_node, sw_node.sm_lid);
-    VhcaWireFrame f = {
-        .kind = VHCA_WIRE_DATAGRAM,
-        .opcode = VHCA_WQE_SEND,
-        .slid = sw_node.lid,
-        .dlid = sw_node.sm_lid,
-        .src_qpn = 0,
-        .dst_qpn = 0,
-        .packets = 1,
-        .length = VHCA_MAD_SIZE,
-        .qp_type = VHCA_QPT_SMI,
-        .src_guid = SW_NODE_GUID,
-    };
 
     sw_trap.sends++;
     sw_trap.next_ms = sw_now_ms() + VHCA_TRAP_REPEAT_MS;
@@ -51,14 +40,14 @@ static void sw_trap_send(SwPort *ports, int nports)
     }
     sw_log("trap 128 tid 0x%" PRIx64 " to SM LID %u (send %u)\n",
            sw_trap.tid, sw_node.sm_lid, sw_trap.sends);
-    sw_send_frame(&ports[out - 1], &f, sw_trap.mad, VHCA_MAD_SIZE);
+    sw_send_smp(&ports[out - 1], sw_node.sm_lid, sw_trap.mad);
 }
 
 void sw_trap_link_changed(SwPort *ports, int nports)
 {
     uint8_t lid[2];
 
-    if (sw_node.embedded_sm || !sw_node.lid || !sw_node.sm_lid) {
+    if (sw_sm_manages() || !sw_node.lid || !sw_node.sm_lid) {
         return;         /* the embedded SM's own, or nobody to tell yet */
     }
     stw_be_p(lid, sw_node.lid);         /* LIDADDR: the switch's */

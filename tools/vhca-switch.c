@@ -35,6 +35,7 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "vhca-sa.h"
+#include "vhca-sm-arbiter.h"
 #include "vhca-wire.h"
 #include "vhca-switch.h"
 
@@ -50,20 +51,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define SW_FIRST_LID        2
 #define SW_FRAME_MAX        (4 + VHCA_WIRE_MAX_FRAME)
 #define SW_DIAL_MS          200         /* --connect ports: dial again */
 
-
-typedef struct SwLidEntry {
-    uint64_t guid;
-    uint16_t lid;
-} SwLidEntry;
-
 static SwPort sw_ports[SW_MAX_PORTS];
 static int sw_nports;
-static SwLidEntry sw_lids[0xbfff];
-static uint32_t sw_nlids;
 static VhcaSa sw_sa;
 static int sw_verbose;
 
@@ -91,7 +83,7 @@ void sw_disconnect(SwPort *p, const char *why)
     p->rx_len = 0;
     p->hello = false;
     sw_txq_clear(p);
-    if (sw_node.embedded_sm && p->lid &&
+    if (sw_sm_manages() && p->lid &&
         vhca_switch_lft_port(&sw_node, p->lid) == p->num) {
         sw_node.lft[p->lid] = VHCA_SWITCH_NO_ROUTE;     /* the SM's route */
     }
@@ -120,57 +112,10 @@ void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
     free(buf);
 }
 
-/* ---- the SM: LIDs ------------------------------------------------------- */
-
-static bool sw_lid_taken(uint16_t lid)
-{
-    uint32_t i;
-
-    for (i = 0; i < sw_nlids; i++) {
-        if (sw_lids[i].lid == lid) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/*
- * The LID of a port GUID: the one it had before in this switch's life, or
- * else the LID of the switch port it is cabled to (port N: LID 1 + N, so a
- * fixed cabling gets the same LIDs from a restarted switch), or else the
- * first free LID above those.
- */
-static uint16_t sw_lid_of(uint64_t guid, int port_num)
-{
-    uint16_t lid = (uint16_t)(SW_FIRST_LID - 1 + port_num);
-    uint32_t i;
-
-    for (i = 0; i < sw_nlids; i++) {
-        if (sw_lids[i].guid == guid) {
-            return sw_lids[i].lid;
-        }
-    }
-    if (sw_nlids >= ARRAY_SIZE(sw_lids) - SW_FIRST_LID - SW_MAX_PORTS) {
-        return 0;
-    }
-    if (sw_lid_taken(lid)) {
-        lid = SW_FIRST_LID + SW_MAX_PORTS;
-        while (sw_lid_taken(lid)) {
-            lid++;
-        }
-    }
-    sw_lids[sw_nlids].guid = guid;
-    sw_lids[sw_nlids].lid = lid;
-    sw_nlids++;
-    return lid;
-}
-
 static void sw_hello(SwPort *p, const VhcaWireFrame *f)
 {
-    VhcaWireFrame link = { .kind = VHCA_WIRE_LINK };
     VhcaWireHello h;
     const char *why = vhca_wire_hello_parse(f, &h);
-    uint16_t lid;
     int i;
 
     if (why) {
@@ -188,9 +133,9 @@ static void sw_hello(SwPort *p, const VhcaWireFrame *f)
             return;
         }
     }
-    if (!sw_node.embedded_sm) {
+    p->node = h;
+    if (!sw_sm_manages()) {
         /* the link trains; an SM in a guest configures it (IBA 7.2) */
-        p->node = h;
         p->hello = true;
         if (sw_node.ports[p->num].state == VHCA_PORT_DOWN) {
             fprintf(stderr, "vhca-switch: port %d: GUID 0x%016" PRIx64
@@ -200,16 +145,28 @@ static void sw_hello(SwPort *p, const VhcaWireFrame *f)
         }
         return;
     }
-    lid = sw_lid_of(h.port_guid, p->num);
+    sw_sm_configure_port(p, false);
+}
+
+/*
+ * The embedded SM, MASTER, configures port p (after its HELLO): its LID,
+ * a route, ACTIVE, by a LINK frame; rereg: a master new to the subnet
+ * sets the port again with ClientReregister (IBA 14.4.11).
+ */
+void sw_sm_configure_port(SwPort *p, bool rereg)
+{
+    VhcaWireFrame link = { .kind = VHCA_WIRE_LINK };
+    uint16_t lid = sw_lid_of(p->node.port_guid, p->num);
+
     if (!lid || lid >= VHCA_SWITCH_LFT_CAP) {
         p->drops++;
         return;
     }
-    if (!p->hello || p->lid != lid) {
+    if (!p->hello || p->lid != lid || rereg) {
         fprintf(stderr, "vhca-switch: port %d: GUID 0x%016" PRIx64
-                " gets LID %u\n", p->num, h.port_guid, lid);
+                " gets LID %u%s\n", p->num, p->node.port_guid, lid,
+                rereg ? " (ClientReregister)" : "");
     }
-    p->node = h;
     p->hello = true;
     p->lid = lid;
     vhca_switch_lft_route(&sw_node, lid, p->num);
@@ -218,11 +175,10 @@ static void sw_hello(SwPort *p, const VhcaWireFrame *f)
     link.opcode = VHCA_PORT_ACTIVE;
     link.slid = VHCA_WIRE_SM_LID;
     link.dlid = lid;
+    link.flags = rereg ? VHCA_WIRE_LINK_F_REREG : 0;
     link.src_guid = SW_NODE_GUID;
     sw_send_frame(p, &link, NULL, 0);
 }
-
-static void sw_sm_program_mft(void);
 
 /* ---- the SA --------------------------------------------------------------- */
 
@@ -293,7 +249,11 @@ static void sw_sa_request(SwPort *p, const VhcaWireFrame *f)
         f->payload_len != VHCA_MAD_SIZE ||
         f->payload[1] != VHCA_MGMT_CLASS_SUBN_ADM) {
         p->drops++;
-        sw_log("port %d: not a SubnAdm MAD to the SA\n", p->num);
+        sw_log("port %d: not a SubnAdm MAD to the SA (QP type %u, QPN %u, "
+               "class 0x%x, method 0x%x, attr 0x%x)\n", p->num, f->qp_type,
+               f->dst_qpn, f->payload_len ? f->payload[1] : 0,
+               f->payload_len > 3 ? f->payload[3] : 0,
+               f->payload_len > 17 ? lduw_be_p(f->payload + 16) : 0);
         return;
     }
     sw_sa_refresh();
@@ -322,7 +282,7 @@ static bool sw_group_has(const VhcaSaGroup *g, uint64_t port_guid)
  * The embedded SM programs the multicast forwarding table from its SA's
  * groups: an MLID's entry holds the ports whose GUIDs are members.
  */
-static void sw_sm_program_mft(void)
+void sw_sm_program_mft(void)
 {
     const VhcaSaGroup *g;
     int i, n;
@@ -389,9 +349,9 @@ static void sw_port0(SwPort *p, const VhcaWireFrame *f)
         sw_pma(p, sw_ports, sw_nports, f)) {
         return;
     }
-    if (f->kind == VHCA_WIRE_DATAGRAM && sw_node.embedded_sm) {
+    if (f->kind == VHCA_WIRE_DATAGRAM && sw_sm_manages()) {
         sw_sa_request(p, f);
-        return;
+        return;             /* not MASTER: the guest SM's SA answers */
     }
     p->drops++;
     sw_log("port %d: nothing at LID %u for this frame\n", p->num, f->dlid);
@@ -419,7 +379,7 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
         return;     /* taken, or a directed route that goes nowhere */
     }
     if (f.kind == VHCA_WIRE_LINK || !sw_port_passes(p, &f) ||
-        (sw_node.embedded_sm && (!p->lid || f.slid != p->lid))) {
+        (sw_sm_manages() && (!p->lid || f.slid != p->lid))) {
         p->drops++;
         sw_log("port %d: frame kind %u from SLID %u dropped (port LID %u)\n",
                p->num, f.kind, f.slid, p->lid);
@@ -568,7 +528,8 @@ static void sw_usage(void)
 {
     fprintf(stderr, "usage: vhca-switch --ports N (--dir DIR | --tcp BASE) "
             "[--connect N=PATH]... [--control PATH] [--seed S]\n"
-            "       [--embedded-sm on|off] [--verbose]\n"
+            "       [--embedded-sm on|off] [--sm-priority N] [--sm-poll-ms MS]\n"
+            "       [--sm-poll-retries N] [--sm-key KEY] [--verbose]\n"
             "  --dir DIR       unix sockets DIR/port1 .. DIR/portN, and the\n"
             "                  control socket DIR/control\n"
             "  --tcp BASE      127.0.0.1 TCP ports BASE+1 .. BASE+N\n"
@@ -578,8 +539,44 @@ static void sw_usage(void)
             "  --seed S        seed of the fault generator\n"
             "  --embedded-sm off  no SM or SA in the switch: ports stay\n"
             "                  INIT until an SM in a guest (opensm)\n"
-            "                  configures them and the switch\n");
+            "                  configures them and the switch\n"
+            "  --sm-priority N   the SM's SMInfo:Priority, 0..15 (0)\n"
+            "  --sm-poll-ms MS   how often it polls a master or looks at\n"
+            "                  the other SMs, 100..600000 (10000)\n"
+            "  --sm-poll-retries N  unanswered polls before it takes the\n"
+            "                  subnet over (4)\n"
+            "  --sm-key KEY    SMInfo:SM_Key the subnet's SMs share (1)\n");
     exit(2);
+}
+
+/* A number option, 0..max (else the usage). */
+static uint64_t sw_number(const char *arg, uint64_t max)
+{
+    char *end;
+    uint64_t v;
+
+    errno = 0;
+    v = strtoull(arg, &end, 0);
+    if (errno || end == arg || *end || arg[0] == '-' || v > max) {
+        fprintf(stderr, "vhca-switch: bad number '%s' (0..%" PRIu64 ")\n",
+                arg, max);
+        exit(2);
+    }
+    return v;
+}
+
+/* --sm-priority, --sm-poll-ms, --sm-poll-retries, --sm-key (getopt's c). */
+static void sw_sm_option(VhcaFabricSmConf *sm, int c, const char *arg)
+{
+    if (c == 'P') {
+        sm->priority = sw_number(arg, VHCA_SM_PRIORITY_MAX);
+    } else if (c == 'M') {
+        sm->poll_ms = sw_number(arg, VHCA_SM_POLL_MAX_MS);
+    } else if (c == 'R') {
+        sm->poll_retries = sw_number(arg, UINT8_MAX);
+    } else {
+        sm->sm_key = sw_number(arg, UINT64_MAX);
+    }
 }
 
 typedef struct SwArgs {
@@ -588,7 +585,7 @@ typedef struct SwArgs {
     const char *control;
     int tcp_base;
     uint64_t seed;
-    bool no_sm;
+    VhcaFabricSmConf sm;
 } SwArgs;
 
 static void sw_parse_args(int argc, char **argv, SwArgs *a)
@@ -602,11 +599,17 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
         { "seed", required_argument, NULL, 's' },
         { "verbose", no_argument, NULL, 'v' },
         { "embedded-sm", required_argument, NULL, 'S' },
+        { "sm-priority", required_argument, NULL, 'P' },
+        { "sm-poll-ms", required_argument, NULL, 'M' },
+        { "sm-poll-retries", required_argument, NULL, 'R' },
+        { "sm-key", required_argument, NULL, 'K' },
         { NULL, 0, NULL, 0 },
     };
+    const char *why;
     int c, n, i;
 
-    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:vS:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:vS:P:M:R:K:", opts,
+                            NULL)) != -1) {
         switch (c) {
         case 'n':
             sw_nports = atoi(optarg);
@@ -637,7 +640,13 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
             if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
                 sw_usage();
             }
-            a->no_sm = !strcmp(optarg, "off");
+            a->sm.embedded = !strcmp(optarg, "on");
+            break;
+        case 'P':
+        case 'M':
+        case 'R':
+        case 'K':
+            sw_sm_option(&a->sm, c, optarg);
             break;
         default:
             sw_usage();
@@ -651,6 +660,11 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
     if (sw_nports < 1 || sw_nports > SW_MAX_PORTS || (a->dir && a->tcp_base) ||
         (a->tcp_base && (a->tcp_base < 1 || a->tcp_base + sw_nports > 65535))) {
         sw_usage();
+    }
+    why = vhca_sm_conf_invalid(&a->sm);
+    if (why) {
+        fprintf(stderr, "vhca-switch: %s\n", why);
+        exit(2);
     }
 }
 
@@ -666,7 +680,14 @@ static int sw_sooner(int timeout, int64_t ms)
 int main(int argc, char **argv)
 {
     struct pollfd pfd[2 * SW_MAX_PORTS + 1];
-    SwArgs args = { 0 };
+    SwArgs args = {
+        .sm = {
+            .embedded = true,
+            .poll_ms = VHCA_SM_POLL_DEFAULT_MS,
+            .poll_retries = VHCA_SM_RETRIES_DEFAULT,
+            .sm_key = VHCA_SM_KEY_DEFAULT,
+        },
+    };
     char control[108];
     int control_fd = -1, i, n, nfds, timeout;
     bool dialing;
@@ -675,7 +696,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     sw_faults_seed(args.seed);
     vhca_sa_init(&sw_sa);
-    sw_node_init(sw_nports, !args.no_sm);
+    sw_node_init(sw_nports, args.sm.embedded);
     for (i = 0; i < sw_nports; i++) {
         sw_ports[i].num = i + 1;
         sw_ports[i].fd = -1;
@@ -694,12 +715,13 @@ int main(int argc, char **argv)
     if (args.control) {
         control_fd = sw_control_listen(args.control);
     }
-    if (args.no_sm) {
+    sw_sm_init(sw_ports, sw_nports, &args.sm);
+    if (!args.sm.embedded) {
         fprintf(stderr, "vhca-switch: %d ports, no embedded SM, ready\n",
                 sw_nports);
     } else {
-        fprintf(stderr, "vhca-switch: %d ports, SM LID %u, ready\n",
-                sw_nports, VHCA_WIRE_SM_LID);
+        fprintf(stderr, "vhca-switch: %d ports, SM LID %u priority %u, "
+                "ready\n", sw_nports, VHCA_WIRE_SM_LID, args.sm.priority);
     }
     for (;;) {
         dialing = false;
@@ -714,6 +736,7 @@ int main(int argc, char **argv)
         timeout = sw_faults_tick(sw_ports, sw_nports);
         timeout = sw_sooner(timeout, sw_trap_tick(sw_ports, sw_nports));
         timeout = sw_sooner(timeout, sw_txq_tick(sw_ports, sw_nports));
+        timeout = sw_sooner(timeout, sw_sm_tick());
         if (dialing) {
             timeout = sw_sooner(timeout, SW_DIAL_MS);
         }

@@ -46,6 +46,24 @@ extern VhcaSwitchNode sw_node;
 void sw_node_init(int nports, bool embedded_sm);
 void sw_node_link_up(SwPort *p);
 void sw_node_link_down(SwPort *p);
+/*
+ * vhca-switch-sm.c: the embedded SM (with --embedded-sm on): its LIDs
+ * and its part in SMInfo arbitration beside SMs in guests.
+ */
+void sw_sm_init(SwPort *ports, int nports, const VhcaFabricSmConf *conf);
+/* Is the embedded SM MASTER (it assigns, its SA answers)? */
+bool sw_sm_manages(void);
+/* The LID of a port GUID (0: none left). */
+uint16_t sw_lid_of(uint64_t guid, int port_num);
+/* Its timer: ms until it wants to run again (-1: never). */
+int sw_sm_tick(void);
+/* An SMP to port 0 for the SM (SMInfo, its PortInfo looks), or NOT_MINE. */
+VhcaSmaAction sw_sm_smp(SwPort *in, const uint8_t *smp, bool dr,
+                        uint8_t *resp, uint16_t *status);
+/* vhca-switch.c: the SM gives port p its LID and ACTIVE (a LINK frame). */
+void sw_sm_configure_port(SwPort *p, bool rereg);
+/* ... and programs the MFT from its SA's groups. */
+void sw_sm_program_mft(void);
 /* With --verbose: what the switch drops or is told, on stderr. */
 void sw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -76,6 +94,8 @@ void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
 bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
 /* A frame in port p's counters (rx: it came in, else it went out). */
 void sw_count(SwPort *p, const VhcaWireFrame *f, bool rx);
+/* An SMP the switch sends (port 0's QP0, its LID) out of port p to dlid. */
+void sw_send_smp(SwPort *p, uint16_t dlid, const uint8_t *mad);
 /* A PerfMgt request to LID 1: the switch's PMA answers (true). */
 bool sw_pma(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
 

@@ -2,8 +2,8 @@
  * vhca qtests: a port cabled out through `-netdev stream` to a unix
  * socket the test listens on, so the test plays the switch (framing:
  * vhca-wire.h behind a 4-byte big-endian length, QEMU's stream netdev).
- * Used by vhca-sm-set-test (an SM's Set(PortInfo)) and vhca-link-faults-
- * test (the link's faults).
+ * Used by vhca-sm-set-test (an SM's Set(PortInfo), the switch SM's LINK)
+ * and vhca-link-faults-test (the link's faults).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -187,6 +187,26 @@ static inline void cable_send_dr_smp(VhcaCable *c, uint8_t method,
         memcpy(smp + CABLE_SMP_DATA, data, 64);
     }
     cable_send(c, frame, sizeof(frame));
+}
+
+/*
+ * The switch's SM configures the port: a LINK frame with its LID, the SM
+ * LID, ACTIVE and flags (VHCA_WIRE_LINK_F_REREG: a new master).
+ */
+static inline void cable_send_link(VhcaCable *c, uint16_t lid,
+                                   uint16_t sm_lid, uint8_t flags)
+{
+    struct vhca_wire_hdr h;
+
+    memset(&h, 0, sizeof(h));
+    h.magic = cpu_to_le32(VHCA_WIRE_MAGIC);
+    h.version = VHCA_WIRE_VERSION;
+    h.kind = VHCA_WIRE_LINK;
+    h.opcode = VHCA_PORT_ACTIVE;
+    h.dlid = cpu_to_le16(lid);
+    h.slid = cpu_to_le16(sm_lid);
+    h.flags = flags;
+    cable_send(c, (uint8_t *)&h, sizeof(h));
 }
 
 #endif /* VHCA_QTEST_CABLE_H */

@@ -136,16 +136,11 @@ static inline void win_ack(Win *w, uint8_t opcode, uint32_t psn)
 /* The SM's LINK: port 2 ACTIVE with PORT_LID (its PORT_ACTIVE event). */
 static inline void win_link_up(Win *w)
 {
-    struct vhca_wire_hdr h;
     struct vhca_port_attr attr;
     struct vhca_eqe ev;
 
     cable_wait_hello(&w->cable, w->frame);
-    win_frame(&h, VHCA_WIRE_LINK, 0);
-    h.opcode = VHCA_PORT_ACTIVE;
-    h.dlid = cpu_to_le16(PORT_LID);
-    h.slid = cpu_to_le16(VHCA_WIRE_SM_LID);
-    cable_send(&w->cable, (uint8_t *)&h, sizeof(h));
+    cable_send_link(&w->cable, PORT_LID, VHCA_WIRE_SM_LID, 0);
     do {
         g_assert_true(vhca_try_eqe(w->dp->v, &ev, 500));
         g_assert_cmpuint(ev.type, ==, VHCA_EQE_PORT_EVENT);

@@ -11,6 +11,10 @@
  * SM LID with SM_CHANGE, ClientReregister with CLIENT_REREGISTER, a
  * transition IBA does not allow refused with 0x001c and nothing changed,
  * Down taking the link down (PORT_ERR) and back to INIT with a new HELLO.
+ * The standalone switch's SM configures the port by LINK frames instead: a
+ * LINK repeated changes nothing, a LINK with ClientReregister (a master
+ * new to the subnet, tools/vhca-switch-sm.c) sets it again with
+ * CLIENT_REREGISTER (and LID_CHANGE, SM_CHANGE for what changed).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -63,6 +67,14 @@ static int port2_events(Vhca *v, struct vhca_eqe *out, int max)
     return m;
 }
 
+/* The device up with port 2 cabled to the test, which got its HELLO. */
+static void rig_start(VhcaCable *r, uint8_t *frame)
+{
+    cable_start(r);
+    vhca_bringup(r->v);
+    cable_wait_hello(r, frame);
+}
+
 static void test_sm_set_port_info(void)
 {
     uint8_t frame[sizeof(struct vhca_wire_hdr) + 4096], pi[64];
@@ -70,10 +82,8 @@ static void test_sm_set_port_info(void)
     struct vhca_eqe ev[4];
     VhcaCable r;
 
-    cable_start(&r);
-    vhca_bringup(r.v);
     /* The link trains: a HELLO, and the port waits in INIT with no LID. */
-    cable_wait_hello(&r, frame);
+    rig_start(&r, frame);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 0);   /* port 1's pass */
     g_assert_cmpuint(vhca_query_port(r.v, 2, &attr), ==, VHCA_CMD_OK);
     g_assert_cmpuint(attr.state, ==, VHCA_PORT_INIT);
@@ -159,6 +169,53 @@ static void test_sm_set_port_info(void)
     g_assert_cmpuint(vhca_query_port(r.v, 2, &attr), ==, VHCA_CMD_OK);
     g_assert_cmpuint(attr.state, ==, VHCA_PORT_INIT);
     g_assert_cmpuint(le16_to_cpu(attr.lid), ==, 0);
+    cable_stop(&r);
+}
+
+/* Port 2's events until n came (the cable's frames are read meanwhile). */
+static int port2_events_n(VhcaCable *r, struct vhca_eqe *ev, int n)
+{
+    int got = 0, i;
+
+    for (i = 0; i < 50 && got < n; i++) {
+        got += port2_events(r->v, ev + got, n - got);
+        if (got < n) {
+            qtest_clock_step(r->v->qts, 10 * 1000 * 1000LL);
+        }
+    }
+    return got + port2_events(r->v, ev + got, 0);
+}
+
+static void test_link_rereg(void)
+{
+    uint8_t frame[sizeof(struct vhca_wire_hdr) + 4096];
+    struct vhca_port_attr attr;
+    struct vhca_eqe ev[4];
+    VhcaCable r;
+
+    rig_start(&r, frame);
+    port2_events(r.v, ev, 4);
+    cable_send_link(&r, 0x22, 1, 0);
+    g_assert_cmpint(port2_events_n(&r, ev, 1), ==, 1);
+    g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_ACTIVE);
+
+    /* the same LINK again (the switch's SM saw another HELLO): nothing */
+    cable_send_link(&r, 0x22, 1, 0);
+    cable_send_link(&r, 0x22, 1, VHCA_WIRE_LINK_F_REREG);
+    g_assert_cmpint(port2_events_n(&r, ev, 1), ==, 1);
+    g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_CLIENT_REREGISTER);
+    g_assert_cmpuint(ev[0].data.port.state, ==, VHCA_PORT_ACTIVE);
+
+    /* a master new to the subnet with another LID and SM LID */
+    cable_send_link(&r, 0x23, 5, VHCA_WIRE_LINK_F_REREG);
+    g_assert_cmpint(port2_events_n(&r, ev, 3), ==, 3);
+    g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_LID_CHANGE);
+    g_assert_cmpuint(ev[1].subtype, ==, VHCA_PORT_EV_SM_CHANGE);
+    g_assert_cmpuint(ev[2].subtype, ==, VHCA_PORT_EV_CLIENT_REREGISTER);
+    g_assert_cmpuint(vhca_query_port(r.v, 2, &attr), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(attr.state, ==, VHCA_PORT_ACTIVE);
+    g_assert_cmpuint(le16_to_cpu(attr.lid), ==, 0x23);
+    g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, 5);
     cable_stop(&r);
 }
 
@@ -255,5 +312,6 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/sm-set/port-info", test_sm_set_port_info);
     qtest_add_func("/vhca/sm-set/mad-ifc", test_mad_ifc);
+    qtest_add_func("/vhca/sm-set/link-rereg", test_link_rereg);
     return g_test_run();
 }

@@ -115,9 +115,11 @@ def pair_ok(fabric, server, client, tag, timeout=150):
     return sout, cout
 
 
-def start_switch(sockdir, log_file, embedded_sm=True):
-    """The switch of the two VMs: port 1 dials VM a, port 2 VM b."""
+def start_switch(sockdir, log_file, embedded_sm=True, switch_args=()):
+    """The switch of the two VMs: port 1 dials VM a, port 2 VM b;
+    switch_args: more options (its SM's, e.g. --sm-priority)."""
     extra = [] if embedded_sm else ["--embedded-sm", "off", "--verbose"]
+    extra += list(switch_args)
     return subprocess.Popen(
         [SWITCH, "--ports", "2", "--control", os.path.join(sockdir, "control"),
          "--connect", "1=%s/vm-a.sock" % sockdir,
@@ -126,12 +128,12 @@ def start_switch(sockdir, log_file, embedded_sm=True):
 
 
 @contextlib.contextmanager
-def two_vms(smp=1, embedded_sm=True, tag=None):
+def two_vms(smp=1, embedded_sm=True, tag=None, switch_args=()):
     """{"vms": {"a", "b"}, "switch", "log", "logfile", "sockdir", "tag"};
     stops every guest and the switch on the way out.  embedded_sm False:
     the switch has no SM, the ports stay INIT (no IPoIB address yet) until
     the caller runs one (selftests/fabric/opensm.py).  tag names the logs
-    (build/vm-logs/<tag>-*)."""
+    (build/vm-logs/<tag>-*); switch_args go to the switch."""
     for path in (MODULE, SWITCH, os.path.join(PROVIDER, "libvhca-rdmav34.so")):
         if not os.path.exists(path):
             raise FileNotFoundError("%s missing: run `make module provider switch`" % path)
@@ -141,7 +143,8 @@ def two_vms(smp=1, embedded_sm=True, tag=None):
     tag = tag or ("fabric" if embedded_sm else "fabric-osm")
     swlog_path = os.path.join(vmlib.BUILD, "vm-logs", tag + "-switch.log")
     swlog = open(swlog_path, "wb")
-    state = {"vms": {}, "switch": start_switch(sockdir, swlog, embedded_sm),
+    state = {"vms": {}, "switch": start_switch(sockdir, swlog, embedded_sm,
+                                                 switch_args),
              "log": swlog_path, "logfile": swlog, "sockdir": sockdir,
              "tag": tag}
     try:

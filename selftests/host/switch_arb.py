@@ -1,0 +1,335 @@
+"""The standalone switch's embedded SM in SMInfo arbitration (IBA 14.4.1.1),
+without VMs: build/vhca-switch with unix socket ports, and this file
+playing the CA ports behind them with the wire framing of
+qemu-device/vhca-wire.h (a HELLO, the SMA's PortInfo answers, and on one
+port an SM: its SMInfo answers, HANDOVER taken, then silence).
+
+Run by `make check-unit` (scripts/run-unit.sh); Documentation/fabric.md
+"The standalone switch's SM beside opensm".
+"""
+import os
+import select
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SWITCH = os.path.join(REPO, "build", "vhca-switch")
+
+WIRE_MAGIC, WIRE_VERSION = 0x56484346, 2
+HELLO, LINK, DATAGRAM = 1, 2, 5
+LINK_F_REREG = 1
+QPT_SMI, QPT_GSI = 4, 3
+WQE_SEND = 2
+HDR = struct.Struct("<IBBBBHHIIIIIIIIIIIQQQQBBBBBBHII16s")
+HELLO_FMT = struct.Struct("<QQQIIIHBB64s")
+PERMISSIVE = 0xFFFF
+
+GET, SET, GET_RESP, TRAP, TRAP_REPRESS = 0x01, 0x02, 0x81, 0x05, 0x07
+ATTR_NOTICE, ATTR_PORT_INFO, ATTR_SM_INFO, ATTR_LFT = 0x02, 0x15, 0x20, 0x19
+CAP_IS_SM = 1 << 1
+HANDOVER, ACKNOWLEDGE = 1, 2
+NOT_ACTIVE, DISCOVERING, STANDBY, MASTER = 0, 1, 2, 3
+SWITCH_GUID = 0x525400FF00000001
+POLL_MS, RETRIES = 100, 2
+
+
+def frame(kind, slid=0, dlid=0, payload=b"", opcode=WQE_SEND, qp_type=QPT_SMI,
+          src_qpn=0, dst_qpn=0, guid=0, flags=0):
+    hdr = HDR.pack(WIRE_MAGIC, WIRE_VERSION, kind, opcode, 0, slid, dlid,
+                   src_qpn, dst_qpn, 0, 1 if payload else 0, len(payload),
+                   len(payload), 0, 0, 0x80010000 if qp_type == QPT_GSI else 0,
+                   0, 0, 0, 0, 0, guid, 0, flags, 0, qp_type, 0, 0, 0, 0, 0,
+                   bytes(16))
+    return hdr + payload
+
+
+def parse(buf):
+    f = HDR.unpack_from(buf)
+    return {"kind": f[2], "opcode": f[3], "slid": f[5], "dlid": f[6],
+            "src_qpn": f[7], "dst_qpn": f[8], "flags": f[23],
+            "qp_type": f[25], "payload": buf[HDR.size:]}
+
+
+def mad(mclass, method, attr, tid, mod=0, data=b"", status=0):
+    m = bytearray(256)
+    struct.pack_into(">BBBBHHQHHI", m, 0, 1, mclass, 1, method, status, 0,
+                     tid, attr, 0, mod)
+    m[64:64 + len(data)] = data
+    return bytes(m)
+
+
+def mad_fields(m):
+    method, status = m[3], struct.unpack_from(">H", m, 4)[0]
+    tid, attr, _, mod = struct.unpack_from(">QHHI", m, 8)
+    return {"class": m[1], "method": method, "status": status, "tid": tid,
+            "attr": attr, "mod": mod, "data": m[64:128]}
+
+
+def sm_info(guid, priority, state, sm_key=1, act_count=0):
+    return struct.pack(">QQIB", guid, sm_key, act_count, priority << 4 | state)
+
+
+def sm_info_fields(d):
+    guid, key, act, ps = struct.unpack_from(">QQIB", d)
+    return {"guid": guid, "sm_key": key, "act_count": act,
+            "priority": ps >> 4, "state": ps & 0xF}
+
+
+class Ca:
+    """A CA port cabled to a switch port; optionally with an SM."""
+
+    def __init__(self, path, port_guid, cap_mask=0):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.guid = port_guid
+        self.cap_mask = cap_mask
+        self.lid = 0
+        self.sm = None          # (priority, state) of its SM, or None
+        self.sm_answers = True
+        self.rx = b""
+        self.seen = []
+        self.tid = 0x7E57000000000000
+        self.send_lock = threading.Lock()
+        self.cond = threading.Condition()
+        self.stop = False
+        self.reader = threading.Thread(target=self._run, daemon=True)
+        self.reader.start()
+
+    def send(self, buf):
+        with self.send_lock:
+            self.sock.sendall(struct.pack(">I", len(buf)) + buf)
+
+    def hello(self):
+        payload = HELLO_FMT.pack(self.guid ^ 1, self.guid ^ 1, self.guid,
+                                 0x525400, 1, self.cap_mask, 0x1, 1, 1,
+                                 b"fake CA".ljust(64, b"\0"))
+        self.send(frame(HELLO, payload=payload, qp_type=0, opcode=0))
+
+    def smp(self, method, attr, mod=0, data=b"", dlid=1):
+        self.tid += 1
+        self.send(frame(DATAGRAM, slid=self.lid, dlid=dlid, guid=self.guid,
+                        payload=mad(0x01, method, attr, self.tid, mod, data)))
+        return self.tid
+
+    def answer(self, req, m, data, status=0):
+        resp = mad(m["class"], GET_RESP, m["attr"], m["tid"], m["mod"], data,
+                   status)
+        self.send(frame(DATAGRAM, slid=self.lid, dlid=req["slid"],
+                        guid=self.guid, payload=resp))
+
+    def _run(self):
+        """The cable's reader: every frame seen, the agents answering."""
+        while not self.stop:
+            r, _, _ = select.select([self.sock], [], [], 0.05)
+            chunk = self.sock.recv(65536) if r else b""
+            if r and not chunk:
+                return                  # the switch closed the cable
+            self.rx += chunk
+            while len(self.rx) >= 4 and \
+                    len(self.rx) >= 4 + struct.unpack(">I", self.rx[:4])[0]:
+                n = struct.unpack(">I", self.rx[:4])[0]
+                f = parse(self.rx[4:4 + n])
+                self.rx = self.rx[4 + n:]
+                self._agents(f)
+                with self.cond:
+                    self.seen.append(f)
+                    self.cond.notify_all()
+
+    def close(self):
+        self.stop = True
+        self.reader.join()
+        self.sock.close()
+
+    def _agents(self, f):
+        """What the device's SMA and the guest's SM answer by themselves."""
+        if f["kind"] == LINK:
+            self.lid = f["dlid"]
+            return
+        if f["kind"] != DATAGRAM or f["qp_type"] != QPT_SMI:
+            return
+        m = mad_fields(f["payload"])
+        if m["method"] == GET and m["attr"] == ATTR_PORT_INFO:
+            pi = bytearray(64)
+            struct.pack_into(">HHI", pi, 16, self.lid, 1, self.cap_mask)
+            self.answer(f, m, bytes(pi))
+        elif m["attr"] == ATTR_SM_INFO and m["method"] in (GET, SET) and self.sm:
+            if m["method"] == SET and m["mod"] == HANDOVER:
+                self.sm = (self.sm[0], MASTER)
+            if self.sm_answers:
+                self.answer(f, m, sm_info(self.guid, *self.sm))
+
+    def count(self, want):
+        with self.cond:
+            return sum(1 for f in self.seen if want(f))
+
+    def pump(self, want=None, timeout=3.0, since=None):
+        """The first frame (from index since, default: from now on) that
+        want() accepts, waiting up to timeout s; None."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            i = len(self.seen) if since is None else since
+            while True:
+                while i < len(self.seen):
+                    if want and want(self.seen[i]):
+                        return self.seen[i]
+                    i += 1
+                left = end - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+
+    def smp_answer(self, tid, timeout=2.0):
+        f = self.pump(lambda f: f["kind"] == DATAGRAM and
+                      mad_fields(f["payload"])["tid"] == tid and
+                      f["payload"][3] == GET_RESP, timeout, since=0)
+        assert f, "no answer to TID 0x%x" % tid
+        return mad_fields(f["payload"])
+
+
+def is_sminfo(f, method, mod=None):
+    if f["kind"] != DATAGRAM or f["qp_type"] != QPT_SMI:
+        return False
+    m = mad_fields(f["payload"])
+    return (m["attr"] == ATTR_SM_INFO and m["method"] == method and
+            (mod is None or m["mod"] == mod))
+
+
+@pytest.fixture
+def switch():
+    if not os.path.exists(SWITCH):
+        raise FileNotFoundError("%s missing: run `make switch`" % SWITCH)
+    with tempfile.TemporaryDirectory(prefix="vhca-swarb-") as d:
+        log = open(os.path.join(d, "switch.log"), "w+")
+        proc = subprocess.Popen(
+            [SWITCH, "--ports", "2", "--dir", d, "--sm-priority", "5",
+             "--sm-poll-ms", str(POLL_MS), "--sm-poll-retries", str(RETRIES),
+             "--verbose"], stderr=log)
+        for _ in range(100):
+            if os.path.exists(os.path.join(d, "port2")):
+                break
+            time.sleep(0.02)
+        try:
+            yield d, log
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+            log.seek(0)
+            print(log.read())
+
+
+def cabled(d, num, guid, cap_mask=0):
+    ca = Ca(os.path.join(d, "port%d" % num), guid, cap_mask)
+    ca.hello()
+    link = ca.pump(lambda f: f["kind"] == LINK, since=0)
+    assert link and link["opcode"] == 4 and link["flags"] == 0, link
+    return ca
+
+
+def switch_sm_info(ca):
+    m = ca.smp_answer(ca.smp(GET, ATTR_SM_INFO))
+    assert m["status"] == 0
+    return sm_info_fields(m["data"])
+
+
+def test_options_checked():
+    for bad in (["--sm-priority", "16"], ["--sm-poll-ms", "99"],
+                ["--sm-poll-retries", "256"], ["--sm-key", "x"]):
+        p = subprocess.run([SWITCH, "--ports", "1", "--dir", "/nonexistent"] + bad,
+                           capture_output=True, text=True, timeout=10)
+        assert p.returncode == 2, (bad, p.stderr)
+        assert "sm-" in p.stderr or "bad number" in p.stderr, p.stderr
+
+
+def test_master_alone(switch):
+    d, _ = switch
+    ca = cabled(d, 1, 0x5254000000000A01)
+    smi = switch_sm_info(ca)
+    assert smi == dict(smi, guid=SWITCH_GUID, sm_key=1, priority=5, state=MASTER)
+    # a STANDBY's ACKNOWLEDGE to a MASTER: refused (IBA 14.4, C14-38...)
+    m = ca.smp_answer(ca.smp(SET, ATTR_SM_INFO, ACKNOWLEDGE,
+                             sm_info(ca.guid, 1, STANDBY)))
+    assert m["status"] == 0x1C
+    # HANDOVER from an SM showing the switch's own GUID: refused
+    m = ca.smp_answer(ca.smp(SET, ATTR_SM_INFO, HANDOVER,
+                             sm_info(SWITCH_GUID, 1, MASTER)))
+    assert m["status"] == 0x1C
+    # HANDOVER from another MASTER to a MASTER: it sweeps again, with
+    # ClientReregister (IBA 14.4.1: as opensm takes it)
+    m = ca.smp_answer(ca.smp(SET, ATTR_SM_INFO, HANDOVER,
+                             sm_info(0x5254000000000C01, 1, MASTER)))
+    assert m["status"] == 0
+    assert sm_info_fields(m["data"])["state"] == MASTER
+    rereg = ca.pump(lambda f: f["kind"] == LINK and f["flags"], timeout=2,
+                    since=0)
+    assert rereg and rereg["flags"] == LINK_F_REREG and rereg["dlid"] == 2
+    # its own tables: a guest's Set refused while it is MASTER
+    m = ca.smp_answer(ca.smp(SET, ATTR_LFT, 0, bytes(64)))
+    assert m["status"] == 0x0C
+    # a lower SM (priority 3) is looked at and left alone
+    ca.cap_mask, ca.sm = CAP_IS_SM, (3, STANDBY)
+    assert ca.pump(lambda f: is_sminfo(f, GET), timeout=3), "never looked"
+    assert not ca.pump(lambda f: is_sminfo(f, SET), timeout=0.6)
+    assert switch_sm_info(ca)["state"] == MASTER
+    ca.close()
+
+
+def test_handover_then_takeover(switch):
+    d, log = switch
+    sm = cabled(d, 1, 0x5254000000000A01)
+    other = cabled(d, 2, 0x5254000000000B01)
+    assert (sm.lid, other.lid) == (2, 3)
+    # an SM starts behind port 1: its PortInfo shows IsSM, and its Trap
+    # 144 (CapabilityMask changed) is repressed and makes the switch look
+    sm.cap_mask, sm.sm = CAP_IS_SM, (10, STANDBY)
+    t0 = time.monotonic()
+    notice = struct.pack(">BBBBHH", 0x80 | 4, 0, 0, 1, 144, sm.lid)
+    tid = sm.smp(TRAP, ATTR_NOTICE, 0, notice)
+    rep = sm.pump(lambda f: f["kind"] == DATAGRAM and
+                  mad_fields(f["payload"])["tid"] == tid, timeout=2, since=0)
+    assert rep and rep["payload"][3] == TRAP_REPRESS, rep
+    assert mad_fields(rep["payload"])["data"][:8] == notice
+    ho = sm.pump(lambda f: is_sminfo(f, SET, HANDOVER), timeout=5)
+    assert ho, "no HANDOVER to the higher STANDBY"
+    sender = sm_info_fields(mad_fields(ho["payload"])["data"])
+    assert (sender["guid"], sender["state"], sender["priority"]) == \
+        (SWITCH_GUID, MASTER, 5)
+    assert ho["dlid"] == PERMISSIVE and ho["dst_qpn"] == 0
+    time.sleep(0.2)                         # the switch reads its answer
+    handover_s = time.monotonic() - t0
+    assert switch_sm_info(sm)["state"] == STANDBY
+    # STANDBY: the switch takes the guest SM's Sets, its SA is silent
+    m = sm.smp_answer(sm.smp(SET, ATTR_LFT, 0, bytes([0, 0, 1, 2]) + bytes(60)))
+    assert m["status"] == 0
+    other.send(frame(DATAGRAM, slid=other.lid, dlid=1, qp_type=QPT_GSI,
+                     src_qpn=1, dst_qpn=1, guid=other.guid,
+                     payload=mad(0x03, GET, 0x11, 0x99)))
+    assert not other.pump(lambda f: f["qp_type"] == QPT_GSI, timeout=0.5)
+    # the master answers its polls: no takeover
+    polls = sm.count(lambda f: is_sminfo(f, GET))
+    time.sleep((RETRIES + 3) * POLL_MS / 1000.0)
+    assert sm.count(lambda f: is_sminfo(f, GET)) >= polls + RETRIES + 1
+    assert not other.count(lambda f: f["kind"] == LINK and f["flags"])
+    assert switch_sm_info(sm)["state"] == STANDBY
+    # the master dies: more than RETRIES polls unanswered, the switch takes over
+    sm.sm_answers = False
+    t1 = time.monotonic()
+    rereg = other.pump(lambda f: f["kind"] == LINK, timeout=5)
+    again = sm.pump(lambda f: f["kind"] == LINK and f["flags"], timeout=2, since=0)
+    takeover_s = time.monotonic() - t1
+    assert rereg, "no takeover"
+    assert rereg["flags"] & LINK_F_REREG and rereg["dlid"] == 3 and rereg["slid"] == 1
+    assert again and again["flags"] & LINK_F_REREG and again["dlid"] == 2
+    assert switch_sm_info(other)["state"] == MASTER
+    assert takeover_s >= RETRIES * POLL_MS / 1000.0
+    time.sleep(3 * POLL_MS / 1000.0)
+    assert switch_sm_info(other)["state"] == MASTER     # and stays
+    sm.close()
+    other.close()
+    print("handover %.2fs, takeover %.2fs (poll %d ms, retries %d)" %
+          (handover_s, takeover_s, POLL_MS, RETRIES))
