@@ -68,17 +68,15 @@ void vhca_dm_reset(VhcaState *s)
 }
 
 /*
- * memory_region_init_ram named the BAR's RAMBlock after the device's PCI
- * path ("0000:00:05.0:00.0/vhca-dm").  The block itself lives until the
- * device is finalized, which is after the flat views that mapped the BAR
- * are reclaimed by RCU, some time after unplug: a device_add at the same
- * address before that found the old name and QEMU aborted ("RAMBlock ...
- * already registered", issue 9).  So the name goes now, as ivshmem and
- * pci_del_option_rom do with theirs.
+ * The BAR's RAMBlock outlives the device by an RCU grace period (the old
+ * memory map holds references to it) and keeps its migration name, "<PCI
+ * path>/vhca-dm", until then: a device hot-plugged into the same slot
+ * meanwhile would abort QEMU registering the same name.  So the name goes
+ * now, as the PCI core does for a ROM (pci_del_option_rom).
  */
 void vhca_dm_unrealize(VhcaState *s)
 {
-    if (s->dms) {
+    if (s->dm_size) {
         vmstate_unregister_ram(&s->dm_bar, DEVICE(s));
     }
     g_free(s->dms);

@@ -15,7 +15,7 @@
  */
 
 #include "qemu/osdep.h"
-#include "vhca.h"
+#include "vhca-odp-table.h"
 
 #define VHCA_ODP_LEAF_SHIFT     9
 
@@ -106,18 +106,23 @@ void vhca_odp_table_set(VhcaOdpTable *t, uint64_t first, uint32_t n,
     }
 }
 
-/* Clears the leaf's entries inside [first, last]; true when it is empty. */
+/*
+ * Clears the leaf's entries inside [first, last]; true when it is empty.
+ * The walk counts slots, not page indexes: the last leaf of 64-bit space
+ * ends at index 2^64 - 1, where an index would wrap to 0 and run on
+ * past the leaf (fuzz/regressions/odp_table).
+ */
 static bool vhca_odp_leaf_clear(VhcaOdpLeaf *leaf, uint64_t first,
                                 uint64_t last)
 {
     uint64_t base = leaf->index << VHCA_ODP_LEAF_SHIFT;
-    uint64_t from = MAX(first, base);
-    uint64_t to = MIN(last, base + VHCA_ODP_LEAF_ENTRIES - 1);
-    uint64_t i;
+    uint32_t from = MAX(first, base) - base;
+    uint32_t to = MIN(last, base + VHCA_ODP_LEAF_ENTRIES - 1) - base;
+    uint32_t slot;
 
-    for (i = from; i <= to && leaf->present; i++) {
-        if (leaf->pages[i - base]) {
-            leaf->pages[i - base] = 0;
+    for (slot = from; slot <= to && leaf->present; slot++) {
+        if (leaf->pages[slot]) {
+            leaf->pages[slot] = 0;
             leaf->present--;
         }
     }

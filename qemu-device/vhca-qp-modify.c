@@ -36,33 +36,32 @@ typedef struct VhcaQpTransition {
     [VHCA_QPT_SMI] = CUR_QKEY,                                      \
     [VHCA_QPT_GSI] = CUR_QKEY,                                      \
 }
+/* IBA 10.3.1: from every state but RESET a QP may go to RESET and ERR. */
+#define TO_RESET_AND_ERR                                            \
+    [VHCA_QPS_RESET] = { .valid = true },                           \
+    [VHCA_QPS_ERR] = { .valid = true }
+/* Required into INIT from RESET, optional from INIT to INIT. */
+#define INIT_ATTRS {                                                \
+    [VHCA_QPT_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),              \
+    [VHCA_QPT_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),      \
+    [VHCA_QPT_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),      \
+    [VHCA_QPT_SMI] = SPECIAL_QKEY,                                  \
+    [VHCA_QPT_GSI] = SPECIAL_QKEY,                                  \
+}
 
 static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
     [VHCA_QPS_RESET] = {
         [VHCA_QPS_RESET] = { .valid = true },
         [VHCA_QPS_INIT] = {
             .valid = true,
-            .req = {
-                [VHCA_QPT_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
-                [VHCA_QPT_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                [VHCA_QPT_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                [VHCA_QPT_SMI] = SPECIAL_QKEY,
-                [VHCA_QPT_GSI] = SPECIAL_QKEY,
-            },
+            .req = INIT_ATTRS,
         },
     },
     [VHCA_QPS_INIT] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_INIT] = {
             .valid = true,
-            .opt = {
-                [VHCA_QPT_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
-                [VHCA_QPT_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                [VHCA_QPT_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                [VHCA_QPT_SMI] = SPECIAL_QKEY,
-                [VHCA_QPT_GSI] = SPECIAL_QKEY,
-            },
+            .opt = INIT_ATTRS,
         },
         [VHCA_QPS_RTR] = {
             .valid = true,
@@ -81,8 +80,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_RTR] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_RTS] = {
             .valid = true,
             .req = {
@@ -97,8 +95,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_RTS] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_RTS] = {
             .valid = true,
             .opt = TO_RTS_OPTIONAL,
@@ -115,8 +112,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_SQD] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_RTS] = {
             .valid = true,
             .opt = TO_RTS_OPTIONAL,
@@ -136,8 +132,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_SQE] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
         [VHCA_QPS_RTS] = {
             .valid = true,
             .opt = {
@@ -149,8 +144,7 @@ static const VhcaQpTransition vhca_qp_table[NSTATES][NSTATES] = {
         },
     },
     [VHCA_QPS_ERR] = {
-        [VHCA_QPS_RESET] = { .valid = true },
-        [VHCA_QPS_ERR] = { .valid = true },
+        TO_RESET_AND_ERR,
     },
 };
 

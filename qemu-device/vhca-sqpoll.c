@@ -7,7 +7,7 @@
  *                   CREATE_QP's sq_dbrec_addr) of the device's QPs, and
  *                   advertise VHCA_DEV_CAP_SQ_POLL.  Off: records are
  *                   accepted but never polled; drivers ring SQ doorbells.
- *   sq-poll-window  (uint32, microseconds, 1..1000000, default 100) how long
+ *   sq-poll-window  (uint32, microseconds, 1..60000000, default 100) how long
  *                   the thread keeps polling after the last WQE it or a
  *                   doorbell announced, before it sleeps until the next SQ
  *                   doorbell.

@@ -27,6 +27,7 @@
 #define HW_MISC_VHCA_VERBS_H
 
 #include "vhca_hw.h"
+#include "vhca-odp-table.h"     /* implicit ODP regions' translation */
 
 typedef struct VhcaState VhcaState;
 
@@ -345,17 +346,6 @@ MemTxResult vhca_piece_read(VhcaState *s, const VhcaDmaPiece *piece,
                             void *buf, uint64_t len);
 MemTxResult vhca_piece_write(VhcaState *s, const VhcaDmaPiece *piece,
                              const void *buf, uint64_t len);
-/* vhca-odp-table.c: the sparse translation of an implicit ODP region */
-#define VHCA_ODP_LEAF_ENTRIES   512u    /* entries per leaf (budget unit) */
-typedef struct VhcaOdpTable VhcaOdpTable;
-VhcaOdpTable *vhca_odp_table_new(void);
-uint64_t vhca_odp_table_free(VhcaOdpTable *t);
-uint64_t vhca_odp_table_get(const VhcaOdpTable *t, uint64_t index);
-uint64_t vhca_odp_table_growth(const VhcaOdpTable *t, uint64_t first,
-                               uint32_t n);
-void vhca_odp_table_set(VhcaOdpTable *t, uint64_t first, uint32_t n,
-                        const uint64_t *pages);
-uint64_t vhca_odp_table_clear(VhcaOdpTable *t, uint64_t first, uint64_t n);
 
 /* vhca-odp.c */
 uint64_t vhca_odp_page(const VhcaMr *mr, uint64_t index);

@@ -534,8 +534,8 @@ static bool vhca_check_properties(VhcaState *s, Error **errp)
                    VHCA_MAX_DB_PAGES);
         return false;
     }
-    if (s->sq_poll_window_us < 1 || s->sq_poll_window_us > 1000000) {
-        error_setg(errp, "vhca: sq-poll-window must be 1..1000000 (us)");
+    if (s->sq_poll_window_us < 1 || s->sq_poll_window_us > 60000000) {
+        error_setg(errp, "vhca: sq-poll-window must be 1..60000000 (us)");
         return false;
     }
     if (!vhca_dm_check_property(s, errp)) {

@@ -33,8 +33,14 @@ declare -A TARGET_SOURCES=(
     [pma]="qemu-device/vhca-pma.c"
     [switch_sma]="qemu-device/vhca-switch-sma.c qemu-device/vhca-sma.c qemu-device/vhca-sm-state.c"
     [sm_arbiter]="qemu-device/vhca-sm-arbiter.c qemu-device/vhca-sm-state.c qemu-device/vhca-sma.c"
+    [sm_state]="qemu-device/vhca-sm-state.c"
+    [odp_table]="qemu-device/vhca-odp-table.c"
 )
-ALL_TARGETS="cmd_check ring wqe sma sa wire pma switch_sma sm_arbiter"
+ALL_TARGETS="cmd_check ring wqe sma sa wire pma switch_sma sm_arbiter sm_state odp_table"
+# Extra compiler and linker flags of a target (the GLib of QEMU's osdep.h).
+declare -A TARGET_FLAGS=(
+    [odp_table]="-DVHCA_FUZZ_GLIB $(pkg-config --cflags --libs glib-2.0 2>/dev/null)"
+)
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 CFLAGS=(-g -O1 -fno-omit-frame-pointer
@@ -59,8 +65,9 @@ build_target() {
     for src in ${TARGET_SOURCES[$name]}; do
         sources+=("$REPO/$src")
     done
-    "$CLANG" "${CFLAGS[@]}" "${sources[@]}" -o "$OUT/$name" \
-        > "$OUT/$name.build.log" 2>&1
+    # shellcheck disable=SC2086  # a list of flags
+    "$CLANG" "${CFLAGS[@]}" "${sources[@]}" ${TARGET_FLAGS[$name]:-} \
+        -o "$OUT/$name" > "$OUT/$name.build.log" 2>&1
 }
 
 # Anything a sanitizer or libFuzzer prints when it finds a problem.

@@ -365,16 +365,9 @@ void CompletionQueue::CleanLocked(uint32_t qpn) {
 Status CompletionQueue::DestroyOnDevice() {
   if (has_qps()) return Error{-VHCA_EBUSY};  // Guide 6.8.3
   if (!live_) return Ok();
-  // Out of the registry first (QueuePair::DestroyOnDevice says why); no
-  // event handler runs for it after this.
-  device_.objects().Remove(this);
-  const Status status = device_.commands().DestroyCq(cqn_);
-  if (!status.ok() && !DeviceMayStillUse(status.error())) {
-    (void)device_.objects().Add(this);
-    return status;
-  }
-  live_ = false;
-  return status;
+  // Out of the registry first: no event handler runs for it after this.
+  return device_.objects().Destroy(
+      this, &live_, [this] { return device_.commands().DestroyCq(cqn_); });
 }
 
 }  // namespace vhca

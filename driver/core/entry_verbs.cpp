@@ -400,61 +400,41 @@ unsigned int vhca_core_qp_max_inline(const vhca_core_qp* qp) {
 
 namespace {
 
-int CreateUserSrq(vhca_core_device* dev, unsigned int pdn,
-                  unsigned int max_wr, unsigned int max_sge,
-                  unsigned int limit, vhca_core_ubuf* buf,
-                  unsigned int log_size, unsigned int wqe_shift,
-                  unsigned int dbrec_offset, unsigned int db_page,
-                  void* srq_context, const vhca_core_srq_xrc* xrc,
+int CreateUserSrq(vhca_core_device* dev, vhca_core_user_srq_init* init,
+                  const vhca_core_srq_xrc* xrc,
                   vhca::SharedReceiveQueue::TagMatching* tm,
-                  vhca_core_srq** out, unsigned int* srqn,
-                  unsigned int* actual_wr, unsigned int* actual_sge) {
+                  vhca_core_srq** out) {
   auto srq = vhca::SharedReceiveQueue::CreateUser(
-      *AsDevice(dev), pdn, max_wr, max_sge, limit, TakeUbuf(buf), log_size,
-      wqe_shift, dbrec_offset, db_page, srq_context, xrc, tm);
+      *AsDevice(dev), *init, TakeUbuf(init->buf), xrc, tm);
   if (srq.ok()) {
-    *srqn = srq.value()->srqn();
-    *actual_wr = srq.value()->max_wr();
-    *actual_sge = srq.value()->max_sge();
+    init->srqn = srq.value()->srqn();
+    init->max_wr = srq.value()->max_wr();
+    init->max_sge = srq.value()->max_sge();
   }
   return Publish(srq, out);
 }
 
 }  // namespace
 
-int vhca_core_create_user_srq(vhca_core_device* dev, unsigned int pdn,
-                              unsigned int max_wr, unsigned int max_sge,
-                              unsigned int limit, vhca_core_ubuf* buf,
-                              unsigned int log_size, unsigned int wqe_shift,
-                              unsigned int dbrec_offset, unsigned int db_page,
-                              void* srq_context, const vhca_core_srq_xrc* xrc,
-                              vhca_core_srq** out, unsigned int* srqn,
-                              unsigned int* actual_wr, unsigned int* actual_sge) {
-  return CreateUserSrq(dev, pdn, max_wr, max_sge, limit, buf, log_size,
-                       wqe_shift, dbrec_offset, db_page, srq_context, xrc,
-                       nullptr, out, srqn, actual_wr, actual_sge);
+int vhca_core_create_user_srq(vhca_core_device* dev,
+                              vhca_core_user_srq_init* init,
+                              const vhca_core_srq_xrc* xrc,
+                              vhca_core_srq** out) {
+  return CreateUserSrq(dev, init, xrc, nullptr, out);
 }
 
-int vhca_core_create_user_tm_srq(vhca_core_device* dev, unsigned int pdn,
-                                 unsigned int max_wr, unsigned int max_sge,
-                                 unsigned int limit, vhca_core_ubuf* buf,
-                                 unsigned int log_size, unsigned int wqe_shift,
-                                 unsigned int dbrec_offset,
-                                 unsigned int db_page, void* srq_context,
+int vhca_core_create_user_tm_srq(vhca_core_device* dev,
+                                 vhca_core_user_srq_init* init,
                                  const vhca_core_srq_tm* tm,
-                                 vhca_core_srq** out, unsigned int* srqn,
-                                 unsigned int* actual_wr,
-                                 unsigned int* actual_sge) {
+                                 vhca_core_srq** out) {
   vhca::SharedReceiveQueue::TagMatching spec{
       tm->cq ? AsCq(tm->cq)->cqn() : 0u, tm->max_num_tags, TakeUbuf(tm->ops),
       tm->ops_log_size};
   if (!tm->cq) {
-    TakeUbuf(buf).Reset();
+    TakeUbuf(init->buf).Reset();
     return -VHCA_EINVAL;
   }
-  return CreateUserSrq(dev, pdn, max_wr, max_sge, limit, buf, log_size,
-                       wqe_shift, dbrec_offset, db_page, srq_context, nullptr,
-                       &spec, out, srqn, actual_wr, actual_sge);
+  return CreateUserSrq(dev, init, nullptr, &spec, out);
 }
 
 void vhca_core_make_av(const vhca_core_ah_attr* ah, vhca_av* av) {

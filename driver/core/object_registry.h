@@ -24,6 +24,7 @@
 #ifndef VHCA_CORE_OBJECT_REGISTRY_H
 #define VHCA_CORE_OBJECT_REGISTRY_H
 
+#include "device_resource.h"
 #include "handle_table.h"
 #include "result.h"
 #include "vhca_core_verbs.h"
@@ -59,6 +60,23 @@ class ObjectRegistry {
   void Remove(QueuePair* qp);
   Status Add(SharedReceiveQueue* srq);
   void Remove(SharedReceiveQueue* srq);
+
+  // The DESTROY command of a registered object, run by `destroy`: out of
+  // its slot first (QueuePair::DestroyOnDevice says why), back into it
+  // when the device refused (*live stays true); else *live = false, also
+  // when the device may still use its memory (DeviceMayStillUse: the
+  // caller retires it).  Returns the command's status.
+  template <typename Object, typename DestroyCommand>
+  Status Destroy(Object* object, bool* live, DestroyCommand destroy) {
+    Remove(object);
+    const Status status = destroy();
+    if (!status.ok() && !DeviceMayStillUse(status.error())) {
+      (void)Add(object);
+      return status;
+    }
+    *live = false;
+    return status;
+  }
 
   // A VHCA_EQE_COMPLETION (hard-IRQ context, the CQ's vector).
   void DispatchCompletion(uint32_t cqn);

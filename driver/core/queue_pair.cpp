@@ -303,19 +303,14 @@ Status QueuePair::DetachMcast(uint16_t mlid, const uint8_t mgid[16]) {
 // DESTROY the device refused leaves the QP live: back into its slot,
 // which nobody else can have taken (the device still holds the handle).
 Status QueuePair::DestroyOnDevice() {
-  if (live_) {
-    device_.objects().Remove(this);
-    const Status status = device_.commands().DestroyQp(handle_);
-    if (!status.ok() && !DeviceMayStillUse(status.error())) {
-      (void)device_.objects().Add(this);
-      return status;
-    }
-    live_ = false;
+  if (!live_) {
     Detach();
-    return status;
+    return Ok();
   }
-  Detach();
-  return Ok();
+  const Status status = device_.objects().Destroy(
+      this, &live_, [this] { return device_.commands().DestroyQp(handle_); });
+  if (!live_) Detach();  // a refused DESTROY leaves the QP as it was
+  return status;
 }
 
 }  // namespace vhca

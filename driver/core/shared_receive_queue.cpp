@@ -19,11 +19,10 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::Create(
 }
 
 Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
-    Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
-    uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
-    uint32_t wqe_shift, uint32_t dbrec_offset, uint32_t db_page,
-    void* context, const vhca_core_srq_xrc* xrc, TagMatching* tm) {
-  if (!buffer || db_page == 0 || (xrc && (!xrc->cq || xrc->xrcdn == 0)) ||
+    Device& device, const vhca_core_user_srq_init& init,
+    OwnedPtr<UserBuffer> buffer, const vhca_core_srq_xrc* xrc,
+    TagMatching* tm) {
+  if (!buffer || init.db_page == 0 || (xrc && (!xrc->cq || xrc->xrcdn == 0)) ||
       (tm && (!tm->ops || tm->max_num_tags == 0 ||
               tm->max_num_tags > VHCA_TM_MAX_TAGS ||
               tm->ops_log_size > VHCA_TM_MAX_LOG_OPS)))
@@ -35,7 +34,8 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
     return Error{-VHCA_EOPNOTSUPP};
   // The provider posts through the record only.
   if (!device.reads_recv_dbrec()) return Error{-VHCA_EOPNOTSUPP};
-  OwnedPtr<SharedReceiveQueue> srq(new SharedReceiveQueue(device, context));
+  OwnedPtr<SharedReceiveQueue> srq(
+      new SharedReceiveQueue(device, init.srq_context));
   if (!srq) return Error{-VHCA_ENOMEM};
   srq->user_buffer_ = Move(buffer);
   if (xrc) {
@@ -43,8 +43,9 @@ Result<OwnedPtr<SharedReceiveQueue>> SharedReceiveQueue::CreateUser(
     srq->xrc_cqn_ = reinterpret_cast<CompletionQueue*>(xrc->cq)->cqn();
   }
   if (tm) srq->tm_ = Move(*tm);
-  const Status status = srq->Init(pdn, max_wr, max_sge, limit, log_size,
-                                 wqe_shift, dbrec_offset, db_page);
+  const Status status =
+      srq->Init(init.pdn, init.max_wr, init.max_sge, init.limit, init.log_size,
+                init.wqe_shift, init.dbrec_offset, init.db_page);
   if (!status.ok()) return device.FailCreate(srq, status.error());
   return device.Publish(Move(srq));
 }
@@ -165,15 +166,8 @@ Result<uint32_t> SharedReceiveQueue::QueryLimit() {
 Status SharedReceiveQueue::DestroyOnDevice() {
   if (users_.Read()) return Error{-VHCA_EBUSY};
   if (!live_) return Ok();
-  // Out of the registry first (QueuePair::DestroyOnDevice says why).
-  device_.objects().Remove(this);
-  const Status status = device_.commands().DestroySrq(srqn_);
-  if (!status.ok() && !DeviceMayStillUse(status.error())) {
-    (void)device_.objects().Add(this);
-    return status;
-  }
-  live_ = false;
-  return status;
+  return device_.objects().Destroy(
+      this, &live_, [this] { return device_.commands().DestroySrq(srqn_); });
 }
 
 }  // namespace vhca

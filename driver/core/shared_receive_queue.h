@@ -32,11 +32,11 @@ class SharedReceiveQueue : public DeviceResource {
                                                      uint32_t max_sge,
                                                      uint32_t limit,
                                                      void* context);
-  // An SRQ of a user context: its ring (2^log_size WQEs of 2^wqe_shift
-  // bytes, the geometry ComputeQpLayout gives for max_wr/max_sge) at the
-  // start of `buffer`, its doorbell record at byte dbrec_offset after
-  // them, on doorbell page db_page.  The provider posts; PostRecvChain
-  // refuses.
+  // An SRQ of a user context (init's fields but buf, which is `buffer`):
+  // its ring (2^log_size WQEs of 2^wqe_shift bytes, the geometry
+  // ComputeQpLayout gives for max_wr/max_sge) at the start of `buffer`,
+  // its doorbell record at byte dbrec_offset after them, on doorbell page
+  // db_page.  The provider posts; PostRecvChain refuses.
   // With xrc->cq: an XRC SRQ (IBA A14.2.3) of domain xrc->xrcdn, whose
   // completions all go to that CQ; no QP is created with it.
   // With tm: a tag matching SRQ (uapi/vhca_hw_tm.h).
@@ -47,10 +47,8 @@ class SharedReceiveQueue : public DeviceResource {
     uint32_t ops_log_size;
   };
   static Result<OwnedPtr<SharedReceiveQueue>> CreateUser(
-      Device& device, uint32_t pdn, uint32_t max_wr, uint32_t max_sge,
-      uint32_t limit, OwnedPtr<UserBuffer> buffer, uint32_t log_size,
-      uint32_t wqe_shift, uint32_t dbrec_offset, uint32_t db_page,
-      void* context, const vhca_core_srq_xrc* xrc = nullptr,
+      Device& device, const vhca_core_user_srq_init& init,
+      OwnedPtr<UserBuffer> buffer, const vhca_core_srq_xrc* xrc = nullptr,
       TagMatching* tm = nullptr);
 
   uint32_t srqn() const { return srqn_; }

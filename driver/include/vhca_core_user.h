@@ -107,39 +107,46 @@ unsigned int vhca_core_qp_max_inline(const struct vhca_core_qp *qp);
 /* 1: the device was given the provider's send record and polls it. */
 int vhca_core_qp_sq_dbrec(const struct vhca_core_qp *qp);
 
+/* ibv_create_srq of a user context: a ring of 2^log_size WQEs of
+ * 2^wqe_shift bytes (the geometry the core computes for max_wr/max_sge,
+ * -EINVAL otherwise) at the start of buf, its struct vhca_wq_dbrec at
+ * byte dbrec_offset after them, on doorbell page db_page. */
+struct vhca_core_user_srq_init {
+	unsigned int pdn;
+	unsigned int max_wr;		/* in: requested; out: granted */
+	unsigned int max_sge;		/* in: requested; out: granted */
+	unsigned int limit;		/* the limit event's (IBA 11.2.3.2), 0: none */
+	struct vhca_core_ubuf *buf;	/* taken over, on success and failure */
+	unsigned int log_size;
+	unsigned int wqe_shift;
+	unsigned int dbrec_offset;
+	unsigned int db_page;
+	void *srq_context;		/* returned with the SRQ's events */
+	unsigned int srqn;		/* out: the SRQN, also the doorbell handle */
+};
 /* xrc NULL: a basic SRQ; else an XRC SRQ (IBA A14.2.3, -EOPNOTSUPP
  * without VHCA_DEV_CAP_XRC) in XRC domain xrcdn, completing into cq. */
 struct vhca_core_srq_xrc {
 	unsigned int xrcdn;
 	struct vhca_core_cq *cq;
 };
-int vhca_core_create_user_srq(struct vhca_core_device *dev, unsigned int pdn,
-			      unsigned int max_wr, unsigned int max_sge,
-			      unsigned int limit, struct vhca_core_ubuf *buf,
-			      unsigned int log_size, unsigned int wqe_shift,
-			      unsigned int dbrec_offset, unsigned int db_page,
-			      void *srq_context,
+int vhca_core_create_user_srq(struct vhca_core_device *dev,
+			      struct vhca_core_user_srq_init *init,
 			      const struct vhca_core_srq_xrc *xrc,
-			      struct vhca_core_srq **out, unsigned int *srqn,
-			      unsigned int *actual_wr, unsigned int *actual_sge);
+			      struct vhca_core_srq **out);
 /* A tag matching SRQ (IB_SRQT_TM, uapi/vhca_hw_tm.h): its CQ takes the
  * list operations' completions, ops the ring of 2^ops_log_size of them
- * (owned by the SRQ from the call on, as buf). */
+ * (owned by the SRQ from the call on, as init->buf). */
 struct vhca_core_srq_tm {
 	struct vhca_core_cq *cq;
 	unsigned int max_num_tags;
 	struct vhca_core_ubuf *ops;
 	unsigned int ops_log_size;
 };
-int vhca_core_create_user_tm_srq(struct vhca_core_device *dev, unsigned int pdn,
-				 unsigned int max_wr, unsigned int max_sge,
-				 unsigned int limit, struct vhca_core_ubuf *buf,
-				 unsigned int log_size, unsigned int wqe_shift,
-				 unsigned int dbrec_offset, unsigned int db_page,
-				 void *srq_context,
+int vhca_core_create_user_tm_srq(struct vhca_core_device *dev,
+				 struct vhca_core_user_srq_init *init,
 				 const struct vhca_core_srq_tm *tm,
-				 struct vhca_core_srq **out, unsigned int *srqn,
-				 unsigned int *actual_wr, unsigned int *actual_sge);
+				 struct vhca_core_srq **out);
 
 /* ---- address vectors: UD WQEs carry them, user AHs hand them out ---- */
 struct vhca_av;

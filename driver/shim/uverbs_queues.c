@@ -180,36 +180,37 @@ static int vhca_uverbs_srq_core(struct vhca_srq *srq,
 {
 	struct ib_srq *ibsrq = &srq->ibsrq;
 	struct vhca_kapi_device *kdev = to_kdev(ibsrq->device);
-	unsigned int db_page = vhca_udata_context(udata)->db_page;
-	unsigned int pdn = to_vpd(ibsrq->pd)->pdn;
+	struct vhca_core_user_srq_init uinit = {
+		.pdn = to_vpd(ibsrq->pd)->pdn,
+		.max_wr = init->attr.max_wr,
+		.max_sge = init->attr.max_sge,
+		.limit = init->attr.srq_limit,
+		.buf = buf,
+		.log_size = req->log_size,
+		.wqe_shift = req->wqe_shift,
+		.dbrec_offset = req->dbrec_offset,
+		.db_page = vhca_udata_context(udata)->db_page,
+		.srq_context = ibsrq,
+	};
 	struct vhca_core_srq_xrc xrc = {};
-	unsigned int wr, sge;
 	int err;
 
 	if (init->srq_type == IB_SRQT_TM) {
-		err = vhca_core_create_user_tm_srq(kdev->core, pdn,
-				init->attr.max_wr, init->attr.max_sge,
-				init->attr.srq_limit, buf, req->log_size,
-				req->wqe_shift, req->dbrec_offset, db_page, ibsrq,
-				tm, &srq->core, srqn, &wr, &sge);
+		err = vhca_core_create_user_tm_srq(kdev->core, &uinit, tm,
+						   &srq->core);
 	} else {
 		if (init->srq_type == IB_SRQT_XRC) {
 			xrc.xrcdn = to_vxrcd(init->ext.xrc.xrcd)->xrcdn;
 			xrc.cq = to_vcq(init->ext.cq)->core;
 		}
-		err = vhca_core_create_user_srq(kdev->core, pdn,
-				init->attr.max_wr, init->attr.max_sge,
-				init->attr.srq_limit, buf, req->log_size,
-				req->wqe_shift, req->dbrec_offset, db_page, ibsrq,
+		err = vhca_core_create_user_srq(kdev->core, &uinit,
 				init->srq_type == IB_SRQT_XRC ? &xrc : NULL,
-				&srq->core, srqn, &wr, &sge);
+				&srq->core);
 	}
 	if (err)
 		return err;
-	srq->max_wr = wr;
-	srq->max_sge = sge;
-	init->attr.max_wr = wr;
-	init->attr.max_sge = sge;
+	*srqn = uinit.srqn;
+	vhca_srq_set_granted(srq, init, uinit.max_wr, uinit.max_sge);
 	return 0;
 }
 

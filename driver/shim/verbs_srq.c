@@ -6,6 +6,15 @@
 
 #include "vhca_shim.h"
 
+void vhca_srq_set_granted(struct vhca_srq *srq, struct ib_srq_init_attr *init,
+			  unsigned int max_wr, unsigned int max_sge)
+{
+	srq->max_wr = max_wr;
+	srq->max_sge = max_sge;
+	init->attr.max_wr = max_wr;
+	init->attr.max_sge = max_sge;
+}
+
 int vhca_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata)
 {
@@ -26,10 +35,7 @@ int vhca_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 				   ibsrq, &srq->core, &wr, &sge);
 	if (err)
 		return err;
-	srq->max_wr = wr;
-	srq->max_sge = sge;
-	init->attr.max_wr = wr;
-	init->attr.max_sge = sge;
+	vhca_srq_set_granted(srq, init, wr, sge);
 	return 0;
 }
 

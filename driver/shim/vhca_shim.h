@@ -222,6 +222,10 @@ int vhca_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int vhca_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int vhca_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
+/* A created SRQ's granted capabilities: kept for query_srq, returned to
+ * ib_core in init->attr (kernel and user SRQs). */
+void vhca_srq_set_granted(struct vhca_srq *srq, struct ib_srq_init_attr *init,
+			  unsigned int max_wr, unsigned int max_sge);
 
 struct ib_mr *vhca_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,

@@ -62,6 +62,22 @@ class UserVerbsTest : public VerbsTest {
     return rings;
   }
 
+  // 100 WRs of 3 SGEs: the core's geometry is 128 x 64 bytes (two pages),
+  // the doorbell record right after them, on doorbell page 4.
+  vhca_core_user_srq_init SrqInit(unsigned npages) {
+    vhca_core_user_srq_init init{};
+    init.pdn = pdn_;
+    init.max_wr = 100;
+    init.max_sge = 3;
+    init.limit = 10;
+    init.buf = Ubuf(npages);
+    init.log_size = 7;
+    init.wqe_shift = 6;
+    init.dbrec_offset = 8192;
+    init.db_page = 4;
+    return init;
+  }
+
   std::vector<vhca_kapi_dma_buf> pages_;
 };
 
@@ -272,31 +288,28 @@ TEST_F(UserVerbsTest, UserReceiveQueuesNeedRecordReadingDevice) {
   vhca_core_qp* qp = nullptr;
   EXPECT_EQ(vhca_core_create_user_qp(core_, &init, &rings, &qp), -VHCA_EOPNOTSUPP);
   vhca_core_srq* srq = nullptr;
-  unsigned srqn = 0, wr = 0, sge = 0;
-  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8192, 4,
-                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
+  vhca_core_user_srq_init srq_init = SrqInit(2);
+  EXPECT_EQ(vhca_core_create_user_srq(core_, &srq_init, nullptr, &srq),
             -VHCA_EOPNOTSUPP);
 }
 
 TEST_F(UserVerbsTest, UserSrq) {
   vhca_core_srq* srq = nullptr;
-  unsigned srqn = 0, wr = 0, sge = 0;
-  // 100 WRs of 3 SGEs: 128 x 64 bytes, two pages.
-  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 5, 8192, 4,
-                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
-            -VHCA_EINVAL);  // wrong stride
+  vhca_core_user_srq_init srq_init = SrqInit(2);
+  srq_init.wqe_shift = 5;  // the core's stride is 64 bytes
+  EXPECT_EQ(vhca_core_create_user_srq(core_, &srq_init, nullptr, &srq), -VHCA_EINVAL);
   // The record inside the WQEs or past the buffer (two pages, then three).
-  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8184, 4,
-                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
-            -VHCA_EINVAL);
-  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(2), 7, 6, 8192, 4,
-                                      nullptr, nullptr, &srq, &srqn, &wr, &sge),
-            -VHCA_EINVAL);
-  ASSERT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
-                                      nullptr, nullptr, &srq, &srqn, &wr, &sge), 0);
+  srq_init = SrqInit(2);
+  srq_init.dbrec_offset = 8184;
+  EXPECT_EQ(vhca_core_create_user_srq(core_, &srq_init, nullptr, &srq), -VHCA_EINVAL);
+  srq_init = SrqInit(2);
+  EXPECT_EQ(vhca_core_create_user_srq(core_, &srq_init, nullptr, &srq), -VHCA_EINVAL);
+  srq_init = SrqInit(3);
+  ASSERT_EQ(vhca_core_create_user_srq(core_, &srq_init, nullptr, &srq), 0);
   srqs_.push_back(srq);
-  EXPECT_EQ(wr, 128u);
-  EXPECT_EQ(sge, 3u);
+  EXPECT_EQ(srq_init.max_wr, 128u);
+  EXPECT_EQ(srq_init.max_sge, 3u);
+  const unsigned srqn = srq_init.srqn;
   const vhca_cmd_create_srq& in = device_.srqs[srqn].in;
   EXPECT_EQ(in.buf.mode, VHCA_BUF_DIRECT);
   EXPECT_EQ(in.buf.npages, 2u);
@@ -346,14 +359,13 @@ TEST_F(UserVerbsTest, AddressVector) {
 // XRC (IBA A14) needs VHCA_DEV_CAP_XRC: without it the core sends no
 // command for a domain, an XRC SRQ, an XRC initiator or target.
 TEST_F(UserVerbsTest, XrcNeedsTheDeviceCap) {
-  unsigned xrcdn = 0, srqn = 0, wr = 0, sge = 0;
+  unsigned xrcdn = 0;
   EXPECT_EQ(vhca_core_alloc_xrcd(core_, &xrcdn), -VHCA_EOPNOTSUPP);
   vhca_core_cq* cq = UserCq();
   const vhca_core_srq_xrc xrc{1, cq};
   vhca_core_srq* srq = nullptr;
-  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
-                                      nullptr, &xrc, &srq, &srqn, &wr, &sge),
-            -VHCA_EOPNOTSUPP);
+  vhca_core_user_srq_init srq_init = SrqInit(3);
+  EXPECT_EQ(vhca_core_create_user_srq(core_, &srq_init, &xrc, &srq), -VHCA_EOPNOTSUPP);
   vhca_core_qp_init init = QpInit(cq);
   init.type = VHCA_QPT_XRC_INI;
   init.recv_cq = nullptr;
@@ -381,22 +393,19 @@ class XrcUserVerbsTest : public UserVerbsTest {
 // one without a CQ or domain is refused before any command.
 TEST_F(XrcUserVerbsTest, XrcSrqCommand) {
   vhca_core_cq* cq = UserCq();
-  unsigned srqn = 0, wr = 0, sge = 0;
   vhca_core_srq* srq = nullptr;
   const vhca_core_srq_xrc no_cq{5, nullptr};
   const vhca_core_srq_xrc no_domain{0, cq};
-  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
-                                      nullptr, &no_cq, &srq, &srqn, &wr, &sge),
-            -VHCA_EINVAL);
-  EXPECT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
-                                      nullptr, &no_domain, &srq, &srqn, &wr, &sge),
-            -VHCA_EINVAL);
+  vhca_core_user_srq_init srq_init = SrqInit(3);
+  EXPECT_EQ(vhca_core_create_user_srq(core_, &srq_init, &no_cq, &srq), -VHCA_EINVAL);
+  srq_init = SrqInit(3);
+  EXPECT_EQ(vhca_core_create_user_srq(core_, &srq_init, &no_domain, &srq), -VHCA_EINVAL);
   EXPECT_EQ(CountExecuted(VHCA_CMD_CREATE_SRQ), 0u);
   const vhca_core_srq_xrc xrc{5, cq};
-  ASSERT_EQ(vhca_core_create_user_srq(core_, pdn_, 100, 3, 10, Ubuf(3), 7, 6, 8192, 4,
-                                      nullptr, &xrc, &srq, &srqn, &wr, &sge), 0);
+  srq_init = SrqInit(3);
+  ASSERT_EQ(vhca_core_create_user_srq(core_, &srq_init, &xrc, &srq), 0);
   srqs_.push_back(srq);
-  const vhca_cmd_create_srq& in = device_.srqs[srqn].in;
+  const vhca_cmd_create_srq& in = device_.srqs[srq_init.srqn].in;
   EXPECT_EQ(in.flags, VHCA_SRQ_F_XRC);
   EXPECT_EQ(in.xrcdn, 5u);
   EXPECT_EQ(in.cqn, Cq(cq).cqn());

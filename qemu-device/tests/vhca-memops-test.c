@@ -7,6 +7,23 @@
 
 #include "vhca-qtest-dp.h"
 
+/*
+ * A's RDMA WRITE of len bytes from m->a to addr through key is refused:
+ * REM_ACCESS_ERR for A, and B's QP reports the access violation (the
+ * affiliated asynchronous error of IBA 11.6.3).
+ */
+static void memops_write_refused(Dp *dp, DpPair *p, const DpMem *m,
+                                 uint64_t wr_id, uint64_t addr, uint32_t key,
+                                 uint32_t len)
+{
+    struct vhca_cqe cqe;
+
+    dp_write(dp, &p->a, wr_id, addr, key, m->a, len, m->akey);
+    dp_expect_cqe(dp, &p->acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
+    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
+                                p->b.h));
+}
+
 static void test_dp_frwr(void)
 {
     Dp *dp = dp_start();
@@ -27,10 +44,7 @@ static void test_dp_frwr(void)
 
     /* Not bound yet: an RDMA WRITE through it is refused. */
     dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
-    dp_write(dp, &p.a, 1, iova, key, m.a, 16, m.akey);
-    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
-    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
-                                p.b.h));
+    memops_write_refused(dp, &p, &m, 1, iova, key, 16);
 
     /* REG_MR on B with a new variant, then A writes through it. */
     dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
@@ -54,10 +68,7 @@ static void test_dp_frwr(void)
     dp_post_send(dp, &p.b, &w);
     dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_LOCAL_INV);
-    dp_write(dp, &p.a, 3, iova, key2, m.a, 16, m.akey);
-    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
-    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
-                                p.b.h));
+    memops_write_refused(dp, &p, &m, 3, iova, key2, 16);
 
     /* SEND_WITH_INV invalidates the responder's key. */
     dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
@@ -74,10 +85,7 @@ static void test_dp_frwr(void)
     dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.flags, ==, VHCA_CQE_F_INV);
     g_assert_cmphex(le32_to_cpu(cqe.imm_inv), ==, key2);
-    dp_write(dp, &p.a, 5, iova, key2, m.a, 16, m.akey);
-    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
-    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
-                                p.b.h));
+    memops_write_refused(dp, &p, &m, 5, iova, key2, 16);
     dp_stop(dp);
 }
 
@@ -112,10 +120,7 @@ static void test_dp_rereg_mr(void)
     new_buf = dp_alloc(dp, 4096);
     key = dp_mr_phys(dp, dp->pd, old_buf, 4096, VHCA_ACCESS_LOCAL_WRITE);
     dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
-    dp_write(dp, &p.a, 1, old_buf, key, m.a, 64, m.akey);
-    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
-    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
-                                p.b.h));
+    memops_write_refused(dp, &p, &m, 1, old_buf, key, 64);
 
     g_assert_cmpuint(rereg(dp, key, dp->pd, new_buf, VHCA_ACCESS_LOCAL_WRITE |
                            VHCA_ACCESS_REMOTE_WRITE), ==, VHCA_CMD_OK);
@@ -123,10 +128,7 @@ static void test_dp_rereg_mr(void)
     dp_write(dp, &p.a, 2, new_buf, key, m.a, 64, m.akey);
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     dp_assert_same(dp, m.a, new_buf, 64);
-    dp_write(dp, &p.a, 3, old_buf, key, m.a, 64, m.akey);   /* old range */
-    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
-    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
-                                p.b.h));
+    memops_write_refused(dp, &p, &m, 3, old_buf, key, 64);  /* old range */
 
     /* Refused inputs change nothing: the key still writes new_buf. */
     g_assert_cmpuint(rereg(dp, key, 999, new_buf, VHCA_ACCESS_LOCAL_WRITE), ==,
@@ -148,10 +150,7 @@ static void test_dp_rereg_mr(void)
     g_assert_cmpuint(rereg(dp, key, result[0], new_buf,
                            VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE),
                      ==, VHCA_CMD_OK);
-    dp_write(dp, &p.a, 5, new_buf, key, m.a, 64, m.akey);
-    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_ACCESS_ERR);
-    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_ACCESS_ERR,
-                                p.b.h));
+    memops_write_refused(dp, &p, &m, 5, new_buf, key, 64);
     g_assert_cmpuint(dp_simple(dp, VHCA_CMD_DESTROY_MR, key, NULL), ==,
                      VHCA_CMD_OK);
     dp_stop(dp);
@@ -277,14 +276,8 @@ static void test_dp_paged_rings_batch(void)
                                 result), ==, VHCA_CMD_OK);
     p.a.h = result[0];
     dp_create_qp(dp, &p.b, VHCA_QPT_RC, &p.bcq, &p.bcq);
-    g_assert_cmpuint(dp_to_init(dp, &p.a, 1, 0), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dp, &p.b, 2, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p.a, dp->lid[2], p.b.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p.b, dp->lid[1], p.a.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &p.a, 7), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &p.b, 7), ==, VHCA_CMD_OK);
+    dp_qps_to_rtr(dp, &p.a, 0, &p.b, DP_ALL_ACCESS);
+    dp_qps_to_rts(dp, &p.a, &p.b, 7);
     dp_mem(dp, &m, DP_ALL_ACCESS);
     dp_fill(dp, m.a, 800, 13);
 
@@ -360,6 +353,17 @@ static void test_dp_bad_wqes(void)
 }
 
 /* Two devices on one fabric: the responder is another PCI function. */
+/* a on port 2 of dp and b on port 1 of dw, created, connected in RTS. */
+static void memops_connect_devices(Dp *dp, DpQp *a, Dp *dw, DpQp *b)
+{
+    g_assert_cmpuint(dp_to_init(dp, a, 2, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_init(dw, b, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rtr(dp, a, dw->lid[1], b->h, 1), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rtr(dw, b, dp->lid[2], a->h, 1), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rts(dp, a, 7), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rts(dw, b, 7), ==, VHCA_CMD_OK);
+}
+
 static void test_dp_two_devices(void)
 {
     Dp *dp = g_new0(Dp, 1), *dw = g_new0(Dp, 1);
@@ -387,12 +391,7 @@ static void test_dp_two_devices(void)
     dp_create_cq(dw, &bcq, DP_CQ_LOG);
     dp_create_qp(dp, &a, VHCA_QPT_RC, &acq, &acq);
     dp_create_qp(dw, &b, VHCA_QPT_RC, &bcq, &bcq);
-    g_assert_cmpuint(dp_to_init(dp, &a, 2, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dw, &b, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &a, dw->lid[1], b.h, 1), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dw, &b, dp->lid[2], a.h, 1), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &a, 7), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dw, &b, 7), ==, VHCA_CMD_OK);
+    memops_connect_devices(dp, &a, dw, &b);
     dp_fill(dp, abuf, 8192, 21);
     dp_fill(dw, bbuf + 8192, 8192, 77);
 
@@ -430,12 +429,7 @@ static void test_dp_two_devices(void)
      */
     dp_create_qp(dw, &b, VHCA_QPT_RC, &bcq, &bcq);
     dp_create_qp(dp, &a, VHCA_QPT_RC, &acq, &acq);
-    g_assert_cmpuint(dp_to_init(dp, &a, 2, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dw, &b, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &a, dw->lid[1], b.h, 1), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dw, &b, dp->lid[2], a.h, 1), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &a, 7), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dw, &b, 7), ==, VHCA_CMD_OK);
+    memops_connect_devices(dp, &a, dw, &b);
     qtest_writeq(dp->v->qts, abuf, vhca_db_data_value(a.h, 0, 2));
     dp_post_recv(dw, &b, 0xb9, dp->v->db.addr + VHCA_DB_SQ, 8,
                  VHCA_LOCAL_DMA_LKEY, 0, 0);

@@ -22,22 +22,10 @@
 #define ATTR_PORT_COUNTERS      0x0012
 #define ATTR_PORT_COUNTERS_EXT  0x001d
 
-typedef struct PmaRig {
-    Dp *dp;
-    DpMem m;
-    DpCq cq;
-    DpQp gsi[3];                    /* per port */
-    uint64_t tid;
-} PmaRig;
-
-static void pma_start(PmaRig *r)
+/* The SA tests' rig (GSI QPs on ports 1 and 2), with the PMA's TIDs. */
+static void pma_start(SaRig *r)
 {
-    memset(r, 0, sizeof(*r));
-    r->dp = dp_start();
-    dp_mem(r->dp, &r->m, DP_ALL_ACCESS);
-    dp_create_cq(r->dp, &r->cq, DP_CQ_LOG);
-    dp_special(r->dp, &r->gsi[1], &r->cq, VHCA_QPT_GSI, 1);
-    dp_special(r->dp, &r->gsi[2], &r->cq, VHCA_QPT_GSI, 2);
+    sa_start(r);
     r->tid = PMA_TID;
     /* Port 2's GSI QP has a receive posted: a PMA request must not use it. */
     dp_post_recv(r->dp, &r->gsi[2], 0x900, r->m.b + 7 * PMA_RECV_SLOT,
@@ -45,7 +33,7 @@ static void pma_start(PmaRig *r)
 }
 
 /* A PerfMgt MAD: PortSelect and CounterSelect at data bytes 1 and 2. */
-static void pma_mad(PmaRig *r, uint8_t class_version, uint8_t method,
+static void pma_mad(SaRig *r, uint8_t class_version, uint8_t method,
                     uint16_t attr, uint8_t port_select, uint16_t select,
                     uint8_t *mad)
 {
@@ -61,7 +49,7 @@ static void pma_mad(PmaRig *r, uint8_t class_version, uint8_t method,
 }
 
 /* Send mad from port 1 to port 2's QPN 1; the PMA's answer, its status. */
-static uint16_t pma_ask(PmaRig *r, const uint8_t *mad, uint8_t *resp)
+static uint16_t pma_ask(SaRig *r, const uint8_t *mad, uint8_t *resp)
 {
     Dp *dp = r->dp;
     struct vhca_cqe cqe;
@@ -87,7 +75,7 @@ static uint16_t pma_ask(PmaRig *r, const uint8_t *mad, uint8_t *resp)
     return lduw_be_p(resp + 4);
 }
 
-static uint16_t pma_query(PmaRig *r, uint8_t method, uint16_t attr,
+static uint16_t pma_query(SaRig *r, uint8_t method, uint16_t attr,
                           uint8_t port_select, uint16_t select,
                           uint8_t *resp)
 {
@@ -99,7 +87,7 @@ static uint16_t pma_query(PmaRig *r, uint8_t method, uint16_t attr,
 
 static void test_pma_class_port_info(void)
 {
-    PmaRig r;
+    SaRig r;
     uint8_t resp[256];
 
     pma_start(&r);
@@ -117,7 +105,7 @@ static void test_pma_class_port_info(void)
  */
 static void test_pma_counters_count_each_mad(void)
 {
-    PmaRig r;
+    SaRig r;
     uint8_t resp[256];
     const uint8_t *d = resp + 64;
 
@@ -150,7 +138,7 @@ static void test_pma_counters_count_each_mad(void)
 
 static void test_pma_errors(void)
 {
-    PmaRig r;
+    SaRig r;
     uint8_t mad[256], resp[256];
 
     pma_start(&r);
@@ -169,7 +157,7 @@ static void test_pma_errors(void)
 /* A PerfMgt response is the guest's: port 2's GSI QP receives it. */
 static void test_pma_response_goes_to_the_guest(void)
 {
-    PmaRig r;
+    SaRig r;
     Dp *dp;
     uint8_t mad[256];
     struct vhca_cqe cqe;

@@ -5,6 +5,7 @@
  */
 
 #include "vhca-qtest.h"
+#include "qapi/qmp/qlist.h"
 
 static void test_port_active(void)
 {
@@ -224,6 +225,59 @@ static void test_fabric_two_devices(void)
     qtest_quit(qts);
 }
 
+/* Whether QEMU still has a device of this id (/machine/peripheral). */
+static bool peripheral_has(QTestState *qts, const char *id)
+{
+    QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-list', 'arguments': "
+                           "{'path': '/machine/peripheral'}}");
+    QListEntry *e;
+    bool found = false;
+
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
+        QDict *prop = qobject_to(QDict, qlist_entry_obj(e));
+
+        found |= !strcmp(qdict_get_str(prop, "name"), id);
+    }
+    qobject_unref(rsp);
+    return found;
+}
+
+/*
+ * A device unplugged leaves the QOM tree at once, but is finalized only
+ * after an RCU grace period (the old memory map holds references to its
+ * regions), and its device-memory BAR's RAMBlock keeps its migration name
+ * "<PCI path>/vhca-dm" until then.  A device_add into the same slot in
+ * that window aborted QEMU ("RAMBlock ... already registered") until
+ * unrealize unregistered the name, as the PCI core does for a ROM: seen
+ * in check-ulp-full, whose harness adds the device again as soon as QOM
+ * no longer lists it.  So does this test.
+ */
+static void test_hotplug_same_slot_at_once(void)
+{
+    QTestState *qts = qtest_init("-machine q35 -nodefaults "
+                                 "-device pcie-root-port,id=rp1,chassis=1");
+    QDict *rsp;
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
+                        "{'driver': 'vhca', 'id': 'hp', 'bus': 'rp1', "
+                        "'node-guid': %" PRIu64 "}}", NODE_GUID + 0xa00);
+        g_assert(qdict_haskey(rsp, "return"));
+        qobject_unref(rsp);
+        qtest_qmp_device_del_send(qts, "hp");
+        rsp = qtest_qmp(qts, "{'execute': 'system_reset'}");
+        qobject_unref(rsp);
+        while (peripheral_has(qts, "hp")) {
+            g_usleep(1000);
+        }
+    }
+    rsp = qtest_qmp(qts, "{'execute': 'query-status'}");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -234,5 +288,7 @@ int main(int argc, char **argv)
                    test_port_link_before_enable);
     qtest_add_func("/vhca/fabric/shared-switch", test_fabric_shared_switch);
     qtest_add_func("/vhca/fabric/properties", test_fabric_two_devices);
+    qtest_add_func("/vhca/port/hotplug-same-slot-at-once",
+                   test_hotplug_same_slot_at_once);
     return g_test_run();
 }

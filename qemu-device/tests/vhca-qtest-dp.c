@@ -383,26 +383,40 @@ uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state)
     return dp_modify(dp, qp, &ctx);
 }
 
-void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
-             uint8_t rnr_retry)
+void dp_pair_create(Dp *dp, DpPair *p, uint8_t type)
 {
     dp_create_cq(dp, &p->acq, DP_CQ_LOG);
     dp_create_cq(dp, &p->bcq, DP_CQ_LOG);
     dp_create_qp(dp, &p->a, type, &p->acq, &p->acq);
     dp_create_qp(dp, &p->b, type, &p->bcq, &p->bcq);
+}
+
+void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
+             uint8_t rnr_retry)
+{
+    dp_pair_create(dp, p, type);
     dp_pair_connect(dp, p, b_access, rnr_retry);
+}
+
+void dp_qps_to_rtr(Dp *dp, DpQp *a, uint32_t a_access, DpQp *b,
+                   uint32_t b_access)
+{
+    g_assert_cmpuint(dp_to_init(dp, a, 1, a_access), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_init(dp, b, 2, b_access), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rtr(dp, a, dp->lid[2], b->h, 1), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rtr(dp, b, dp->lid[1], a->h, 1), ==, VHCA_CMD_OK);
+}
+
+void dp_qps_to_rts(Dp *dp, DpQp *a, DpQp *b, uint8_t rnr_retry)
+{
+    g_assert_cmpuint(dp_to_rts(dp, a, rnr_retry), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(dp_to_rts(dp, b, rnr_retry), ==, VHCA_CMD_OK);
 }
 
 void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry)
 {
-    g_assert_cmpuint(dp_to_init(dp, &p->a, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dp, &p->b, 2, b_access), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p->a, dp->lid[2], p->b.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p->b, dp->lid[1], p->a.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &p->a, rnr_retry), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &p->b, rnr_retry), ==, VHCA_CMD_OK);
+    dp_qps_to_rtr(dp, &p->a, DP_ALL_ACCESS, &p->b, b_access);
+    dp_qps_to_rts(dp, &p->a, &p->b, rnr_retry);
 }
 
 /* A region of B over shuffled pages (a DIRECT page list). */
@@ -688,6 +702,14 @@ void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state)
 
     g_assert_cmpuint(dp_query_qp(dp, qp->h, &ctx), ==, VHCA_CMD_OK);
     g_assert_cmpuint(ctx.state, ==, state);
+}
+
+void dp_expect_invalid_request(Dp *dp, DpPair *p, struct vhca_cqe *cqe)
+{
+    dp_expect_cqe(dp, &p->acq, cqe, VHCA_WC_REM_INV_REQ_ERR);
+    dp_assert_state(dp, &p->b, VHCA_QPS_ERR);
+    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_REQ_ERR,
+                                p->b.h));
 }
 
 uint8_t dp_create_mr_in(Dp *dp, struct vhca_cmd_create_mr *in,

@@ -128,8 +128,16 @@ uint8_t dp_to_rts(Dp *dp, DpQp *qp, uint8_t rnr_retry);
 uint8_t dp_set_state(Dp *dp, DpQp *qp, uint8_t state);
 void dp_pair(Dp *dp, DpPair *p, uint8_t type, uint32_t b_access,
              uint8_t rnr_retry);
+/* dp_pair's CQs (2^DP_CQ_LOG CQEs) and QPs of type, in RESET. */
+void dp_pair_create(Dp *dp, DpPair *p, uint8_t type);
 /* The RTS pair of QPs already created in p (a on port 1, b on port 2). */
 void dp_pair_connect(Dp *dp, DpPair *p, uint32_t b_access, uint8_t rnr_retry);
+/* QPs a (port 1) and b (port 2) of dp, created, to RTR towards each other
+ * (dp_pair_connect's first half, with a's access too). */
+void dp_qps_to_rtr(Dp *dp, DpQp *a, uint32_t a_access, DpQp *b,
+                   uint32_t b_access);
+/* Then both to RTS (dp_pair_connect's second half). */
+void dp_qps_to_rts(Dp *dp, DpQp *a, DpQp *b, uint8_t rnr_retry);
 uint32_t dp_mr_phys(Dp *dp, uint32_t pd, uint64_t addr, uint64_t len,
                     uint32_t access);
 void dp_query_device(Dp *dp, struct vhca_device_attr *attr);
@@ -163,6 +171,9 @@ void dp_ud_send(Dp *dp, DpQp *qp, uint64_t wr_id, uint16_t dlid,
                 uint32_t qpn, uint32_t qkey, bool grh, uint64_t addr,
                 uint32_t len, uint32_t lkey);
 void dp_assert_state(Dp *dp, DpQp *qp, uint8_t state);
+/* B refused A's request as invalid (a responder error, IBA 9.9.3.1.2):
+ * A's completion REM_INV_REQ_ERR, B in ERR with a REQ_ERR QP event. */
+void dp_expect_invalid_request(Dp *dp, DpPair *p, struct vhca_cqe *cqe);
 uint8_t dp_create_mr_in(Dp *dp, struct vhca_cmd_create_mr *in,
                         uint32_t *key);
 void dp_mr_desc(struct vhca_cmd_create_mr *in, uint32_t pd,

@@ -16,12 +16,17 @@
 
 #include "vhca-qtest-dp.h"
 
-#define WAIT_US         (5 * 1000 * 1000)
+#define WAIT_US         (30 * 1000 * 1000)
 #define STEP_US         1000
-/* 1 s: long enough that qtest's round trips (and settle()) never let the
- * window expire while a test posts by record alone. */
-#define LONG_WINDOW     ",sq-poll=on,sq-poll-window=1000000"
-#define SHORT_WINDOW    ",sq-poll=on,sq-poll-window=1000"
+/* 60 s: the window is wall-clock time, and on a loaded host the test
+ * process can sleep longer than a second between two posts; the window
+ * must never expire while a test posts by record alone (tests that
+ * passed alone failed at load 30 with a 1 s window). */
+#define LONG_WINDOW     ",sq-poll=on,sq-poll-window=60000000"
+/* 3 s: short enough to wait out, long enough that the test sees the flag
+ * set after a doorbell woke the thread (with 1 ms the window could end
+ * before a loaded test looked). */
+#define SHORT_WINDOW    ",sq-poll=on,sq-poll-window=3000000"
 
 static uint32_t sq_flags(Dp *dp, DpQp *qp)
 {

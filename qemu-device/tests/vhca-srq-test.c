@@ -39,12 +39,8 @@ static uint8_t dp_create_qp_srq(Dp *dp, DpQp *qp, DpCq *cq, uint32_t srqn,
 
 static void dp_connect(Dp *dp, DpQp *a, DpQp *b)
 {
-    g_assert_cmpuint(dp_to_init(dp, a, 1, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dp, b, 2, DP_ALL_ACCESS), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, a, dp->lid[2], b->h, 1), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, b, dp->lid[1], a->h, 1), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, a, 7), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, b, 7), ==, VHCA_CMD_OK);
+    dp_qps_to_rtr(dp, a, DP_ALL_ACCESS, b, DP_ALL_ACCESS);
+    dp_qps_to_rts(dp, a, b, 7);
 }
 
 static uint8_t dp_srq_limit(Dp *dp, uint32_t srqn, uint32_t limit)

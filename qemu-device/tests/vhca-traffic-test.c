@@ -195,12 +195,9 @@ static void test_dp_rc_rdma(void)
     w.off += sizeof(*at);
     dp_wqe_sge(&w, m.a + 272, 8, m.akey);
     dp_post_send(dp, &p.a, &w);
-    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_INV_REQ_ERR);
+    dp_expect_invalid_request(dp, &p, &cqe);
     g_assert_cmphex(qtest_readq(dp->v->qts, m.b + 64), ==, val);
     dp_assert_state(dp, &p.a, VHCA_QPS_ERR);
-    dp_assert_state(dp, &p.b, VHCA_QPS_ERR);
-    g_assert_true(dp_take_event(dp, VHCA_EQE_QP_EVENT, VHCA_QP_EV_REQ_ERR,
-                                p.b.h));
     dp_stop(dp);
 }
 
@@ -528,16 +525,8 @@ static void test_dp_flush(void)
     dp_expect_no_cqe(dp, &p.acq);
 
     /* Send WQEs posted in RTR wait, and run once the QP reaches RTS. */
-    dp_create_cq(dp, &p.acq, DP_CQ_LOG);
-    dp_create_cq(dp, &p.bcq, DP_CQ_LOG);
-    dp_create_qp(dp, &p.a, VHCA_QPT_RC, &p.acq, &p.acq);
-    dp_create_qp(dp, &p.b, VHCA_QPT_RC, &p.bcq, &p.bcq);
-    g_assert_cmpuint(dp_to_init(dp, &p.a, 1, 0), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dp, &p.b, 2, 0), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p.a, dp->lid[2], p.b.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p.b, dp->lid[1], p.a.h, 1), ==,
-                     VHCA_CMD_OK);
+    dp_pair_create(dp, &p, VHCA_QPT_RC);
+    dp_qps_to_rtr(dp, &p.a, 0, &p.b, 0);
     dp_post_recv(dp, &p.b, 0xb1, m.b, 64, m.bkey, 0, 0);
     dp_send(dp, &p.a, 21, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m.a, 8, m.akey);
     dp_expect_no_cqe(dp, &p.acq);
@@ -592,14 +581,8 @@ static void test_dp_cq_arm(void)
     dp_create_cq(dp, &p.bcq, DP_CQ_LOG);
     dp_create_qp(dp, &p.a, VHCA_QPT_RC, &p.acq, &p.acq);
     dp_create_qp(dp, &p.b, VHCA_QPT_RC, &p.bcq, &p.bcq);
-    g_assert_cmpuint(dp_to_init(dp, &p.a, 1, 0), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_init(dp, &p.b, 2, 0), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p.a, dp->lid[2], p.b.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rtr(dp, &p.b, dp->lid[1], p.a.h, 1), ==,
-                     VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &p.a, 7), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(dp_to_rts(dp, &p.b, 7), ==, VHCA_CMD_OK);
+    dp_qps_to_rtr(dp, &p.a, 0, &p.b, 0);
+    dp_qps_to_rts(dp, &p.a, &p.b, 7);
     dp_mem(dp, &m, DP_ALL_ACCESS);
 
     /* Ten completions through a 4-entry CQ: owner 1,1,1,1,0,0,0,0,1,1. */

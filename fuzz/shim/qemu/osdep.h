@@ -15,6 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* QEMU's osdep.h brings GLib; the targets of GLib-using files
+ * (run-fuzz.sh TARGET_FLAGS) ask for it too. */
+#ifdef VHCA_FUZZ_GLIB
+#include <glib.h>
+#endif
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
