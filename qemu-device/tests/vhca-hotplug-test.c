@@ -16,7 +16,6 @@
  */
 
 #include "vhca-qtest.h"
-#include "qapi/qmp/qlist.h"
 
 #define HP_ROOT_PORT        QPCI_DEVFN(5, 0)
 #define HP_BUS              1
@@ -66,22 +65,6 @@ static void hp_slot_power(QPCIDevice *rp, bool on)
     qpci_config_writew(rp, exp + PCI_EXP_SLTCTL, ctl);
 }
 
-static bool hp_device_listed(QTestState *qts)
-{
-    QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-list', 'arguments': "
-                           "{'path': '/machine/peripheral'}}");
-    QListEntry *e;
-    bool found = false;
-
-    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
-        QDict *prop = qobject_to(QDict, qlist_entry_obj(e));
-
-        found |= !strcmp(qdict_get_str(prop, "name"), "vhca1");
-    }
-    qobject_unref(rsp);
-    return found;
-}
-
 /*
  * device_del, answered as a guest's pciehp does (the slot powered off:
  * QEMU unplugs the device there and then), and device_add at once, before
@@ -101,7 +84,7 @@ static void hp_replug(QTestState *qts, QPCIDevice *rp)
     qobject_unref(rsp);
     qtest_qmp_eventwait(qts, "DEVICE_DELETED");    /* the old one went */
     hp_slot_power(rp, true);
-    g_assert_true(hp_device_listed(qts));
+    g_assert_true(vhca_peripheral_has(qts, "vhca1"));
 }
 
 /*

@@ -5,6 +5,7 @@
  */
 
 #include "vhca-qtest.h"
+#include "qapi/qmp/qlist.h"
 
 /* ---- plumbing -------------------------------------------------------- */
 
@@ -387,6 +388,23 @@ uint64_t vhca_ram_end(Vhca *v)
     qobject_unref(rsp);
     g_assert_cmphex(size, <, 0x80000000ull);
     return size;
+}
+
+/* Whether QEMU still has a device of this id (/machine/peripheral). */
+bool vhca_peripheral_has(QTestState *qts, const char *id)
+{
+    QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-list', 'arguments': "
+                           "{'path': '/machine/peripheral'}}");
+    QListEntry *e;
+    bool found = false;
+
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
+        QDict *prop = qobject_to(QDict, qlist_entry_obj(e));
+
+        found |= !strcmp(qdict_get_str(prop, "name"), id);
+    }
+    qobject_unref(rsp);
+    return found;
 }
 
 /*
