@@ -244,7 +244,8 @@ static void test_hotplug_same_slot_at_once(void)
     for (i = 0; i < 3; i++) {
         rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
                         "{'driver': 'vhca', 'id': 'hp', 'bus': 'rp1', "
-                        "'node-guid': %" PRIu64 "}}", NODE_GUID + 0xa00);
+                        "'node-guid': %" PRIu64 "}}",
+                        (uint64_t)(NODE_GUID + 0xa00));
         g_assert(qdict_haskey(rsp, "return"));
         qobject_unref(rsp);
         qtest_qmp_device_del_send(qts, "hp");
