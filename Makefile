@@ -24,7 +24,7 @@ VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x5254000000000100 \
 GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) && \
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
-.PHONY: all deps qemu module initramfs provider kernel-debug check-unit check-qtest check-vm \
+.PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
 	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb switch test \ check-fabric-rcwin
 	bench bench-sqpoll bench-copy run clean
 
@@ -35,6 +35,13 @@ deps:
 
 qemu: deps
 	scripts/build-qemu.sh
+
+# QEMU with only the device model under AddressSanitizer, from the plain
+# tree (Documentation/device.md "Debugging"); ASAN_QTESTS: qtest programs
+# to build against it, e.g. ASAN_QTESTS="vhca-hotplug-test vhca-rc-test".
+ASAN_QTESTS ?= vhca-hotplug-test
+qemu-asan-device: deps qemu
+	scripts/build-qemu-asan-device.py $(ASAN_QTESTS)
 
 module: deps
 	KERNEL=$(KERNEL) scripts/build-module.sh

@@ -13,7 +13,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
-#include "vhca.h"
+#include "vhca-transport.h"     /* vhca_rc_window_sqd */
 #include "trace.h"
 
 #define A(x)        VHCA_QP_ATTR_##x

@@ -19,13 +19,21 @@
 # (a file is copied only when its content differs, so that ninja stays
 # incremental) and ninja rebuilds what changed.
 #
-# Environment: VHCA_CACHE overrides ~/.cache/vhca; JOBS the ninja -j value.
+# Environment: VHCA_CACHE overrides ~/.cache/vhca; JOBS the ninja -j value;
+# VHCA_QEMU_SANITIZE=1 builds a separate tree (its own hash) configured with
+# --enable-sanitizers (AddressSanitizer + UBSan) and links its products into
+# build/qemu-asan/ instead of build/qemu/ (Documentation/device.md,
+# "Debugging").
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${VHCA_CACHE:-$HOME/.cache/vhca}
 SRC_CACHE=$CACHE/src
+SANITIZE=${VHCA_QEMU_SANITIZE:-0}
 OUT=$REPO/build/qemu
+if [ "$SANITIZE" = 1 ]; then
+    OUT=$REPO/build/qemu-asan
+fi
 
 say() { echo "build-qemu: $*"; }
 die() { echo "build-qemu: error: $*" >&2; exit 1; }
@@ -113,6 +121,9 @@ tree_hash() {
     {
         cat "$DSC"
         declare -f device_list qtest_glue glue_tree configure_tree prepare_tree
+        if [ "$SANITIZE" = 1 ]; then
+            declare -f sanitize_tree
+        fi
     } | sha256sum | cut -c1-16
 }
 
@@ -159,6 +170,20 @@ prepare_tree() {
         die "configure failed (tree kept in $TREE.failed)"
     fi
     touch "$TREE/.vhca-configured"
+}
+
+# Reconfigure a prepared tree with the options configure recorded in
+# config.status plus --enable-sanitizers: ASan reports use-after-free and
+# out-of-bounds accesses on QEMU's stderr at the faulting access instead of a
+# later, unrelated crash.  The plain tree's hash does not cover this function.
+sanitize_tree() {
+    say "reconfiguring with --enable-sanitizers (log: $TREE/configure-asan.log)"
+    (cd "$TREE/build" && ./config.status --enable-sanitizers) \
+        > "$TREE/configure-asan.log" 2>&1 ||
+        die "configure --enable-sanitizers failed, see $TREE/configure-asan.log"
+    grep -q 'fsanitize=address' "$TREE/build/build.ninja" ||
+        die "configure found no AddressSanitizer, see $TREE/configure-asan.log"
+    touch "$TREE/.vhca-sanitized"
 }
 
 # The qtest programs, as named in qemu-device/tests/vhca-qtests.txt.
@@ -235,6 +260,9 @@ main() {
         if [ ${#SYNCED[@]} -gt 0 ]; then
             say "synced ${SYNCED[*]}"
         fi
+    fi
+    if [ "$SANITIZE" = 1 ] && [ ! -e "$TREE/.vhca-sanitized" ]; then
+        sanitize_tree
     fi
     build_tree
     link_firmware

@@ -5,7 +5,6 @@
  */
 
 #include "vhca-qtest.h"
-#include "qapi/qmp/qlist.h"
 
 static void test_port_active(void)
 {
@@ -225,23 +224,6 @@ static void test_fabric_two_devices(void)
     qtest_quit(qts);
 }
 
-/* Whether QEMU still has a device of this id (/machine/peripheral). */
-static bool peripheral_has(QTestState *qts, const char *id)
-{
-    QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-list', 'arguments': "
-                           "{'path': '/machine/peripheral'}}");
-    QListEntry *e;
-    bool found = false;
-
-    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
-        QDict *prop = qobject_to(QDict, qlist_entry_obj(e));
-
-        found |= !strcmp(qdict_get_str(prop, "name"), id);
-    }
-    qobject_unref(rsp);
-    return found;
-}
-
 /*
  * A device unplugged leaves the QOM tree at once, but is finalized only
  * after an RCU grace period (the old memory map holds references to its
@@ -262,13 +244,14 @@ static void test_hotplug_same_slot_at_once(void)
     for (i = 0; i < 3; i++) {
         rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
                         "{'driver': 'vhca', 'id': 'hp', 'bus': 'rp1', "
-                        "'node-guid': %" PRIu64 "}}", NODE_GUID + 0xa00);
+                        "'node-guid': %" PRIu64 "}}",
+                        (uint64_t)(NODE_GUID + 0xa00));
         g_assert(qdict_haskey(rsp, "return"));
         qobject_unref(rsp);
         qtest_qmp_device_del_send(qts, "hp");
         rsp = qtest_qmp(qts, "{'execute': 'system_reset'}");
         qobject_unref(rsp);
-        while (peripheral_has(qts, "hp")) {
+        while (vhca_peripheral_has(qts, "hp")) {
             g_usleep(1000);
         }
     }

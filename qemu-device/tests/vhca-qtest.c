@@ -5,6 +5,7 @@
  */
 
 #include "vhca-qtest.h"
+#include "qapi/qmp/qlist.h"
 
 /* ---- plumbing -------------------------------------------------------- */
 
@@ -15,7 +16,8 @@ void vhca_map(Vhca *v)
     v->db = qpci_iomap(v->dev, VHCA_DB_BAR, NULL);
 }
 
-Vhca *vhca_start(const char *extra)
+/* vhca0 (and extra) started, its BARs not mapped yet: see vhca_start. */
+Vhca *vhca_start_unmapped(const char *extra)
 {
     Vhca *v = g_new0(Vhca, 1);
     /* VHCA_QTEST_DEVICE: properties every test's device gets, e.g.
@@ -31,7 +33,6 @@ Vhca *vhca_start(const char *extra)
     v->bus = qpci_new_pc(v->qts, &v->alloc);
     v->dev = qpci_device_find(v->bus, VHCA_DEVFN);
     g_assert(v->dev);
-    vhca_map(v);
     v->cmdq_log = CMDQ_LOG;
     v->eq0_log = EQ0_LOG;
     v->cmdq = guest_alloc(&v->alloc,
@@ -39,6 +40,14 @@ Vhca *vhca_start(const char *extra)
     v->eq0 = guest_alloc(&v->alloc, sizeof(struct vhca_eqe) << EQ0_LOG);
     v->buf = guest_alloc(&v->alloc, 4096);
     v->next_token = 0x1000;
+    return v;
+}
+
+Vhca *vhca_start(const char *extra)
+{
+    Vhca *v = vhca_start_unmapped(extra);
+
+    vhca_map(v);
     return v;
 }
 
@@ -379,6 +388,23 @@ uint64_t vhca_ram_end(Vhca *v)
     qobject_unref(rsp);
     g_assert_cmphex(size, <, 0x80000000ull);
     return size;
+}
+
+/* Whether QEMU still has a device of this id (/machine/peripheral). */
+bool vhca_peripheral_has(QTestState *qts, const char *id)
+{
+    QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-list', 'arguments': "
+                           "{'path': '/machine/peripheral'}}");
+    QListEntry *e;
+    bool found = false;
+
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
+        QDict *prop = qobject_to(QDict, qlist_entry_obj(e));
+
+        found |= !strcmp(qdict_get_str(prop, "name"), id);
+    }
+    qobject_unref(rsp);
+    return found;
 }
 
 /*

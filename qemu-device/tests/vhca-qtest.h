@@ -48,6 +48,7 @@ typedef struct Vhca {
 
 void vhca_map(Vhca *v);
 Vhca *vhca_start(const char *extra);
+Vhca *vhca_start_unmapped(const char *extra);
 Vhca *vhca_sibling(Vhca *v, int devfn);
 void vhca_sibling_free(Vhca *w);
 void vhca_stop(Vhca *v);
@@ -76,6 +77,7 @@ void vhca_assert_alive(Vhca *v);
 uint32_t vhca_wait_fatal(Vhca *v);
 void vhca_assert_fatal(Vhca *v, enum vhca_fatal code);
 void qom_set_link(Vhca *v, const char *prop, bool up);
+bool vhca_peripheral_has(QTestState *qts, const char *id);
 bool vhca_device_add_refused(QTestState *qts, uint64_t guid,
                              const char *fabric, const char *bus,
                              bool embedded_sm, int sm_priority);
