@@ -210,6 +210,16 @@ static void arb_answer(VhcaSmArbiter *arb, const uint8_t *resp)
     VhcaSmInfo remote;
 
     vhca_sm_info_decode(resp + VHCA_SMP_DATA_OFF, &remote);
+    if (remote.guid == arb->guid) {
+        /*
+         * An answer showing this SM's own GUID is no other SM: neither a
+         * master to poll nor one to hand over to (it polled itself).
+         */
+        if (tid == arb->handover_tid) {
+            arb->handover_tid = 0;
+        }
+        return;
+    }
     if (tid == arb->handover_tid) {
         arb->handover_tid = 0;
         if (!status && arb->state == VHCA_SM_STATE_MASTER) {
