@@ -25,8 +25,10 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-install check-dkms install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb switch test \ check-fabric-rcwin
-	bench bench-sqpoll bench-copy run clean
+	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
+	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-install check-dkms \
+	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb \
+	check-fabric-rcwin switch test bench bench-sqpoll bench-copy run clean
 
 all: qemu module initramfs
 
