@@ -39,6 +39,7 @@
 #include "exec/memory.h"
 #include "sysemu/dma.h"
 #include "vhca-dma-map.h"
+#include "vhca-dp-lock.h"
 #include "trace.h"
 
 /*
@@ -53,6 +54,7 @@
 
 struct VhcaRamMap {
     MemoryListener listener;
+    bool dp_taken;                  /* the data-path lock, begin to commit */
     uint32_t n;
     struct {
         uint64_t start;
@@ -64,7 +66,23 @@ static void vhca_ram_map_begin(MemoryListener *listener)
 {
     VhcaRamMap *map = container_of(listener, VhcaRamMap, listener);
 
+    /*
+     * dp-lockless: a lockless send path DMAs to what it found RAM in the
+     * flat view (vhca-dp-lock.c); the memory API publishes the new view
+     * after the listeners' callbacks, so holding the data-path lock from
+     * here to commit keeps the old view for the whole of a lockless run.
+     */
+    map->dp_taken = vhca_dp_enter();
     map->n = 0;
+}
+
+static void vhca_ram_map_commit(MemoryListener *listener)
+{
+    VhcaRamMap *map = container_of(listener, VhcaRamMap, listener);
+    bool taken = map->dp_taken;
+
+    map->dp_taken = false;
+    vhca_dp_leave(taken);
 }
 
 /* region_add and region_nop: every section of the new topology. */
@@ -92,6 +110,7 @@ void vhca_dma_map_realize(VhcaState *s)
     map->listener.begin = vhca_ram_map_begin;
     map->listener.region_add = vhca_ram_map_section;
     map->listener.region_nop = vhca_ram_map_section;
+    map->listener.commit = vhca_ram_map_commit;
     memory_listener_register(&map->listener,
                              pci_get_address_space(&s->parent_obj));
     s->ram_map = map;

@@ -49,6 +49,7 @@
 #include "vhca-port-faults.h"
 #include "vhca-switch-sma.h"
 #include "vhca-wire.h"
+#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_LINK_HELLO_MS      200
@@ -130,6 +131,7 @@ void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
 /* One encoded frame onto the port's netdev. */
 void vhca_link_put(VhcaPort *port, const uint8_t *frame, uint32_t len)
 {
+    assert(!vhca_dp_lockless());    /* netdevs need the BQL */
     if (port->link) {
         qemu_send_packet(qemu_get_queue(port->link->nic), frame, len);
     }
@@ -151,6 +153,7 @@ static void vhca_link_send_message(VhcaPort *port, VhcaWireFrame *f,
 
 static void vhca_link_hello(void *opaque)
 {
+    VHCA_DP_GUARD();
     VhcaPort *port = opaque;
     struct vhca_wire_hello out;
     VhcaWireFrame f = { .kind = VHCA_WIRE_HELLO };
@@ -192,6 +195,7 @@ void vhca_link_port_init(VhcaPort *port)
  */
 static void vhca_link_watch(void *opaque)
 {
+    VHCA_DP_GUARD();
     VhcaPort *port = opaque;
     NetClientState *peer = qemu_get_queue(port->link->nic)->peer;
     bool up = peer && !peer->link_down;
@@ -707,6 +711,7 @@ static void vhca_link_dispatch(VhcaLink *link, const VhcaWireFrame *f)
 static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
                                  size_t size)
 {
+    VHCA_DP_GUARD();
     VhcaLink *link = qemu_get_nic_opaque(nc);
     VhcaPort *port = link->port;
     VhcaWireFrame f;
@@ -740,6 +745,7 @@ void vhca_link_attach(VhcaPort *port, NICConf *conf)
     DeviceState *dev = DEVICE(s);
     VhcaLink *link = g_new0(VhcaLink, 1);
 
+    vhca_dp_cabled(1);
     link->port = port;
     link->answers = g_hash_table_new_full(g_direct_hash, g_direct_equal,
                                           NULL, g_free);
@@ -764,6 +770,7 @@ void vhca_link_detach(VhcaPort *port)
     if (!link) {
         return;
     }
+    vhca_dp_cabled(-1);
     vhca_port_faults_free(port);
     qemu_del_nic(link->nic);
     timer_free(link->hello_timer);

@@ -49,6 +49,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "vhca-link.h"
+#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_ACK_TIMEOUT_UNIT_NS    4096    /* IBA 9.7.6.1.3: 4.096 us */
@@ -321,6 +322,7 @@ void vhca_rc_wait_ack(VhcaQp *qp)
 /* The send queue's timer: an RNR wait or a local ACK timeout is over. */
 void vhca_qp_sq_timer(void *opaque)
 {
+    VHCA_DP_GUARD();
     VhcaQp *qp = opaque;
     VhcaState *s = qp->dev;
 

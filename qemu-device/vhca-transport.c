@@ -36,6 +36,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "vhca-link.h"
+#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_UD_MAX_PAYLOAD     4096    /* the port's MTU */
@@ -549,7 +550,12 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
  * run a send queue inside the first one's WQE, so it defers to the bottom
  * half.
  */
-static unsigned vhca_sq_depth;
+static __thread unsigned vhca_sq_depth;     /* per thread: dp-lockless */
+
+bool vhca_sq_nested(void)
+{
+    return vhca_sq_depth != 0;
+}
 
 /*
  * Responder work that runs outside any send queue (a request or datagram
@@ -600,6 +606,7 @@ static void vhca_sq_run(VhcaState *s, VhcaQp *qp, uint32_t budget)
 /* Send queues left over by a doorbell's batch, or made ready by RTS. */
 void vhca_transport_bh(void *opaque)
 {
+    VHCA_DP_GUARD();
     VhcaState *s = opaque;
     uint32_t i;
 

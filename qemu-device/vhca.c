@@ -15,7 +15,7 @@
  *                    [,portN-loss=PCT][,portN-dup=PCT][,portN-reorder=PCT]
  *                    [,portN-corrupt=PCT][,portN-delay-ms=MS]
  *                    [,sq-poll=on|off][,sq-poll-window=MICROSECONDS]
- *                    [,rc-window=on|off]
+ *                    [,rc-window=on|off][,dp-lockless=on|off]
  *
  * Properties:
  *   ports          (uint8, 1..2, default 1) number of IB ports.
@@ -83,6 +83,10 @@
  *                  check-fabric` is explained (Documentation/fabric.md
  *                  "RC over the wire"); `make check-fabric-rcwin` runs the
  *                  fabric tier with it on.
+ *   dp-lockless    (bool, default off) an SQ doorbell of an RC/UC QP on an
+ *                  in-process port runs its send queue off the BQL, under
+ *                  the data-path lock (vhca-dp-lock.c: its DMA must be guest
+ *                  RAM, MSI-X waits for the end of the doorbell).
  *
  * The device cannot be migrated (its state lives partly in the fabric).
  *
@@ -104,6 +108,7 @@
 #include "vhca-link.h"
 #include "vhca-dma-map.h"
 #include "vhca-sm-arbiter.h"
+#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_DEFAULT_NODE_DESC  "QEMU vhca"
@@ -145,6 +150,10 @@ bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len)
     uint64_t last = addr + len - 1;
     int bar;
 
+    if (vhca_dp_lockless()) {
+        /* BAR addresses change under the BQL alone: ask the flat view */
+        return vhca_dp_dma_refused(s, addr, len);
+    }
     if (len == 0) {
         return false;
     }
@@ -302,6 +311,7 @@ static uint32_t vhca_caps(const VhcaState *s)
 
 static uint64_t vhca_reg_read(void *opaque, hwaddr addr, unsigned size)
 {
+    VHCA_DP_GUARD();
     VhcaState *s = opaque;
     uint32_t val = 0;
 
@@ -373,6 +383,7 @@ static bool vhca_queue_reg_writable(VhcaState *s, hwaddr addr)
 static void vhca_reg_write(void *opaque, hwaddr addr, uint64_t data,
                            unsigned size)
 {
+    VHCA_DP_GUARD();
     VhcaState *s = opaque;
     uint32_t val = data;
 
@@ -443,6 +454,7 @@ static const MemoryRegionOps vhca_reg_ops = {
  * clock (VHCA_DB_CLOCK) of every page, read with one 64-bit access. */
 static uint64_t vhca_db_read(void *opaque, hwaddr addr, unsigned size)
 {
+    VHCA_DP_GUARD();
     VhcaState *s = opaque;
 
     if (size == 8 && addr % VHCA_DB_PAGE_SIZE == VHCA_DB_CLOCK &&
@@ -460,6 +472,7 @@ static uint64_t vhca_db_read(void *opaque, hwaddr addr, unsigned size)
 static void vhca_db_write(void *opaque, hwaddr addr, uint64_t data,
                           unsigned size)
 {
+    VHCA_DP_GUARD();
     VhcaState *s = opaque;
     uint32_t page = addr / VHCA_DB_PAGE_SIZE;
     hwaddr offset = addr % VHCA_DB_PAGE_SIZE;
@@ -552,12 +565,12 @@ static bool vhca_check_properties(VhcaState *s, Error **errp)
     return true;
 }
 
-static void vhca_unrealize(PCIDevice *pdev)
+static void vhca_teardown(PCIDevice *pdev)
 {
     VhcaState *s = VHCA(pdev);
     int i;
 
-    vhca_sqpoll_unrealize(s);
+    s->dp_dead = true;
     vhca_dma_map_unrealize(s);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_fabric_detach(&s->ports[i]);
@@ -573,15 +586,26 @@ static void vhca_unrealize(PCIDevice *pdev)
     msix_uninit_exclusive_bar(pdev);
 }
 
-static void vhca_realize(PCIDevice *pdev, Error **errp)
+/* The sq-poll thread takes the BQL, then the data-path lock: join it first */
+static void vhca_unrealize(PCIDevice *pdev)
+{
+    VhcaState *s = VHCA(pdev);
+
+    vhca_sqpoll_unrealize(s);
+    {
+        VHCA_DP_GUARD();
+        vhca_teardown(pdev);
+    }
+    vhca_dp_unrealize(s);
+}
+
+static bool vhca_realize_locked(PCIDevice *pdev, Error **errp)
 {
     VhcaState *s = VHCA(pdev);
     uint64_t db_bar_size;
     uint32_t i;
 
-    if (!vhca_check_properties(s, errp)) {
-        return;
-    }
+    VHCA_DP_GUARD();
     s->num_vectors = 1 + s->comp_vectors;
     s->node_guid = s->node_guid_prop ? s->node_guid_prop
                                      : vhca_auto_node_guid();
@@ -599,11 +623,11 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
                      &s->db_bar);
 
     if (msix_init_exclusive_bar(pdev, s->num_vectors, VHCA_MSIX_BAR, errp)) {
-        return;
+        return false;
     }
     if (!vhca_dm_realize(s, errp)) {
         msix_uninit_exclusive_bar(pdev);
-        return;
+        return false;
     }
     for (i = 0; i < s->num_vectors; i++) {
         msix_vector_use(pdev, i);
@@ -617,17 +641,27 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
             vhca_link_attach(&s->ports[i], &s->port_nic[i]);
         } else if (!vhca_fabric_attach(&s->ports[i], s->fabric_name,
                                            &s->sm_conf, errp)) {
-            vhca_unrealize(pdev);
-            return;
+            vhca_teardown(pdev);
+            return false;
         }
     }
     vhca_reset(s);
     vhca_sqpoll_realize(s);
     vhca_dma_map_realize(s);
+    return true;
+}
+
+static void vhca_realize(PCIDevice *pdev, Error **errp)
+{
+    if (vhca_check_properties(VHCA(pdev), errp) &&
+        vhca_realize_locked(pdev, errp)) {
+        vhca_dp_realize(VHCA(pdev));
+    }
 }
 
 static void vhca_qdev_reset(DeviceState *dev)
 {
+    VHCA_DP_GUARD();
     vhca_reset(VHCA(dev));
 }
 
@@ -635,6 +669,7 @@ static void vhca_qdev_reset(DeviceState *dev)
 static void vhca_port_link_set(Object *obj, uint32_t num, bool value,
                                Error **errp)
 {
+    VHCA_DP_GUARD();
     VhcaState *s = VHCA(obj);
 
     if (DEVICE(obj)->realized && num > s->num_ports) {
@@ -646,6 +681,7 @@ static void vhca_port_link_set(Object *obj, uint32_t num, bool value,
 
 static bool vhca_port1_link_get(Object *obj, Error **errp)
 {
+    VHCA_DP_GUARD();
     return VHCA(obj)->ports[0].link_up;
 }
 
@@ -656,6 +692,7 @@ static void vhca_port1_link_set(Object *obj, bool value, Error **errp)
 
 static bool vhca_port2_link_get(Object *obj, Error **errp)
 {
+    VHCA_DP_GUARD();
     return VHCA(obj)->ports[1].link_up;
 }
 
@@ -684,6 +721,7 @@ static void vhca_instance_init(Object *obj)
                              vhca_port2_link_set);
     object_property_set_description(obj, "port2-link",
                                     "Physical link of port 2 (up = true)");
+    vhca_dp_instance_init(obj);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_port_faults_init(obj, &s->ports[i]);
     }
@@ -717,6 +755,7 @@ static Property vhca_properties[] = {
     DEFINE_PROP_BOOL("tag-matching", VhcaState, tag_matching, true),
     DEFINE_PROP_UINT32("sq-poll-window", VhcaState, sq_poll_window_us, 100),
     DEFINE_PROP_BOOL("rc-window", VhcaState, rc_window, false),
+    DEFINE_PROP_BOOL("dp-lockless", VhcaState, dp_lockless, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

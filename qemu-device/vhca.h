@@ -128,6 +128,7 @@ struct VhcaState {
     bool tag_matching;              /* TM SRQs (vhca-tm.c) */
     bool rc_window;                 /* RC across the wire: a window */
     uint32_t sq_poll_window_us;     /* ... for this long after activity */
+    bool dp_lockless;               /* SQ doorbells off the BQL */
 
     /* Fixed at realize. */
     uint64_t node_guid;
@@ -180,6 +181,14 @@ struct VhcaState {
 
     /* The RAM of the DMA address space (vhca-dma-map.c). */
     struct VhcaRamMap *ram_map;
+
+    /* dp-lockless (vhca-dp-lock.c), under the data-path lock. */
+    bool dp_dead;                   /* unrealized: tables freed */
+    bool dp_msix_queued;            /* on the deferred MSI-X list */
+    uint64_t dp_msix_pending;       /* vectors the lockless path owes */
+    uint64_t dp_lockless_runs;      /* SQ doorbells run off the BQL */
+    uint64_t dp_fallbacks;          /* ... and those that could not */
+    QTAILQ_ENTRY(VhcaState) dp_msix_link;
 };
 
 /* vhca.c */
