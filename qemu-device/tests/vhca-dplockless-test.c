@@ -166,10 +166,11 @@ static void test_lockless_not_ram(void)
 }
 
 /*
- * 100 WRITEs behind one doorbell: 64 run lockless (VHCA_WQE_BATCH), the
- * rest is left to the transport bottom half; a destroy of the QP, then a
- * device reset, come before it runs.  Nothing of the old QP may run after
- * either, and the device comes back.
+ * A SEND without a receive waits for an RNR retry: the lockless path arms
+ * the QP's timer.  DESTROY_QP before it fires: nothing of the old QP runs
+ * after (no CQE when the clock passes the retry).  Then 15 WRITEs behind
+ * one doorbell of a fresh pair, and CONTROL.RESET right after: the device
+ * comes back and runs lockless again.
  */
 static void test_lockless_destroy_reset(void)
 {
@@ -178,36 +179,34 @@ static void test_lockless_destroy_reset(void)
     DpWqe w;
     DpPair p;
     DpMem m;
-    int i, done = 0;
+    int i;
 
     dp_mem(dp, &m, DP_ALL_ACCESS);
     dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
-    for (i = 0; i < 100; i++) {
-        dp_wqe(&w, i, VHCA_WQE_RDMA_WRITE, 0);
-        dp_wqe_raddr(&w, m.b, m.bkey);
-        dp_wqe_sge(&w, m.a, 64, m.akey);
-        dp_put_send(dp, &p.a, &w);
-    }
-    dp_wqe(&w, 100, VHCA_WQE_RDMA_WRITE, VHCA_WQE_F_SIGNALED);
-    dp_wqe_raddr(&w, m.b, m.bkey);
-    dp_wqe_sge(&w, m.a, 64, m.akey);
-    dp_post_send(dp, &p.a, &w);     /* one doorbell for all 101 */
+    dp_send(dp, &p.a, 1, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m.a, 8, m.akey);
+    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 1);
+    dp_expect_no_cqe(dp, &p.acq);
     g_assert_cmpuint(dp_simple(dp, VHCA_CMD_DESTROY_QP, p.a.h, NULL), ==,
                      VHCA_CMD_OK);
-    while (dp_poll_cq(dp, &p.acq, &cqe)) {
-        done++;
-    }
-    g_assert_cmpuint(done, <=, 1);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 1);
+    dp_post_recv(dp, &p.b, 0xb0, m.b, 64, m.bkey, 0, 0);
+    qtest_clock_step(dp->v->qts, 1000000000);
+    dp_expect_no_cqe(dp, &p.acq);
+    dp_expect_no_cqe(dp, &p.bcq);
 
-    /* A fresh pair, a doorbell, then RESET at once. */
     dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
-    for (i = 0; i < 100; i++) {
+    for (i = 0; i < 14; i++) {
         dp_wqe(&w, i, VHCA_WQE_RDMA_WRITE, 0);
         dp_wqe_raddr(&w, m.b, m.bkey);
         dp_wqe_sge(&w, m.a, 64, m.akey);
         dp_put_send(dp, &p.a, &w);
     }
+    dp_wqe(&w, 14, VHCA_WQE_RDMA_WRITE, VHCA_WQE_F_SIGNALED);
+    dp_wqe_raddr(&w, m.b, m.bkey);
+    dp_wqe_sge(&w, m.a, 64, m.akey);
+    dp_post_send(dp, &p.a, &w);     /* one doorbell for all 15 */
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 14);
+    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 2);
     dp_post_send(dp, &p.a, &w);
     wr(dp->v, VHCA_REG_CONTROL, VHCA_CONTROL_RESET);
     g_assert_cmphex(rd(dp->v, VHCA_REG_STATUS), ==, 0);
@@ -215,6 +214,7 @@ static void test_lockless_destroy_reset(void)
     dp->nevents = 0;
     dp_setup(dp, 2);
     lockless_ops(dp, VHCA_QPT_RC);
+    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 7);
     dp_stop(dp);
 }
 
