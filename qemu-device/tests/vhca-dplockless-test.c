@@ -97,7 +97,7 @@ static void test_lockless_ops(void)
 /* Off (the default), or with loss injection: the BQL path, same results. */
 static void test_lockless_fallback(void)
 {
-    Dp *dp = dp_start();
+    Dp *dp = dp_start_with(",dp-lockless=off");   /* after VHCA_QTEST_DEVICE */
 
     lockless_ops(dp, VHCA_QPT_RC);
     g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 0);
