@@ -479,6 +479,22 @@ def measure_cross_vm(footnotes):
     return xvm
 
 
+def alternate(tool, prop, rounds, one_round, json_name):
+    """rounds rounds of one_round("off") then one_round("on"), each a fresh
+    boot (so that both modes see the same host load pattern); the results,
+    also written to build/bench/<json_name>."""
+    os.makedirs(OUT_DIR, exist_ok=True)
+    results = []
+    for _ in range(rounds):
+        for mode in ("off", "on"):
+            print("%s: round with %s=%s" % (tool, prop, mode), file=sys.stderr)
+            results.append(one_round(mode))
+    with open(os.path.join(OUT_DIR, json_name), "w") as f:
+        json.dump(results, f, indent=1)
+        f.write("\n")
+    return results
+
+
 def load_average():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])

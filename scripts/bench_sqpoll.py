@@ -12,7 +12,6 @@ and prints every round with the host's load average before and after it.
 Writes build/bench/sqpoll.json.  Not part of `make test`.
 """
 
-import json
 import os
 import statistics
 import sys
@@ -53,16 +52,9 @@ def one_round(mode):
 
 def main():
     bench.METRICS = [m for m in bench.METRICS if m[0] in ROWS]
-    os.makedirs(bench.OUT_DIR, exist_ok=True)
-    rounds = []
     started = time.monotonic()
-    for _ in range(ROUNDS):
-        for mode in ("off", "on"):
-            print("bench-sqpoll: round with sq-poll=%s" % mode, file=sys.stderr)
-            rounds.append(one_round(mode))
-    with open(os.path.join(bench.OUT_DIR, "sqpoll.json"), "w") as f:
-        json.dump(rounds, f, indent=1)
-        f.write("\n")
+    rounds = bench.alternate("bench-sqpoll", "sq-poll", ROUNDS, one_round,
+                             "sqpoll.json")
     cols = ("ring_rate_ceiling", "pingpong_latency_floor") + ROWS
     print("%-4s %-11s %-11s " % ("mode", "load-before", "load-after") +
           " ".join("%12s" % c[:12] for c in cols))

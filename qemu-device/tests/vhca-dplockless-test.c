@@ -50,10 +50,7 @@ static void lockless_ops(Dp *dp, uint8_t type)
     g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 100);
     dp_assert_same(dp, m.a, m.b, 100);
 
-    dp_wqe(&w, 2, VHCA_WQE_RDMA_WRITE, VHCA_WQE_F_SIGNALED);
-    dp_wqe_raddr(&w, m.b + 2048, m.bkey);
-    dp_wqe_sge(&w, m.a + 100, 1000, m.akey);
-    dp_post_send(dp, &p.a, &w);
+    dp_write(dp, &p.a, 2, m.b + 2048, m.bkey, m.a + 100, 1000, m.akey);
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     dp_assert_same(dp, m.a + 100, m.b + 2048, 1000);
     if (type != VHCA_QPT_RC) {
@@ -200,14 +197,11 @@ static void test_lockless_destroy_reset(void)
         dp_wqe_sge(&w, m.a, 64, m.akey);
         dp_put_send(dp, &p.a, &w);
     }
-    dp_wqe(&w, 14, VHCA_WQE_RDMA_WRITE, VHCA_WQE_F_SIGNALED);
-    dp_wqe_raddr(&w, m.b, m.bkey);
-    dp_wqe_sge(&w, m.a, 64, m.akey);
-    dp_post_send(dp, &p.a, &w);     /* one doorbell for all 15 */
+    dp_write(dp, &p.a, 14, m.b, m.bkey, m.a, 64, m.akey);  /* 1 doorbell */
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 14);
     g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 2);
-    dp_post_send(dp, &p.a, &w);
+    dp_write(dp, &p.a, 15, m.b, m.bkey, m.a, 64, m.akey);
     wr(dp->v, VHCA_REG_CONTROL, VHCA_CONTROL_RESET);
     g_assert_cmphex(rd(dp->v, VHCA_REG_STATUS), ==, 0);
     dp->eq_ci = 0;
