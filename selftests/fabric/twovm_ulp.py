@@ -22,6 +22,7 @@ import contextlib
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -235,10 +236,15 @@ def test_srp_ibsrpdm_login_fio_verify(x):
         _, gid = x.target_vm.run("cat /sys/class/infiniband/vhca0/ports/1/gids/0",
                                  timeout=30, check=True)
         dgid = gid.strip().replace(":", "")
-        # ib_srpt announces its DM agent (IsDeviceManagementSupported)
-        # when it starts; discovery finds it once the SA knows it.
+        # ib_srpt announces its DM agent (IsDeviceManagementSupported in
+        # its port's CapabilityMask) when it starts.  A cabled port sends
+        # the switch's SM no Trap 144 (Documentation/fabric.md "What is not
+        # emulated"): the switch's SA shows the new mask once its SM has
+        # read the port's PortInfo again, every sm-poll-ms (10 s).
+        started = time.monotonic()
         out = x.host_vm.wait_until(ulplib.script("srp", "discover", x.host_dev),
                                    lambda t: "dgid=%s" % dgid in t, timeout=120, interval=2)
+        ulplib.log("ibsrpdm found the target after", "%.1f s" % (time.monotonic() - started))
         line = [l for l in out.splitlines() if "dgid=%s" % dgid in l][0]
         disk = last_line(ulplib.run_script(x.host_vm, "srp", "login", x.host_dev, line,
                                            timeout=300))

@@ -7,7 +7,8 @@ property (Documentation/fabric.md).  The switch's SM gives the ports their
 LIDs; its SA answers IPoIB's joins and path queries.  Across the VMs:
 IPoIB (ping and a TCP stream with the same SHA-256 at both ends), the
 libibverbs RC pingpong with data validation, perftest (SEND, WRITE, READ,
-atomics), rping with verification over rdma_cm, and last a VM killed
+atomics), rping with verification over rdma_cm, ucmatose, udaddy, NVMe
+over RDMA (twovm_ulp.nvme_connect_fio_verify), and last a VM killed
 (QEMU SIGKILLed) while RC traffic runs: the peer's QP ends with a
 retry-exceeded completion, the switch sees the link go down and nothing
 hangs.  Not collected by pytest's test_*.py pattern: make check-fabric
