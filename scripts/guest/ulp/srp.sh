@@ -83,7 +83,13 @@ target_stop() {
 	[ -z "$(ls /sys/kernel/config/target/srpt 2>/dev/null | grep '^0x')" ]
 }
 
+# ibsrpdm (srp_daemon) leaves out every target it cannot tell is not
+# connected yet: it looks in /sys/class/scsi_host, which exists only once
+# the SCSI midlayer is loaded, and prints nothing without it.  ib_srp,
+# needed for the login anyway, loads it (in a fresh guest where no other
+# ULP had, discovery found the target and printed no line).
 discover() {
+	modprobe -a sd_mod ib_srp
 	ibsrpdm -c -d "$(umad_of "$1")"
 }
 
