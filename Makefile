@@ -28,7 +28,8 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb \
-	check-fabric-rcwin switch test bench bench-sqpoll bench-dplockless bench-copy run clean
+	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
+	bench-dplockless bench-copy run clean
 
 all: qemu module initramfs
 
@@ -170,6 +171,24 @@ check-fabric-rcwin: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" = default || { echo "check-fabric-rcwin: KERNEL=default only" >&2; exit 1; }
 	VHCA_DEVICE_PROPS="$(VHCA_DEVICE_PROPS),rc-window=on" VHCA_FABRIC_TIER=fabric-rcwin \
 		PYTHON=$(PYTHON) scripts/run-fabric.sh
+
+# The storage ULPs between two VMs through the standalone switch (not in
+# `make test`; check-fabric runs its NVMe over RDMA test): NVMe over RDMA,
+# iSER, NFS over RDMA and SRP, the target in VM a, the host in VM b,
+# build/results/fabric-ulp.txt.  Documentation/fabric.md "Storage ULPs
+# across VMs".
+check-fabric-ulp: deps qemu module initramfs provider switch
+	@test "$(KERNEL)" = default || { echo "check-fabric-ulp: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-ulp selftests/fabric/twovm_ulp.py
+
+# UCX (ucx_perftest over rc_verbs and ud_verbs) and libfabric (fi_pingpong
+# over msg and rdm endpoints) between two VMs through the standalone switch
+# (not in `make test`): build/results/fabric-middleware.txt.
+# Documentation/fabric.md "Middleware across VMs".
+check-fabric-middleware: deps qemu module initramfs provider switch
+	@test "$(KERNEL)" = default || { echo "check-fabric-middleware: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-middleware \
+		selftests/fabric/twovm_middleware.py
 
 # Debian's opensm in a guest manages the switch (embedded SM off), of the
 # standalone switch and of one VM's in-process fabric; then a master/standby

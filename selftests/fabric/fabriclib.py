@@ -89,28 +89,30 @@ LISTENING = (vmlib.tcp_listening(18515) + " || "
              "rdma res show cm_id 2>/dev/null | grep -q LISTEN")
 
 
-def wait_listening(vm, limit=60):
+def wait_listening(vm, limit=60, listening=LISTENING):
     """Until a server listens in vm (a loaded host can take many seconds
     to start one; a fixed sleep made rping's client connect too early and
-    be REJECTED), then a moment for it to reach accept."""
-    vm.run(vmlib.wait_for(LISTENING, limit), timeout=limit + 30)
+    be REJECTED), then a moment for it to reach accept.  listening: the
+    guest shell condition (vmlib.tcp_listening(port) for another port)."""
+    vm.run(vmlib.wait_for(listening, limit), timeout=limit + 30)
     time.sleep(0.5)
 
 
-def pair(fabric, server, client, tag, timeout=150):
-    """server in VM b, client in VM a (which names b's IPoIB address)."""
+def pair(fabric, server, client, tag, timeout=150, listening=LISTENING):
+    """server in VM b, client in VM a (which names b's IPoIB address);
+    listening: the condition of a server that is ready (wait_listening)."""
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
     background(b, server, tag, timeout)
-    wait_listening(b)
+    wait_listening(b, listening=listening)
     crc, cout = a.run("timeout %d %s" % (timeout, client), timeout=timeout + 30)
     src, sout = finish(b, tag, timeout + 30)
     log(tag, "server:\n%s\nclient:\n%s" % (sout, cout))
     return src, crc, sout, cout
 
 
-def pair_ok(fabric, server, client, tag, timeout=150):
+def pair_ok(fabric, server, client, tag, timeout=150, listening=LISTENING):
     """pair(), both ends must exit 0: their outputs."""
-    src, crc, sout, cout = pair(fabric, server, client, tag, timeout)
+    src, crc, sout, cout = pair(fabric, server, client, tag, timeout, listening)
     assert (src, crc) == (0, 0), sout + cout
     return sout, cout
 

@@ -7,7 +7,8 @@ property (Documentation/fabric.md).  The switch's SM gives the ports their
 LIDs; its SA answers IPoIB's joins and path queries.  Across the VMs:
 IPoIB (ping and a TCP stream with the same SHA-256 at both ends), the
 libibverbs RC pingpong with data validation, perftest (SEND, WRITE, READ,
-atomics), rping with verification over rdma_cm, and last a VM killed
+atomics), rping with verification over rdma_cm, ucmatose, udaddy, NVMe
+over RDMA (twovm_ulp.nvme_connect_fio_verify), and last a VM killed
 (QEMU SIGKILLed) while RC traffic runs: the peer's QP ends with a
 retry-exceeded completion, the switch sees the link go down and nothing
 hangs.  Not collected by pytest's test_*.py pattern: make check-fabric
@@ -27,6 +28,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fabriclib  # noqa: E402
+import twovm_ulp  # noqa: E402
 
 from fabriclib import (ADDR, SWITCH, TCP_BYTES, TOOL, background,  # noqa: E402
                        finish, log, pair, pair_ok, start_switch)
@@ -569,6 +571,10 @@ PERFTESTS = [
     ("ib_read_lat", "-n 100"), ("ib_read_bw", "-n 50 -s 65536"),
     ("ib_atomic_lat", "-n 100"),
 ]
+# Operations the one-VM tier (selftests/verbs/uverbs.py) runs too.
+MORE_PERFTESTS = [("ib_atomic_bw", "-n 100"), ("ib_atomic_lat", "-n 100 -A CMP_AND_SWAP"),
+                  ("ib_send_bw", "-n 100 -c UD")]
+MORE_IDS = ["ib_atomic_bw", "ib_atomic_lat-cmp_and_swap", "ib_send_bw-ud"]
 
 
 def perftest(fabric, tool, args, tag):
@@ -586,7 +592,8 @@ def perftest(fabric, tool, args, tag):
     assert PERF_RESULT.search(cout), cout
 
 
-@pytest.mark.parametrize("tool,args", PERFTESTS, ids=[t for t, _ in PERFTESTS])
+@pytest.mark.parametrize("tool,args", PERFTESTS + MORE_PERFTESTS,
+                         ids=[t for t, _ in PERFTESTS] + MORE_IDS)
 def test_perftest_across_vms(fabric, tool, args):
     perftest(fabric, tool, args, tool)
 
@@ -628,6 +635,22 @@ def test_multicast_to_the_other_vm_and_back_to_the_sender_port(fabric):
 def test_rping_verified(fabric):
     pair_ok(fabric, "rping -s -a %s -C 200 -V" % ADDR["b"],
             "rping -c -a %s -C 200 -V" % ADDR["b"], "rping")
+
+
+@pytest.mark.parametrize("tool", ["ucmatose", "udaddy"])
+def test_rdma_cm_tool(fabric, tool):
+    """rdma_cm's RC connections (ucmatose, through ib_cm) and UD (udaddy,
+    SIDR) across the switch."""
+    sout, cout = pair_ok(fabric, "%s -b %s" % (tool, ADDR["b"]),
+                         "%s -s %s" % (tool, ADDR["b"]), tool)
+    assert "test complete" in sout and "test complete" in cout, sout + cout
+
+
+def test_nvme_rdma_across_vms(fabric):
+    """The one storage ULP test of this tier (twovm_ulp.py, `make
+    check-fabric-ulp`, has the others): nvmet-rdma in VM a, nvme connect
+    and fio verify in VM b."""
+    twovm_ulp.nvme_connect_fio_verify(fabric)
 
 
 def lossy_pingpong(fabric, name):

@@ -148,18 +148,8 @@ def vm(module_path):
                     timeout=60, check=True)
         rc, _ = machine.run(WAIT_ACTIVE, timeout=120)
         assert rc == 0, "vhca ports not ACTIVE"
-        # The hung-task watchdog reports a task blocked for a minute (not
-        # Debian's two): a ULP that hangs under a fault shows within the
-        # test, and its report fails it (clean_kernel_log).
-        machine.run("sysctl -qw kernel.hung_task_timeout_secs=%d kernel.hung_task_warnings=-1"
-                    % ulplib.HUNG_TASK_SECS, timeout=30, check=True)
-        # max_sectors: null_blk takes 8 MiB commands (255 sectors by
-        # default), so LIO's Block Limits page lets 8 MiB SCSI commands
-        # through to the backend (iSER, SRP large I/O tests).
-        machine.run("modprobe null_blk nr_devices=%d gb=%d memory_backed=1 irqmode=0 "
-                    "max_sectors=%d" % (len(ulplib.BACKENDS), ulplib.BACKEND_GB,
-                                        ulplib.BACKEND_MAX_SECTORS),
-                    timeout=60, check=True)
+        ulplib.watch_hung_tasks(machine)
+        ulplib.load_backends(machine)
         yield machine
         if vmlib.KERNEL_CHOICE == "debug":
             # Every ULP is down (module-scoped fixtures): vhca's removal
@@ -199,8 +189,7 @@ def clean_kernel_log(request, vm):
     if call is not None and call.failed:
         ulplib.log("kernel log during the test", text[-12000:])
         return
-    bad = (vmlib.bad_dmesg_lines(ulplib.without_known_splats(text)) +
-           ulplib.hung_tasks(text) + ulplib.fallbacks(text))
+    bad = ulplib.kernel_log_problems(text)
     if bad:
         ulplib.log("kernel log during the test", text[-12000:])
     assert not bad, "kernel log:\n" + "\n".join(bad[:60])

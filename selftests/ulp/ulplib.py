@@ -169,10 +169,12 @@ def sha256_of(vm, path, mib, skip_mib=0):
     return out.split()[0]
 
 
-def assert_same_bytes(vm, host_dev, target_dev, mib):
-    """What the host reads through the ULP is what the target stored."""
+def assert_same_bytes(vm, host_dev, target_dev, mib, target_vm=None):
+    """What the host reads through the ULP is what the target stored;
+    target_vm: the target's guest when it is not the host's (two VMs,
+    selftests/fabric/twovm_ulp.py)."""
     host = sha256_of(vm, host_dev, mib)
-    target = sha256_of(vm, target_dev, mib)
+    target = sha256_of(target_vm or vm, target_dev, mib)
     assert host == target, "%s (host) %s != %s (target) %s" % (host_dev, host, target_dev, target)
 
 
@@ -183,16 +185,43 @@ def connections(vm, dev, comm):
             if l.startswith("link %s/" % dev) and "[%s]" % comm in l and "lqpn" in l]
 
 
-def assert_connections(vm, fabric, host_comm, target_comm, count):
+def assert_connections(vm, fabric, host_comm, target_comm, count, target_vm=None):
     """At least `count` connections, each with the host's end on the host
     device and the target's on the target device: the ULP's traffic
-    crosses the fabric (the routes chose the interfaces)."""
+    crosses the fabric (the routes chose the interfaces).  target_vm: the
+    target's guest when it is not the host's."""
     host = connections(vm, fabric.host_dev, host_comm)
-    target = connections(vm, fabric.target_dev, target_comm)
+    target = connections(target_vm or vm, fabric.target_dev, target_comm)
     log("rdma res show cm_id", "\n".join(host + target))
     assert len(host) >= count and len(target) >= count, (host, target)
     assert all("dst-addr %s:" % fabric.target_ip in l for l in host), host
     assert all("dst-addr %s:" % fabric.host_ip in l for l in target), target
+
+
+def load_backends(vm):
+    """The memory-backed null_blk devices of BACKENDS.  max_sectors:
+    null_blk takes 8 MiB commands (255 sectors by default), so LIO's
+    Block Limits page lets 8 MiB SCSI commands through to the backend
+    (iSER, SRP large I/O tests)."""
+    vm.run("modprobe null_blk nr_devices=%d gb=%d memory_backed=1 irqmode=0 "
+           "max_sectors=%d" % (len(BACKENDS), BACKEND_GB, BACKEND_MAX_SECTORS),
+           timeout=60, check=True)
+
+
+def watch_hung_tasks(vm):
+    """The hung-task watchdog reports a task blocked for a minute (not
+    Debian's two): a ULP that hangs under a fault shows within the test,
+    and its report fails it (kernel_log_problems)."""
+    vm.run("sysctl -qw kernel.hung_task_timeout_secs=%d kernel.hung_task_warnings=-1"
+           % HUNG_TASK_SECS, timeout=30, check=True)
+
+
+def kernel_log_problems(text):
+    """What a piece of kernel log must not have after a ULP test: a
+    WARNING/BUG/... line (the known splats left out), a hung task, an
+    undocumented "not supported" fallback."""
+    return (vmlib.bad_dmesg_lines(without_known_splats(text)) +
+            hung_tasks(text) + fallbacks(text))
 
 
 def dmesg_mark(vm):

@@ -23,13 +23,22 @@ FI_ENDPOINTS = {
 }
 
 
+# The client's report of 100 ping-pongs of 1 KiB.
+FI_RESULT = re.compile(r"^1k\s+100\s", re.M)
+
+
+def fi_pingpong_command(endpoint):
+    """The server's command line (the client's adds the server's address):
+    100 checked (-c) 1 KiB ping-pongs."""
+    return "env FI_LOG_LEVEL=warn fi_pingpong %s -c -I 100 -S 1024" % FI_ENDPOINTS[endpoint]
+
+
 def fi_pingpong(vm, endpoint):
     """100 checked 1 KiB ping-pongs; both sides exit 0, the client reports."""
-    args = "%s -c -I 100 -S 1024" % FI_ENDPOINTS[endpoint]
+    cmd = fi_pingpong_command(endpoint)
     src, crc, sout, cout = run_pair(
-        vm, "env FI_LOG_LEVEL=warn fi_pingpong %s" % args,
-        "ip netns exec %s env FI_LOG_LEVEL=warn fi_pingpong %s %s"
-        % (CM_NS, args, CM_SERVER_IP), timeout=60, listen_port=FI_PORT)
+        vm, cmd, "ip netns exec %s %s %s" % (CM_NS, cmd, CM_SERVER_IP),
+        timeout=60, listen_port=FI_PORT)
     log("fi_pingpong %s" % endpoint, sout + "\n--- client ---\n" + cout)
     assert (src, crc) == (0, 0), sout + cout
-    assert re.search(r"^1k\s+100\s", cout, re.M), cout
+    assert FI_RESULT.search(cout), cout

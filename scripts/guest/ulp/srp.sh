@@ -5,10 +5,11 @@
 # IsDeviceManagementSupported, then ask each one's DM agent for its I/O
 # controllers and services).
 #
-#   srp.sh target-start IBDEV BLOCKDEV INITIATOR_IBDEV...
+#   srp.sh target-start IBDEV BLOCKDEV INITIATOR...
 #        srpt target on IBDEV port 1 (named by its GID), LUN 0 on
-#        BLOCKDEV, an ACL for each INITIATOR_IBDEV port 1's initiator
-#        port ID
+#        BLOCKDEV, an ACL for each INITIATOR's initiator port ID: an IB
+#        device of this guest (its port 1), or the port GUID (0x and 16
+#        hex digits) of an initiator elsewhere on the fabric (another VM)
 #   srp.sh target-stop
 #   srp.sh discover IBDEV        ibsrpdm -c through IBDEV port 1's umad:
 #                                one add_target line per target
@@ -24,8 +25,13 @@ gid0() {
 	tr -d : < "/sys/class/infiniband/$1/ports/1/gids/0"
 }
 
+# The port GUID (16 hex digits) of an initiator: an IB device's port 1,
+# or a GUID given as 0x<16 hex digits> (a port in another guest).
 port_guid() {
-	gid0 "$1" | cut -c17-32
+	case $1 in
+	0x????????????????) echo "${1#0x}" ;;
+	*) gid0 "$1" | cut -c17-32 ;;
+	esac
 }
 
 umad_of() {
@@ -77,7 +83,13 @@ target_stop() {
 	[ -z "$(ls /sys/kernel/config/target/srpt 2>/dev/null | grep '^0x')" ]
 }
 
+# ibsrpdm (srp_daemon) leaves out every target it cannot tell is not
+# connected yet: it looks in /sys/class/scsi_host, which exists only once
+# the SCSI midlayer is loaded, and prints nothing without it.  ib_srp,
+# needed for the login anyway, loads it (in a fresh guest where no other
+# ULP had, discovery found the target and printed no line).
 discover() {
+	modprobe -a sd_mod ib_srp
 	ibsrpdm -c -d "$(umad_of "$1")"
 }
 
@@ -124,7 +136,7 @@ login) login "$2" "${3:-}" ;;
 logout) logout ;;
 disk) disk ;;
 *)
-	echo "usage: srp.sh target-start IBDEV DEV INI_IBDEV | target-stop | discover IBDEV | login IBDEV [LINE] | logout | disk" >&2
+	echo "usage: srp.sh target-start IBDEV DEV INI_IBDEV|0xGUID... | target-stop | discover IBDEV | login IBDEV [LINE] | logout | disk" >&2
 	exit 2
 	;;
 esac
