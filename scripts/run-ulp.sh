@@ -14,7 +14,9 @@
 #                     `fault`: hot-unplug, rmmod) with ib_core force_mr=1
 #                     (every ULP registers every transfer: FRWR); the
 #                     same on a lossy fabric (both devices with
-#                     rc-drop-request=97,rc-drop-response=101).
+#                     rc-drop-request=97,rc-drop-response=101), which
+#                     runs beside the first two in a guest of its own
+#                     (VHCA_ULP_LOSSY_BESIDE=0: after them).
 #                     build/results/ulp-full.txt sums the three
 #                     With VHCA_KERNEL=debug (`make check-ulp-full-debug`)
 #                     only the first session, on the debug kernel:
@@ -71,16 +73,46 @@ full)
 		scripts/run-verbs-pytest.sh ulp-full-debug "${files[@]}" -m "$(markers)" "$@"
 		exit $?
 	fi
+	# The lossy session waits mostly on RC ACK timeouts (each lost
+	# packet costs one), so it runs beside the other two in a guest of
+	# its own (build/vm-logs/ulp-lossy-*.log): about 85 min alone on a
+	# quiet host, while the other two take about 45 to 85 min in turn.
+	# VHCA_ULP_LOSSY_BESIDE=0 runs the three one after the other.
+	lossy_out=build/results/ulp-full-lossy.out
+	run_lossy() {
+		VHCA_ULP_VM_NAME=ulp-lossy \
+		VHCA_ULP_DEVICE_ARGS=rc-drop-request=97,rc-drop-response=101 \
+			scripts/run-verbs-pytest.sh ulp-full-lossy "${files[@]}" \
+			-m "$(markers not fault)" "$@"
+	}
+	lossy_pid=
+	if [ "${VHCA_ULP_LOSSY_BESIDE:-1}" != 0 ]; then
+		mkdir -p build/results
+		# A process group of its own (set -m), so that an interrupted
+		# run stops its pytest and QEMU too.
+		set -m
+		run_lossy "$@" > "$lossy_out" 2>&1 &
+		lossy_pid=$!
+		set +m
+		trap '[ -z "$lossy_pid" ] || kill -- -"$lossy_pid" 2>/dev/null' EXIT
+		echo "run-ulp: the lossy session runs beside the others, its output: $lossy_out"
+	fi
 	scripts/run-verbs-pytest.sh ulp-full-default "${files[@]}" \
 		-m "$(markers)" "$@"
 	rc1=$?
 	VHCA_ULP_FORCE_MR=1 scripts/run-verbs-pytest.sh ulp-full-force-mr "${files[@]}" \
 		-m "$(markers not fault)" "$@"
 	rc2=$?
-	VHCA_ULP_DEVICE_ARGS=rc-drop-request=97,rc-drop-response=101 \
-		scripts/run-verbs-pytest.sh ulp-full-lossy "${files[@]}" \
-		-m "$(markers not fault)" "$@"
-	rc3=$?
+	if [ -n "$lossy_pid" ]; then
+		wait "$lossy_pid"
+		rc3=$?
+		lossy_pid=
+		echo "=== the lossy session ($lossy_out)"
+		cat "$lossy_out"
+	else
+		run_lossy "$@"
+		rc3=$?
+	fi
 	;;
 *)
 	echo "usage: run-ulp.sh [quick|full|open] [pytest args]" >&2

@@ -135,8 +135,10 @@ def vm(module_path):
         if not os.path.exists(path):
             raise FileNotFoundError("%s missing: run `make module provider`" % path)
     # build/vm-logs/ulp-*.log, ulp-debug-*.log on the debug kernel (the
-    # two tiers may run side by side).
-    name = "ulp-debug" if vmlib.KERNEL_CHOICE == "debug" else "ulp"
+    # two tiers may run side by side); VHCA_ULP_VM_NAME for a session
+    # beside another (scripts/run-ulp.sh full: ulp-lossy).
+    name = os.environ.get("VHCA_ULP_VM_NAME") or (
+        "ulp-debug" if vmlib.KERNEL_CHOICE == "debug" else "ulp")
     with vmlib.VM(devices=DEVICES, name=name, memory="3G",
                   extra_args=NATIVE_PCIE_HOTPLUG) as machine:
         core = "ib_core force_mr=1" if FORCE_MR else "ib_core"
