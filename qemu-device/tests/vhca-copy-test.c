@@ -4,7 +4,8 @@
  * Runs of plain guest RAM are copied once, host pointer to host pointer;
  * everything else takes the bounce path through vhca_dma_read/_write.
  * These cases pin what must hold on both: copies spanning many pages with
- * unaligned starts and ends, through physical regions (one run), page
+ * unaligned starts and ends, through physical regions (one run, also with
+ * page offsets 16 bytes apart, which vhca-sgl.c copies in pieces), page
  * lists of adjacent pages (joined into one run) and of scattered pages
  * (one run per page), into a receive WQE of two SGEs; source and
  * destination overlapping (memmove); the device's own BAR as source or
@@ -123,6 +124,13 @@ static void test_copy_many_pages(void)
               50001, m.akey);
     copy_assert(dp, m.a + 123, m.b + 4001, 50001);
 
+    /* Offsets in the page 16 bytes apart (vhca_copy_host's pieces, the
+     * glibc rep movsb case): 40000 bytes. */
+    qtest_memset(dp->v->qts, m.b, 0, DP_BUF_SIZE);
+    copy_rdma(dp, &p, VHCA_WQE_RDMA_WRITE, m.b + 116, m.bkey, m.a + 100,
+              40000, m.akey);
+    copy_assert(dp, m.a + 100, m.b + 116, 40000);
+
     /* Into 8 adjacent pages of a page list, from byte 777 to 100 bytes
      * before the end. */
     copy_rdma(dp, &p, VHCA_WQE_RDMA_WRITE, COPY_IOVA + 777, adj_key,
@@ -190,6 +198,9 @@ static void test_copy_overlap(void)
     /* Across many pages of one physical region (one run). */
     copy_overlap_one(dp, &p, &m, 1000, 4100, 40000);
     copy_overlap_one(dp, &p, &m, 9000, -8193, 40000);
+    /* Shifted by less than 64 bytes: memmove, never pieces in order. */
+    copy_overlap_one(dp, &p, &m, 1000, 16, 40000);
+    copy_overlap_one(dp, &p, &m, 2000, -48, 40000);
     dp_stop(dp);
 }
 
