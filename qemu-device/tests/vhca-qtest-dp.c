@@ -517,6 +517,18 @@ void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey)
     w->off += sizeof(*r);
 }
 
+void dp_wqe_atomic(DpWqe *w, uint64_t raddr, uint32_t rkey,
+                   uint64_t compare_add, uint64_t swap)
+{
+    struct vhca_wqe_atomic *at = (void *)(w->b + w->off);
+
+    at->remote_addr = cpu_to_le64(raddr);
+    at->rkey = cpu_to_le32(rkey);
+    at->compare_add = cpu_to_le64(compare_add);
+    at->swap = cpu_to_le64(swap);
+    w->off += sizeof(*at);
+}
+
 void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey)
 {
     struct vhca_wqe_ctrl *c = (void *)w->b;
@@ -651,6 +663,18 @@ void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
     dp_wqe(&w, wr_id, VHCA_WQE_RDMA_WRITE, VHCA_WQE_F_SIGNALED);
     dp_wqe_raddr(&w, raddr, rkey);
     dp_wqe_sge(&w, laddr, len, lkey);
+    dp_post_send(dp, qp, &w);
+}
+
+void dp_atomic(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
+               uint64_t raddr, uint32_t rkey, uint64_t compare_add,
+               uint64_t swap, uint64_t laddr, uint32_t lkey)
+{
+    DpWqe w;
+
+    dp_wqe(&w, wr_id, opcode, VHCA_WQE_F_SIGNALED);
+    dp_wqe_atomic(&w, raddr, rkey, compare_add, swap);
+    dp_wqe_sge(&w, laddr, 8, lkey);
     dp_post_send(dp, qp, &w);
 }
 

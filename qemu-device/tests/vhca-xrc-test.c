@@ -207,11 +207,7 @@ static void test_xrc_traffic(void)
     orig = 40;
     qtest_memwrite(x.dp->v->qts, x.m.b + 12288, &orig, 8);
     dp_wqe(&w, 3, VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_WQE_F_SIGNALED);
-    ((struct vhca_wqe_atomic *)(w.b + w.off))->remote_addr =
-        cpu_to_le64(x.m.b + 12288);
-    ((struct vhca_wqe_atomic *)(w.b + w.off))->rkey = cpu_to_le32(x.m.bkey);
-    ((struct vhca_wqe_atomic *)(w.b + w.off))->compare_add = cpu_to_le64(2);
-    w.off += sizeof(struct vhca_wqe_atomic);
+    dp_wqe_atomic(&w, x.m.b + 12288, x.m.bkey, 2, 0);
     dp_wqe_sge(&w, x.m.a + 4096, 8, x.m.akey);
     xrc_post(x.dp, &x.ini, &w, x.srq1.srqn);
     dp_expect_cqe(x.dp, &x.icq, &cqe, VHCA_WC_SUCCESS);
