@@ -237,6 +237,18 @@ void dp_expect_no_cqe(Dp *dp, DpCq *cq)
     g_assert_false(dp_poll_cq(dp, cq, &cqe));
 }
 
+void dp_step_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe, int64_t step_ns,
+                 int steps, uint8_t status)
+{
+    int i;
+
+    for (i = 0; i < steps && !dp_poll_cq(dp, cq, cqe); i++) {
+        qtest_clock_step(dp->v->qts, step_ns);
+    }
+    g_assert_cmpint(i, <, steps);
+    g_assert_cmpuint(cqe->status, ==, status);
+}
+
 static uint8_t dp_create_qp_rec(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
                                 DpCq *scq, DpCq *rcq, uint32_t pd,
                                 uint64_t dbrec, uint64_t sq_dbrec)

@@ -106,6 +106,10 @@ bool dp_poll_cq(Dp *dp, DpCq *cq, struct vhca_cqe *cqe);
 void dp_expect_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
                    uint8_t status);
 void dp_expect_no_cqe(Dp *dp, DpCq *cq);
+/* A CQE of status, the virtual clock stepped step_ns at a time for it (at
+ * most steps times: a timer's retry, resend or RNR retry to come). */
+void dp_step_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe, int64_t step_ns,
+                 int steps, uint8_t status);
 uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
                           DpCq *scq, DpCq *rcq, uint32_t pd);
 /* With a receive doorbell record at dbrec (dp_post_recv then stores the

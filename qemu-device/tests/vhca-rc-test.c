@@ -252,13 +252,8 @@ static void test_rc_sequence_error(void)
 static void rc_wait_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
                         uint64_t wr_id)
 {
-    int i;
-
-    for (i = 0; i <= DP_RETRY_CNT && !dp_poll_cq(dp, cq, cqe); i++) {
-        qtest_clock_step(dp->v->qts, RC_TIMEOUT_NS);
-    }
-    g_assert_cmpint(i, <=, DP_RETRY_CNT);
-    g_assert_cmpuint(cqe->status, ==, VHCA_WC_SUCCESS);
+    dp_step_cqe(dp, cq, cqe, RC_TIMEOUT_NS, DP_RETRY_CNT + 1,
+                VHCA_WC_SUCCESS);
     g_assert_cmphex(le64_to_cpu(cqe->wr_id), ==, wr_id);
 }
 

@@ -273,7 +273,6 @@ static void test_xrc_odp_receive(void)
     uint32_t key;
     DpWqe w;
     Xrc x;
-    int i;
 
     xrc_setup(&x);
     dp_mr_desc(&in, x.dp->pd, iova, 4096, 0, 1, VHCA_BUF_DIRECT);
@@ -293,11 +292,8 @@ static void test_xrc_odp_receive(void)
     g_assert_cmpuint(xrc_odp_map(x.dp, key, page), ==, VHCA_CMD_OK);
     g_assert_cmpuint(dp_simple(x.dp, VHCA_CMD_ODP_RESUME, x.tgt.h, NULL), ==,
                      VHCA_CMD_OK);
-    for (i = 0; i < 100 && !dp_poll_cq(x.dp, &x.icq, &cqe); i++) {
-        qtest_clock_step(x.dp->v->qts, 10000);  /* min_rnr_timer 1: 10 us */
-    }
-    g_assert_cmpint(i, <, 100);
-    g_assert_cmpuint(cqe.status, ==, VHCA_WC_SUCCESS);
+    dp_step_cqe(x.dp, &x.icq, &cqe, 10000, 100,     /* min_rnr_timer 1: 10 us */
+                VHCA_WC_SUCCESS);
     dp_expect_cqe(x.dp, &x.scq1, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x81);
     g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 300);
