@@ -18,14 +18,8 @@ static const uint8_t kBytes[8] = { 0xde, 0xad, 0xbe, 0xef, 0x01, 0x02, 0x03, 0x0
 /* An ATOMIC_WRITE WQE storing kBytes at addr through rkey. */
 static void aw_wqe(DpWqe *w, uint64_t wr_id, uint64_t addr, uint32_t rkey)
 {
-    struct vhca_wqe_atomic *at;
-
     dp_wqe(w, wr_id, VHCA_WQE_ATOMIC_WRITE, VHCA_WQE_F_SIGNALED);
-    at = (void *)(w->b + w->off);
-    at->remote_addr = cpu_to_le64(addr);
-    at->rkey = cpu_to_le32(rkey);
-    memcpy(&at->swap, kBytes, sizeof(kBytes));
-    w->off += sizeof(*at);
+    dp_wqe_atomic(w, addr, rkey, 0, ldq_le_p(kBytes));
 }
 
 static void aw_assert_bytes(Dp *dp, uint64_t addr, const uint8_t *want)

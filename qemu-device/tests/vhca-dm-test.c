@@ -190,14 +190,12 @@ static void test_dm_data_path(void)
 {
     Dp *dp = dp_start();
     QPCIBar bar = qpci_iomap(dp->v->dev, VHCA_DM_BAR, NULL);
-    struct vhca_wqe_atomic *at;
     struct vhca_cqe cqe;
     uint32_t base, key;
     uint8_t pattern[256];
     uint64_t val;
     DpPair p;
     DpMem m;
-    DpWqe w;
     int i;
 
     dp_mem(dp, &m, DP_ALL_ACCESS);
@@ -235,14 +233,8 @@ static void test_dm_data_path(void)
     /* FETCH_AND_ADD on device memory. */
     val = cpu_to_le64(0x100000001ull);
     qpci_memwrite(dp->v->dev, bar, base + 16 + 512, &val, 8);
-    dp_wqe(&w, 4, VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_WQE_F_SIGNALED);
-    at = (void *)(w.b + w.off);
-    at->remote_addr = cpu_to_le64(512);
-    at->rkey = cpu_to_le32(key);
-    at->compare_add = cpu_to_le64(5);
-    w.off += sizeof(*at);
-    dp_wqe_sge(&w, m.a + 256, 8, m.akey);
-    dp_post_send(dp, &p.a, &w);
+    dp_atomic(dp, &p.a, 4, VHCA_WQE_ATOMIC_FETCH_AND_ADD, 512, key, 5, 0,
+              m.a + 256, m.akey);
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     qpci_memread(dp->v->dev, bar, base + 16 + 512, &val, 8);
     g_assert_cmphex(le64_to_cpu(val), ==, 0x100000006ull);

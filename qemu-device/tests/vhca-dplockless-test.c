@@ -32,7 +32,6 @@ static uint64_t dp_counter(Dp *dp, const char *name)
 /* SEND, RDMA WRITE, RDMA READ and an atomic, each by one doorbell. */
 static void lockless_ops(Dp *dp, uint8_t type)
 {
-    struct vhca_wqe_atomic *at;
     struct vhca_cqe cqe;
     uint64_t orig;
     DpWqe w;
@@ -64,14 +63,8 @@ static void lockless_ops(Dp *dp, uint8_t type)
     dp_assert_same(dp, m.a + 8192, m.b + 2048, 1000);
 
     qtest_writeq(dp->v->qts, m.b + 4096, 40);
-    dp_wqe(&w, 4, VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_WQE_F_SIGNALED);
-    at = (void *)(w.b + w.off);
-    at->remote_addr = cpu_to_le64(m.b + 4096);
-    at->rkey = cpu_to_le32(m.bkey);
-    at->compare_add = cpu_to_le64(2);
-    w.off += sizeof(*at);
-    dp_wqe_sge(&w, m.a + 12288, 8, m.akey);
-    dp_post_send(dp, &p.a, &w);
+    dp_atomic(dp, &p.a, 4, VHCA_WQE_ATOMIC_FETCH_AND_ADD, m.b + 4096, m.bkey,
+              2, 0, m.a + 12288, m.akey);
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(qtest_readq(dp->v->qts, m.b + 4096), ==, 42);
     orig = qtest_readq(dp->v->qts, m.a + 12288);

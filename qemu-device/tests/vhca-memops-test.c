@@ -332,7 +332,7 @@ static void test_dp_bad_wqes(void)
             break;
         case 3:         /* atomic with a 4-byte local buffer */
             c->opcode = VHCA_WQE_ATOMIC_FETCH_AND_ADD;
-            w.off += sizeof(struct vhca_wqe_atomic);
+            dp_wqe_atomic(&w, 0, 0, 0, 0);
             dp_wqe_sge(&w, m.a, 4, m.akey);
             break;
         case 4:         /* inline RDMA READ */

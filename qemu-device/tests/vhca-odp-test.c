@@ -135,14 +135,9 @@ static void expect_no_fault(Dp *dp)
 static void wait_cqe(Dp *dp, DpCq *cq, uint64_t wr_id, uint8_t status)
 {
     struct vhca_cqe cqe;
-    int i;
 
-    for (i = 0; i < 100 && !dp_poll_cq(dp, cq, &cqe); i++) {
-        qtest_clock_step(dp->v->qts, RNR_TIMER_NS);
-    }
-    g_assert_cmpint(i, <, 100);
+    dp_step_cqe(dp, cq, &cqe, RNR_TIMER_NS, 100, status);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, wr_id);
-    g_assert_cmpuint(cqe.status, ==, status);
 }
 
 /* An RC pair, two physical 64 KiB buffers and an ODP region. */

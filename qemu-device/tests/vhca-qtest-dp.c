@@ -237,6 +237,18 @@ void dp_expect_no_cqe(Dp *dp, DpCq *cq)
     g_assert_false(dp_poll_cq(dp, cq, &cqe));
 }
 
+void dp_step_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe, int64_t step_ns,
+                 int steps, uint8_t status)
+{
+    int i;
+
+    for (i = 0; i < steps && !dp_poll_cq(dp, cq, cqe); i++) {
+        qtest_clock_step(dp->v->qts, step_ns);
+    }
+    g_assert_cmpint(i, <, steps);
+    g_assert_cmpuint(cqe->status, ==, status);
+}
+
 static uint8_t dp_create_qp_rec(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
                                 DpCq *scq, DpCq *rcq, uint32_t pd,
                                 uint64_t dbrec, uint64_t sq_dbrec)
@@ -517,6 +529,18 @@ void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey)
     w->off += sizeof(*r);
 }
 
+void dp_wqe_atomic(DpWqe *w, uint64_t raddr, uint32_t rkey,
+                   uint64_t compare_add, uint64_t swap)
+{
+    struct vhca_wqe_atomic *at = (void *)(w->b + w->off);
+
+    at->remote_addr = cpu_to_le64(raddr);
+    at->rkey = cpu_to_le32(rkey);
+    at->compare_add = cpu_to_le64(compare_add);
+    at->swap = cpu_to_le64(swap);
+    w->off += sizeof(*at);
+}
+
 void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey)
 {
     struct vhca_wqe_ctrl *c = (void *)w->b;
@@ -651,6 +675,18 @@ void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
     dp_wqe(&w, wr_id, VHCA_WQE_RDMA_WRITE, VHCA_WQE_F_SIGNALED);
     dp_wqe_raddr(&w, raddr, rkey);
     dp_wqe_sge(&w, laddr, len, lkey);
+    dp_post_send(dp, qp, &w);
+}
+
+void dp_atomic(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
+               uint64_t raddr, uint32_t rkey, uint64_t compare_add,
+               uint64_t swap, uint64_t laddr, uint32_t lkey)
+{
+    DpWqe w;
+
+    dp_wqe(&w, wr_id, opcode, VHCA_WQE_F_SIGNALED);
+    dp_wqe_atomic(&w, raddr, rkey, compare_add, swap);
+    dp_wqe_sge(&w, laddr, 8, lkey);
     dp_post_send(dp, qp, &w);
 }
 

@@ -106,6 +106,10 @@ bool dp_poll_cq(Dp *dp, DpCq *cq, struct vhca_cqe *cqe);
 void dp_expect_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
                    uint8_t status);
 void dp_expect_no_cqe(Dp *dp, DpCq *cq);
+/* A CQE of status, the virtual clock stepped step_ns at a time for it (at
+ * most steps times: a timer's retry, resend or RNR retry to come). */
+void dp_step_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe, int64_t step_ns,
+                 int steps, uint8_t status);
 uint8_t dp_create_qp_full(Dp *dp, DpQp *qp, uint8_t type, uint8_t port,
                           DpCq *scq, DpCq *rcq, uint32_t pd);
 /* With a receive doorbell record at dbrec (dp_post_recv then stores the
@@ -149,6 +153,10 @@ void dp_query_device(Dp *dp, struct vhca_device_attr *attr);
 uint32_t dp_mr_pages(Dp *dp, uint64_t iova, uint64_t *pages, uint32_t access);
 void dp_wqe(DpWqe *w, uint64_t wr_id, uint8_t opcode, uint8_t flags);
 void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey);
+/* The atomic segment (vhca_wqe_atomic).  ATOMIC_WRITE's 8 bytes in memory
+ * order are swap = ldq_le_p(bytes): stored as le64, they arrive unchanged. */
+void dp_wqe_atomic(DpWqe *w, uint64_t raddr, uint32_t rkey,
+                   uint64_t compare_add, uint64_t swap);
 void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey);
 void dp_put_send(Dp *dp, DpQp *qp, const DpWqe *w);
 void dp_post_send(Dp *dp, DpQp *qp, const DpWqe *w);
@@ -165,6 +173,11 @@ void dp_reg_mr(Dp *dp, DpQp *qp, uint64_t wr_id, uint32_t key,
 void dp_write(Dp *dp, DpQp *qp, uint64_t wr_id, uint64_t raddr,
               uint32_t rkey, uint64_t laddr, uint32_t len,
               uint32_t lkey);
+/* A signaled CMP_AND_SWP or FETCH_AND_ADD; the original value lands in the
+ * 8 bytes at laddr. */
+void dp_atomic(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
+               uint64_t raddr, uint32_t rkey, uint64_t compare_add,
+               uint64_t swap, uint64_t laddr, uint32_t lkey);
 uint32_t dp_alloc_mr(Dp *dp, uint8_t variant);
 uint32_t dp_dev_caps(Dp *dp);   /* QUERY_DEVICE's dev_caps */
 void dp_special(Dp *dp, DpQp *qp, DpCq *cq, uint8_t type, uint8_t port);

@@ -248,35 +248,12 @@ static void test_rc_sequence_error(void)
     dp_stop(dp);
 }
 
-static void rc_atomic(Dp *dp, DpQp *qp, uint64_t wr_id, uint8_t opcode,
-                      uint64_t raddr, uint32_t rkey, uint64_t compare_add,
-                      uint64_t swap, uint64_t laddr, uint32_t lkey)
-{
-    struct vhca_wqe_atomic *at;
-    DpWqe w;
-
-    dp_wqe(&w, wr_id, opcode, VHCA_WQE_F_SIGNALED);
-    at = (void *)(w.b + w.off);
-    at->remote_addr = cpu_to_le64(raddr);
-    at->rkey = cpu_to_le32(rkey);
-    at->compare_add = cpu_to_le64(compare_add);
-    at->swap = cpu_to_le64(swap);
-    w.off += sizeof(*at);
-    dp_wqe_sge(&w, laddr, 8, lkey);
-    dp_post_send(dp, qp, &w);
-}
-
 /* The WQE's CQE, stepping the clock one timeout at a time for it. */
 static void rc_wait_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
                         uint64_t wr_id)
 {
-    int i;
-
-    for (i = 0; i <= DP_RETRY_CNT && !dp_poll_cq(dp, cq, cqe); i++) {
-        qtest_clock_step(dp->v->qts, RC_TIMEOUT_NS);
-    }
-    g_assert_cmpint(i, <=, DP_RETRY_CNT);
-    g_assert_cmpuint(cqe->status, ==, VHCA_WC_SUCCESS);
+    dp_step_cqe(dp, cq, cqe, RC_TIMEOUT_NS, DP_RETRY_CNT + 1,
+                VHCA_WC_SUCCESS);
     g_assert_cmphex(le64_to_cpu(cqe->wr_id), ==, wr_id);
 }
 
@@ -351,7 +328,7 @@ static void test_rc_lossy_stream(void)
         packets += n;
 
         /* FETCH_ADD +3: the original values step by 3. */
-        rc_atomic(dp, &p.a, ++wr, VHCA_WQE_ATOMIC_FETCH_AND_ADD, m.b, m.bkey,
+        dp_atomic(dp, &p.a, ++wr, VHCA_WQE_ATOMIC_FETCH_AND_ADD, m.b, m.bkey,
                   3, 0, orig, m.akey);
         rc_wait_cqe(dp, &p.acq, &cqe, wr);
         g_assert_cmpuint(qtest_readq(dp->v->qts, orig), ==,
@@ -359,7 +336,7 @@ static void test_rc_lossy_stream(void)
         packets++;
 
         /* CMP_SWAP i -> i + 1: succeeds every time, exactly once. */
-        rc_atomic(dp, &p.a, ++wr, VHCA_WQE_ATOMIC_CMP_AND_SWP, m.b + 8,
+        dp_atomic(dp, &p.a, ++wr, VHCA_WQE_ATOMIC_CMP_AND_SWP, m.b + 8,
                   m.bkey, i, i + 1, orig + 8, m.akey);
         rc_wait_cqe(dp, &p.acq, &cqe, wr);
         g_assert_cmpuint(qtest_readq(dp->v->qts, orig + 8), ==, i);

@@ -210,15 +210,10 @@ static void stall_put_reg_mr(Win *w, uint64_t wr_id, uint32_t key)
 static void stall_put_atomic_write(Win *w, uint64_t wr_id,
                                    const uint8_t bytes[8])
 {
-    struct vhca_wqe_atomic *at;
     DpWqe q;
 
     dp_wqe(&q, wr_id, VHCA_WQE_ATOMIC_WRITE, VHCA_WQE_F_SIGNALED);
-    at = (void *)(q.b + q.off);
-    at->remote_addr = cpu_to_le64(0x10008);
-    at->rkey = cpu_to_le32(0x1234);
-    memcpy(&at->swap, bytes, 8);
-    q.off += sizeof(*at);
+    dp_wqe_atomic(&q, 0x10008, 0x1234, 0, ldq_le_p(bytes));
     dp_put_send(w->dp, &w->qp, &q);
 }
 

@@ -323,13 +323,7 @@ static void test_tm_match(void)
 /* The device's READ runs in a bottom half: let the main loop turn. */
 static void tm_wait_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe, uint8_t st)
 {
-    int i;
-
-    for (i = 0; i < 100 && !dp_poll_cq(dp, cq, cqe); i++) {
-        qtest_clock_step(dp->v->qts, 1000);
-    }
-    g_assert_cmpint(i, <, 100);
-    g_assert_cmpuint(cqe->status, ==, st);
+    dp_step_cqe(dp, cq, cqe, 1000, 100, st);
 }
 
 static void test_tm_rndv(void)

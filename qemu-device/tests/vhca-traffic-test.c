@@ -104,7 +104,6 @@ static void test_dp_rc_rdma(void)
 {
     Dp *dp = dp_start();
     uint64_t pages[4], iova = 0x7000000000ull, val;
-    struct vhca_wqe_atomic *at;
     struct vhca_wqe_ctrl *c;
     struct vhca_cqe cqe;
     uint32_t rkey;
@@ -159,27 +158,14 @@ static void test_dp_rc_rdma(void)
 
     /* Atomics on B's memory. */
     qtest_writeq(dp->v->qts, m.b + 64, 5);
-    dp_wqe(&w, 4, VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_WQE_F_SIGNALED);
-    at = (void *)(w.b + w.off);
-    at->remote_addr = cpu_to_le64(m.b + 64);
-    at->rkey = cpu_to_le32(m.bkey);
-    at->compare_add = cpu_to_le64(5);
-    at->swap = cpu_to_le64(0x900000009ull);
-    w.off += sizeof(*at);
-    dp_wqe_sge(&w, m.a + 256, 8, m.akey);
-    dp_post_send(dp, &p.a, &w);
+    dp_atomic(dp, &p.a, 4, VHCA_WQE_ATOMIC_CMP_AND_SWP, m.b + 64, m.bkey, 5,
+              0x900000009ull, m.a + 256, m.akey);
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_COMP_SWAP);
     g_assert_cmphex(qtest_readq(dp->v->qts, m.b + 64), ==, 0x900000009ull);
     g_assert_cmphex(qtest_readq(dp->v->qts, m.a + 256), ==, 5);
-    dp_wqe(&w, 5, VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_WQE_F_SIGNALED);
-    at = (void *)(w.b + w.off);
-    at->remote_addr = cpu_to_le64(m.b + 64);
-    at->rkey = cpu_to_le32(m.bkey);
-    at->compare_add = cpu_to_le64(0x100000001ull);
-    w.off += sizeof(*at);
-    dp_wqe_sge(&w, m.a + 264, 8, m.akey);
-    dp_post_send(dp, &p.a, &w);
+    dp_atomic(dp, &p.a, 5, VHCA_WQE_ATOMIC_FETCH_AND_ADD, m.b + 64, m.bkey,
+              0x100000001ull, 0, m.a + 264, m.akey);
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_FETCH_ADD);
     val = qtest_readq(dp->v->qts, m.b + 64);
@@ -187,14 +173,8 @@ static void test_dp_rc_rdma(void)
     g_assert_cmphex(qtest_readq(dp->v->qts, m.a + 264), ==, 0x900000009ull);
 
     /* IBA 9.4.5: a misaligned atomic is the responder's invalid request. */
-    dp_wqe(&w, 6, VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_WQE_F_SIGNALED);
-    at = (void *)(w.b + w.off);
-    at->remote_addr = cpu_to_le64(m.b + 68);
-    at->rkey = cpu_to_le32(m.bkey);
-    at->compare_add = cpu_to_le64(1);
-    w.off += sizeof(*at);
-    dp_wqe_sge(&w, m.a + 272, 8, m.akey);
-    dp_post_send(dp, &p.a, &w);
+    dp_atomic(dp, &p.a, 6, VHCA_WQE_ATOMIC_FETCH_AND_ADD, m.b + 68, m.bkey, 1,
+              0, m.a + 272, m.akey);
     dp_expect_invalid_request(dp, &p, &cqe);
     g_assert_cmphex(qtest_readq(dp->v->qts, m.b + 64), ==, val);
     dp_assert_state(dp, &p.a, VHCA_QPS_ERR);

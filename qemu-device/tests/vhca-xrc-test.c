@@ -207,11 +207,7 @@ static void test_xrc_traffic(void)
     orig = 40;
     qtest_memwrite(x.dp->v->qts, x.m.b + 12288, &orig, 8);
     dp_wqe(&w, 3, VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_WQE_F_SIGNALED);
-    ((struct vhca_wqe_atomic *)(w.b + w.off))->remote_addr =
-        cpu_to_le64(x.m.b + 12288);
-    ((struct vhca_wqe_atomic *)(w.b + w.off))->rkey = cpu_to_le32(x.m.bkey);
-    ((struct vhca_wqe_atomic *)(w.b + w.off))->compare_add = cpu_to_le64(2);
-    w.off += sizeof(struct vhca_wqe_atomic);
+    dp_wqe_atomic(&w, x.m.b + 12288, x.m.bkey, 2, 0);
     dp_wqe_sge(&w, x.m.a + 4096, 8, x.m.akey);
     xrc_post(x.dp, &x.ini, &w, x.srq1.srqn);
     dp_expect_cqe(x.dp, &x.icq, &cqe, VHCA_WC_SUCCESS);
@@ -277,7 +273,6 @@ static void test_xrc_odp_receive(void)
     uint32_t key;
     DpWqe w;
     Xrc x;
-    int i;
 
     xrc_setup(&x);
     dp_mr_desc(&in, x.dp->pd, iova, 4096, 0, 1, VHCA_BUF_DIRECT);
@@ -297,11 +292,8 @@ static void test_xrc_odp_receive(void)
     g_assert_cmpuint(xrc_odp_map(x.dp, key, page), ==, VHCA_CMD_OK);
     g_assert_cmpuint(dp_simple(x.dp, VHCA_CMD_ODP_RESUME, x.tgt.h, NULL), ==,
                      VHCA_CMD_OK);
-    for (i = 0; i < 100 && !dp_poll_cq(x.dp, &x.icq, &cqe); i++) {
-        qtest_clock_step(x.dp->v->qts, 10000);  /* min_rnr_timer 1: 10 us */
-    }
-    g_assert_cmpint(i, <, 100);
-    g_assert_cmpuint(cqe.status, ==, VHCA_WC_SUCCESS);
+    dp_step_cqe(x.dp, &x.icq, &cqe, 10000, 100,     /* min_rnr_timer 1: 10 us */
+                VHCA_WC_SUCCESS);
     dp_expect_cqe(x.dp, &x.scq1, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x81);
     g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 300);
