@@ -71,14 +71,15 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	"$out/vhca-unit" --gtest_output=xml:build/results/unit.xml "$@" >"$log" 2>&1
 rc=$?
 cat "$log"
-# Host-level tests of the standalone switch (no VMs): its embedded SM in
-# SMInfo arbitration, against CA ports played over its unix sockets
-# (selftests/host/switch_arb.py).  Their cases join unit.xml.
+# Host-level tests of the standalone switch (no VMs), against CA ports
+# played over its unix sockets: forwarding, tables, traps, SA, faults and
+# output queues (selftests/host/switch_lone.py), its embedded SM in SMInfo
+# arbitration (selftests/host/switch_arb.py).  Their cases join unit.xml.
 host_xml=$out/host.xml
 rm -f "$host_xml"
 if scripts/build-switch.sh; then
 	(cd selftests && /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-		--junitxml="../$host_xml" host/switch_arb.py) || rc=1
+		--junitxml="../$host_xml" host/switch_lone.py host/switch_arb.py) || rc=1
 else
 	rc=1
 fi

@@ -1,0 +1,310 @@
+"""The standalone switch alone on the host, no VM (`make check-unit`,
+scripts/run-unit.sh): build/vhca-switch with two unix socket ports and
+this file playing the CA ports behind them (selftests/host/switchlib.py):
+LIDs from its SM and forwarding by DLID, the tables an SM writes with
+--embedded-sm off, Trap 128 until TrapRepress, its SA's ClassPortInfo, a
+TCP port on 127.0.0.1, the control socket's faults and delay, and a port
+that stops reading.  Documentation/fabric.md "The standalone switch".
+"""
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from switchlib import (HDR, HELLO, KIND_DATAGRAM, KIND_HELLO, SWITCH,  # noqa: E402
+                       connect_unix, control, frame, hello, recv, send, stats)
+
+@pytest.fixture(params=[[]], ids=["sm"])
+def lone_switch(request):
+    """The switch with two unix socket ports; request.param: more options."""
+    if not os.path.exists(SWITCH):
+        raise FileNotFoundError("%s missing: run `make switch`" % SWITCH)
+    sockdir = tempfile.mkdtemp(prefix="vhca-switch-")
+    proc = subprocess.Popen([SWITCH, "--ports", "2", "--dir", sockdir] + request.param,
+                            stderr=subprocess.PIPE)
+    socks = []
+    try:
+        deadline = time.monotonic() + 10
+        while not os.path.exists(os.path.join(sockdir, "port2")):
+            assert time.monotonic() < deadline, "switch did not start"
+            time.sleep(0.05)
+        for i in (1, 2):
+            socks.append(connect_unix(os.path.join(sockdir, "port%d" % i), deadline))
+        yield proc, socks, sockdir
+    finally:
+        for s in socks:
+            s.close()
+        proc.terminate()
+        proc.wait(timeout=10)
+        shutil.rmtree(sockdir, ignore_errors=True)
+
+
+def test_switch_assigns_lids_and_forwards_by_dlid(lone_switch):
+    proc, (p1, p2), _ = lone_switch
+    lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
+    assert lid1 != lid2 and 0 < lid1 < 0xc000 and 0 < lid2 < 0xc000
+    # A UD datagram from port 1's LID to port 2's arrives unchanged.
+    ud = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
+               payload=bytes(range(64)), qkey=0x1234)
+    send(p1, ud)
+    assert recv(p2) == ud
+    # Spoofed SLID, garbage, and an unknown DLID are dropped; the switch
+    # stays up and still forwards.
+    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=lid2, dlid=lid2, payload=b"x"))
+    send(p1, b"\xff" * 40)
+    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=0x999, payload=b"y"))
+    send(p1, ud)
+    assert recv(p2) == ud
+    assert proc.poll() is None
+
+
+def dr_set(sock, attr, mod, data, tid, method=2):
+    """A directed-route Set (or Get) to the switch (hop 1) in from port 1;
+    its GetResp's status and data."""
+    smp = bytearray(256)
+    smp[0:4] = bytes([1, 0x81, 1, method])  # base version, SubnDR, v1
+    smp[6:8] = bytes([1, 1])                # hop pointer, hop count
+    smp[8:16] = struct.pack(">Q", tid)
+    smp[16:24] = struct.pack(">HHI", attr, 0, mod)
+    smp[32:36] = struct.pack(">HH", 0xffff, 0xffff)
+    smp[128 + 1] = 1                        # initial path: out of port 1
+    smp[64:64 + len(data)] = data
+    send(sock, frame(KIND_DATAGRAM, opcode=2, slid=0, dlid=0xffff,
+                     payload=bytes(smp), qp_type=4))
+    resp = recv(sock)[HDR.size:]
+    assert resp[3] == 0x81 and struct.unpack(">Q", resp[8:16])[0] == tid
+    return struct.unpack(">H", resp[4:6])[0] & 0x7fff, resp[64:128]
+
+
+def port_info(state, lid=0, sm_lid=0):
+    pi = bytearray(64)
+    pi[8:20] = struct.pack(">QHH", 0xfe80000000000000, lid, sm_lid)
+    pi[32] = state
+    return bytes(pi)
+
+
+@pytest.mark.parametrize("lone_switch", [["--embedded-sm", "off"]],
+                         indirect=True, ids=["no-sm"])
+def test_switch_without_sm_forwards_by_the_tables_an_sm_wrote(lone_switch):
+    """--embedded-sm off: a HELLO gets no LID (the port waits in INIT), no
+    data passes until an SM has written the LFT and made the ports ACTIVE
+    by SMPs, then the switch forwards by that LFT; its SMInfo is gone."""
+    proc, (p1, p2), _ = lone_switch
+    for sock, guid in ((p1, 0x0002c90300000a01), (p2, 0x0002c90300000b01)):
+        send(sock, frame(KIND_HELLO, payload=HELLO.pack(
+            guid - 1, guid - 1, guid, 0x525400, 0, 0, 0x10f0, 1, 1, b"t")))
+    ud = frame(KIND_DATAGRAM, opcode=2, slid=4, dlid=5, sqpn=5, dqpn=7,
+               payload=b"data", qkey=0x1234)
+    send(p1, ud)                            # no LFT, ports INIT: dropped
+    with pytest.raises(socket.timeout):
+        recv(p2, timeout=0.5)
+    lft = bytes([0xff] * 4 + [1, 2] + [0xff] * 58)     # LID 4: 1, 5: 2
+    assert dr_set(p1, 0x19, 0, lft, 1) == (0, lft)
+    si = bytearray(64)
+    si[6:8] = struct.pack(">H", 5)          # LinearFDBTop
+    status, got = dr_set(p1, 0x12, 0, bytes(si), 2)
+    assert status == 0 and got[6:8] == b"\x00\x05"
+    assert dr_set(p1, 0x15, 1, port_info(4), 3)[0] == 0x1c  # INIT->ACTIVE
+    for tid, (port, state) in enumerate([(1, 3), (2, 3), (1, 4), (2, 4)], 4):
+        status, got = dr_set(p1, 0x15, port, port_info(state), tid)
+        assert status == 0 and got[32] & 0xf == state, (port, got[32])
+    status, _ = dr_set(p1, 0x15, 0, port_info(0, lid=1, sm_lid=4), 9)
+    assert status == 0
+    send(p1, ud)
+    assert recv(p2) == ud
+    # No SM in the switch: SMInfo is not its SMA's (0x000c).
+    assert dr_set(p1, 0x20, 0, b"", 10, method=1)[0] == 0x0c
+    assert proc.poll() is None
+
+
+def trap_of(body):
+    """(SLID, DLID, method, TID, trap number, LIDADDR) of an SMP frame."""
+    hdr, smp = HDR.unpack(body[:HDR.size]), body[HDR.size:]
+    assert hdr[2] == KIND_DATAGRAM and smp[1] == 0x01, (hdr, smp[:4])
+    return (hdr[5], hdr[6], smp[3], struct.unpack(">Q", smp[8:16])[0],
+            struct.unpack(">H", smp[68:70])[0],
+            struct.unpack(">H", smp[74:76])[0])
+
+
+@pytest.mark.parametrize("lone_switch", [["--embedded-sm", "off"]],
+                         indirect=True, ids=["no-sm"])
+def test_switch_without_sm_sends_trap_128_until_repressed(lone_switch):
+    """IBA 14.2.5.1: once an SM gave the switch a LID and a MasterSMLID, a
+    link that goes down is Trap 128 (urgent, LIDADDR the switch's LID)
+    LID-routed to the SM, again every second with the same TID until the
+    SM's TrapRepress of that TID; a new change is a new TID."""
+    proc, (p1, p2), sockdir = lone_switch
+    for sock, guid in ((p1, 0x0002c90300000a01), (p2, 0x0002c90300000b01)):
+        send(sock, frame(KIND_HELLO, payload=HELLO.pack(
+            guid - 1, guid - 1, guid, 0x525400, 0, 0, 0x10f0, 1, 1, b"t")))
+    lft = bytes([0xff] * 4 + [1, 2] + [0xff] * 58)     # LID 4: 1, 5: 2
+    assert dr_set(p1, 0x19, 0, lft, 1)[0] == 0
+    si = bytearray(64)
+    si[6:8] = struct.pack(">H", 5)          # LinearFDBTop
+    assert dr_set(p1, 0x12, 0, bytes(si), 2)[0] == 0
+    # the SM at LID 4 (behind port 1) gives the switch LID 1
+    assert dr_set(p1, 0x15, 0, port_info(0, lid=1, sm_lid=4), 3)[0] == 0
+    p2.close()                              # port 2's cable out
+    slid, dlid, method, tid, num, lidaddr = trap_of(recv(p1))
+    assert (slid, dlid, method, num, lidaddr) == (1, 4, 0x05, 128, 1)
+    again = trap_of(recv(p1, timeout=3))    # no answer: the same trap
+    assert again == (slid, dlid, method, tid, num, lidaddr)
+    repress = bytearray(256)
+    repress[0:4] = bytes([1, 0x01, 1, 0x07])    # SubnLID TrapRepress
+    repress[8:16] = struct.pack(">Q", tid)
+    repress[16:18] = struct.pack(">H", 0x0002)  # Notice
+    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=4, dlid=1,
+                   payload=bytes(repress), qp_type=4))
+    with pytest.raises(socket.timeout):
+        while True:                         # a repeat already on its way
+            assert trap_of(recv(p1, timeout=2.5))[3] == tid
+    # port 2's cable back: a new trap, a new TID
+    p2 = connect_unix(os.path.join(sockdir, "port2"), time.monotonic() + 10)
+    lone_switch[1][1] = p2
+    send(p2, frame(KIND_HELLO, payload=HELLO.pack(
+        0x0002c90300000b00, 0x0002c90300000b00, 0x0002c90300000b01,
+        0x525400, 0, 0, 0x10f0, 1, 1, b"t")))
+    new = trap_of(recv(p1))
+    assert new[4] == 128 and new[3] != tid, new
+    assert proc.poll() is None
+
+
+def test_switch_sa_answers_class_port_info(lone_switch):
+    proc, (p1, p2), _ = lone_switch
+    lid1 = hello(p1, 0x5254000000000a01)
+    mad = bytearray(256)
+    mad[0:4] = bytes([1, 3, 2, 1])          # base version, SubnAdm, v2, Get
+    mad[8:16] = struct.pack(">Q", 0x1234)   # transaction id
+    mad[16:18] = struct.pack(">H", 1)       # ClassPortInfo
+    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=1, sqpn=1, dqpn=1,
+                   payload=bytes(mad), qkey=0x80010000, qp_type=5))
+    answer = recv(p1)
+    h = HDR.unpack(answer[:HDR.size])
+    body = answer[HDR.size:]
+    assert h[5] == 1 and h[6] == lid1 and h[7] == 1 and h[8] == 1, h
+    assert body[3] == 0x81 and body[8:16] == mad[8:16], body[:24].hex()
+
+
+def test_switch_on_loopback_tcp():
+    """--tcp BASE: port 1 listens on 127.0.0.1:BASE+1 (several hosts)."""
+    if not os.path.exists(SWITCH):
+        raise FileNotFoundError("%s missing: run `make switch`" % SWITCH)
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    probe.bind(("127.0.0.1", 0))
+    tcp_port = probe.getsockname()[1]
+    probe.close()
+    proc = subprocess.Popen([SWITCH, "--ports", "1", "--tcp", str(tcp_port - 1)],
+                            stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                s = socket.create_connection(("127.0.0.1", tcp_port), timeout=5)
+                break
+            except ConnectionRefusedError:
+                assert time.monotonic() < deadline, "switch did not listen"
+                time.sleep(0.05)
+        assert hello(s, 0x5254000000000c01) == 2
+        s.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_switch_faults_from_the_control_socket(lone_switch):
+    proc, (p1, p2), sockdir = lone_switch
+    lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
+    ud = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, payload=b"z" * 32)
+    assert control(sockdir, "faults 100 0 0 0") == "ok\n"
+    send(p1, ud)
+    assert control(sockdir, "faults 0 100 0 0") == "ok\n"
+    send(p1, ud)
+    assert recv(p2) == ud and recv(p2) == ud      # lost once, then doubled
+    assert control(sockdir, "faults 0 0 0 100") == "ok\n"
+    send(p1, ud)
+    assert control(sockdir, "faults 0 0 0 0") == "ok\n"
+    assert control(sockdir, "faults 101 0 0 0").startswith("error")
+    counters = stats(sockdir)[2]
+    assert (counters["lost"], counters["dup"], counters["icrc"]) == (1, 1, 1), counters
+    assert proc.poll() is None
+
+
+def test_a_port_that_stops_reading_does_not_stop_the_switch(lone_switch):
+    """A cable whose QEMU stops reading (QMP stop, gdb, a starved host):
+    frames for it wait in its output queue, the switch keeps forwarding
+    and answering on its other ports, and what waited longer than the
+    switch lifetime (SwitchInfo:LifeTimeValue 18, about 1.07 s) is
+    discarded whole and counted (PortXmitDiscards); the port then gets
+    whole frames in order."""
+    proc, (p1, p2), sockdir = lone_switch
+    lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
+    flood = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
+                  payload=b"f" * 4000, qkey=0x1234)
+    p1.settimeout(10)
+    try:
+        for _ in range(1500):       # 6 MB: far more than a socket buffers
+            send(p1, flood)
+    except socket.timeout:
+        pytest.fail("the switch stopped reading port 1 while port 2 did not read")
+    mad = bytearray(256)
+    mad[0:4] = bytes([1, 3, 2, 1])          # SubnAdm Get(ClassPortInfo)
+    mad[8:16] = struct.pack(">Q", 0x5157)
+    mad[16:18] = struct.pack(">H", 1)
+    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=1, sqpn=1, dqpn=1,
+                   payload=bytes(mad), qkey=0x80010000, qp_type=5))
+    answer = recv(p1, timeout=5)
+    assert answer[HDR.size + 3] == 0x81 and answer[HDR.size + 8:HDR.size + 16] == mad[8:16]
+    assert stats(sockdir)[2]["queued"] > 0
+    time.sleep(1.6)                         # past the switch lifetime
+    port2 = stats(sockdir)[2]
+    assert port2["discards"] > 0 and port2["queued"] <= len(flood) + 4, port2
+    marker = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
+                   payload=b"m" * 64, qkey=0x1234)
+    send(p1, marker)
+    got = 0
+    while True:
+        f = recv(p2, timeout=5)
+        if f == marker:
+            break
+        assert f == flood, f[:HDR.size].hex()
+        got += 1
+    port2 = stats(sockdir)[2]
+    assert got + port2["discards"] == 1500 and port2["queued"] == 0, (got, port2)
+    assert proc.poll() is None
+
+
+def test_switch_faults_per_link_and_delay(lone_switch):
+    """Faults of one link leave the other alone; a link's delay holds its
+    frames back, in order; flap needs a --connect port; bad commands are
+    refused."""
+    proc, (p1, p2), sockdir = lone_switch
+    lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
+    to2 = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, payload=b"2" * 32)
+    to1 = frame(KIND_DATAGRAM, opcode=2, slid=lid2, dlid=lid1, payload=b"1" * 32)
+    assert control(sockdir, "port 2 faults 100 0 0 0") == "ok\n"
+    send(p1, to2)                       # lost on link 2
+    send(p2, to1)
+    assert recv(p1) == to1              # link 1 untouched
+    assert control(sockdir, "port 2 faults 0 0 0 0") == "ok\n"
+    assert control(sockdir, "port 2 delay 400") == "ok\n"
+    first = to2[:-1] + b"a"
+    started = time.monotonic()
+    send(p1, first)
+    send(p1, to2)
+    assert recv(p2, timeout=5) == first and recv(p2, timeout=5) == to2
+    assert time.monotonic() - started >= 0.35
+    assert control(sockdir, "port 2 delay 0") == "ok\n"
+    counters = stats(sockdir)[2]
+    assert (counters["lost"], counters["delayed"]) == (1, 2), counters
+    assert control(sockdir, "port 2 flap 100").startswith("error")
+    assert control(sockdir, "port 3 delay 1").startswith("error")
+    assert control(sockdir, "port 1 delay 10001").startswith("error")
+    assert control(sockdir, "port 1 faults 0 0 0 101").startswith("error")
+    assert proc.poll() is None
