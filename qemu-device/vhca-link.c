@@ -759,6 +759,7 @@ void vhca_link_attach(VhcaPort *port, NICConf *conf)
                              object_get_typename(OBJECT(s)), dev->id,
                              &dev->mem_reentrancy_guard, link);
     port->link = link;
+    vhca_port_trap_init(port);          /* Trap 144 out of the cable */
     timer_mod(link->watch_timer,
               qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + VHCA_LINK_HELLO_MS);
 }
@@ -771,6 +772,7 @@ void vhca_link_detach(VhcaPort *port)
         return;
     }
     vhca_dp_cabled(-1);
+    vhca_trap_fini(&port->trap);
     vhca_port_faults_free(port);
     qemu_del_nic(link->nic);
     timer_free(link->hello_timer);

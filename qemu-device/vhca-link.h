@@ -35,6 +35,8 @@ void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
  */
 bool vhca_link_agents_take(VhcaPort *port, const VhcaWireFrame *f,
                            VhcaPacket *pkt);
+/* The SMA's trap (mad) out of port's cable to its MasterSMLID's QP0. */
+void vhca_link_trap_send(VhcaPort *port, const uint8_t *mad);
 
 /* RESET of a QP: an answer kept for it, a message being put together
  * for it are stale. */
