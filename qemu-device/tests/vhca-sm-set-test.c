@@ -17,7 +17,9 @@
  * CLIENT_REREGISTER (and LID_CHANGE, SM_CHANGE for what changed).
  * When the ACTIVE port's CapabilityMask changes, its SMA sends Trap 144
  * out of the cable to its SM LID, every second with the same TID until
- * the SM's TrapRepress comes back over the cable, at most 8 times.
+ * the SM's TrapRepress comes back over the cable, at most 8 times.  Its
+ * link going down with the cable in (portN-link off, a device reset)
+ * sends the switch LINK DOWN before the port trains again.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -353,6 +355,44 @@ static void test_link_trap_144(void)
     cable_stop(&r);
 }
 
+/* A LINK with state DOWN out of the cable: the port's link went. */
+static void rig_expect_link_down(VhcaCable *r, uint8_t *frame)
+{
+    const struct vhca_wire_hdr *h = (const struct vhca_wire_hdr *)frame;
+
+    g_assert_true(rig_next(r, frame, 5000, VHCA_WIRE_LINK));
+    g_assert_cmpuint(h->opcode, ==, VHCA_PORT_DOWN);
+    g_assert_cmphex(ldq_le_p(&h->src_guid), ==, NODE_GUID + 2);
+}
+
+/*
+ * IBA 7.2: a link that goes down with the cable in goes down at both
+ * ends.  portN-link off, and a device reset (a driver reload), send the
+ * switch LINK DOWN, so that the HELLO when the port trains again is a
+ * link change its SM (or opensm, by Trap 128) acts on at once.
+ */
+static void test_link_down(void)
+{
+    uint8_t frame[sizeof(struct vhca_wire_hdr) + 4096];
+    struct vhca_eqe ev[4];
+    VhcaCable r;
+
+    rig_start(&r, frame);
+    cable_send_link(&r, 0x22, 1, 0);
+    g_assert_cmpint(port2_events_n(&r, ev, 1), ==, 1);
+    qom_set_link(r.v, "port2-link", false);
+    rig_expect_link_down(&r, frame);
+    qom_set_link(r.v, "port2-link", true);
+    cable_wait_hello(&r, frame);
+
+    cable_send_link(&r, 0x22, 1, 0);
+    g_assert_cmpint(port2_events_n(&r, ev, 1), ==, 1);
+    vhca_bringup(r.v);                  /* reset and enable: a reload */
+    rig_expect_link_down(&r, frame);
+    cable_wait_hello(&r, frame);
+    cable_stop(&r);
+}
+
 /*
  * MAD_IFC: req (MAD_SIZE bytes) for port's own agents; the status, and
  * in result[0] whether it answered (then the answer is in resp).
@@ -448,5 +488,6 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/sm-set/mad-ifc", test_mad_ifc);
     qtest_add_func("/vhca/sm-set/link-rereg", test_link_rereg);
     qtest_add_func("/vhca/sm-set/link-trap-144", test_link_trap_144);
+    qtest_add_func("/vhca/sm-set/link-down", test_link_down);
     return g_test_run();
 }
