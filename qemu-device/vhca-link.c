@@ -189,8 +189,8 @@ void vhca_link_port_init(VhcaPort *port)
 }
 
 /*
- * The port's link went down with the cable in (a device reset or
- * disable, portN-link off, an SM's Set to Down): a LINK frame with state
+ * The port's link went down with the cable in (a device reset or fatal
+ * error, portN-link off, an SM's Set to Down): a LINK frame with state
  * DOWN takes the switch's port DOWN as a pulled cable does, so its next
  * HELLO is a link change the switch's SM or opensm (Trap 128) sees.
  */
