@@ -284,13 +284,19 @@ static void vhca_port_go_init(VhcaPort *port)
 static void vhca_port_go_down(VhcaPort *port, bool notify)
 {
     bool was_up = port->state != VHCA_PORT_DOWN;
+    bool linked = port->state >= VHCA_PORT_INIT &&
+                  port->state <= VHCA_PORT_ACTIVE;
 
     /* The contract: link down, device disable and reset all mean Disabled. */
     port->state = VHCA_PORT_DOWN;
     port->phys_state = VHCA_PHYS_DISABLED;
     port->lid = 0;
     port->sm_lid = 0;
+    /* the switch's end of the link goes down too (IBA 7.2) */
     vhca_fabric_switch_link(port, VHCA_PORT_DOWN);
+    if (port->link && linked) {
+        vhca_link_port_down(port);
+    }
     if (was_up) {
         trace_vhca_port_state(port->num, port->state, port->lid);
         if (notify) {

@@ -8,7 +8,9 @@
  *   C14-9:3), which gets the port in return path[hop count] and goes back
  *   with the D bit and that hop pointer (the destination's increment and
  *   the sending decrement of C14-13:1 cancel out), DLID permissive;
- * - the PMA (vhca-pma.c): a PerfMgt request to QPN 1.
+ * - the PMA (vhca-pma.c): a PerfMgt request to QPN 1;
+ * - the SMA's Trap 144 (vhca-port-trap.c) leaves here to the SM LID, and
+ *   the SM's TrapRepress of it, LID-routed to the port, is taken here.
  *
  * Responses (GetResp) are for the guest's agents and go on to its QP.
  *
@@ -21,10 +23,10 @@
 #include "vhca-switch-sma.h"
 #include "trace.h"
 
-/* An agent's answer to req, from QPN src_qpn of port. */
-static void vhca_link_agent_answer(VhcaPort *port, const VhcaWireFrame *req,
-                                   uint32_t src_qpn, uint16_t dlid,
-                                   const uint8_t *resp)
+/* A MAD of the device's agents out of port's cable, from its QPN src_qpn. */
+static void vhca_link_agent_send(VhcaPort *port, uint32_t src_qpn,
+                                 uint32_t dst_qpn, uint16_t dlid, uint8_t sl,
+                                 const uint8_t *mad)
 {
     VhcaWireFrame f = {
         .kind = VHCA_WIRE_DATAGRAM,
@@ -32,16 +34,34 @@ static void vhca_link_agent_answer(VhcaPort *port, const VhcaWireFrame *req,
         .slid = port->lid,
         .dlid = dlid,
         .src_qpn = src_qpn,
-        .dst_qpn = req->src_qpn,
+        .dst_qpn = dst_qpn,
         .qkey = src_qpn ? VHCA_WIRE_GSI_QKEY : 0,
-        .sl = req->sl,
+        .sl = sl,
         .packets = 1,
         .length = VHCA_MAD_SIZE,
         .qp_type = src_qpn ? VHCA_QPT_GSI : VHCA_QPT_SMI,
         .src_guid = port->guid,
     };
 
-    vhca_link_send(port, &f, resp, VHCA_MAD_SIZE);
+    vhca_link_send(port, &f, mad, VHCA_MAD_SIZE);
+}
+
+/* An agent's answer to req, from QPN src_qpn of port. */
+static void vhca_link_agent_answer(VhcaPort *port, const VhcaWireFrame *req,
+                                   uint32_t src_qpn, uint16_t dlid,
+                                   const uint8_t *resp)
+{
+    vhca_link_agent_send(port, src_qpn, req->src_qpn, dlid, req->sl, resp);
+}
+
+/*
+ * The SMA's trap (vhca-port-trap.c): LID-routed from the port's LID to
+ * the QP0 of its MasterSMLID (IBA 13.4.9), which the switch forwards to
+ * its own SM or, by its LFT, to the port of an SM in another VM.
+ */
+void vhca_link_trap_send(VhcaPort *port, const uint8_t *mad)
+{
+    vhca_link_agent_send(port, 0, 0, port->sm_lid, 0, mad);
 }
 
 /* An SMP for this port's SMA: the answer in resp; *dr for its route. */
@@ -85,6 +105,9 @@ bool vhca_link_agents_take(VhcaPort *port, const VhcaWireFrame *f,
     }
     if (!vhca_link_smp_for_me(port, f, smp, &dr)) {
         return false;
+    }
+    if (vhca_port_trap_repress(port, smp)) {
+        return true;            /* the SM heard this SMA's Trap 144 */
     }
     vhca_sma_describe(port->dev, port->num, &node);
     if (vhca_sma_answer(smp, dr, &node, resp, &status) != VHCA_SMA_REPLY) {

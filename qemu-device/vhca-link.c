@@ -10,6 +10,7 @@
  * - Link: while the port is INIT it sends HELLO (its node as the SMA
  *   describes it) every VHCA_LINK_HELLO_MS; the switch's SM answers LINK
  *   with the LID and SM LID, and the port goes ACTIVE (vhca-fabric.c).
+ *   When it goes down with the cable in, it sends LINK with state DOWN.
  * - RC requester with rc-window=on (vhca.c): requests leave as REQUEST
  *   frames, several in flight (vhca-rc-window.c); each RESPONSE that comes
  *   back goes to the QP's window, which completes WQEs in order, resends
@@ -185,6 +186,20 @@ static void vhca_link_hello(void *opaque)
 void vhca_link_port_init(VhcaPort *port)
 {
     vhca_link_hello(port);
+}
+
+/*
+ * The port's link went down with the cable in (a device reset or fatal
+ * error, portN-link off, an SM's Set to Down): a LINK frame with state
+ * DOWN takes the switch's port DOWN as a pulled cable does, so its next
+ * HELLO is a link change the switch's SM or opensm (Trap 128) sees.
+ */
+void vhca_link_port_down(VhcaPort *port)
+{
+    VhcaWireFrame f = { .kind = VHCA_WIRE_LINK, .opcode = VHCA_PORT_DOWN };
+
+    f.src_guid = port->guid;
+    vhca_link_send(port, &f, NULL, 0);
 }
 
 /*
@@ -759,6 +774,7 @@ void vhca_link_attach(VhcaPort *port, NICConf *conf)
                              object_get_typename(OBJECT(s)), dev->id,
                              &dev->mem_reentrancy_guard, link);
     port->link = link;
+    vhca_port_trap_init(port);          /* Trap 144 out of the cable */
     timer_mod(link->watch_timer,
               qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + VHCA_LINK_HELLO_MS);
 }
@@ -771,6 +787,7 @@ void vhca_link_detach(VhcaPort *port)
         return;
     }
     vhca_dp_cabled(-1);
+    vhca_trap_fini(&port->trap);
     vhca_port_faults_free(port);
     qemu_del_nic(link->nic);
     timer_free(link->hello_timer);

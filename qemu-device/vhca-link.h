@@ -17,6 +17,8 @@ void vhca_link_detach(VhcaPort *port);
 bool vhca_link_cabled(const VhcaPort *port);
 /* The port's link came up: say HELLO to the switch until its SM answers. */
 void vhca_link_port_init(VhcaPort *port);
+/* The port's link went down, the cable in: tell the switch (LINK DOWN). */
+void vhca_link_port_down(VhcaPort *port);
 
 /* Requester side, when no port of this process has the DLID. */
 VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
@@ -35,6 +37,8 @@ void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
  */
 bool vhca_link_agents_take(VhcaPort *port, const VhcaWireFrame *f,
                            VhcaPacket *pkt);
+/* The SMA's trap (mad) out of port's cable to its MasterSMLID's QP0. */
+void vhca_link_trap_send(VhcaPort *port, const uint8_t *mad);
 
 /* RESET of a QP: an answer kept for it, a message being put together
  * for it are stale. */

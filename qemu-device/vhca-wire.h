@@ -42,7 +42,8 @@
 
 enum vhca_wire_kind {
     VHCA_WIRE_HELLO = 1,        /* port -> switch: its node (payload) */
-    VHCA_WIRE_LINK = 2,         /* switch's SM -> port: LID, SM LID, state */
+    VHCA_WIRE_LINK = 2,         /* switch's SM -> port: LID, SM LID, state;
+                                 * port -> switch: DOWN (its link went) */
     VHCA_WIRE_REQUEST = 3,      /* RC/UC request message */
     VHCA_WIRE_RESPONSE = 4,     /* RC ACK/NAK, READ response, atomic ACK */
     VHCA_WIRE_DATAGRAM = 5,     /* UD, GSI, SMI; multicast by DLID */

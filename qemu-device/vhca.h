@@ -102,7 +102,7 @@ typedef struct VhcaPort {
     VhcaPortSmConf sm_conf;         /* PortInfo fields an SM stores */
     VhcaPortCounters counters;      /* the PMA's (vhca-pma-hook.c) */
     uint8_t switch_port;            /* the fabric switch's port cabled here */
-    VhcaTrap trap;                  /* its SMA's Trap 144 (vhca-fabric.c) */
+    VhcaTrap trap;                  /* its SMA's Trap 144 (vhca-port-trap.c) */
     VhcaFaultLink faults;           /* a cabled link's (vhca-port-faults.c) */
     QEMUTimer *fault_timer;         /* delayed frames due */
 } VhcaPort;
@@ -251,7 +251,7 @@ void vhca_fabric_switch_repress(VhcaPort *port, const uint8_t *req);
 /* vhca-port-trap.c */
 void vhca_port_trap_init(VhcaPort *port);
 void vhca_port_cap_changed(VhcaPort *port);
-void vhca_port_trap_repress(VhcaPort *port, const uint8_t *req);
+bool vhca_port_trap_repress(VhcaPort *port, const uint8_t *req);
 bool vhca_fabric_sm_off(const VhcaPort *port);
 /* vhca-fabric-sm.c: the embedded SM's SMInfo, and ports it looks at */
 VhcaSmaAction vhca_fabric_sm_smp(VhcaPort *port, const uint8_t *req, bool dr,

@@ -186,7 +186,9 @@ static VhcaSmaAction sw_sm_trap(SwPort *in, const uint8_t *smp, uint8_t *resp)
     if (!sw_sm_manages()) {
         return VHCA_SMA_NOT_MINE;       /* the master is elsewhere */
     }
-    sw_log("SM: trap %u from port %d repressed\n", num, in->num);
+    /* the TID tells the device's SMA (TIDs 0x5443...) from an SM's own */
+    sw_log("SM: trap %u tid 0x%016" PRIx64 " from port %d repressed\n", num,
+           ldq_be_p(smp + 8), in->num);
     memcpy(resp, smp, VHCA_MAD_SIZE);
     resp[3] = VHCA_MGMT_METHOD_TRAP_REPRESS;
     if (num == VHCA_TRAP_CAP_MASK && in->lid &&

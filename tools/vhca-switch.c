@@ -73,16 +73,17 @@ void sw_log(const char *fmt, ...)
 
 /* ---- ports and sockets -------------------------------------------------- */
 
-void sw_disconnect(SwPort *p, const char *why)
+/*
+ * Port p's link went down: its port DOWN, the SM's route to it gone,
+ * Trap 128 (with the embedded SM off or STANDBY).  Its next HELLO trains
+ * it again (sw_hello).
+ */
+static void sw_link_down(SwPort *p, const char *why)
 {
     bool was_up = sw_node.ports[p->num].state != VHCA_PORT_DOWN;
 
     fprintf(stderr, "vhca-switch: port %d: link down (%s)\n", p->num, why);
-    close(p->fd);
-    p->fd = -1;
-    p->rx_len = 0;
     p->hello = false;
-    sw_txq_clear(p);
     if (sw_sm_manages() && p->lid &&
         vhca_switch_lft_port(&sw_node, p->lid) == p->num) {
         sw_node.lft[p->lid] = VHCA_SWITCH_NO_ROUTE;     /* the SM's route */
@@ -93,6 +94,28 @@ void sw_disconnect(SwPort *p, const char *why)
     if (was_up) {
         sw_trap_link_changed(sw_ports, sw_nports);
     }
+}
+
+void sw_disconnect(SwPort *p, const char *why)
+{
+    close(p->fd);
+    p->fd = -1;
+    p->rx_len = 0;
+    sw_txq_clear(p);
+    sw_link_down(p, why);
+}
+
+/*
+ * A LINK from the port: its link went down with the cable in (device
+ * reset, portN-link off), as a real link's far end sees it (IBA 7.2).
+ */
+static void sw_port_link(SwPort *p, const VhcaWireFrame *f)
+{
+    if (f->opcode != VHCA_PORT_DOWN) {
+        p->drops++;
+        return;
+    }
+    sw_link_down(p, "the CA port went down");
 }
 
 void sw_send_frame(SwPort *p, VhcaWireFrame *f, const uint8_t *payload,
@@ -374,11 +397,15 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
         sw_hello(p, &f);
         return;
     }
+    if (f.kind == VHCA_WIRE_LINK) {
+        sw_port_link(p, &f);
+        return;
+    }
     smp = f.kind == VHCA_WIRE_DATAGRAM && f.qp_type == VHCA_QPT_SMI;
     if (smp && (sw_smp(p, sw_ports, sw_nports, &f) || f.dlid == 0xffff)) {
         return;     /* taken, or a directed route that goes nowhere */
     }
-    if (f.kind == VHCA_WIRE_LINK || !sw_port_passes(p, &f) ||
+    if (!sw_port_passes(p, &f) ||
         (sw_sm_manages() && (!p->lid || f.slid != p->lid))) {
         p->drops++;
         sw_log("port %d: frame kind %u from SLID %u dropped (port LID %u)\n",

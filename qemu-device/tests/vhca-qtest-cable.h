@@ -2,8 +2,8 @@
  * vhca qtests: a port cabled out through `-netdev stream` to a unix
  * socket the test listens on, so the test plays the switch (framing:
  * vhca-wire.h behind a 4-byte big-endian length, QEMU's stream netdev).
- * Used by vhca-sm-set-test (an SM's Set(PortInfo), the switch SM's LINK)
- * and vhca-link-faults-test (the link's faults).
+ * Used by vhca-sm-set-test (an SM's Set(PortInfo), the switch SM's LINK,
+ * the port's Trap 144) and vhca-link-faults-test (the link's faults).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -149,6 +149,28 @@ static inline void cable_wait_hello(VhcaCable *c, uint8_t *frame)
 #define CABLE_MAD_SIZE  256
 #define CABLE_SMP_DATA  64
 
+/* An SMP (CABLE_MAD_SIZE bytes) into the port, from slid to dlid. */
+static inline void cable_send_smp(VhcaCable *c, uint16_t slid, uint16_t dlid,
+                                  const uint8_t *smp)
+{
+    uint8_t frame[sizeof(struct vhca_wire_hdr) + CABLE_MAD_SIZE];
+    struct vhca_wire_hdr *h = (struct vhca_wire_hdr *)frame;
+
+    memset(frame, 0, sizeof(*h));
+    h->magic = cpu_to_le32(VHCA_WIRE_MAGIC);
+    h->version = VHCA_WIRE_VERSION;
+    h->kind = VHCA_WIRE_DATAGRAM;
+    h->opcode = VHCA_WQE_SEND;
+    h->slid = cpu_to_le16(slid);
+    h->dlid = cpu_to_le16(dlid);
+    h->packets = cpu_to_le32(1);
+    h->length = cpu_to_le32(CABLE_MAD_SIZE);
+    h->payload_len = cpu_to_le32(CABLE_MAD_SIZE);
+    h->qp_type = VHCA_QPT_SMI;
+    memcpy(frame + sizeof(*h), smp, CABLE_MAD_SIZE);
+    cable_send(c, frame, sizeof(frame));
+}
+
 /*
  * A directed-route SMP whose path ends at port 2 (hop count 1, hop pointer
  * 1: the switch handed it on), with data's 64 bytes (NULL: zeros).
@@ -157,21 +179,9 @@ static inline void cable_send_dr_smp(VhcaCable *c, uint8_t method,
                                      uint16_t attr_id, uint64_t tid,
                                      const uint8_t *data)
 {
-    uint8_t frame[sizeof(struct vhca_wire_hdr) + CABLE_MAD_SIZE];
-    struct vhca_wire_hdr *h = (struct vhca_wire_hdr *)frame;
-    uint8_t *smp = frame + sizeof(*h);
+    uint8_t smp[CABLE_MAD_SIZE];
 
-    memset(frame, 0, sizeof(frame));
-    h->magic = cpu_to_le32(VHCA_WIRE_MAGIC);
-    h->version = VHCA_WIRE_VERSION;
-    h->kind = VHCA_WIRE_DATAGRAM;
-    h->opcode = VHCA_WQE_SEND;
-    h->slid = cpu_to_le16(0xffff);
-    h->dlid = cpu_to_le16(0xffff);
-    h->packets = cpu_to_le32(1);
-    h->length = cpu_to_le32(CABLE_MAD_SIZE);
-    h->payload_len = cpu_to_le32(CABLE_MAD_SIZE);
-    h->qp_type = VHCA_QPT_SMI;
+    memset(smp, 0, sizeof(smp));
     smp[0] = 1;
     smp[1] = 0x81;                      /* SubnDirectedRoute */
     smp[2] = 1;
@@ -186,7 +196,7 @@ static inline void cable_send_dr_smp(VhcaCable *c, uint8_t method,
     if (data) {
         memcpy(smp + CABLE_SMP_DATA, data, 64);
     }
-    cable_send(c, frame, sizeof(frame));
+    cable_send_smp(c, 0xffff, 0xffff, smp);
 }
 
 /*

@@ -15,6 +15,11 @@
  * LINK repeated changes nothing, a LINK with ClientReregister (a master
  * new to the subnet, tools/vhca-switch-sm.c) sets it again with
  * CLIENT_REREGISTER (and LID_CHANGE, SM_CHANGE for what changed).
+ * When the ACTIVE port's CapabilityMask changes, its SMA sends Trap 144
+ * out of the cable to its SM LID, every second with the same TID until
+ * the SM's TrapRepress comes back over the cable, at most 8 times.  Its
+ * link going down with the cable in (portN-link off, a device reset)
+ * sends the switch LINK DOWN before the port trains again.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -219,6 +224,175 @@ static void test_link_rereg(void)
     cable_stop(&r);
 }
 
+/* SET_PORT_CAP of port 2 (the driver's ib_modify_port). */
+static void port2_set_cap(Vhca *v, uint32_t set, uint32_t clear)
+{
+    struct vhca_cmd cmd;
+    uint32_t result[2];
+
+    cmd_init(v, &cmd, VHCA_CMD_SET_PORT_CAP);
+    cmd.in.port_cap.port = 2;
+    cmd.in.port_cap.set = cpu_to_le32(set);
+    cmd.in.port_cap.clear = cpu_to_le32(clear);
+    g_assert_cmpuint(vhca_exec(v, &cmd, result), ==, VHCA_CMD_OK);
+}
+
+/* The next frame of kind out of the cable within ms (others pass). */
+static bool rig_next(VhcaCable *r, uint8_t *frame, int ms, uint8_t kind)
+{
+    const struct vhca_wire_hdr *h = (const struct vhca_wire_hdr *)frame;
+    struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+
+    while (poll(&pfd, 1, ms) > 0) {
+        cable_recv(r, frame, sizeof(struct vhca_wire_hdr) + 4096);
+        if (h->kind == kind) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The next SMP (the port's only datagrams here): false if none. */
+static bool rig_next_smp(VhcaCable *r, uint8_t *frame, int ms)
+{
+    const struct vhca_wire_hdr *h = (const struct vhca_wire_hdr *)frame;
+
+    if (!rig_next(r, frame, ms, VHCA_WIRE_DATAGRAM)) {
+        return false;
+    }
+    g_assert_cmpuint(h->qp_type, ==, VHCA_QPT_SMI);
+    return true;
+}
+
+/*
+ * The port's Trap 144 (IBA 14.2.5.1): LID-routed from its LID to QP0 of
+ * its SM LID, informational from a CA, LIDADDR and CapabilityMask (the
+ * port's, as QUERY_PORT reads it) in the details; its TID.
+ */
+static uint64_t rig_expect_trap_144(VhcaCable *r, uint8_t *frame,
+                                    uint16_t lid, uint16_t sm_lid)
+{
+    const struct vhca_wire_hdr *h = (const struct vhca_wire_hdr *)frame;
+    const uint8_t *smp = frame + sizeof(*h), *d = smp + SMP_DATA;
+    struct vhca_port_attr attr;
+
+    g_assert_true(rig_next_smp(r, frame, 5000));
+    g_assert_cmphex(lduw_le_p(&h->slid), ==, lid);
+    g_assert_cmphex(lduw_le_p(&h->dlid), ==, sm_lid);
+    g_assert_cmpuint(le32_to_cpu(h->src_qpn), ==, 0);
+    g_assert_cmpuint(le32_to_cpu(h->dst_qpn), ==, 0);
+    g_assert_cmphex(smp[1], ==, 0x01);                  /* SubnLID */
+    g_assert_cmphex(smp[3], ==, 0x05);                  /* Trap */
+    g_assert_cmphex(lduw_be_p(smp + 16), ==, 0x0002);   /* Notice */
+    g_assert_cmphex(d[0], ==, 0x84);                    /* generic, info */
+    g_assert_cmphex(ldl_be_p(d) & 0xffffff, ==, 1);     /* producer CA */
+    g_assert_cmpuint(lduw_be_p(d + 4), ==, 144);
+    g_assert_cmpuint(lduw_be_p(d + 6), ==, lid);        /* IssuerLID */
+    g_assert_cmpuint(lduw_be_p(d + 12), ==, lid);       /* LIDADDR */
+    g_assert_cmpuint(vhca_query_port(r->v, 2, &attr), ==, VHCA_CMD_OK);
+    g_assert_cmphex(ldl_be_p(d + 16), ==, le32_to_cpu(attr.port_cap_flags));
+    return ldq_be_p(smp + 8);
+}
+
+static void test_link_trap_144(void)
+{
+    uint8_t frame[sizeof(struct vhca_wire_hdr) + 4096], smp[MAD_SIZE];
+    const uint8_t *out = frame + sizeof(struct vhca_wire_hdr);
+    struct vhca_eqe ev[4];
+    uint64_t tid;
+    VhcaCable r;
+    int i;
+
+    rig_start(&r, frame);
+    port2_set_cap(r.v, VHCA_PORT_CAP_SM, 0);    /* INIT, no SM: no trap */
+    g_assert_false(rig_next_smp(&r, frame, 300));
+    cable_send_link(&r, 0x22, 1, 0);
+    g_assert_cmpint(port2_events_n(&r, ev, 1), ==, 1);
+
+    /* ACTIVE: a change (IsSM off, as opensm closing issm) is trapped */
+    port2_set_cap(r.v, 0, VHCA_PORT_CAP_SM);
+    tid = rig_expect_trap_144(&r, frame, 0x22, 1);
+    g_assert_cmphex(ldl_be_p(out + SMP_DATA + 16) & VHCA_PORT_CAP_SM, ==, 0);
+    qtest_clock_step(r.v->qts, 1000 * 1000 * 1000LL);
+    g_assert_cmphex(rig_expect_trap_144(&r, frame, 0x22, 1), ==, tid);
+
+    /*
+     * The SM's TrapRepress (the Trap back, method TrapRepress) LID-routed
+     * to the port: the SMA takes it, no more repeats.  A Get(PortInfo)
+     * behind it on the cable is answered first, so the repress was seen.
+     */
+    memcpy(smp, out, MAD_SIZE);
+    smp[3] = 0x07;
+    cable_send_smp(&r, 1, 0x22, smp);
+    memset(smp, 0, MAD_SIZE);
+    smp[0] = 1;
+    smp[1] = 0x01;
+    smp[2] = 1;
+    smp[3] = 0x01;
+    stq_be_p(smp + 8, ++r.tid);
+    stw_be_p(smp + 16, 0x0015);
+    cable_send_smp(&r, 1, 0x22, smp);
+    g_assert_true(rig_next_smp(&r, frame, 5000));
+    g_assert_cmphex(out[3], ==, 0x81);                  /* GetResp */
+    g_assert_cmphex(ldq_be_p(out + 8), ==, r.tid);
+    qtest_clock_step(r.v->qts, 3000 * 1000 * 1000LL);
+    g_assert_false(rig_next_smp(&r, frame, 300));
+    port2_set_cap(r.v, 0, VHCA_PORT_CAP_SM);            /* no change */
+    g_assert_false(rig_next_smp(&r, frame, 300));
+
+    /* a new change: a new TID; unanswered, 8 sends in all, then quiet */
+    port2_set_cap(r.v, VHCA_PORT_CAP_SM, 0);
+    g_assert_cmphex(rig_expect_trap_144(&r, frame, 0x22, 1), ==, tid + 1);
+    g_assert_cmphex(ldl_be_p(out + SMP_DATA + 16) & VHCA_PORT_CAP_SM, ==,
+                    VHCA_PORT_CAP_SM);
+    for (i = 2; i <= 8; i++) {
+        qtest_clock_step(r.v->qts, 1000 * 1000 * 1000LL);
+        g_assert_cmphex(rig_expect_trap_144(&r, frame, 0x22, 1), ==,
+                        tid + 1);
+    }
+    qtest_clock_step(r.v->qts, 3000 * 1000 * 1000LL);
+    g_assert_false(rig_next_smp(&r, frame, 300));
+    cable_stop(&r);
+}
+
+/* A LINK with state DOWN out of the cable: the port's link went. */
+static void rig_expect_link_down(VhcaCable *r, uint8_t *frame)
+{
+    const struct vhca_wire_hdr *h = (const struct vhca_wire_hdr *)frame;
+
+    g_assert_true(rig_next(r, frame, 5000, VHCA_WIRE_LINK));
+    g_assert_cmpuint(h->opcode, ==, VHCA_PORT_DOWN);
+    g_assert_cmphex(ldq_le_p(&h->src_guid), ==, NODE_GUID + 2);
+}
+
+/*
+ * IBA 7.2: a link that goes down with the cable in goes down at both
+ * ends.  portN-link off, and a device reset (a driver reload), send the
+ * switch LINK DOWN, so that the HELLO when the port trains again is a
+ * link change its SM (or opensm, by Trap 128) acts on at once.
+ */
+static void test_link_down(void)
+{
+    uint8_t frame[sizeof(struct vhca_wire_hdr) + 4096];
+    struct vhca_eqe ev[4];
+    VhcaCable r;
+
+    rig_start(&r, frame);
+    cable_send_link(&r, 0x22, 1, 0);
+    g_assert_cmpint(port2_events_n(&r, ev, 1), ==, 1);
+    qom_set_link(r.v, "port2-link", false);
+    rig_expect_link_down(&r, frame);
+    qom_set_link(r.v, "port2-link", true);
+    cable_wait_hello(&r, frame);
+
+    cable_send_link(&r, 0x22, 1, 0);
+    g_assert_cmpint(port2_events_n(&r, ev, 1), ==, 1);
+    vhca_bringup(r.v);                  /* reset and enable: a reload */
+    rig_expect_link_down(&r, frame);
+    cable_wait_hello(&r, frame);
+    cable_stop(&r);
+}
+
 /*
  * MAD_IFC: req (MAD_SIZE bytes) for port's own agents; the status, and
  * in result[0] whether it answered (then the answer is in resp).
@@ -313,5 +487,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/sm-set/port-info", test_sm_set_port_info);
     qtest_add_func("/vhca/sm-set/mad-ifc", test_mad_ifc);
     qtest_add_func("/vhca/sm-set/link-rereg", test_link_rereg);
+    qtest_add_func("/vhca/sm-set/link-trap-144", test_link_trap_144);
+    qtest_add_func("/vhca/sm-set/link-down", test_link_down);
     return g_test_run();
 }

@@ -9,7 +9,10 @@ queries of both VMs itself (ib_sa sends them to PortInfo.MasterSMLID).
 Then: sminfo, ibnetdiscover and saquery see opensm's fabric, IPoIB (whose
 broadcast group opensm creates and programs into the switch's MFT) pings
 across, rping over rdma_cm (path records from opensm) and the RC pingpong
-move validated data, and opensm's log has no ERR line.  One shared pair
+move validated data, and opensm's log has no ERR line; last a driver
+reload in VM b (a device reset with the cable in) is a link change opensm
+acts on at once (the device's LINK DOWN, then HELLO: Trap 128 from the
+switch) and b's port is ACTIVE again.  One shared pair
 of VMs for all (module fixture).  Part of `make check-fabric` (after
 twovms.py) and alone `make check-fabric-opensm`; not collected by
 pytest's test_*.py pattern.
@@ -17,6 +20,7 @@ pytest's test_*.py pattern.
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -145,3 +149,26 @@ def test_opensm_log_has_no_smp_errors(fabric):
     _, out = a.run("grep -E ' ERR [0-9A-F]{4}:' %s || true" % OSM_LOG, timeout=60)
     log("opensm ERR lines", out)
     assert not out.strip(), out
+
+
+def test_driver_reload_is_a_link_change_for_opensm(fabric):
+    """IBA 7.2: b's device reset takes its link down at both ends (the
+    device's LINK DOWN to the switch) and trains it again (HELLO): the
+    switch's port goes DOWN, then INIT, with Trap 128 each, and opensm
+    configures b's port again at once, not at a later heavy sweep."""
+    b = fabric["vms"]["b"]
+    fabric["logfile"].flush()
+    with open(fabric["log"], "rb") as f:
+        seen = len(f.read())
+    t0 = time.monotonic()
+    b.run("rmmod vhca && insmod %s" % fabriclib.MODULE, timeout=120,
+          check=True)
+    rc, _ = b.run(fabriclib.WAIT_ACTIVE, timeout=120)
+    log("driver reload -> ACTIVE under opensm",
+        "%.1f s" % (time.monotonic() - t0))
+    fabric["logfile"].flush()
+    with open(fabric["log"], "rb") as f:
+        swlog = f.read()[seen:].decode(errors="replace")
+    log("switch log since the reload", swlog)
+    assert "link down (the CA port went down)" in swlog, swlog
+    assert rc == 0, "b's port not ACTIVE again after the reload"

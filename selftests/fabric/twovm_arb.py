@@ -6,7 +6,8 @@ beside opensm").
 Two VMs on build/vhca-switch with its SM on at --sm-priority 5 and a
 short SMInfo polling interval (--sm-poll-ms 1000 --sm-poll-retries 2).
 The ports come up ACTIVE under the switch's SM (SM LID 1).  opensm -p 10
-in VM a: the switch's SM reads IsSM in a's PortInfo, asks its SMInfo,
+in VM a: a's port sends Trap 144 (IsSM set), the switch's SM represses
+it, reads IsSM in a's PortInfo at once, asks its SMInfo,
 finds a STANDBY that outranks it and hands the subnet over
 (SubnSet(SMInfo) HANDOVER): opensm MASTER, both ports' SM LID opensm's,
 the switch STANDBY (it takes opensm's Sets), an RC pingpong crosses.
@@ -130,6 +131,7 @@ def test_switch_sm_master_alone(fabric):
 
 def test_higher_opensm_gets_the_subnet_by_handover(fabric):
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    seen = len(switch_log(fabric))
     t0 = time.monotonic()
     a.run("rm -f %s; (opensm -g 0x%016x -p 10 -s 5 -f %s > /tmp/osm.out "
           "2>&1 &)" % (OSM_LOG, fabriclib.NODES["a"] + 1, OSM_LOG),
@@ -139,6 +141,12 @@ def test_higher_opensm_gets_the_subnet_by_handover(fabric):
     osm_lid = int(port_attr(a, "lid"), 16)
     swlog = both_sm_lid(fabric, osm_lid, t0,
                         "opensm -p 10 started -> its SM LID on both VMs' ports")
+    # opensm opening issm set IsSM: a's device (its SMA's TIDs
+    # 0x5443..., qemu-device/vhca-port-trap.c) sent Trap 144 out of its
+    # cable, and the switch's SM repressed it and looked at once; opensm
+    # sends a Trap 144 of its own too (its TIDs are not the SMA's)
+    assert re.search(r"SM: trap 144 tid 0x5443[0-9a-f]{12} from port 1 "
+                     r"repressed", swlog[seen:]), swlog
     assert "SM: SMInfo method 0x2 mod 1 to port 1" in swlog, swlog
     assert "SM MASTER -> STANDBY" in swlog, swlog
     out = sminfo(b)

@@ -2,7 +2,8 @@
 without VMs: build/vhca-switch with unix socket ports, and this file
 playing the CA ports behind them with the wire framing of
 qemu-device/vhca-wire.h (a HELLO, the SMA's PortInfo answers, and on one
-port an SM: its SMInfo answers, HANDOVER taken, then silence).
+port an SM: its SMInfo answers, HANDOVER taken, then silence); and a CA
+port whose link goes down with the cable in (LINK DOWN, then HELLO).
 
 Run by `make check-unit` (scripts/run-unit.sh); Documentation/fabric.md
 "The standalone switch's SM beside opensm".
@@ -35,6 +36,7 @@ ATTR_NOTICE, ATTR_PORT_INFO, ATTR_SM_INFO, ATTR_LFT = 0x02, 0x15, 0x20, 0x19
 CAP_IS_SM = 1 << 1
 HANDOVER, ACKNOWLEDGE = 1, 2
 NOT_ACTIVE, DISCOVERING, STANDBY, MASTER = 0, 1, 2, 3
+PORT_DOWN, PORT_ACTIVE = 1, 4
 SWITCH_GUID = 0x525400FF00000001
 POLL_MS, RETRIES = 100, 2
 
@@ -333,3 +335,35 @@ def test_handover_then_takeover(switch):
     other.close()
     print("handover %.2fs, takeover %.2fs (poll %d ms, retries %d)" %
           (handover_s, takeover_s, POLL_MS, RETRIES))
+
+
+def switch_port_state(ca, num):
+    """PortState of the switch's port num (a Get to its LID, 1)."""
+    m = ca.smp_answer(ca.smp(GET, ATTR_PORT_INFO, num))
+    assert m["status"] == 0
+    return m["data"][32] & 0xF
+
+
+def test_ca_link_down_with_the_cable_in(switch):
+    """IBA 7.2: a CA port's device reset (or portN-link off) takes the
+    link down at both ends: its LINK DOWN takes the switch's port DOWN,
+    and its next HELLO is a port to configure again (a LINK, ACTIVE)."""
+    d, _ = switch
+    ca = cabled(d, 1, 0x5254000000000A01)
+    other = cabled(d, 2, 0x5254000000000B01)
+    assert switch_port_state(other, 1) == PORT_ACTIVE
+    ca.send(frame(LINK, opcode=PORT_DOWN, qp_type=0))
+    for _ in range(50):
+        if switch_port_state(other, 1) == PORT_DOWN:
+            break
+        time.sleep(0.02)
+    assert switch_port_state(other, 1) == PORT_DOWN
+    seen = len(ca.seen)
+    ca.hello()
+    link = ca.pump(lambda f: f["kind"] == LINK, since=seen)
+    assert link and link["opcode"] == PORT_ACTIVE and link["dlid"] == 2, link
+    assert switch_port_state(other, 1) == PORT_ACTIVE
+    with open(os.path.join(d, "switch.log")) as f:
+        assert "port 1: link down (the CA port went down)" in f.read()
+    ca.close()
+    other.close()
