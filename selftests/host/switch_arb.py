@@ -13,22 +13,21 @@ import select
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
 import pytest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SWITCH = os.path.join(REPO, "build", "vhca-switch")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import switchlib  # noqa: E402
+from switchlib import HDR, SWITCH  # noqa: E402
 
-WIRE_MAGIC, WIRE_VERSION = 0x56484346, 2
 HELLO, LINK, DATAGRAM = 1, 2, 5
 LINK_F_REREG = 1
 QPT_SMI, QPT_GSI = 4, 5           # uapi/vhca_hw_verbs.h enum vhca_qp_type
 WQE_SEND = 2
-HDR = struct.Struct("<IBBBBHHIIIIIIIIIIIQQQQBBBBBBHII16s")
-HELLO_FMT = struct.Struct("<QQQIIIHBB64s")
 PERMISSIVE = 0xFFFF
 
 GET, SET, GET_RESP, TRAP, TRAP_REPRESS = 0x01, 0x02, 0x81, 0x05, 0x07
@@ -43,12 +42,10 @@ POLL_MS, RETRIES = 100, 2
 
 def frame(kind, slid=0, dlid=0, payload=b"", opcode=WQE_SEND, qp_type=QPT_SMI,
           src_qpn=0, dst_qpn=0, guid=0, flags=0):
-    hdr = HDR.pack(WIRE_MAGIC, WIRE_VERSION, kind, opcode, 0, slid, dlid,
-                   src_qpn, dst_qpn, 0, 1 if payload else 0, len(payload),
-                   len(payload), 0, 0, 0x80010000 if qp_type == QPT_GSI else 0,
-                   0, 0, 0, 0, 0, guid, 0, flags, 0, qp_type, 0, 0, 0, 0, 0,
-                   bytes(16))
-    return hdr + payload
+    """switchlib.frame with this file's defaults: an SMP, GSI's Q_Key."""
+    return switchlib.frame(kind, opcode, slid, dlid, src_qpn, dst_qpn, payload,
+                           qkey=0x80010000 if qp_type == QPT_GSI else 0,
+                           qp_type=qp_type, guid=guid, flags=flags)
 
 
 def parse(buf):
@@ -108,7 +105,7 @@ class Ca:
             self.sock.sendall(struct.pack(">I", len(buf)) + buf)
 
     def hello(self):
-        payload = HELLO_FMT.pack(self.guid ^ 1, self.guid ^ 1, self.guid,
+        payload = switchlib.HELLO.pack(self.guid ^ 1, self.guid ^ 1, self.guid,
                                  0x525400, 1, self.cap_mask, 0x1, 1, 1,
                                  b"fake CA".ljust(64, b"\0"))
         self.send(frame(HELLO, payload=payload, qp_type=0, opcode=0))

@@ -3,7 +3,7 @@ speak it: the frame header of qemu-device/vhca-wire.h (struct
 VhcaWireFrame: magic, version, kind, ...), each frame behind a 4-byte
 big-endian length on a stream socket, a CA port's HELLO, and the switch's
 control socket (tools/vhca-switch-control.c: faults, delay, flap,
-stats).  Used by selftests/host/switch_lone.py and
+stats).  Used by selftests/host/switch_lone.py, switch_arb.py and
 selftests/fabric/twovms.py.
 """
 import os
@@ -16,15 +16,19 @@ SWITCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 HDR = struct.Struct("<IBBBBHHIIIIIIIIIIIQQQQBBBBBBHII16s")
 HELLO = struct.Struct("<QQQIIIHBB64s")
 KIND_HELLO, KIND_LINK, KIND_DATAGRAM = 1, 2, 5
+WIRE_MAGIC = 0x56484346        # qemu-device/vhca-wire.h VHCA_WIRE_MAGIC
 WIRE_VERSION = 2               # qemu-device/vhca-wire.h VHCA_WIRE_VERSION
 
 
 def frame(kind, opcode=0, slid=0, dlid=0, sqpn=0, dqpn=0, payload=b"",
-          qkey=0, qp_type=3, length=None):
+          qkey=0, qp_type=3, length=None, guid=0, flags=0):
+    """A frame: the header (one packet when there is a payload) and payload;
+    guid is the sender's port GUID, flags the LINK flags."""
     length = len(payload) if length is None else length
-    return HDR.pack(0x56484346, WIRE_VERSION, kind, opcode, 0, slid, dlid, sqpn, dqpn, 0,
-                    1, length, len(payload), 0, 0, qkey, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, qp_type, 0, 0, 0, 0, 0, b"\0" * 16) + payload
+    return HDR.pack(WIRE_MAGIC, WIRE_VERSION, kind, opcode, 0, slid, dlid,
+                    sqpn, dqpn, 0, 1 if payload else 0, length, len(payload),
+                    0, 0, qkey, 0, 0, 0, 0, 0, guid, 0, flags, 0, qp_type,
+                    0, 0, 0, 0, 0, b"\0" * 16) + payload
 
 
 def send(sock, data):
