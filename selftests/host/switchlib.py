@@ -2,7 +2,7 @@
 speak it: the frame header of qemu-device/vhca-wire.h (struct
 VhcaWireFrame: magic, version, kind, ...), each frame behind a 4-byte
 big-endian length on a stream socket, a CA port's HELLO, and the switch's
-control socket (tools/vhca-switch-control.c: faults, delay, flap,
+control socket (tools/vhca-switch-faults.c: faults, delay, flap,
 stats).  Used by selftests/host/switch_lone.py, switch_arb.py and
 selftests/fabric/twovms.py.
 """
