@@ -188,7 +188,7 @@ static void vhca_copy_host(uint8_t *dst, const uint8_t *src, uint64_t n)
     bool overlap = dst < src + n && src < dst + n;
     uint64_t off;
 
-    if (n < 2 * VHCA_COPY_PIECE || delta == 0 || delta >= 64 || overlap) {
+    if (n <= VHCA_COPY_PIECE || delta == 0 || delta >= 64 || overlap) {
         memmove(dst, src, n);
         return;
     }
