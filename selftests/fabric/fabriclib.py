@@ -160,3 +160,10 @@ def two_vms(smp=1, embedded_sm=True, tag=None, switch_args=()):
         state["switch"].wait(timeout=10)
         swlog.close()
         shutil.rmtree(sockdir, ignore_errors=True)
+
+
+def switch_log(fabric):
+    """The switch's log of a two_vms() fabric so far."""
+    fabric["logfile"].flush()
+    with open(fabric["log"], "rb") as f:
+        return f.read().decode(errors="replace")

@@ -27,7 +27,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabriclib  # noqa: E402
 
-from fabriclib import ADDR, TOOL, log, pair_ok  # noqa: E402
+from fabriclib import ADDR, TOOL, log, pair_ok, switch_log  # noqa: E402
 
 OSM_LOG = "/tmp/opensm.log"
 PORT = "/sys/class/infiniband/vhca0/ports/1"
@@ -157,18 +157,14 @@ def test_driver_reload_is_a_link_change_for_opensm(fabric):
     switch's port goes DOWN, then INIT, with Trap 128 each, and opensm
     configures b's port again at once, not at a later heavy sweep."""
     b = fabric["vms"]["b"]
-    fabric["logfile"].flush()
-    with open(fabric["log"], "rb") as f:
-        seen = len(f.read())
+    seen = len(switch_log(fabric))
     t0 = time.monotonic()
     b.run("rmmod vhca && insmod %s" % fabriclib.MODULE, timeout=120,
           check=True)
     rc, _ = b.run(fabriclib.WAIT_ACTIVE, timeout=120)
     log("driver reload -> ACTIVE under opensm",
         "%.1f s" % (time.monotonic() - t0))
-    fabric["logfile"].flush()
-    with open(fabric["log"], "rb") as f:
-        swlog = f.read()[seen:].decode(errors="replace")
+    swlog = switch_log(fabric)[seen:]
     log("switch log since the reload", swlog)
     assert "link down (the CA port went down)" in swlog, swlog
     assert rc == 0, "b's port not ACTIVE again after the reload"

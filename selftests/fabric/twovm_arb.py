@@ -28,7 +28,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabriclib  # noqa: E402
 
-from fabriclib import ADDR, TOOL, log  # noqa: E402
+from fabriclib import ADDR, TOOL, log, switch_log  # noqa: E402
 
 vmlib = fabriclib.vmlib
 TAG = "fabric-arb2"
@@ -65,12 +65,6 @@ def wait_sm_lid(vm, lid, timeout=180):
         "cat %s/state %s/sm_lid" % (PORT, PORT),
         lambda t: "ACTIVE" in t and want in without_syslog(t).split(),
         timeout=timeout)
-
-
-def switch_log(fabric):
-    fabric["logfile"].flush()
-    with open(fabric["log"], "rb") as f:
-        return f.read().decode(errors="replace")
 
 
 def both_sm_lid(fabric, lid, t0, what):
