@@ -24,7 +24,9 @@ import pytest
 SELFTESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SELFTESTS)
 sys.path.insert(0, os.path.join(SELFTESTS, "host"))
+sys.path.insert(0, os.path.join(SELFTESTS, "verbs"))
 import fabriclib  # noqa: E402
+import rsockets  # noqa: E402
 import twovm_ulp  # noqa: E402
 
 from fabriclib import (ADDR, TCP_BYTES, TOOL, background,  # noqa: E402
@@ -261,6 +263,15 @@ def test_multicast_to_the_other_vm_and_back_to_the_sender_port(fabric):
 def test_rping_verified(fabric):
     pair_ok(fabric, "rping -s -a %s -C 200 -V" % ADDR["b"],
             "rping -c -a %s -C 200 -V" % ADDR["b"], "rping")
+
+
+def test_riostream_verified(fabric):
+    """riostream -S all -T v across the switch (rsockets.py): WRITEs into
+    the other VM's riomap()ed buffer, whose last byte its vCPU polls while
+    its QEMU places the packets (issue 24)."""
+    sout, cout = pair_ok(fabric, rsockets.server_command(ADDR["b"]),
+                         rsockets.client_command(ADDR["b"]), "riostream", timeout=1500)
+    rsockets.check(sout, cout)
 
 
 @pytest.mark.parametrize("tool", ["ucmatose", "udaddy"])

@@ -38,8 +38,21 @@
 static const uint32_t sizes[] = { 1, 8, 63, 64, 65, 128, 200, 256, 257, 512,
 				  513, 768, 1000, 2048, 2049, 4096, 5000, 65536 };
 
-static uint8_t src[MAX_MSG] __attribute__((aligned(4096)));
-static uint8_t dst[MAX_MSG + 4096] __attribute__((aligned(4096)));
+/* Room to move each round's message through every page offset. */
+static uint8_t src[MAX_MSG + 4096] __attribute__((aligned(4096)));
+static uint8_t dst[MAX_MSG + 2 * 4096] __attribute__((aligned(4096)));
+#define RECV_OFF (MAX_MSG + 4096)	/* in dst: the receives' 64 bytes */
+
+/*
+ * Where round g's message starts in src and in dst.  The distance between
+ * the two page offsets decides how glibc's memmove copies a block of more
+ * than 8 vectors: forward, with only its first vector stored late, or,
+ * when they are within 256 bytes of each other (4K aliasing), backward,
+ * its end stored first.  riostream's source moves through rsockets' send
+ * ring, so its copies took both ways; so do these.
+ */
+static uint32_t src_off(uint32_t g) { return (g * 48) % 4096; }
+static uint32_t dst_off(uint32_t g) { return (g * 80) % 4096; }
 
 /* Byte i of round g: consecutive rounds differ in every byte. */
 static uint8_t pattern(uint32_t g, uint32_t i)
@@ -100,11 +113,12 @@ static void expect_wc(struct ibv_cq *cq, enum ibv_wc_opcode opcode, const char *
 	}
 }
 
-static void post_write(struct rc_pair *rc, struct ibv_mr *from, uint32_t len,
-		       const void *to, uint32_t rkey, enum ibv_wr_opcode opcode,
-		       int signaled)
+/* An RDMA WRITE (or SEND) on qp[0] of len bytes at offset `at` of from. */
+static void post_write_at(struct rc_pair *rc, struct ibv_mr *from, uint32_t at,
+			  uint32_t len, const void *to, uint32_t rkey,
+			  enum ibv_wr_opcode opcode, int signaled)
 {
-	struct ibv_sge sge = { (uintptr_t)from->addr, len, from->lkey };
+	struct ibv_sge sge = { (uintptr_t)from->addr + at, len, from->lkey };
 	struct ibv_send_wr wr = {
 		.sg_list = &sge, .num_sge = 1, .opcode = opcode,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
@@ -122,6 +136,10 @@ struct poller {
 	uint32_t n;
 };
 
+/* Round g's n bytes at dst_off(g): the last byte for last, every byte
+ * for first_wrong. */
+static uint8_t *round_dst(uint32_t g) { return dst + dst_off(g); }
+
 static void pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -134,8 +152,9 @@ static void pin_to_cpu(int cpu)
 static void *poll_last_byte(void *arg)
 {
 	struct poller *p = arg;
-	uint32_t g, n, bad;
+	uint32_t g, n, bad, spins;
 	uint64_t start;
+	uint8_t marker, *at;
 
 	pin_to_cpu(1);
 	for (;;) {
@@ -144,11 +163,17 @@ static void *poll_last_byte(void *arg)
 		if (!g)
 			return NULL;
 		n = p->n;
+		at = round_dst(g);
+		marker = pattern(g, n - 1);
 		start = now_ns();
-		while (__atomic_load_n(&dst[n - 1], __ATOMIC_ACQUIRE) != pattern(g, n - 1))
-			if (now_ns() - start > SPIN_LIMIT_NS)
+		/* As tight as riostream's `while (*poll_byte != marker);`: the
+		 * window between a last byte and a late first byte is a few
+		 * stores long, and a clock read per spin would step over it. */
+		for (spins = 1; *(volatile uint8_t *)&at[n - 1] != marker; spins++)
+			if (!(spins & 0xfffff) && now_ns() - start > SPIN_LIMIT_NS)
 				fail("%u bytes, round %u: the last byte never came", n, g, 0);
-		bad = first_wrong(dst, n - 1, g);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		bad = first_wrong(at, n - 1, g);
 		if (bad != n - 1)
 			fail("%u bytes, round %u: byte %u was old when the last byte was new",
 			     n, g, bad);
@@ -168,16 +193,17 @@ static void last_byte_polling(struct rc_pair *rc, struct ibv_mr *src_mr,
 	pin_to_cpu(0);
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		n = sizes[s];
-		/* the poller is idle: make sure the first round's last byte
-		 * is not there already */
-		dst[n - 1] = (uint8_t)~pattern(g + 1, n - 1);
 		p.n = n;
 		for (r = 0; r < ROUNDS; r++) {
 			g++;
 			for (uint32_t i = 0; i < n; i++)
-				src[i] = pattern(g, i);
+				src[src_off(g) + i] = pattern(g, i);
+			/* the poller is idle: an earlier round may have left
+			 * this round's last byte where it will poll */
+			round_dst(g)[n - 1] = (uint8_t)~pattern(g, n - 1);
 			__atomic_store_n(&p.want, g, __ATOMIC_RELEASE);
-			post_write(rc, src_mr, n, dst, dst_mr->rkey, IBV_WR_RDMA_WRITE, 1);
+			post_write_at(rc, src_mr, src_off(g), n, round_dst(g), dst_mr->rkey,
+				      IBV_WR_RDMA_WRITE, 1);
 			expect_wc(rc->cq[0], IBV_WC_RDMA_WRITE, "RDMA WRITE");
 			start = now_ns();
 			while (__atomic_load_n(&p.done, __ATOMIC_ACQUIRE) != g)
@@ -194,7 +220,7 @@ static void last_byte_polling(struct rc_pair *rc, struct ibv_mr *src_mr,
 
 static void post_recv(struct rc_pair *rc, struct ibv_mr *mr)
 {
-	struct ibv_sge sge = { (uintptr_t)mr->addr + MAX_MSG, 64, mr->lkey };
+	struct ibv_sge sge = { (uintptr_t)mr->addr + RECV_OFF, 64, mr->lkey };
 	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 
 	ok(ibv_post_recv(rc->qp[1], &wr, &bad));
@@ -212,12 +238,12 @@ static void write_then_notify(struct rc_pair *rc, struct ibv_mr *src_mr,
 				src[i] = pattern(g + 1000 * with_imm, i);
 			post_recv(rc, dst_mr);
 			if (with_imm) {
-				post_write(rc, src_mr, n, dst, dst_mr->rkey,
+				post_write_at(rc, src_mr, 0, n, dst, dst_mr->rkey,
 					   IBV_WR_RDMA_WRITE_WITH_IMM, 1);
 			} else {
-				post_write(rc, src_mr, n, dst, dst_mr->rkey,
+				post_write_at(rc, src_mr, 0, n, dst, dst_mr->rkey,
 					   IBV_WR_RDMA_WRITE, 0);
-				post_write(rc, src_mr, 4, NULL, 0, IBV_WR_SEND, 1);
+				post_write_at(rc, src_mr, 0, 4, NULL, 0, IBV_WR_SEND, 1);
 			}
 			expect_wc(rc->cq[1], with_imm ? IBV_WC_RECV_RDMA_WITH_IMM :
 				  IBV_WC_RECV, "receive");
@@ -283,7 +309,7 @@ static void registration_cycles(struct rc_pair *rc, struct ibv_pd *pd,
 	memset(dst, 0x5a, n);
 	for (uint32_t i = 0; i < n; i++)
 		src[i] = 0xa5;
-	post_write(rc, src_mr, n, dst, old_rkey, IBV_WR_RDMA_WRITE, 1);
+	post_write_at(rc, src_mr, 0, n, dst, old_rkey, IBV_WR_RDMA_WRITE, 1);
 	start = now_ns();
 	while ((got = ibv_poll_cq(rc->cq[0], 1, &wc)) == 0)
 		if (now_ns() - start > SPIN_LIMIT_NS)
