@@ -21,7 +21,8 @@
  *
  * Its requests go LID-routed from the switch's LID to QP0 of the other
  * SM's port, with TIDs of its own; the answers come back to the switch's
- * LID (vhca-fabric-smp.c hands them here).
+ * LID (vhca-fabric-smp.c hands them here), and so do the Traps that
+ * SMAs and other SMs send to it, which as MASTER it represses.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -180,8 +181,34 @@ bool vhca_fabric_sm_configure(VhcaFabric *f, const VhcaFabricSmConf *conf,
 }
 
 /*
- * An SMInfo SMP that reached the switch's port 0 (vhca-fabric-smp.c):
- * Get and Set answered here, a GetResp to the SM's own request taken.
+ * A Trap(Notice) that reached the switch's port 0 from port (IBA 13.4.9:
+ * an SMA's or an SM's, e.g. opensm's Trap 144 to the master it found):
+ * as MASTER the SM answers TrapRepress, which ends the sender's repeats.
+ * Traps are the master's (sent to PortInfo:MasterSMLID); a STANDBY,
+ * DISCOVERING or NOT-ACTIVE SM takes no part in them and drops them
+ * unanswered, as opensm does (sm_mad_ctrl_process_trap): a TrapRepress
+ * from it would stop the repeats although no master heard the event.
+ */
+static VhcaSmaAction sm_trap(VhcaFabric *f, VhcaPort *port,
+                             const uint8_t *req, bool dr, uint8_t *resp)
+{
+    bool master = f->arb.state == VHCA_SM_STATE_MASTER;
+
+    trace_vhca_fabric_sm_trap(f->name, vhca_trap_number(req),
+                              ldq_be_p(req + 8), port->guid, port->lid,
+                              vhca_sm_state_name(f->arb.state),
+                              master ? "TrapRepress" : "dropped");
+    if (!master) {
+        return VHCA_SMA_CONSUMED;
+    }
+    vhca_trap_repress_build(resp, req, dr);
+    return VHCA_SMA_REPLY;
+}
+
+/*
+ * An SMP to the switch's port 0 from port (vhca-fabric-smp.c) that is
+ * the SM's: a Trap; SMInfo Get and Set answered here, a GetResp to the
+ * SM's own request taken.
  */
 VhcaSmaAction vhca_fabric_sm_smp(VhcaPort *port, const uint8_t *req, bool dr,
                                  uint8_t *resp)
@@ -193,6 +220,9 @@ VhcaSmaAction vhca_fabric_sm_smp(VhcaPort *port, const uint8_t *req, bool dr,
 
     if (!f || f->sm_off) {
         return VHCA_SMA_NOT_MINE;
+    }
+    if (vhca_trap_number(req) >= 0) {
+        return sm_trap(f, port, req, dr, resp);
     }
     vhca_sm_info_decode(req + VHCA_SMP_DATA_OFF, &remote);
     act = vhca_sm_arbiter_smp(&f->arb, req, dr, resp, &status, sm_now());

@@ -2,7 +2,9 @@
  * vhca - the MADs of traps (IBA 14.2.5.1 Notice, 13.4.9 Traps): a Trap
  * SMP and the SM's TrapRepress that ends its repeats.  Pure (no timers,
  * no device state), so that the standalone switch (tools/vhca-switch-
- * trap.c) builds its traps with the same code as the device (vhca-trap.c).
+ * trap.c) builds its traps with the same code as the device (vhca-trap.c),
+ * and both embedded SMs (vhca-fabric-sm.c, tools/vhca-switch-sm.c) answer
+ * the traps they get with the same TrapRepress.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -14,6 +16,7 @@
 #define MAD_ATTR_NOTICE         0x0002
 #define NOTICE_IS_GENERIC       0x80
 #define SMP_DATA                64
+#define SMP_STATUS              4
 
 /* An SMP Trap(Notice) of trap number num from issuer_lid, details after. */
 void vhca_trap_build(uint8_t *mad, uint64_t tid, uint8_t type, uint16_t num,
@@ -39,4 +42,31 @@ bool vhca_trap_repressed(const uint8_t *req, uint64_t tid)
     return req[0] == 1 && req[1] == VHCA_MGMT_CLASS_SUBN_LID &&
            req[3] == VHCA_MGMT_METHOD_TRAP_REPRESS &&
            lduw_be_p(req + 16) == MAD_ATTR_NOTICE && ldq_be_p(req + 8) == tid;
+}
+
+/* The trap number of req if it is a Trap(Notice) SMP to an SM, else -1. */
+int vhca_trap_number(const uint8_t *req)
+{
+    if (req[0] != 1 || (req[1] != VHCA_MGMT_CLASS_SUBN_LID &&
+                        req[1] != VHCA_MGMT_CLASS_SUBN_DR) ||
+        req[3] != VHCA_MGMT_METHOD_TRAP ||
+        lduw_be_p(req + 16) != MAD_ATTR_NOTICE) {
+        return -1;
+    }
+    return lduw_be_p(req + SMP_DATA + 4);       /* TrapNumber */
+}
+
+/*
+ * The master SM's TrapRepress of trap into resp (IBA 13.4.9): the Trap
+ * with method TrapRepress, its TID, attribute, modifier and Notice kept
+ * (opensm echoes the Notice too), the D bit for a directed route as in
+ * every answer (IBA 14.2.2.2).  The sender's MAD layer takes it as the
+ * answer of its Trap (ib_mad: TrapRepress is a response method) and stops
+ * repeating it.
+ */
+void vhca_trap_repress_build(uint8_t *resp, const uint8_t *trap, bool dr)
+{
+    memcpy(resp, trap, VHCA_MAD_SIZE);
+    resp[3] = VHCA_MGMT_METHOD_TRAP_REPRESS;
+    stw_be_p(resp + SMP_STATUS, dr ? VHCA_SMP_DIRECTION : 0);
 }

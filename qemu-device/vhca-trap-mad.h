@@ -25,5 +25,9 @@ void vhca_trap_build(uint8_t *mad, uint64_t tid, uint8_t type, uint16_t num,
                      const uint8_t *details, size_t len);
 /* Is req (VHCA_MAD_SIZE bytes) the SM's TrapRepress of the trap tid? */
 bool vhca_trap_repressed(const uint8_t *req, uint64_t tid);
+/* The trap number of req if it is a Trap(Notice) SMP to an SM, else -1. */
+int vhca_trap_number(const uint8_t *req);
+/* The master SM's TrapRepress of trap (VHCA_MAD_SIZE bytes) into resp. */
+void vhca_trap_repress_build(uint8_t *resp, const uint8_t *trap, bool dr);
 
 #endif /* HW_MISC_VHCA_TRAP_MAD_H */

@@ -256,7 +256,7 @@ void vhca_port_trap_init(VhcaPort *port);
 void vhca_port_cap_changed(VhcaPort *port);
 bool vhca_port_trap_repress(VhcaPort *port, const uint8_t *req);
 bool vhca_fabric_sm_off(const VhcaPort *port);
-/* vhca-fabric-sm.c: the embedded SM's SMInfo, and ports it looks at */
+/* vhca-fabric-sm.c: the embedded SM: SMInfo, traps, the ports it looks at */
 VhcaSmaAction vhca_fabric_sm_smp(VhcaPort *port, const uint8_t *req, bool dr,
                                  uint8_t *resp);
 void vhca_fabric_sm_cap_changed(VhcaPort *port);

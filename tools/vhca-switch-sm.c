@@ -36,8 +36,6 @@
 #define SW_PI_TID_BASE      0x5350000000000000ull   /* "SP": PortInfo look */
 #define SW_PI_TID_MASK      0xffff000000000000ull
 #define SW_PI_CAP_MASK      20                      /* PortInfo offset */
-#define SW_ATTR_NOTICE      0x0002                  /* IBA 14.2.5.1 */
-#define SW_NOTICE_TRAP_NUM  4                       /* Notice:TrapNumber */
 
 typedef struct SwLidEntry {
     uint64_t guid;
@@ -174,23 +172,27 @@ static void sw_sm_port_info_answer(SwPort *in, const uint8_t *resp)
 }
 
 /*
- * MASTER: a Trap to it (IBA 13.4.9): TrapRepress back to the sender (the
- * Trap with method TrapRepress, C13-?: same TID, attribute and data), and
- * for Trap 144 (a CA port's CapabilityMask changed) a PortInfo look at
- * that port at once.
+ * A Trap(Notice) to the switch's LID, from a CA port's SMA or an SM
+ * behind any port (IBA 13.4.9), logged.  As MASTER: TrapRepress back to
+ * the sender (vhca_trap_repress_build: same TID, attribute and Notice),
+ * and for Trap 144 (a CA port's CapabilityMask changed) a PortInfo look
+ * at that port at once.  Not MASTER: dropped unanswered, as opensm does
+ * (traps are the master's; qemu-device/vhca-fabric-sm.c says why).
  */
-static VhcaSmaAction sw_sm_trap(SwPort *in, const uint8_t *smp, uint8_t *resp)
+static VhcaSmaAction sw_sm_trap(SwPort *in, const uint8_t *smp, bool dr,
+                                uint8_t *resp)
 {
-    uint16_t num = lduw_be_p(smp + VHCA_SMP_DATA_OFF + SW_NOTICE_TRAP_NUM);
+    int num = vhca_trap_number(smp);
+    bool master = sw_sm_manages();
 
-    if (!sw_sm_manages()) {
-        return VHCA_SMA_NOT_MINE;       /* the master is elsewhere */
-    }
     /* the TID tells the device's SMA (TIDs 0x5443...) from an SM's own */
-    sw_log("SM: trap %u tid 0x%016" PRIx64 " from port %d repressed\n", num,
-           ldq_be_p(smp + 8), in->num);
-    memcpy(resp, smp, VHCA_MAD_SIZE);
-    resp[3] = VHCA_MGMT_METHOD_TRAP_REPRESS;
+    sw_log("SM: trap %d tid 0x%016" PRIx64 " from port %d (SLID %u) %s\n",
+           num, ldq_be_p(smp + 8), in->num, in->lid,
+           master ? "repressed" : "dropped: the SM is not MASTER");
+    if (!master) {
+        return VHCA_SMA_CONSUMED;
+    }
+    vhca_trap_repress_build(resp, smp, dr);
     if (num == VHCA_TRAP_CAP_MASK && in->lid &&
         sw_node.ports[in->num].state == VHCA_PORT_ACTIVE) {
         sw_sm_read_port_info(in);
@@ -277,9 +279,8 @@ VhcaSmaAction sw_sm_smp(SwPort *in, const uint8_t *smp, bool dr,
         sw_sm_port_info_answer(in, smp);
         return VHCA_SMA_CONSUMED;
     }
-    if (smp[3] == VHCA_MGMT_METHOD_TRAP &&
-        lduw_be_p(smp + 16) == SW_ATTR_NOTICE) {
-        return sw_sm_trap(in, smp, resp);
+    if (vhca_trap_number(smp) >= 0) {
+        return sw_sm_trap(in, smp, dr, resp);
     }
     act = vhca_sm_arbiter_smp(&sw_arb, smp, dr, resp, status, sw_now_ms());
     if (act != VHCA_SMA_NOT_MINE && smp[3] == VHCA_MGMT_METHOD_SET &&

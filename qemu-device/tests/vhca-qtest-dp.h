@@ -218,6 +218,7 @@ typedef struct SwRig {
 } SwRig;
 
 void sw_start_on(SwRig *r, Dp *dp);
+void sw_start_port(SwRig *r, Dp *dp, uint8_t port);
 uint8_t dp_set_port_cap(Dp *dp, uint8_t port, uint32_t set, uint32_t clear);
 void sw_start(SwRig *r);
 void sw_req(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
@@ -228,6 +229,8 @@ bool sw_get(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
 uint16_t sw_set(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
                 uint8_t hops, uint16_t dlid, const uint8_t *data,
                 uint8_t *resp);
+bool sw_trap(SwRig *r, uint16_t num, uint64_t tid, uint16_t dlid, bool dr,
+             uint8_t path_port, uint8_t *req, uint8_t *resp);
 
 /*
  * SubnAdm MADs from the GSI QPs of ports 1 and 2 to the SA at LID 1, QPN 1

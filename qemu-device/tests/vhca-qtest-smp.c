@@ -11,15 +11,20 @@
 
 #define SW_TID          0x5357000000000000ull
 
-/* An SMI QP on port 1 of dp, and buffers. */
-void sw_start_on(SwRig *r, Dp *dp)
+/* An SMI QP on port of dp, and buffers. */
+void sw_start_port(SwRig *r, Dp *dp, uint8_t port)
 {
     memset(r, 0, sizeof(*r));
     r->dp = dp;
     dp_mem(r->dp, &r->m, DP_ALL_ACCESS);
     dp_create_cq(r->dp, &r->cq, DP_CQ_LOG);
-    dp_special(r->dp, &r->smi, &r->cq, VHCA_QPT_SMI, 1);
+    dp_special(r->dp, &r->smi, &r->cq, VHCA_QPT_SMI, port);
     r->tid = SW_TID;
+}
+
+void sw_start_on(SwRig *r, Dp *dp)
+{
+    sw_start_port(r, dp, 1);
 }
 
 void sw_start(SwRig *r)
@@ -99,4 +104,44 @@ uint16_t sw_set(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
     memcpy(req + 64, data, 64);
     g_assert_true(sw_send(r, req, path ? 0xffff : dlid, resp));
     return lduw_be_p(resp + 4) & 0x7fff;
+}
+
+/*
+ * A Trap(Notice) of trap number num with tid, as an SMA or an SM sends it
+ * to its master SM (IBA 13.4.9): LID-routed to dlid, or by directed route
+ * to the switch (dr: hop 1 out of port path_port).  The trap in req; what
+ * came back on the QP (true) in resp, its SLID checked.
+ */
+bool sw_trap(SwRig *r, uint16_t num, uint64_t tid, uint16_t dlid, bool dr,
+             uint8_t path_port, uint8_t *req, uint8_t *resp)
+{
+    Dp *dp = r->dp;
+    struct vhca_cqe cqe;
+    int i;
+
+    sw_req(r, 0x0002, 0, dr ? &path_port : NULL, 1, req);  /* Notice */
+    req[3] = 0x05;                                      /* Trap */
+    stq_be_p(req + 8, tid);
+    req[64] = 0x80 | 4;                         /* generic, informational */
+    req[67] = 1;                                        /* producer: CA */
+    stw_be_p(req + 68, num);                            /* TrapNumber */
+    stw_be_p(req + 70, dp->lid[1]);                     /* IssuerLID */
+    for (i = 10; i < 64; i++) {
+        req[64 + i] = i;                        /* DataDetails: echoed */
+    }
+    qtest_memwrite(dp->v->qts, r->m.a, req, 256);
+    dp_post_recv(dp, &r->smi, 0x100, r->m.b, 40 + 256, r->m.bkey, 0, 0);
+    dp_ud_send(dp, &r->smi, 0x200, dr ? 0xffff : dlid, 0, 0, false, r->m.a,
+               256, r->m.akey);
+    dp_expect_cqe(dp, &r->cq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_SEND);
+    if (!dp_poll_cq(dp, &r->cq, &cqe)) {
+        return false;
+    }
+    g_assert_cmpuint(cqe.status, ==, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
+    g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, 0);
+    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, dr ? 0xffff : dlid);
+    qtest_memread(dp->v->qts, r->m.b + 40, resp, 256);
+    return true;
 }

@@ -14,7 +14,8 @@
  * virtual clock, and its takeover when they go unanswered (ports set
  * again with CLIENT_REREGISTER, SM LID 1) and its SA's answers to
  * IPoIB's joins and path queries right after; DISABLE, STANDBY, DISCOVER;
- * HANDOVER back to it; the properties every device must agree on.
+ * HANDOVER back to it; Traps to it answered with TrapRepress as MASTER
+ * only; the properties every device must agree on.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -424,6 +425,70 @@ static void test_handover_back(void)
     dp_stop(dp);
 }
 
+/* resp is the master SM's TrapRepress of trap req (IBA 13.4.9). */
+static void assert_repress(const uint8_t *req, const uint8_t *resp, bool dr)
+{
+    g_assert_cmphex(resp[1], ==, req[1]);
+    g_assert_cmphex(resp[3], ==, 0x07);                 /* TrapRepress */
+    g_assert_cmphex(lduw_be_p(resp + 4), ==, dr ? 0x8000 : 0);  /* D bit */
+    g_assert_cmphex(ldq_be_p(resp + 8), ==, ldq_be_p(req + 8));   /* TID */
+    g_assert_cmphex(lduw_be_p(resp + 16), ==, 0x0002);  /* Notice */
+    g_assert_cmpmem(resp + 64, 64, req + 64, 64);       /* the same one */
+}
+
+/*
+ * IBA 13.4.9: the master SM answers every Trap with TrapRepress of its
+ * TID, or the sender repeats it: opensm's Trap 144 to the master it found
+ * (its own TIDs) timed out against the embedded SM (issue 24: ERR 5410,
+ * ERR 3113 in opensm's log), which dropped it.  From either port, any
+ * trap number, a repeat, by directed route too.
+ */
+static void test_trap_repressed(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
+    uint8_t req[256], resp[256];
+    SwRig port2;
+
+    g_assert_true(sw_trap(&g.r, 144, 0x0000000100001245ull, SM_LID, false,
+                          1, req, resp));
+    assert_repress(req, resp, false);
+    g_assert_true(sw_trap(&g.r, 144, 0x0000000100001245ull, SM_LID, false,
+                          1, req, resp));               /* its repeat */
+    assert_repress(req, resp, false);
+    g_assert_true(sw_trap(&g.r, 144, 0x0000000100001246ull, 0, true, 1,
+                          req, resp));                  /* directed */
+    assert_repress(req, resp, true);
+    sw_start_port(&port2, dp, 2);
+    g_assert_true(sw_trap(&port2, 128, 0x5443000000000007ull, SM_LID, false,
+                          2, req, resp));
+    assert_repress(req, resp, false);
+    g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
+    dp_stop(dp);
+}
+
+/*
+ * Traps are the master's (sent to PortInfo:MasterSMLID): a STANDBY
+ * embedded SM drops them unanswered, as opensm does when not MASTER;
+ * given the subnet back it represses them again.
+ */
+static void test_trap_standby_silent(void)
+{
+    GuestSm g;
+    Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
+    uint8_t req[256], resp[256];
+
+    hand_over(&g);
+    g_assert_false(sw_trap(&g.r, 144, 0x0000000100001250ull, SM_LID, false,
+                           1, req, resp));
+    g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_MASTER), ==, 0);
+    g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
+    g_assert_true(sw_trap(&g.r, 144, 0x0000000100001251ull, SM_LID, false,
+                          1, req, resp));
+    assert_repress(req, resp, false);
+    dp_stop(dp);
+}
+
 /* Every device on a fabric has the same SM properties: else it fails. */
 static void test_must_agree(void)
 {
@@ -459,6 +524,9 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/sm-arb/disable-standby-discover",
                    test_disable_standby_discover);
     qtest_add_func("/vhca/sm-arb/handover-back", test_handover_back);
+    qtest_add_func("/vhca/sm-arb/trap-repressed", test_trap_repressed);
+    qtest_add_func("/vhca/sm-arb/trap-standby-silent",
+                   test_trap_standby_silent);
     qtest_add_func("/vhca/sm-arb/must-agree", test_must_agree);
     return g_test_run();
 }

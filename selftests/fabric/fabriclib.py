@@ -167,3 +167,23 @@ def switch_log(fabric):
     fabric["logfile"].flush()
     with open(fabric["log"], "rb") as f:
         return f.read().decode(errors="replace")
+
+
+def opensm_trap_timeouts(osm_log):
+    """The lines of opensm's log (its text) that say a Trap opensm sent
+    (its Trap 144 to the master SM it found, IBA 13.4.9) was never
+    answered with TrapRepress: its MAD controller's ERR 3113 for
+    SubnTrap(Notice) and its vendor layer's ERR 5410 for a LID-routed
+    Method 0x5 (on the line after it), both IB_TIMEOUT (issue 24)."""
+    lines = osm_log.splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        after = lines[i + 1] if i + 1 < len(lines) else ""
+        if "IB_TIMEOUT" not in line:
+            continue
+        if "ERR 3113:" in line and "SubnTrap" in line:
+            found.append(line)
+        elif "ERR 5410:" in line and "Method 0x5," in after:
+            found.append(line + "\n" + after)
+    return found
+

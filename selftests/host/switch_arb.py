@@ -309,6 +309,11 @@ def test_handover_then_takeover(switch):
                      src_qpn=1, dst_qpn=1, guid=other.guid,
                      payload=mad(0x03, GET, 0x11, 0x99)))
     assert not other.pump(lambda f: f["qp_type"] == QPT_GSI, timeout=0.5)
+    # STANDBY: a trap to LID 1 (the port's stale MasterSMLID) is not
+    # repressed: traps are the master's, as opensm drops them as STANDBY
+    tid = 0x0000000100001299
+    send_trap(other, 144, tid)
+    assert trap_answer(other, tid, timeout=0.5) == (None, None)
     # the master answers its polls: no takeover
     polls = sm.count(lambda f: is_sminfo(f, GET))
     time.sleep((RETRIES + 3) * POLL_MS / 1000.0)
@@ -328,10 +333,70 @@ def test_handover_then_takeover(switch):
     assert takeover_s >= RETRIES * POLL_MS / 1000.0
     time.sleep(3 * POLL_MS / 1000.0)
     assert switch_sm_info(other)["state"] == MASTER     # and stays
+    with open(os.path.join(d, "switch.log")) as lf:
+        assert "SM: trap 144 tid 0x%016x from port 2 (SLID 3) dropped: " \
+            "the SM is not MASTER" % tid in lf.read()
     sm.close()
     other.close()
     print("handover %.2fs, takeover %.2fs (poll %d ms, retries %d)" %
           (handover_s, takeover_s, POLL_MS, RETRIES))
+
+
+def send_trap(ca, num, tid, dr=False):
+    """A Trap(Notice) of trap number num from ca (an SMA's or an SM's: IBA
+    13.4.9) to the switch's SM: LID-routed to LID 1, or by directed route
+    to hop 1.  The Notice sent."""
+    notice = struct.pack(">BBBBHHH", 0x80 | 4, 0, 0, 1, num, ca.lid, 0) + \
+        bytes(range(10, 64))            # DataDetails: echoed whole
+    m = bytearray(mad(0x81 if dr else 0x01, TRAP, ATTR_NOTICE, tid, 0, notice))
+    if dr:
+        m[6], m[7] = 1, 1                   # hop pointer, hop count
+        struct.pack_into(">HH", m, 32, PERMISSIVE, PERMISSIVE)
+    ca.send(frame(DATAGRAM, slid=PERMISSIVE if dr else ca.lid,
+                  dlid=PERMISSIVE if dr else 1, guid=ca.guid,
+                  payload=bytes(m)))
+    return notice
+
+
+def trap_answer(ca, tid, timeout=2.0):
+    """The MAD that came back with tid (its fields and the frame), or None."""
+    f = ca.pump(lambda f: f["kind"] == DATAGRAM and
+                mad_fields(f["payload"])["tid"] == tid, timeout, since=0)
+    return (mad_fields(f["payload"]), f) if f else (None, None)
+
+
+def test_traps_from_any_port_repressed_by_the_master(switch):
+    """IBA 13.4.9: the master SM answers every Trap with TrapRepress of the
+    same TID, attribute and Notice, whatever port it came from and whoever
+    sent it: the device's SMA (TIDs 0x5443...), opensm's Trap 144 to the
+    master it found (its own TIDs), another trap number, by directed route
+    (the answer with the D bit).  The switch logs each one."""
+    d, log = switch
+    a = cabled(d, 1, 0x5254000000000A01)
+    b = cabled(d, 2, 0x5254000000000B01)
+    cases = [(a, 144, 0x5443000000000001, False),   # the SMA's Trap 144
+             (b, 144, 0x0000000100001245, False),   # opensm's
+             (b, 128, 0x0000000100001246, False),   # another number
+             (a, 144, 0x0000000100001247, True)]    # directed route
+    for ca, num, tid, dr in cases:
+        notice = send_trap(ca, num, tid, dr)
+        m, f = trap_answer(ca, tid)
+        assert m, "trap %d tid 0x%x from port %s not repressed" % (
+            num, tid, ca.lid)
+        assert m["method"] == TRAP_REPRESS and m["attr"] == ATTR_NOTICE, m
+        assert m["class"] == (0x81 if dr else 0x01), m
+        assert m["status"] == (0x8000 if dr else 0), m     # D bit
+        assert m["data"] == notice, m
+        assert f["dst_qpn"] == 0 and f["src_qpn"] == 0, f
+        if not dr:
+            assert (f["slid"], f["dlid"]) == (1, ca.lid), f
+    with open(os.path.join(d, "switch.log")) as lf:
+        text = lf.read()
+    for ca, num, tid, dr in cases:
+        assert "SM: trap %d tid 0x%016x from port %d" % (
+            num, tid, 1 if ca is a else 2) in text, text
+    a.close()
+    b.close()
 
 
 def switch_port_state(ca, num):
