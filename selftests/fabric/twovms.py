@@ -265,13 +265,16 @@ def test_rping_verified(fabric):
             "rping -c -a %s -C 200 -V" % ADDR["b"], "rping")
 
 
-def test_riostream_verified(fabric):
-    """riostream -S all -T v across the switch (rsockets.py): WRITEs into
-    the other VM's riomap()ed buffer, whose last byte its vCPU polls while
-    its QEMU places the packets (issue 24)."""
-    sout, cout = pair_ok(fabric, rsockets.server_command(ADDR["b"]),
-                         rsockets.client_command(ADDR["b"]), "riostream", timeout=1500)
-    rsockets.check(sout, cout)
+@pytest.mark.parametrize("size,iters", [(768, 200), (65536, 20)])
+def test_riostream_verified(fabric, size, iters):
+    """riostream -T v across the switch (rsockets.py): verified round trips
+    of WRITEs into the other VM's riomap()ed buffer, whose last byte its
+    vCPU polls while its QEMU places the packets (issue 24)."""
+    options = rsockets.args(size, iters)
+    sout, cout = pair_ok(fabric, rsockets.server_command(ADDR["b"], options),
+                         rsockets.client_command(ADDR["b"], options), "riostream",
+                         timeout=600)
+    rsockets.check(sout, cout, options)
 
 
 @pytest.mark.parametrize("tool", ["ucmatose", "udaddy"])
