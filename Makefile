@@ -7,14 +7,18 @@
 PYTHON := /usr/bin/python3
 # KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh:
 # KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm`, `check-ulp`
-# and `run`.
+# and `run`.  KERNEL=6.12 or 7.3: Debian's kernel of that series, fetched
+# into the cache (scripts/fetch-kernel.sh), for `module`, `initramfs` and
+# `run` (the test tiers: not yet); KERNEL=6.1 is default.
 KERNEL ?= $(or $(VHCA_KERNEL),default)
 ifeq ($(KERNEL),debug)
 MODULE_KO := build/debug/vhca.ko
-else ifeq ($(KERNEL),default)
+else ifneq ($(filter default 6.1,$(KERNEL)),)
 MODULE_KO := build/vhca.ko
+else ifneq ($(filter 6.12 7.3,$(KERNEL)),)
+MODULE_KO := build/kernel-$(KERNEL)/vhca.ko
 else
-$(error KERNEL=$(KERNEL): expected default or debug)
+$(error KERNEL=$(KERNEL): expected default, debug, 6.1, 6.12 or 7.3)
 endif
 export VHCA_KERNEL := $(KERNEL)
 # The same two devices as selftests/conftest.py DEVICES.
@@ -25,7 +29,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
+	check-kernels-build check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
@@ -48,6 +52,13 @@ qemu-asan-device: deps qemu
 
 module: deps
 	KERNEL=$(KERNEL) scripts/build-module.sh
+
+# vhca.ko for each kernel it supports: 6.1 (Debian 12), 6.12 and 7.3
+# (Documentation/driver.md "Kernel compatibility").  Not in `make test`.
+check-kernels-build: deps
+	KERNEL=6.1 scripts/build-module.sh
+	KERNEL=6.12 scripts/build-module.sh
+	KERNEL=7.3 scripts/build-module.sh
 
 kernel-debug: deps
 	scripts/build-debug-kernel.sh

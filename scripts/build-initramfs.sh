@@ -6,14 +6,31 @@
 # Cached by a hash of every input: build/initramfs.hash says which inputs
 # build/initramfs.cpio.gz was made from, and ~/.cache/vhca keeps a copy so a
 # fresh clone on the same machine reuses it.
+#
+# KERNEL=6.12|7.3 (or VHCA_KERNEL): for that cached Debian kernel
+# (scripts/fetch-kernel.sh), its modules from the cache:
+# build/kernel-<series>/initramfs.cpio.gz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-kver=$(scripts/kver.sh)
 busybox=/bin/busybox
 modules_wanted="virtio_pci 9pnet_virtio 9p overlay"
 cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
-out=build/initramfs.cpio.gz
+series=${KERNEL:-${VHCA_KERNEL:-default}}
+case $series in
+6.12|7.3)
+	kernel_cache=$(scripts/fetch-kernel.sh "$series" | tail -n 1)
+	kver=${kernel_cache##*/kernel-}
+	modprobe_root=(-d "$kernel_cache/root")
+	build=build/kernel-$series
+	;;
+*)
+	kver=$(scripts/kver.sh)
+	modprobe_root=()
+	build=build
+	;;
+esac
+out=$build/initramfs.cpio.gz
 
 [ -x "$busybox" ] || { echo "build-initramfs: $busybox missing (busybox-static)" >&2; exit 1; }
 case "$(ldd "$busybox" 2>&1)" in
@@ -24,7 +41,7 @@ esac
 # Module files in load order, each once (modprobe prints dependencies first).
 mapfile -t module_files < <(
 	for m in $modules_wanted; do
-		modprobe --show-depends -S "$kver" "$m"
+		modprobe "${modprobe_root[@]}" --show-depends -S "$kver" "$m"
 	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'
 )
 [ "${#module_files[@]}" -gt 0 ] || { echo "build-initramfs: no modules for $kver" >&2; exit 1; }
@@ -37,8 +54,8 @@ hash=$(
 	} | sha256sum | cut -c1-16
 )
 
-mkdir -p build "$cache_dir"
-if [ -f "$out" ] && [ "$(cat build/initramfs.hash 2>/dev/null)" = "$hash" ]; then
+mkdir -p "$build" "$cache_dir"
+if [ -f "$out" ] && [ "$(cat "$build/initramfs.hash" 2>/dev/null)" = "$hash" ]; then
 	echo "initramfs: up to date ($out, $hash)"
 	exit 0
 fi
@@ -72,5 +89,5 @@ fi
 out_tmp=$(mktemp "$out.XXXXXX")
 cp "$cached" "$out_tmp"
 mv "$out_tmp" "$out"
-echo "$hash" > build/initramfs.hash
+echo "$hash" > "$build/initramfs.hash"
 echo "initramfs: built $out ($hash, kernel $kver: ${#module_files[@]} modules)"

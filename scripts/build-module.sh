@@ -11,8 +11,16 @@
 #                                      build/debug/vhca_kunit.ko and
 #                                      vhca_verbs_kunit.ko (KUnit),
 #                                      build/debug/module.log
+#   KERNEL=6.12 / KERNEL=7.3 ...       a newer Debian kernel, fetched into the
+#                                      cache (scripts/fetch-kernel.sh):
+#                                      build/kernel-<series>/vhca.ko; 7.3's
+#                                      module is built in the Debian 13 root
+#                                      (scripts/build-trixie-root.sh: gcc-14)
+#   KERNEL=6.1                         the same as default (Debian 12's kernel)
 #   VHCA_KVER=6.1.0-56-amd64 ...       another Debian kernel than kver.sh's
 #   VHCA_KDIR=/lib/modules/$KVER/build  its headers elsewhere (DKMS, dkms.conf)
+# Every build first runs the kernel feature probes (scripts/compat-probes.sh)
+# into <outdir>/compat/vhca_compat.h.
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,8 +29,44 @@ kernel=${KERNEL:-${VHCA_KERNEL:-default}}
 mkdir -p build
 fail=0
 
+# Run a command on the host, or in the Debian 13 root (in_root, for 7.3)
+# with the repository and the kernel's cache directory at their own paths.
+in_root=
+run() {
+	if [ -z "$in_root" ]; then
+		"$@"
+		return
+	fi
+	# shellcheck disable=SC2016
+	unshare -m sh -c '
+		root=$1; shift; binds=$1; shift
+		for d in $binds /dev /proc; do
+			mkdir -p "$root$d" && mount --bind "$d" "$root$d" || exit 1
+		done
+		exec chroot "$root" "$@"' sh "$in_root" "$repo $kernel_cache" "$@"
+}
+
+# A second source tree of symlinks under $1, so that the objects of two
+# kernels never mix (Kbuild writes next to the sources; 6.1 has no separate
+# output directory for external modules).  Only sources are linked: an
+# object of the in-tree build must never be a link target.
+link_sources() { # dir
+	mkdir -p "$1"
+	(cd "$repo" && find Kbuild driver uapi -type f \
+		\( -name Kbuild -o -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.allow' \) \
+		! -path 'driver/tests/*' ! -path 'driver/compat/*') |
+	while read -r f; do
+		mkdir -p "$1/$(dirname "$f")"
+		ln -sfn "$repo/$f" "$1/$f"
+	done
+	# Links to sources that were deleted since.
+	find "$1" -type l ! -exec test -e {} \; -delete
+}
+
+kernel_cache=
 case $kernel in
-default)
+default|6.1)
+	kernel=default
 	kver=${VHCA_KVER:-$(scripts/kver.sh)}
 	kdir=${VHCA_KDIR:-/usr/src/linux-headers-$kver}
 	[ -d "$kdir" ] || { echo "build-module.sh: no headers in $kdir" >&2; exit 1; }
@@ -35,37 +79,38 @@ default)
 debug)
 	scripts/build-debug-kernel.sh
 	kdir=$repo/build/kernel-debug/build
-	# A second source tree of symlinks, so that the objects of the two
-	# kernels never mix (Kbuild writes next to the sources; 6.1 has no
-	# separate output directory for external modules).  Only sources are
-	# linked: an object of the in-tree build must never be a link target.
 	moddir=$repo/build/debug/src
 	outdir=build/debug
-	mkdir -p "$moddir"
-	(cd "$repo" && find Kbuild driver uapi -type f \
-		\( -name Kbuild -o -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.allow' \) \
-		! -path 'driver/tests/*') |
-	while read -r f; do
-		mkdir -p "$moddir/$(dirname "$f")"
-		ln -sfn "$repo/$f" "$moddir/$f"
-	done
-	# Links to sources that were deleted since.
-	find "$moddir" -type l ! -exec test -e {} \; -delete
+	link_sources "$moddir"
 	modules="vhca vhca_kunit vhca_verbs_kunit"
 	# KASAN, lockdep and the debug allocators add imports and compiler
 	# runtime calls; driver/debug-symbols.allow lists them.
 	extra_allow=driver/debug-symbols.allow
 	;;
+6.12|7.3)
+	kernel_cache=$(scripts/fetch-kernel.sh "$kernel" | tail -n 1)
+	kver=${kernel_cache##*/kernel-}
+	kdir=$kernel_cache/root/usr/src/linux-headers-$kver
+	# 7.3's headers call gcc-14 and its kbuild tools need glibc 2.38.
+	[ "$kernel" != 7.3 ] || in_root=$(scripts/build-trixie-root.sh | tail -n 1)
+	moddir=$repo/build/kernel-$kernel/src
+	outdir=build/kernel-$kernel
+	link_sources "$moddir"
+	modules="vhca"
+	extra_allow=
+	;;
 *)
-	echo "build-module.sh: KERNEL=$kernel: expected default or debug" >&2
+	echo "build-module.sh: KERNEL=$kernel: expected default, debug, 6.1, 6.12 or 7.3" >&2
 	exit 1
 	;;
 esac
 mkdir -p "$outdir"
 log=$outdir/module.log
 
-echo "build-module.sh: building against $kdir"
-if ! make -C "$kdir" M="$moddir" modules >"$log" 2>&1; then
+compat_dir=$repo/$outdir/compat
+run sh "$repo/scripts/compat-probes.sh" "$kdir" "$compat_dir"
+echo "build-module.sh: building against $kdir${in_root:+ in $in_root}"
+if ! run make -C "$kdir" M="$moddir" VHCA_COMPAT_DIR="$compat_dir" modules >"$log" 2>&1; then
 	cat "$log"
 	echo "build-module.sh: build FAILED" >&2
 	exit 1

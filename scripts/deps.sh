@@ -3,7 +3,7 @@
 # Idempotent and fast when nothing is missing: dpkg-query decides, and
 # apt-get (one update, one install) runs only for what is absent.  Adds the
 # bookworm deb-src entries that `apt-get source qemu` needs, derived from
-# the machine's own apt sources (scripts/deb-src-entries.awk: same URIs,
+# the machine's own apt sources (scripts/apt-entries.awk: same URIs,
 # suites and keyring, so a machine on a mirror keeps using it).
 set -euo pipefail
 
@@ -33,6 +33,9 @@ packages=(
 	clang-14 libclang-rt-14-dev llvm-14
 	# the debug guest kernel (scripts/build-debug-kernel.sh)
 	linux-source-6.1 bc libelf-dev libssl-dev xz-utils
+	# the module's BTF for Linux 6.12, whose headers ship a vmlinux
+	# (KERNEL=6.12 scripts/build-module.sh)
+	pahole
 )
 
 sudo_cmd=()
@@ -45,7 +48,7 @@ need_update=0
 deb_src_file=/etc/apt/sources.list.d/vhca-deb-src.sources
 mapfile -t apt_sources < <(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 	/etc/apt/sources.list.d/*.sources 2>/dev/null | grep -vxF "$deb_src_file")
-deb_src=$(awk -f "$(dirname "$0")/deb-src-entries.awk" "${apt_sources[@]}")
+deb_src=$(awk -f "$(dirname "$0")/apt-entries.awk" "${apt_sources[@]}")
 if [ -z "$deb_src" ]; then
 	echo "deps: no bookworm 'deb' entry with component main in ${apt_sources[*]}" >&2
 	exit 1

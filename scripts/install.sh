@@ -18,14 +18,15 @@ kver=${VHCA_KVER:-$(uname -r)}
 
 # What dkms.conf's build needs: Kbuild, the driver's sources without its
 # host tests (not the objects a `make module` left beside them), the ABI
-# headers and the build script with its checks.
+# headers and the build script with its checks and kernel feature probes.
 stage_sources() { # directory
 	rm -rf "$1"
 	mkdir -p "$1/scripts"
 	(cd "$repo" && find Kbuild dkms.conf driver uapi -type f \( -name Kbuild -o -name dkms.conf \
 		-o -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.allow' \) \
 		! -path 'driver/tests/*' | tar -cf - -T -) | tar -xf - -C "$1"
-	cp "$repo/scripts/build-module.sh" "$repo/scripts/kver.sh" "$1/scripts/"
+	cp "$repo/scripts/build-module.sh" "$repo/scripts/kver.sh" \
+		"$repo/scripts/compat-probes.sh" "$1/scripts/"
 }
 
 if [ "${1:-}" = --dkms-build ]; then

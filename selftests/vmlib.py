@@ -53,12 +53,34 @@ BAD_DMESG = re.compile(
     r"scheduling while atomic|unreferenced object|suspected memory leak")
 
 # Which guest kernel: "default" (Debian's, the host's /boot and
-# /lib/modules) or "debug" (scripts/build-debug-kernel.sh: KASAN, lockdep,
-# kmemleak, KUnit; bzImage and modules under build/kernel-debug/).
+# /lib/modules; "6.1" says the same), "debug" (scripts/build-debug-kernel.sh:
+# KASAN, lockdep, kmemleak, KUnit; bzImage and modules under
+# build/kernel-debug/), or "6.12"/"7.3": Debian's kernel of that series
+# unpacked in the cache (scripts/fetch-kernel.sh), with its own modules
+# and build/kernel-<series>/initramfs.cpio.gz.
 KERNEL_CHOICE = os.environ.get("VHCA_KERNEL") or "default"
-if KERNEL_CHOICE not in ("default", "debug"):
-    raise ValueError("VHCA_KERNEL=%s: expected default or debug" % KERNEL_CHOICE)
+if KERNEL_CHOICE == "6.1":
+    KERNEL_CHOICE = "default"
+CACHED_KERNELS = ("6.12", "7.3")
+if KERNEL_CHOICE not in ("default", "debug") + CACHED_KERNELS:
+    raise ValueError("VHCA_KERNEL=%s: expected default, debug, 6.1, 6.12 or 7.3"
+                     % KERNEL_CHOICE)
 DEBUG_KERNEL_DIR = os.path.join(BUILD, "kernel-debug")
+_cached_kernel_dir = None
+
+
+def cached_kernel_dir():
+    """The cache directory of KERNEL_CHOICE 6.12/7.3 (kernel-<release>):
+    fetched and unpacked on first use, then found at once."""
+    global _cached_kernel_dir
+    if _cached_kernel_dir is None:
+        out = subprocess.run([os.path.join(REPO, "scripts", "fetch-kernel.sh"),
+                              KERNEL_CHOICE],
+                             check=True, stdout=subprocess.PIPE, text=True)
+        _cached_kernel_dir = out.stdout.strip().splitlines()[-1]
+    return _cached_kernel_dir
+
+
 # The one knob for every guest timeout (boot, run(), wait_until()): the
 # debug kernel under TCG is several times slower (KASAN checks every
 # access, lockdep every lock).  VHCA_TIMEOUT_SCALE overrides it.
@@ -97,6 +119,8 @@ def guest_kernel_version():
                 return f.read().strip()
         except OSError:
             raise VMError("%s missing: run `make kernel-debug`" % path) from None
+    if KERNEL_CHOICE in CACHED_KERNELS:
+        return os.path.basename(cached_kernel_dir())[len("kernel-"):]
     out = subprocess.run([os.path.join(REPO, "scripts", "kver.sh")],
                          check=True, capture_output=True, text=True)
     return out.stdout.strip()
@@ -202,6 +226,14 @@ class VM:
             modules = os.path.join(os.path.realpath(DEBUG_KERNEL_DIR),
                                    "modules", "lib", "modules", self.kver)
             append = ("vhca_modules=%s %s" % (modules, append)).strip()
+        elif KERNEL_CHOICE in CACHED_KERNELS:
+            cache = cached_kernel_dir()
+            self.kernel = kernel or os.path.join(cache, "vmlinuz")
+            modules = os.path.realpath(os.path.join(cache, "root", "lib", "modules",
+                                                    self.kver))
+            append = ("vhca_modules=%s %s" % (modules, append)).strip()
+            initrd = initrd or os.path.join(BUILD, "kernel-" + KERNEL_CHOICE,
+                                            "initramfs.cpio.gz")
         else:
             self.kernel = kernel or "/boot/vmlinuz-" + self.kver
         self.initrd = initrd or DEFAULT_INITRD

@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vhca_shim.h"
+#include "compat.h"
 
 static int vhca_ib_query_device(struct ib_device *ibdev,
 				struct ib_device_attr *props,
@@ -393,6 +394,7 @@ int vhca_ib_register(struct vhca_kapi_device *kdev)
 	ib_set_device_ops(ibdev, &vhca_dev_ops);
 	/* The data path (verbs*.c) makes it a kernel-verbs provider. */
 	ib_set_device_ops(ibdev, &vhca_verbs_ops);
+	ib_set_device_ops(ibdev, &vhca_compat_ops);
 	ib_set_device_ops(ibdev, &vhca_uverbs_ops);	/* user verbs */
 	vhca_uapi_register(kdev);	/* import, device memory */
 	vhca_verbs_register(kdev);

@@ -14,6 +14,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "vhca_shim.h"
+#include "compat.h"
 
 /* One kernel page per doorbell page, and user rings in kernel pages. */
 static_assert(PAGE_SIZE == VHCA_DB_PAGE_SIZE);
@@ -67,7 +68,7 @@ int vhca_uring_pin(struct ib_device *ibdev, u64 addr, u64 len,
 	/* Rings start at a page boundary (their first CQE/WQE is byte 0). */
 	if (!len || (addr & ~PAGE_MASK) || len > U32_MAX)
 		return -EINVAL;
-	ring->umem = ib_umem_get(ibdev, addr, len, IB_ACCESS_LOCAL_WRITE);
+	ring->umem = vhca_umem_get(ibdev, addr, len, IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(ring->umem)) {
 		err = PTR_ERR(ring->umem);
 		ring->umem = NULL;

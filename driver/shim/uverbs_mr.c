@@ -13,6 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vhca_shim.h"
+#include "compat.h"
 
 /* A paged core region listing umem's pages, as large as the device and
  * virt_addr's alignment allow (page_size_cap: bit n = 2^n bytes), not yet
@@ -68,7 +69,7 @@ struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = vhca_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		goto free;
@@ -132,7 +133,7 @@ struct ib_mr *vhca_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	}
 	if ((flags & IB_MR_REREG_TRANS) ||
 	    (ib_access_writable(access) && !mr->umem->writable)) {
-		umem = ib_umem_get(ibmr->device, start, length, access);
+		umem = vhca_umem_get(ibmr->device, start, length, access);
 		if (IS_ERR(umem))
 			return ERR_CAST(umem);
 	}

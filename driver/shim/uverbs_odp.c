@@ -31,6 +31,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vhca_shim.h"
+#include "compat.h"
 
 #define VHCA_ODP_CHUNK	64	/* pages per ODP_MAP (one mailbox half) */
 /* Pages are the umem's: 4 KiB, or the huge page size with
@@ -49,20 +50,6 @@ struct vhca_odp_fault {
 bool vhca_odp_enabled(struct vhca_kapi_device *kdev)
 {
 	return kdev->odp_wq != NULL;
-}
-
-/*
- * Whether the umem's entry may go to the device: mapped, and writable when
- * the region is.  The device's translation has no per-page write right,
- * so a page only readable (a snapshot of a read-only mapping: the zero
- * page, a page shared copy-on-write) is left absent for a writable region:
- * its first write faults it in writable.
- */
-static bool vhca_odp_entry_usable(struct ib_umem_odp *umem, dma_addr_t entry)
-{
-	if (!(entry & ODP_READ_ALLOWED_BIT))
-		return false;
-	return !umem->umem.writable || (entry & ODP_WRITE_ALLOWED_BIT);
 }
 
 /*
@@ -86,17 +73,22 @@ static int vhca_odp_map_pages(struct vhca_mr *mr, struct ib_umem_odp *umem,
 	u64 base = vhca_odp_device_base(mr, umem);
 	unsigned long long dma[VHCA_ODP_CHUNK];
 	unsigned long i, run = first, count = 0;
-	bool usable;
-	int err;
+	dma_addr_t page_dma;
+	int usable, err;
 
 	lockdep_assert_held(&umem->umem_mutex);
 	for (i = first; i <= first + n; i++) {
-		usable = i < first + n &&
-			 vhca_odp_entry_usable(umem, umem->dma_list[i]);
+		/* A page only readable (a snapshot of a read-only mapping:
+		 * the zero page, a page shared copy-on-write) is left absent
+		 * for a writable region: its first write faults it in
+		 * writable (compat.h vhca_odp_page_dma). */
+		usable = i < first + n ? vhca_odp_page_dma(umem, i, &page_dma) : 0;
+		if (usable < 0)
+			return usable;
 		if (usable) {
 			if (!count)
 				run = i;
-			dma[count++] = umem->dma_list[i] & ODP_DMA_ADDR_MASK;
+			dma[count++] = page_dma;
 		}
 		if (count && (!usable || count == VHCA_ODP_CHUNK)) {
 			err = vhca_core_odp_map(mr->core, base + run, count,
@@ -119,12 +111,12 @@ static int vhca_odp_map_pages(struct vhca_mr *mr, struct ib_umem_odp *umem,
 int vhca_odp_resolve_umem(struct vhca_mr *mr, struct ib_umem_odp *umem,
 			  u64 va, u64 len, bool fault)
 {
-	u64 access = ODP_READ_ALLOWED_BIT;
+	u64 access = VHCA_ODP_ACCESS_READ;
 	unsigned long first;
 	int npages, err;
 
 	if (umem->umem.writable)
-		access |= ODP_WRITE_ALLOWED_BIT;
+		access |= VHCA_ODP_ACCESS_WRITE;
 	npages = ib_umem_odp_map_dma_and_lock(umem, va, len, access, fault);
 	if (npages < 0)
 		return npages;
@@ -277,6 +269,8 @@ struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	if (!vhca_odp_enabled(kdev))
 		return ERR_PTR(-EOPNOTSUPP);
+	if (!VHCA_ODP_HUGETLB && (access & IB_ACCESS_HUGETLB))
+		return ERR_PTR(-EOPNOTSUPP);	/* compat.h */
 	/* Implicit ODP: the whole address space, as mlx5 (iova 0). */
 	if (!start && length == U64_MAX)
 		return virt_addr ? ERR_PTR(-EINVAL) :

@@ -43,7 +43,6 @@ static_assert((int)IB_WC_RDMA_READ == (int)VHCA_CQE_RDMA_READ);
 static_assert((int)IB_WC_COMP_SWAP == (int)VHCA_CQE_COMP_SWAP);
 static_assert((int)IB_WC_FETCH_ADD == (int)VHCA_CQE_FETCH_ADD);
 static_assert((int)IB_WC_LOCAL_INV == (int)VHCA_CQE_LOCAL_INV);
-static_assert((int)IB_WC_REG_MR == (int)VHCA_CQE_REG_MR);
 static_assert((int)IB_WC_RECV == (int)VHCA_CQE_RECV);
 static_assert((int)IB_WC_RECV_RDMA_WITH_IMM == (int)VHCA_CQE_RECV_RDMA_WITH_IMM);
 
@@ -246,11 +245,11 @@ void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 	vhca_odp_query_device(kdev, props);
 }
 
-/* Added to vhca_dev_ops by ib_set_device_ops in vhca_ib_register. */
+/* Added to vhca_dev_ops by ib_set_device_ops in vhca_ib_register; the
+ * ops whose type differs between kernels are compat.c's vhca_compat_ops. */
 const struct ib_device_ops vhca_verbs_ops = {
 	.attach_mcast = vhca_ib_attach_mcast,
 	.create_ah = vhca_ib_create_ah,
-	.create_cq = vhca_ib_create_cq,
 	.create_qp = vhca_ib_create_qp,
 	.create_srq = vhca_ib_create_srq,
 	.dereg_mr = vhca_ib_dereg_mr,
@@ -271,14 +270,12 @@ const struct ib_device_ops vhca_verbs_ops = {
 	.query_ah = vhca_ib_query_ah,
 	.query_qp = vhca_ib_query_qp,
 	.query_srq = vhca_ib_query_srq,
-	.reg_user_mr = vhca_ib_reg_user_mr,
 	.rereg_user_mr = vhca_ib_rereg_user_mr,
 	.alloc_mw = vhca_ib_alloc_mw,
 	.dealloc_mw = vhca_ib_dealloc_mw,
 	.alloc_xrcd = vhca_ib_alloc_xrcd,
 	.dealloc_xrcd = vhca_ib_dealloc_xrcd,
 	.req_notify_cq = vhca_ib_req_notify_cq,
-	.resize_cq = vhca_ib_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vhca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vhca_cq, ibcq),

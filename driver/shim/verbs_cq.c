@@ -62,6 +62,17 @@ int vhca_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 }
 
 /*
+ * The CQE opcode (uapi/vhca_hw_verbs.h, the device's and the provider's
+ * ABI) as an ib_wc_opcode.  The same values (verbs.c asserts them) but
+ * IB_WC_REG_MR: 8 up to 6.1, moved up by IB_WC_ATOMIC_WRITE (= 9, its
+ * uverbs value) from 6.2, so it is named, not cast.
+ */
+static enum ib_wc_opcode vhca_ib_wc_opcode(unsigned int opcode)
+{
+	return opcode == VHCA_CQE_REG_MR ? IB_WC_REG_MR : opcode;
+}
+
+/*
  * The core's converter (vhca_core_wc_convert): completion `index` of this
  * poll straight into the caller's ib_wc array, under the CQ's lock.
  */
@@ -77,7 +88,7 @@ static void vhca_ib_wc_convert(void *ctx, int index,
 	w->qp = c->qp_context;
 	if (c->status != IB_WC_SUCCESS)
 		return;	/* error CQEs: wr_id, status, qp */
-	w->opcode = c->opcode;
+	w->opcode = vhca_ib_wc_opcode(c->opcode);
 	w->byte_len = c->byte_len;
 	w->src_qp = c->src_qp;
 	w->wc_flags = c->wc_flags;

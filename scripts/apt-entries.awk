@@ -1,10 +1,16 @@
-# deb-src-entries.awk: print the deb822 deb-src stanzas that mirror the
-# machine's bookworm `deb` entries (same URIs, suites and keyring), so that
-# `apt-get source qemu` uses the mirror apt already uses.  Input: the apt
-# source files, one-line (*.list) and deb822 (*.sources); scripts/deps.sh
-# passes them.  Entries whose types already include deb-src, disabled
-# stanzas (Enabled: no) and suites other than bookworm* are left out;
-# only the main component is asked for (qemu is in main).
+# apt-entries.awk: print deb822 stanzas derived from the machine's bookworm
+# `deb` entries (same URIs and keyring), so that what vhca adds uses the
+# mirror apt already uses.  Input: the apt source files, one-line (*.list)
+# and deb822 (*.sources).  Entries whose types already include deb-src,
+# disabled stanzas (Enabled: no) and suites other than bookworm* are left
+# out; only the main component is asked for (qemu and linux are in main).
+#
+#   awk -f apt-entries.awk FILES...          deb-src stanzas of the same
+#       suites, for `apt-get source qemu` (scripts/deps.sh)
+#   awk -v release=trixie -f apt-entries.awk FILES...   deb stanzas of
+#       trixie and trixie-backports from the entries of suite `bookworm`
+#       itself (not -security, -updates: other archives or paths), for the
+#       guest kernels 6.12 and 7.3 (scripts/fetch-kernel.sh)
 
 function emit(uris, suites, comps, signed,   n, i, s, out) {
 	if (comps !~ /(^| )main( |$)/)
@@ -12,7 +18,9 @@ function emit(uris, suites, comps, signed,   n, i, s, out) {
 	n = split(suites, s, " ")
 	out = ""
 	for (i = 1; i <= n; i++)
-		if (s[i] ~ /^bookworm/)
+		if (release != "" && s[i] == "bookworm")
+			out = release " " release "-backports"
+		else if (release == "" && s[i] ~ /^bookworm/)
 			out = out (out == "" ? "" : " ") s[i]
 	if (out == "")
 		return
@@ -22,7 +30,7 @@ function emit(uris, suites, comps, signed,   n, i, s, out) {
 	seen[key] = 1
 	if (printed++)
 		print ""
-	print "Types: deb-src"
+	print "Types: " (release == "" ? "deb-src" : "deb")
 	print "URIs: " uris
 	print "Suites: " out
 	print "Components: main"

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* ib_device_ops.reg_user_mr takes a struct ib_dmah * (DMA handle: TPH
+ * steering hints) before the udata (7.3). */
+#include <rdma/ib_verbs.h>
+
+static struct ib_mr *probe(struct ib_pd *pd, u64 start, u64 length,
+			   u64 virt_addr, int access, struct ib_dmah *dmah,
+			   struct ib_udata *udata)
+{
+	return NULL;
+}
+
+const struct ib_device_ops vhca_probe_ops = { .reg_user_mr = probe };

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * compat.h - what differs between the kernels vhca builds for (6.1,
+ * 6.12, 7.3), decided by the feature probes of driver/compat (their
+ * results: the generated vhca_compat.h of the build directory,
+ * scripts/compat-probes.sh), never by a kernel version.  The one place
+ * the shims test a VHCA_HAVE_* macro, with compat.c (the op adapters).
+ * Documentation/driver.md "Kernel compatibility" lists each point.
+ */
+#ifndef VHCA_SHIM_COMPAT_H
+#define VHCA_SHIM_COMPAT_H
+
+#include <linux/hmm.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
+#include <rdma/ib_verbs.h>
+
+#include "vhca_compat.h"
+
+/* Pin a user range: ib_umem_get_va from 7.3, ib_umem_get before. */
+static inline struct ib_umem *vhca_umem_get(struct ib_device *ibdev,
+					    unsigned long addr, size_t len,
+					    int access)
+{
+#ifdef VHCA_HAVE_IB_UMEM_GET_VA
+	return ib_umem_get_va(ibdev, addr, len, access);
+#else
+	return ib_umem_get(ibdev, addr, len, access);
+#endif
+}
+
+/*
+ * ODP: the access mask ib_umem_odp_map_dma_and_lock takes, and what it
+ * left for page i of the umem.  Up to 6.12 dma_list[i] holds the DMA
+ * address with ODP_READ_ALLOWED_BIT/ODP_WRITE_ALLOWED_BIT in its low
+ * bits; from 7.3 the page is map.pfn_list[i] with HMM_PFN_VALID/
+ * HMM_PFN_WRITE and its DMA address comes from hmm_dma_map_pfn (which
+ * returns the mapping ib_umem_odp_map_dma_and_lock made, as mlx5 does).
+ * pfn_list is indexed in PAGE_SIZE pages, so from 7.3 a umem of larger
+ * pages (IB_ACCESS_HUGETLB) is not supported: VHCA_ODP_HUGETLB.
+ */
+#ifdef VHCA_HAVE_ODP_HMM_DMA_MAP
+#define VHCA_ODP_ACCESS_READ	0
+#define VHCA_ODP_ACCESS_WRITE	HMM_PFN_WRITE
+#define VHCA_ODP_HUGETLB	0
+#else
+#define VHCA_ODP_ACCESS_READ	ODP_READ_ALLOWED_BIT
+#define VHCA_ODP_ACCESS_WRITE	ODP_WRITE_ALLOWED_BIT
+#define VHCA_ODP_HUGETLB	1
+#endif
+
+/*
+ * Page i of a umem after ib_umem_odp_map_dma_and_lock (umem_mutex held):
+ * 1 and its DMA address in *dma when the device may use it (mapped, and
+ * writable when the region is: the device's translation has no per-page
+ * write right), 0 when not, -EFAULT when it cannot be DMA mapped.
+ */
+static inline int vhca_odp_page_dma(struct ib_umem_odp *umem, unsigned long i,
+				    dma_addr_t *dma)
+{
+#ifdef VHCA_HAVE_ODP_HMM_DMA_MAP
+	unsigned long pfn = umem->map.pfn_list[i];
+
+	if (!(pfn & HMM_PFN_VALID) ||
+	    (umem->umem.writable && !(pfn & HMM_PFN_WRITE)))
+		return 0;
+	*dma = hmm_dma_map_pfn(umem->umem.ibdev->dma_device, &umem->map, i,
+			       NULL);
+	return dma_mapping_error(umem->umem.ibdev->dma_device, *dma) ?
+	       -EFAULT : 1;
+#else
+	dma_addr_t entry = umem->dma_list[i];
+
+	if (!(entry & ODP_READ_ALLOWED_BIT) ||
+	    (umem->umem.writable && !(entry & ODP_WRITE_ALLOWED_BIT)))
+		return 0;
+	*dma = entry & ODP_DMA_ADDR_MASK;
+	return 1;
+#endif
+}
+
+/*
+ * The ops whose C type differs between kernels (compat.c adapts them to
+ * the shims' one signature): create_cq (uverbs_attr_bundle from 6.12; a
+ * separate create_user_cq from 7.3), resize_cq (resize_user_cq from 7.3,
+ * user CQs only), reg_user_mr (a struct ib_dmah * from 7.3).
+ */
+extern const struct ib_device_ops vhca_compat_ops;
+
+#endif /* VHCA_SHIM_COMPAT_H */
