@@ -28,6 +28,12 @@
 #include "sysemu/dma.h"
 #include "sysemu/qtest.h"
 #endif
+/* 8.0 moved PCIDevice and PCIDeviceClass to pci_device.h. */
+#if __has_include("hw/pci/pci_device.h")
+#include "hw/pci/pci_device.h"
+#else
+#include "hw/pci/pci.h"
+#endif
 #include "hw/qdev-core.h"
 #include "hw/qdev-properties.h"
 #include "hw/resettable.h"
