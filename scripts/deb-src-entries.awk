@@ -5,6 +5,10 @@
 # passes them.  Entries whose types already include deb-src, disabled
 # stanzas (Enabled: no) and suites other than bookworm* are left out;
 # only the main component is asked for (qemu is in main).
+#
+# With -v backports=1 it prints instead the `deb` stanzas of
+# bookworm-backports for the same URIs (from the entries whose suites name
+# bookworm itself): scripts/deps-qemu10.sh takes QEMU 10's meson from there.
 
 function emit(uris, suites, comps, signed,   n, i, s, out) {
 	if (comps !~ /(^| )main( |$)/)
@@ -12,7 +16,9 @@ function emit(uris, suites, comps, signed,   n, i, s, out) {
 	n = split(suites, s, " ")
 	out = ""
 	for (i = 1; i <= n; i++)
-		if (s[i] ~ /^bookworm/)
+		if (backports && s[i] == "bookworm")
+			out = "bookworm-backports"
+		else if (!backports && s[i] ~ /^bookworm/)
 			out = out (out == "" ? "" : " ") s[i]
 	if (out == "")
 		return
@@ -22,7 +28,7 @@ function emit(uris, suites, comps, signed,   n, i, s, out) {
 	seen[key] = 1
 	if (printed++)
 		print ""
-	print "Types: deb-src"
+	print "Types: " (backports ? "deb" : "deb-src")
 	print "URIs: " uris
 	print "Suites: " out
 	print "Components: main"
