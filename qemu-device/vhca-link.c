@@ -2,7 +2,7 @@
  * vhca - a port cabled out of its QEMU process (Documentation/fabric.md).
  *
  * A port whose `portN-netdev` property names a QEMU netdev (for several
- * VMs: `-netdev stream` to the standalone switch, tools/vhca-switch.c) is
+ * VMs: `-netdev stream` to the standalone switch, tools/vhca-switch*.c) is
  * not on an in-process fabric: every message whose DLID is not a port of
  * this process leaves as a frame (vhca-wire.h) through its own NIC queue,
  * one NIC per port as hw/net/rocker gives each front-panel port its own.

@@ -11,7 +11,9 @@
  * plain guest RAM on both sides is copied once, host pointer to host
  * pointer (vhca-dma-map.c); anything else goes through a 4 KiB bounce
  * buffer with vhca_dma_read/_write, exactly as every DMA did before
- * (Documentation/performance.md "The payload copy").
+ * (Documentation/performance.md "The payload copy").  Either way, the
+ * runs go in ascending order and each is placed with its last bytes last
+ * (vhca-place.c), as a real HCA's PCIe writes land.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -19,6 +21,7 @@
 #include "qemu/osdep.h"
 #include "vhca-transport.h"
 #include "vhca-dma-map.h"
+#include "vhca-place.h"
 
 /* The bounce path's step: what one stack buffer holds, and what one
  * vhca_dma_read/_write moves. */
@@ -154,54 +157,51 @@ static void vhca_cursor_run(VhcaCursor *c, uint64_t max, VhcaDmaPiece *run)
     }
 }
 
+typedef struct VhcaPlaceBounce {
+    VhcaState *ds;
+    const VhcaDmaPiece *dp;
+    const uint8_t *bytes;
+    MemTxResult res;
+} VhcaPlaceBounce;
+
+static void vhca_place_bounce_store(void *opaque, uint64_t off, uint64_t len)
+{
+    VhcaPlaceBounce *b = opaque;
+    VhcaDmaPiece at = *b->dp;
+
+    if (b->res != MEMTX_OK) {
+        return;
+    }
+    at.addr += off;
+    if (at.host) {
+        at.host += off;
+    }
+    b->res = vhca_piece_write(b->ds, &at, b->bytes + off, len);
+}
+
 /* Copy n (<= VHCA_COPY_CHUNK) bytes through a bounce buffer: every access
- * checked by vhca_dma_read/_write (own BARs, in_dma, MEMTX errors). */
+ * checked by vhca_dma_read/_write (own BARs, in_dma, MEMTX errors), the
+ * writes in vhca_place_in_order's order. */
 static MemTxResult vhca_copy_bounce(VhcaState *ds, const VhcaDmaPiece *dp,
                                     VhcaState *ss, const VhcaDmaPiece *sp,
                                     uint64_t n)
 {
     uint8_t bounce[VHCA_COPY_CHUNK];
-    MemTxResult res;
+    VhcaPlaceBounce b = { .ds = ds, .dp = dp, .bytes = bounce };
 
-    res = vhca_piece_read(ss, sp, bounce, n);
-    if (res != MEMTX_OK) {
-        return res;
+    b.res = vhca_piece_read(ss, sp, bounce, n);
+    if (b.res == MEMTX_OK) {
+        vhca_place_in_order(n, vhca_place_bounce_store, &b);
     }
-    return vhca_piece_write(ds, dp, bounce, n);
-}
-
-/*
- * memmove between two mapped runs of guest RAM.  glibc before 2.39 copies
- * a block of rep_movsb_threshold (about 2 KiB) or more with `rep movsb`,
- * which AMD Zen CPUs run at a twentieth of the speed when
- * (dst - src) & 0xfff is 1..63 (glibc bug 30994): two buffers whose
- * offsets in their pages differ by a few bytes.  Such a copy, when the
- * runs do not overlap, goes in pieces below that threshold, which glibc
- * copies with vector moves: 64 KiB at 24 GB/s instead of 1.4 GB/s on the
- * 2026-11-28 host (Documentation/performance.md "The payload copy").
- */
-#define VHCA_COPY_PIECE 2048
-
-static void vhca_copy_host(uint8_t *dst, const uint8_t *src, uint64_t n)
-{
-    uintptr_t delta = ((uintptr_t)dst - (uintptr_t)src) & 0xfff;
-    bool overlap = dst < src + n && src < dst + n;
-    uint64_t off;
-
-    if (n <= VHCA_COPY_PIECE || delta == 0 || delta >= 64 || overlap) {
-        memmove(dst, src, n);
-        return;
-    }
-    for (off = 0; off < n; off += VHCA_COPY_PIECE) {
-        memcpy(dst + off, src + off, MIN(VHCA_COPY_PIECE, n - off));
-    }
+    return b.res;
 }
 
 /*
  * Copy the start of run sp (of device ss) to the start of run dp (of
- * device ds), at most n bytes: one memmove between the mapped runs when
- * both are plain RAM (vhca-dma-map.c; memmove: a message may be copied
- * within one buffer), else VHCA_COPY_CHUNK bytes through the bounce path.
+ * device ds), at most n bytes: one vhca_place_host between the mapped
+ * runs when both are plain RAM (vhca-dma-map.c; a memmove: a message may
+ * be copied within one buffer), else VHCA_COPY_CHUNK bytes through the
+ * bounce path.
  * Returns the bytes copied, 0 on a DMA fault.
  */
 static uint64_t vhca_copy_run(VhcaState *ds, const VhcaDmaPiece *dp,
@@ -215,7 +215,7 @@ static uint64_t vhca_copy_run(VhcaState *ds, const VhcaDmaPiece *dp,
         direct = vhca_dma_map(ss, sp, dm.len, false, &sm);
         if (direct) {
             n = sm.len;
-            vhca_copy_host(dm.host, sm.host, n);
+            vhca_place_host(dm.host, sm.host, n);
             vhca_dma_unmap(&sm, n);
         }
         vhca_dma_unmap(&dm, direct ? n : 0);

@@ -2,9 +2,10 @@
  * vhca - the requester side of the data path: send queue processing.
  *
  * A send queue doorbell executes WQEs at once, in the thread that rang it
- * (a vCPU thread, with the BQL held), up to VHCA_WQE_BATCH of them; the
- * rest is left to the transport bottom half (Documentation/device.md
- * "Threading model" explains why).  Each WQE is fetched with DMA, decoded
+ * (a vCPU thread, with the BQL held, or with dp-lockless=on the data-path
+ * lock alone), up to VHCA_WQE_BATCH of them; the rest is left to the
+ * transport bottom half (Documentation/device.md "Threading model"
+ * explains why).  Each WQE is fetched with DMA, decoded
  * and validated (vhca-wqe.c), its local buffers are protection-checked
  * (vhca-mr.c), and the message is handed to the responder QP found by
  * routing the DLID on the fabric (vhca-responder.c).  The whole message

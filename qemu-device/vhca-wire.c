@@ -2,7 +2,7 @@
  * vhca - parsing and encoding of the frames between a cabled port and the
  * switch (the format: vhca-wire.h).  Pure: bytes in, a decoded frame or the
  * reason it is refused out; fuzzed by fuzz/fuzz_wire.c.  Built into QEMU
- * and into the standalone switch (tools/vhca-switch.c).
+ * and into the standalone switch (tools/vhca-switch*.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

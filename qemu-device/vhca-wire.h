@@ -1,9 +1,11 @@
 /*
  * vhca - the frames a port cabled out of its QEMU process (a `portN-netdev`
  * property naming a QEMU netdev) exchanges with the switch it is cabled to
- * (tools/vhca-switch.c).  The one definition of the format: the device
+ * (tools/vhca-switch*.c).  The one C definition of the format: the device
  * (vhca-link.c) and the standalone switch both include this header and
- * parse with vhca_wire_parse() (vhca-wire.c, fuzzed by fuzz/fuzz_wire.c).
+ * parse with vhca_wire_parse() (vhca-wire.c, fuzzed by fuzz/fuzz_wire.c);
+ * the Python host tests restate its header and HELLO by hand
+ * (selftests/host/switchlib.py).
  *
  * A frame is one IB message as the wire would carry it: a fixed header
  * holding what the LRH (SLID, DLID, SL), BTH (opcode, destination QP, PSN),

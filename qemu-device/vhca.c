@@ -71,9 +71,12 @@
  *                  portN-fault-stats (string, read only) counts them.
  *   sq-poll        (bool, default off) a thread polls the send doorbell
  *                  records of the QPs for sq-poll-window microseconds
- *                  (1..1000000, default 100) after activity, so that a busy
+ *                  (1..60000000, default 100) after activity, so that a busy
  *                  QP posts with memory writes only; QUERY_DEVICE then
  *                  has VHCA_DEV_CAP_SQ_POLL (vhca-sqpoll.c).
+ *   tag-matching   (bool, default on) QUERY_DEVICE has
+ *                  VHCA_DEV_CAP_TAG_MATCHING and CREATE_SRQ takes
+ *                  VHCA_SRQ_F_TM (vhca-tm.c); off refuses them.
  *   rc-window      (bool, default off) an RC QP whose peer is across a
  *                  cabled port keeps several requests in flight
  *                  (vhca-rc-window.c: up to 64 WQEs / 4 MiB, READ/atomics
@@ -86,7 +89,9 @@
  *   dp-lockless    (bool, default off) an SQ doorbell of an RC/UC QP on an
  *                  in-process port runs its send queue off the BQL, under
  *                  the data-path lock (vhca-dp-lock.c: its DMA must be guest
- *                  RAM, MSI-X waits for the end of the doorbell).
+ *                  RAM, MSI-X waits for the end of the doorbell);
+ *                  dp-lockless-runs and dp-lockless-fallbacks (uint64,
+ *                  read only) count the doorbells of each kind.
  *
  * The device cannot be migrated (its state lives partly in the fabric).
  *

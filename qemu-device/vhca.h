@@ -9,7 +9,10 @@
  *
  * Every piece of state below is touched only with the BQL held: MMIO
  * handlers, the command bottom half, the SM timer and QOM property setters
- * all run under it (see Documentation/device.md "Threading").
+ * all run under it; except that while a device has dp-lockless=on, every
+ * entry point also takes the data-path lock, and an eligible SQ doorbell
+ * runs its send queue under that lock alone (vhca-dp-lock.c,
+ * Documentation/device.md "Threading model").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

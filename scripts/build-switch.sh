@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# build-switch.sh - build the standalone switch (tools/vhca-switch.c) into
+# build-switch.sh - build the standalone switch (tools/vhca-switch*.c) into
 # build/vhca-switch from the device's own sources: the frame parser and the
 # embedded SM's SA are qemu-device/ files, compiled for the host with the
 # QEMU header shim of fuzz/shim/ (Documentation/fabric.md).

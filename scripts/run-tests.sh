@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make test`: run every tier (continuing past failures), then print one
-# line per tier and, as the last line, "N passed, N failed", counted from
+# line per tier (with its wall-clock time) and, as the last line, "N passed, N failed", counted from
 # the JUnit XML each tier's make target leaves in build/results/<tier>.xml
 # (scripts/junit.py).  A tier that wrote no XML (a build error, a crash)
 # counts as one failure, and so does a tier that exited non-zero with no
@@ -14,19 +14,30 @@ cd "$(dirname "$0")/.."
 # kunit, verbs and vm-debug run on the debug kernel (KASAN, lockdep,
 # kmemleak); the first run builds it (scripts/build-debug-kernel.sh, cached).
 tiers=(unit qtest fuzz vm uverbs ulp middleware fabric kunit verbs vm-debug)
+# "12 min 5 s" for a number of seconds.
+duration() {
+	if [ "$1" -ge 60 ]; then
+		echo "$(($1 / 60)) min $(($1 % 60)) s"
+	else
+		echo "$1 s"
+	fi
+}
+
 mkdir -p build/results
-declare -A status
+declare -A status seconds
 for tier in "${tiers[@]}"; do
 	rm -f "build/results/$tier.xml" "build/results/$tier.txt"
 	echo "=== make check-$tier"
+	start=$SECONDS
 	make --no-print-directory "check-$tier"
 	status[$tier]=$?
+	seconds[$tier]=$((SECONDS - start))
 done
 
 total_passed=0
 total_failed=0
 exit_status=0
-echo "=== summary"
+echo "=== summary ($(duration "$SECONDS") in all)"
 for tier in "${tiers[@]}"; do
 	file=build/results/$tier.xml
 	read -r passed failed <<<"$(/usr/bin/python3 scripts/junit.py counts "$file")"
@@ -40,7 +51,7 @@ for tier in "${tiers[@]}"; do
 		result=FAILED
 	fi
 	[ "$result" = ok ] || exit_status=1
-	echo "$tier: $result (passed=$passed failed=$failed, exit ${status[$tier]})"
+	echo "$tier: $result (passed=$passed failed=$failed, exit ${status[$tier]}, $(duration "${seconds[$tier]}"))"
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))
 done

@@ -33,13 +33,14 @@ pids=""
 # Recompiles an object when its source, any header or this script is newer.
 stale() { # source object
 	[ ! -f "$2" ] || [ "$1" -nt "$2" ] ||
-		[ -n "$(find driver/include driver/core driver/fake driver/tests uapi scripts/run-unit.sh \
+		[ -n "$(find driver/include driver/core driver/fake driver/tests uapi qemu-device fuzz/shim \
+			scripts/run-unit.sh \
 			-newer "$2" \( -name '*.h' -o -name run-unit.sh \) | head -n 1)" ]
 }
-compile() { # flags source object
+compile() { # flags source object [compiler]
 	if stale "$2" "$3"; then
 		# shellcheck disable=SC2086  # $1 is a list of flags
-		$cxx $1 -c -o "$3" "$2" &
+		${4:-$cxx} $1 -c -o "$3" "$2" &
 		pids="$pids $!"
 	fi
 	objs="$objs $3"
@@ -55,6 +56,15 @@ for src in driver/fake/*.cpp; do
 done
 for src in driver/tests/*.cpp; do
 	compile "$test_flags" "$src" "$out/test-$(basename "$src" .cpp).o"
+done
+# The device's pure files (no QEMU tree: QEMU's few headers from fuzz/shim)
+# with their host tests, qemu-device/tests/host: the placement order.
+device_flags="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Ifuzz/shim -Iqemu-device $sanitize"
+for src in qemu-device/vhca-place.c; do
+	compile "$device_flags" "$src" "$out/device-$(basename "$src" .c).o" "${CC:-gcc}"
+done
+for src in qemu-device/tests/host/*.cpp; do
+	compile "$test_flags -Ifuzz/shim -Iqemu-device" "$src" "$out/device-test-$(basename "$src" .cpp).o"
 done
 status=0
 for pid in $pids; do wait "$pid" || status=1; done

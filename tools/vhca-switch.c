@@ -3,7 +3,7 @@
  * ports cabled out of their QEMU processes (`-netdev stream` + the vhca
  * `portN-netdev` property; Documentation/fabric.md).
  *
- * Built from the device's own sources (tools/build-switch via
+ * Built from the device's own sources (by
  * scripts/build-switch.sh): the frame parser (qemu-device/vhca-wire.c) and
  * the embedded SM's subnet administration (vhca-sa*.c, vhca-sma.c) are the
  * same code the QEMU device runs, compiled for the host with the small

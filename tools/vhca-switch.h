@@ -1,5 +1,5 @@
 /*
- * vhca-switch - what the switch's files share (tools/vhca-switch.c).
+ * vhca-switch - what the switch's files (tools/vhca-switch*.c) share.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

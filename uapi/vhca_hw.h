@@ -167,36 +167,51 @@ static inline uint32_t vhca_db_eq_value(uint32_t eqn, uint32_t ci, int arm)
  * Input beyond the 32 inline bytes and all output bigger than the EQE's
  * two result words go through DMA buffers named by in_addr/out_addr.
  */
+/*
+ * The commands, one row each: X(opcode, value).  The enum below is made
+ * from these rows, and so is the driver's table of command names for its
+ * log (driver/core/device_commands.cpp), so a new command is written
+ * here once.  0x0030.. CQ, 0x0040.. QP, 0x0050.. SRQ, 0x0060.. MR,
+ * 0x0070.. XRC, 0x0080.. multicast, 0x0090.. device memory:
+ * VHCA_CMD_VERBS_OPCODES of vhca_hw_verbs.h.
+ */
+#define VHCA_CMD_BASE_OPCODES(X) \
+	X(VHCA_CMD_QUERY_DEVICE,	0x0001)	/* out: vhca_device_attr */ \
+	X(VHCA_CMD_QUERY_PORT,		0x0002)	/* in: port; out: vhca_port_attr */ \
+	X(VHCA_CMD_QUERY_GID,		0x0003)	/* in: port, index; out: vhca_gid */ \
+	X(VHCA_CMD_QUERY_PKEY,		0x0004)	/* in: port, index; result[0]: pkey */ \
+	X(VHCA_CMD_SET_NODE_DESC,	0x0005)	/* in_addr: vhca_node_desc */ \
+	X(VHCA_CMD_SET_PORT_CAP,	0x0006)	/* in: vhca_cmd_port_cap_in */ \
+	/* in: port; in_addr, out_addr: vhca_mad; result[0]: 1 answered, 0 not the device's */ \
+	X(VHCA_CMD_MAD_IFC,		0x0007) \
+	X(VHCA_CMD_CREATE_EQ,		0x0010)	/* in: vhca_cmd_create_eq; result[0]: eqn */ \
+	X(VHCA_CMD_DESTROY_EQ,		0x0011)	/* in: eqn */ \
+	X(VHCA_CMD_ALLOC_PD,		0x0020)	/* result[0]: pdn */ \
+	X(VHCA_CMD_DEALLOC_PD,		0x0021)	/* in: pdn */
+
+#define VHCA_ENUM_ROW(name, value)	name = value,
+
 enum vhca_cmd_opcode {
-	VHCA_CMD_QUERY_DEVICE		= 0x0001,	/* out: vhca_device_attr */
-	VHCA_CMD_QUERY_PORT		= 0x0002,	/* in: port; out: vhca_port_attr */
-	VHCA_CMD_QUERY_GID		= 0x0003,	/* in: port, index; out: vhca_gid */
-	VHCA_CMD_QUERY_PKEY		= 0x0004,	/* in: port, index; result[0]: pkey */
-	VHCA_CMD_SET_NODE_DESC		= 0x0005,	/* in_addr: vhca_node_desc */
-	VHCA_CMD_SET_PORT_CAP		= 0x0006,	/* in: vhca_cmd_port_cap_in */
-	VHCA_CMD_MAD_IFC		= 0x0007,	/* in: port; in_addr, out_addr: vhca_mad;
-							 * result[0]: 1 answered, 0 not the device's */
-	VHCA_CMD_CREATE_EQ		= 0x0010,	/* in: vhca_cmd_create_eq; result[0]: eqn */
-	VHCA_CMD_DESTROY_EQ		= 0x0011,	/* in: eqn */
-	VHCA_CMD_ALLOC_PD		= 0x0020,	/* result[0]: pdn */
-	VHCA_CMD_DEALLOC_PD		= 0x0021,	/* in: pdn */
-	/* 0x0030.. CQ, 0x0040.. QP, 0x0050.. SRQ, 0x0060.. MR, 0x0080..
-	 * multicast, 0x0090.. device memory: vhca_hw_verbs.h. */
+	VHCA_CMD_BASE_OPCODES(VHCA_ENUM_ROW)
 };
 
-/* Command completion status, carried in vhca_eqe_cmd_done.status.  The
- * driver turns these into errnos in exactly one place. */
+/* Command completion status, carried in vhca_eqe_cmd_done.status, one row
+ * each: X(status, value).  The driver turns these into errnos in exactly
+ * one place and logs a failed command with the status's name. */
+#define VHCA_CMD_STATUSES(X) \
+	X(VHCA_CMD_OK,			0x00) \
+	X(VHCA_CMD_BAD_OPCODE,		0x01)	/* opcode unknown to this device */ \
+	X(VHCA_CMD_BAD_PARAM,		0x02)	/* a field is out of range */ \
+	X(VHCA_CMD_BAD_HANDLE,		0x03)	/* object number not allocated */ \
+	X(VHCA_CMD_NO_RESOURCES,	0x04)	/* table full */ \
+	X(VHCA_CMD_BAD_ADDR,		0x05)	/* in/out buffer DMA failed */ \
+	X(VHCA_CMD_BAD_STATE,		0x06)	/* object in the wrong state */ \
+	X(VHCA_CMD_BAD_SIZE,		0x07)	/* in_len/out_len too small or too big */ \
+	X(VHCA_CMD_BUSY,		0x08)	/* object still referenced */ \
+	X(VHCA_CMD_INTERNAL,		0x09)	/* device bug */
+
 enum vhca_cmd_status {
-	VHCA_CMD_OK			= 0x00,
-	VHCA_CMD_BAD_OPCODE		= 0x01,	/* opcode unknown to this device */
-	VHCA_CMD_BAD_PARAM		= 0x02,	/* a field is out of range */
-	VHCA_CMD_BAD_HANDLE		= 0x03,	/* object number not allocated */
-	VHCA_CMD_NO_RESOURCES		= 0x04,	/* table full */
-	VHCA_CMD_BAD_ADDR		= 0x05,	/* in/out buffer DMA failed */
-	VHCA_CMD_BAD_STATE		= 0x06,	/* object in the wrong state */
-	VHCA_CMD_BAD_SIZE		= 0x07,	/* in_len/out_len too small or too big */
-	VHCA_CMD_BUSY			= 0x08,	/* object still referenced */
-	VHCA_CMD_INTERNAL		= 0x09,	/* device bug */
+	VHCA_CMD_STATUSES(VHCA_ENUM_ROW)
 };
 
 #define VHCA_CMD_MAX_IN_LEN		4096

@@ -25,36 +25,40 @@
 #endif
 
 /* ------------------------------------------------------------------------
- * Command opcodes of the data path objects (enum vhca_cmd_opcode values).
+ * Command opcodes of the data path objects (enum vhca_cmd_opcode values),
+ * one row each as VHCA_CMD_BASE_OPCODES of vhca_hw.h.
  */
+#define VHCA_CMD_VERBS_OPCODES(X) \
+	X(VHCA_CMD_CREATE_CQ,		0x0030)	/* in_addr: vhca_cmd_create_cq; result[0]: cqn */ \
+	X(VHCA_CMD_DESTROY_CQ,		0x0031)	/* in: handle = cqn */ \
+	X(VHCA_CMD_RESIZE_CQ,		0x0032)	/* in: handle = cqn; in_addr: vhca_cmd_create_cq (buf, log_size, dbrec) */ \
+	X(VHCA_CMD_CREATE_QP,		0x0040)	/* in_addr: vhca_cmd_create_qp (in_len 128, or 64); result[0]: qpn */ \
+	X(VHCA_CMD_MODIFY_QP,		0x0041)	/* in: handle = qpn; in_addr: vhca_qp_context */ \
+	X(VHCA_CMD_QUERY_QP,		0x0042)	/* in: handle = qpn; out: vhca_qp_context */ \
+	X(VHCA_CMD_DESTROY_QP,		0x0043)	/* in: handle = qpn */ \
+	X(VHCA_CMD_CREATE_SRQ,		0x0050)	/* in_addr: vhca_cmd_create_srq; result[0]: srqn */ \
+	X(VHCA_CMD_MODIFY_SRQ,		0x0051)	/* in: vhca_cmd_srq_limit_in */ \
+	X(VHCA_CMD_QUERY_SRQ,		0x0052)	/* in: handle = srqn; result[0]: limit */ \
+	X(VHCA_CMD_DESTROY_SRQ,		0x0053)	/* in: handle = srqn */ \
+	X(VHCA_CMD_CREATE_MR,		0x0060)	/* in_addr: vhca_cmd_create_mr; result[0]: key */ \
+	X(VHCA_CMD_ALLOC_MR,		0x0061)	/* in: vhca_cmd_alloc_mr_in; result[0]: key (FREE state) */ \
+	X(VHCA_CMD_DESTROY_MR,		0x0062)	/* in: handle = key */ \
+	X(VHCA_CMD_ALLOC_MW,		0x0063)	/* in: vhca_cmd_alloc_mw_in; result[0]: key (free) */ \
+	X(VHCA_CMD_DEALLOC_MW,		0x0064)	/* in: handle = key */ \
+	X(VHCA_CMD_REREG_MR,		0x0065)	/* in: handle = key; in_addr: vhca_cmd_create_mr (key kept) */ \
+	X(VHCA_CMD_ODP_MAP,		0x0066)	/* in: vhca_cmd_odp_range_in; in_addr: le64 pages */ \
+	X(VHCA_CMD_ODP_INVALIDATE,	0x0067)	/* in: vhca_cmd_odp_range_in */ \
+	X(VHCA_CMD_ODP_RESUME,		0x0068)	/* in: vhca_cmd_odp_resume_in */ \
+	X(VHCA_CMD_ALLOC_XRCD,		0x0070)	/* result[0]: xrcdn (VHCA_DEV_CAP_XRC) */ \
+	X(VHCA_CMD_DEALLOC_XRCD,	0x0071)	/* in: handle = xrcdn */ \
+	X(VHCA_CMD_ATTACH_MCAST,	0x0080)	/* in: vhca_cmd_mcast_in */ \
+	X(VHCA_CMD_DETACH_MCAST,	0x0081)	/* in: vhca_cmd_mcast_in */ \
+	X(VHCA_CMD_ALLOC_DM,		0x0090)	/* in: vhca_cmd_alloc_dm_in; result[0]: BAR 3 offset */ \
+	X(VHCA_CMD_FREE_DM,		0x0091)	/* in: handle = BAR 3 offset */ \
+	X(VHCA_CMD_REG_DM_MR,		0x0092)	/* in: vhca_cmd_reg_dm_mr_in; result[0]: key */
+
 enum vhca_verbs_cmd_opcode {
-	VHCA_CMD_CREATE_CQ		= 0x0030,	/* in_addr: vhca_cmd_create_cq; result[0]: cqn */
-	VHCA_CMD_DESTROY_CQ		= 0x0031,	/* in: handle = cqn */
-	VHCA_CMD_RESIZE_CQ		= 0x0032,	/* in: handle = cqn; in_addr: vhca_cmd_create_cq (buf, log_size, dbrec) */
-	VHCA_CMD_CREATE_QP		= 0x0040,	/* in_addr: vhca_cmd_create_qp (in_len 128, or 64); result[0]: qpn */
-	VHCA_CMD_MODIFY_QP		= 0x0041,	/* in: handle = qpn; in_addr: vhca_qp_context */
-	VHCA_CMD_QUERY_QP		= 0x0042,	/* in: handle = qpn; out: vhca_qp_context */
-	VHCA_CMD_DESTROY_QP		= 0x0043,	/* in: handle = qpn */
-	VHCA_CMD_CREATE_SRQ		= 0x0050,	/* in_addr: vhca_cmd_create_srq; result[0]: srqn */
-	VHCA_CMD_MODIFY_SRQ		= 0x0051,	/* in: vhca_cmd_srq_limit_in */
-	VHCA_CMD_QUERY_SRQ		= 0x0052,	/* in: handle = srqn; result[0]: limit */
-	VHCA_CMD_DESTROY_SRQ		= 0x0053,	/* in: handle = srqn */
-	VHCA_CMD_CREATE_MR		= 0x0060,	/* in_addr: vhca_cmd_create_mr; result[0]: key */
-	VHCA_CMD_ALLOC_MR		= 0x0061,	/* in: vhca_cmd_alloc_mr_in; result[0]: key (FREE state) */
-	VHCA_CMD_DESTROY_MR		= 0x0062,	/* in: handle = key */
-	VHCA_CMD_ALLOC_MW		= 0x0063,	/* in: vhca_cmd_alloc_mw_in; result[0]: key (free) */
-	VHCA_CMD_DEALLOC_MW		= 0x0064,
-	VHCA_CMD_REREG_MR		= 0x0065,	/* in: handle = key; in_addr: vhca_cmd_create_mr (key kept) */
-	VHCA_CMD_ODP_MAP		= 0x0066,	/* in: vhca_cmd_odp_range_in; in_addr: le64 pages */
-	VHCA_CMD_ODP_INVALIDATE		= 0x0067,	/* in: vhca_cmd_odp_range_in */
-	VHCA_CMD_ODP_RESUME		= 0x0068,	/* in: vhca_cmd_odp_resume_in */
-	VHCA_CMD_ALLOC_XRCD		= 0x0070,	/* result[0]: xrcdn (VHCA_DEV_CAP_XRC) */
-	VHCA_CMD_DEALLOC_XRCD		= 0x0071,	/* in: handle = xrcdn */
-	VHCA_CMD_ATTACH_MCAST		= 0x0080,	/* in: vhca_cmd_mcast_in */
-	VHCA_CMD_DETACH_MCAST		= 0x0081,	/* in: vhca_cmd_mcast_in */
-	VHCA_CMD_ALLOC_DM		= 0x0090,	/* in: vhca_cmd_alloc_dm_in; result[0]: BAR 3 offset */
-	VHCA_CMD_FREE_DM		= 0x0091,	/* in: handle = BAR 3 offset */
-	VHCA_CMD_REG_DM_MR		= 0x0092,	/* in: vhca_cmd_reg_dm_mr_in; result[0]: key */
+	VHCA_CMD_VERBS_OPCODES(VHCA_ENUM_ROW)
 };
 
 /* ------------------------------------------------------------------------

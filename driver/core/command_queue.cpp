@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #include "command_queue.h"
 
+#include "command_names.h"
 #include "endian.h"
 #include "log.h"
 #include "memory.h"
@@ -139,10 +140,12 @@ Result<CommandResponse> CommandQueue::Finish(Slot* slot,
       free_count_.Up();
       const DeviceStatus status = regs_.ReadStatus();
       VHCA_LOG_ERR(regs_.kdev(),
-                   "command 0x%x (token 0x%x) timed out after %u ms; command "
-                   "queue is dead (device status: enabled=%d fatal=%d code=%u)\n",
-                   request.opcode, slot->token, timeout_ms_, status.enabled,
-                   status.fatal, status.fatal_code);
+                   "command %s (opcode 0x%x, token 0x%x) timed out after %u "
+                   "ms; command queue is dead (device status: enabled=%d "
+                   "fatal=%d code=%u)\n",
+                   OpcodeName(request.opcode), request.opcode, slot->token,
+                   timeout_ms_, status.enabled, status.fatal,
+                   status.fatal_code);
       return Error{-VHCA_ETIMEDOUT};
     }
     response = slot->response;

@@ -36,6 +36,9 @@ struct CommandRequest {
   uint32_t in_len = 0;
   void* out_data = nullptr;        // copied back from the mailbox, out_addr
   uint32_t out_len = 0;
+  // A failure status the caller expects in normal operation (a probe):
+  // DeviceCommands does not log it.  VHCA_CMD_OK: none.
+  uint8_t expected_status = VHCA_CMD_OK;
 };
 
 // What the device said (status is enum vhca_cmd_status; turning it into an
@@ -56,6 +59,7 @@ class CommandQueue : public HeapObject {
   uint64_t ring_dma() const { return ring_.dma(); }
   uint32_t log_size() const { return log_size_; }
   bool dead() const { return dead_; }
+  vhca_kapi_device* kdev() const { return regs_.kdev(); }
   void set_timeout_ms(uint32_t timeout_ms) { timeout_ms_ = timeout_ms; }
 
   // Posts a command and sleeps until its completion.  Errors are the

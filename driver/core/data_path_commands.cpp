@@ -122,8 +122,10 @@ Result<uint32_t> DeviceCommands::AllocMr(uint32_t pdn, uint32_t max_pages,
   return response.value().result[0];
 }
 
-Status DeviceCommands::DestroyMr(uint32_t key) {
-  VHCA_TRY(Run(MakeRequest(VHCA_CMD_DESTROY_MR, HandleIn(key))));
+Status DeviceCommands::DestroyMr(uint32_t key, uint8_t expected_status) {
+  CommandRequest request = MakeRequest(VHCA_CMD_DESTROY_MR, HandleIn(key));
+  request.expected_status = expected_status;
+  VHCA_TRY(Run(request));
   return Ok();
 }
 
@@ -172,7 +174,11 @@ Status DeviceCommands::OdpResume(uint32_t qpn, uint8_t flags) {
   vhca_cmd_odp_resume_in in{};
   in.qpn = ToLe32(qpn);
   in.flags = flags;
-  VHCA_TRY(Run(MakeRequest(VHCA_CMD_ODP_RESUME, in)));
+  CommandRequest request = MakeRequest(VHCA_CMD_ODP_RESUME, in);
+  // The QP was destroyed while its fault was being handled: nothing
+  // waits any more (the shim's fault work item does not hold the QP).
+  request.expected_status = VHCA_CMD_BAD_HANDLE;
+  VHCA_TRY(Run(request));
   return Ok();
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #include "device_commands.h"
 
+#include "command_names.h"
 #include "command_request.h"
 #include "endian.h"
 #include "log.h"
@@ -45,12 +46,24 @@ int StatusToErrno(uint8_t status) {
   }
 }
 
+// Every command's device status passes here: a failure is logged once,
+// with the command's name and the status (as Linux EFA's
+// efa_com_cmd_exec), rate-limited since guest software can repeat it at
+// will; unless the caller expects that status.  The queue's own failures
+// (timeout, dead queue) are logged by the queue.
 Result<CommandResponse> DeviceCommands::Run(const CommandRequest& request) {
   auto response = queue_->Execute(request);
   VHCA_TRY(response);
-  const int error = StatusToErrno(response.value().status);
-  if (error) return Error{error};
-  return response.Take();
+  const uint8_t status = response.value().status;
+  const int error = StatusToErrno(status);
+  if (!error) return response.Take();
+  if (status != request.expected_status)
+    VHCA_LOG_ERR_RATELIMITED(queue_->kdev(),
+                             "command %s (opcode 0x%x) failed: status %s "
+                             "(0x%x), error %d\n",
+                             OpcodeName(request.opcode), request.opcode,
+                             StatusName(status), status, error);
+  return Error{error};
 }
 
 Status DeviceCommands::QueryDevice(vhca_device_attr* attr) {

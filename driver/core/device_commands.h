@@ -61,7 +61,9 @@ class DeviceCommands {
   Result<uint32_t> CreateMr(const vhca_cmd_create_mr& in);
   Result<uint32_t> AllocMr(uint32_t pdn, uint32_t max_pages,
                            uint8_t key_variant);
-  Status DestroyMr(uint32_t key);
+  // expected_status: a failure the caller expects (not logged), e.g.
+  // BAD_HANDLE when it probes for a key the device may not know.
+  Status DestroyMr(uint32_t key, uint8_t expected_status = VHCA_CMD_OK);
   Status ReregMr(uint32_t key, const vhca_cmd_create_mr& in);
   // On-demand paging (vhca_hw_odp.h): ODP_MAP of npages (at most
   // kOdpMapMax) little-endian page addresses, ODP_INVALIDATE, ODP_RESUME.

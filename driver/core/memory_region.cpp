@@ -265,10 +265,12 @@ Status MemoryRegion::FillRegSegment(uint32_t key, uint32_t access,
 
 Status MemoryRegion::DestroyOnDevice() {
   if (!live_) return Ok();
-  Status status = device_.commands().DestroyMr(key_);
   // The last REG_MR may have failed on the device, which then still
-  // knows the region under its previous key.
-  if (status.error() == -VHCA_ENOENT && previous_key_ && previous_key_ != key_)
+  // knows the region under its previous key: BAD_HANDLE is expected.
+  const bool key_may_be_unknown = previous_key_ && previous_key_ != key_;
+  Status status = device_.commands().DestroyMr(
+      key_, key_may_be_unknown ? VHCA_CMD_BAD_HANDLE : VHCA_CMD_OK);
+  if (status.error() == -VHCA_ENOENT && key_may_be_unknown)
     status = device_.commands().DestroyMr(previous_key_);
   VHCA_TRY(status);
   live_ = false;

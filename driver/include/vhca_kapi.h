@@ -160,6 +160,10 @@ enum vhca_kapi_log_level {
 	VHCA_KAPI_LOG_WARN = 4,
 	VHCA_KAPI_LOG_INFO = 6,
 	VHCA_KAPI_LOG_DEBUG = 7,
+	/* OR'ed into a level: a message that guest activity can repeat at
+	 * will (a failed command), printed only while the kernel's rate
+	 * limit allows (printk_ratelimited's interval and burst). */
+	VHCA_KAPI_LOG_RATELIMITED = 0x100,
 };
 void vhca_kapi_log(struct vhca_kapi_device *kdev, int level, const char *fmt,
 		   ...) __attribute__((format(printf, 3, 4)));

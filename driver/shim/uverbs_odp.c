@@ -171,12 +171,9 @@ static void vhca_odp_fault_work(struct work_struct *work)
 		ibdev_warn_ratelimited(&kdev->ibdev,
 				       "ODP fault key 0x%x addr 0x%llx len %u: %d\n",
 				       f->key, f->addr, f->len, err);
-	/* A region destroyed meanwhile: the retried access fails by key. */
-	err = vhca_core_odp_resume(kdev->core, f->qp_handle,
-				   err && err != -ENOENT);
-	if (err)
-		ibdev_warn_ratelimited(&kdev->ibdev, "ODP_RESUME QP 0x%x: %d\n",
-				       f->qp_handle, err);
+	/* A region destroyed meanwhile: the retried access fails by key.
+	 * A failed ODP_RESUME is logged by the core (its command log). */
+	vhca_core_odp_resume(kdev->core, f->qp_handle, err && err != -ENOENT);
 	kfree(f);
 }
 

@@ -216,7 +216,11 @@ void vhca_kapi_log(vhca_kapi_device* kdev, int level, const char* fmt, ...) {
   va_start(args, fmt);
   vsnprintf(line, sizeof(line), fmt, args);
   va_end(args);
-  FakeKernel::Current().log().push_back(std::to_string(level) + ": " + line);
+  // "3: ..." or, rate-limited, "3 ratelimited: ...".
+  const bool limited = level & VHCA_KAPI_LOG_RATELIMITED;
+  FakeKernel::Current().log().push_back(
+      std::to_string(level & ~VHCA_KAPI_LOG_RATELIMITED) +
+      (limited ? " ratelimited: " : ": ") + line);
 }
 
 void vhca_kapi_port_event(vhca_kapi_device* kdev, unsigned int port,

@@ -270,6 +270,8 @@ TEST_F(MrTest, DestroyAfterAFailedRegistrationUsesThePreviousKey) {
   EXPECT_EQ(device_.executed[executed].in.handle.handle, wr.reg.key);
   EXPECT_EQ(device_.executed[executed + 1].in.handle.handle, alloc_key);
   EXPECT_TRUE(device_.mrs.empty());
+  // The first DESTROY_MR's BAD_HANDLE was expected: not logged.
+  EXPECT_FALSE(kernel_.LogContains("DESTROY_MR"));
 }
 
 TEST_F(MrTest, DestroyTimeoutIsReportedDone) {

@@ -1,6 +1,6 @@
 """Two VMs on one fabric through the standalone switch (`make check-fabric`).
 
-build/vhca-switch (tools/vhca-switch.c) runs on the host with two unix
+build/vhca-switch (tools/vhca-switch*.c) runs on the host with two unix
 socket ports; two guests (one vCPU each) have one vhca port each, cabled
 to a switch port through `-netdev stream` and the device's port1-netdev
 property (Documentation/fabric.md).  The switch's SM gives the ports their

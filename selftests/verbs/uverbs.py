@@ -259,6 +259,19 @@ def test_fork_keeps_the_parent_working(vm):
 
 
 # perftest between port 1 and port 2 of vhca0: (tool, extra arguments).
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_last_byte_polling(vm, pair):
+    """What software that polls memory relies on when an RDMA WRITE lands
+    (issue 24): a thread on the other vCPU spins on the last byte of the
+    destination and then finds every byte before it new, at 18 sizes from
+    1 byte to 64 KiB; WRITE then SEND and WRITE with immediate find the
+    data placed at the receive's completion; 300 register/write/deregister
+    cycles, and the previous cycle's rkey refused: programs/last_byte.c,
+    between ports 1 and 2 of vhca0 or between vhca0 and vhca1."""
+    run_c_program(vm, "last_byte", timeout=600,
+                  args="vhca1" if pair == "devices" else "")
+
+
 PERFTESTS = [
     ("ib_send_lat", ""), ("ib_send_bw", ""),
     ("ib_write_lat", ""), ("ib_write_bw", ""),
@@ -336,6 +349,50 @@ def test_rping(vm, ipoib):
     # stderr's "client DISCONNECT EVENT" may land inside a line
     seen = set(int(n) for n in re.findall(r"rdma-ping-(\d+):", cout))
     assert seen == set(range(1000)), cout[-2000:]
+
+
+# The client of riostream in namespace RIO_NS on ib2 (vhca1), the server on
+# ib0 (vhca0 port 1): the two devices.
+RIO_CLIENT_IP, RIO_NS = "10.77.0.3", "uvd"
+
+
+@pytest.fixture(scope="module")
+def ipoib_vhca1(vm, ipoib):
+    """ib2 (vhca1) up in namespace RIO_NS, on ib0's subnet."""
+    vm.run(r"""
+ip netns add {ns} && ip link set ib2 netns {ns} &&
+ip -n {ns} addr add {c}/24 dev ib2 && ip -n {ns} link set ib2 up &&
+ip -n {ns} link set lo up
+for i in $(seq 1 150); do
+	ip netns exec {ns} grep -q 1 /sys/class/net/ib2/carrier && exit 0
+	sleep 0.2
+done
+exit 1
+""".format(c=RIO_CLIENT_IP, ns=RIO_NS), timeout=120, check=True)
+    yield
+    vm.run("ip -n {ns} link set ib2 netns 1; ip netns del {ns}; ip link set ib2 down"
+           .format(ns=RIO_NS), timeout=60)
+
+
+def test_riostream_verified(vm, ipoib_vhca1):
+    """librdmacm's riostream, every size (-S all) with data verified (-T v),
+    vhca1 -> vhca0: RDMA WRITEs into a riomap()ed buffer whose last byte
+    the receiver polls (issue 24's data-integrity bug: the first bytes were
+    still old when the last one was new)."""
+    _, out = vm.run(
+        "timeout -k 5 1500 riostream -b {s} -S all -T v >/tmp/rio-server.log 2>&1 & pid=$!; "
+        "sleep 1.5; ip netns exec {ns} timeout -k 5 1500 riostream -s {s} -b {c} -S all -T v "
+        ">/tmp/rio-client.log 2>&1; crc=$?; wait $pid; src=$?; "
+        "echo \"server=$src client=$crc\"; cat /tmp/rio-server.log; echo @@CLIENT@@; "
+        "cat /tmp/rio-client.log".format(s=CM_SERVER_IP, c=RIO_CLIENT_IP, ns=RIO_NS),
+        timeout=1600)
+    log("riostream -S all -T v", out)
+    assert "server=0 client=0" in out, out[-3000:]
+    assert "verification failed" not in out and "riomap" not in out, out[-3000:]
+    # one result line per test on each side: a latency and a bandwidth
+    # test for each of riostream's 33 sizes
+    results = re.findall(r"^\S+_(?:lat|bw)\s+\S+\s+\S+\s+\S+\s+\S+\s+[\d.]+s", out, re.M)
+    assert len(results) == 2 * 2 * 33, out[-3000:]
 
 
 @pytest.mark.parametrize("tool", ["ucmatose", "udaddy"])

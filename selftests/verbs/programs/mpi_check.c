@@ -8,8 +8,10 @@
  * checks every byte and returns the pattern of the other rank; the sizes
  * cover UCX's eager short, eager copy and rendezvous (RDMA READ/WRITE of the
  * user buffer) protocols.  Collectives: Bcast, Allreduce and Alltoall, each
- * result checked.  Prints "mpi_check: ok" from rank 0 when everything
- * matched; any mismatch aborts the job with a message naming it.
+ * result checked.  With an argument BYTES (selftests/verbs/
+ * soak_middleware.py: 4 MiB), then PINGPONGS round trips of that size, each
+ * checked.  Prints "mpi_check: ok" from rank 0 when everything matched; any
+ * mismatch aborts the job with a message naming it.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 
 static const int sizes[] = { 1, 8, 200, 4096, 65536, 1 << 20 };
+#define PINGPONGS 20
 
 static unsigned char pattern(int rank, int size, size_t i)
 {
@@ -69,6 +72,24 @@ static void point_to_point(int rank, unsigned char *out, unsigned char *in)
 	}
 }
 
+/* PINGPONGS round trips of size bytes, rank 0 first; every byte checked. */
+static void pingpong(int rank, unsigned char *out, unsigned char *in, int size)
+{
+	int peer = 1 - rank;
+
+	fill(out, rank, size);
+	for (int i = 0; i < PINGPONGS; i++) {
+		if (rank == 0) {
+			MPI_Send(out, size, MPI_BYTE, peer, 300, MPI_COMM_WORLD);
+			MPI_Recv(in, size, MPI_BYTE, peer, 301, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(in, size, MPI_BYTE, peer, 300, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(out, size, MPI_BYTE, peer, 301, MPI_COMM_WORLD);
+		}
+		check(in, peer, size, "ping-pong");
+	}
+}
+
 static void collectives(int rank, int nranks, unsigned char *buf)
 {
 	int size = 1 << 16;
@@ -99,20 +120,24 @@ int main(int argc, char **argv)
 {
 	int rank, nranks;
 	unsigned char *out, *in;
+	int big;
 
 	MPI_Init(&argc, &argv);
+	big = argc > 1 ? atoi(argv[1]) : 0;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	if (nranks != 2) {
 		fprintf(stderr, "mpi_check: needs exactly 2 ranks, got %d\n", nranks);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	out = malloc(1 << 20);
-	in = malloc(1 << 20);
+	out = malloc(big > (1 << 20) ? big : 1 << 20);
+	in = malloc(big > (1 << 20) ? big : 1 << 20);
 	if (!out || !in)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	point_to_point(rank, out, in);
 	collectives(rank, nranks, out);
+	if (big > 0)
+		pingpong(rank, out, in, big);
 	if (rank == 0)
 		printf("mpi_check: ok\n");
 	free(out);

@@ -29,92 +29,13 @@
 #include <unistd.h>
 
 #include "ud_self.h"
+#include "rc_pair.h"
 
 #define ODP_LEN (2 * 4096)	/* two pages: the data straddles them */
 #define DATA_OFF 4000
 #define WR_ID 7
 /* 4 KiB below a 128 MiB (and 1 GiB) boundary, inside 47-bit user space */
 #define STRADDLE ((void *)(0x500000000000UL - 4096))
-
-struct rc_pair {
-	struct ibv_cq *cq;
-	struct ibv_qp *qp[2];	/* on port 1 and on port 2 */
-	uint16_t lid[2];
-};
-
-static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr attr = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	return must(ibv_create_qp(pd, &attr), "ibv_create_qp");
-}
-
-/* qp (on port `port`) to RTS, connected to dest_qpn behind dlid. */
-static void rc_connect(struct ibv_qp *qp, int port, uint32_t dest_qpn,
-		       uint16_t dlid)
-{
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT, .port_num = port,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
-	};
-
-	check("modify to INIT", ibv_modify_qp(qp, &attr, IBV_QP_STATE |
-					      IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					      IBV_QP_ACCESS_FLAGS), 0);
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_1024;
-	attr.dest_qp_num = dest_qpn;
-	attr.max_dest_rd_atomic = 1;
-	attr.min_rnr_timer = 1;		/* 0.01 ms: a responder fault's RNR wait */
-	attr.ah_attr.dlid = dlid;
-	attr.ah_attr.port_num = port;
-	check("modify to RTR", ibv_modify_qp(qp, &attr, IBV_QP_STATE |
-					     IBV_QP_AV | IBV_QP_PATH_MTU |
-					     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					     IBV_QP_MAX_DEST_RD_ATOMIC |
-					     IBV_QP_MIN_RNR_TIMER), 0);
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;		/* infinite: faults take what they take */
-	attr.max_rd_atomic = 1;
-	check("modify to RTS", ibv_modify_qp(qp, &attr, IBV_QP_STATE |
-					     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-					     IBV_QP_MAX_QP_RD_ATOMIC), 0);
-}
-
-static void rc_create(struct ibv_context *ctx, struct ibv_pd *pd,
-		      struct rc_pair *rc)
-{
-	struct ibv_port_attr port;
-	int i;
-
-	rc->cq = must(ibv_create_cq(ctx, 16, NULL, NULL, 0), "ibv_create_cq");
-	for (i = 0; i < 2; i++) {
-		check("query port", ibv_query_port(ctx, i + 1, &port), 0);
-		rc->lid[i] = port.lid;
-		rc->qp[i] = rc_qp(pd, rc->cq);
-	}
-	for (i = 0; i < 2; i++)
-		rc_connect(rc->qp[i], i + 1, rc->qp[1 - i]->qp_num,
-			   rc->lid[1 - i]);
-}
-
-static void rc_destroy(struct rc_pair *rc)
-{
-	check("destroy QP", ibv_destroy_qp(rc->qp[0]), 0);
-	check("destroy QP", ibv_destroy_qp(rc->qp[1]), 0);
-	check("destroy CQ", ibv_destroy_cq(rc->cq), 0);
-}
 
 /* One signaled RDMA WRITE of len bytes on the port 1 QP; its completion. */
 static int rdma_write(struct rc_pair *rc, void *from, uint32_t lkey,
@@ -132,7 +53,7 @@ static int rdma_write(struct rc_pair *rc, void *from, uint32_t lkey,
 
 	if (ibv_post_send(rc->qp[0], &wr, &bad))
 		return -1;
-	while ((n = ibv_poll_cq(rc->cq, 1, &wc)) == 0 && spins++ < 200000000L)
+	while ((n = ibv_poll_cq(rc->cq[0], 1, &wc)) == 0 && spins++ < 200000000L)
 		;
 	if (n != 1 || wc.wr_id != WR_ID || wc.status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "odp_invalidate: completion %d: %s\n", n,
@@ -201,6 +122,8 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx = open_device(argc > 1 ? argv[1] : NULL);
 	int implicit = argc > 2 && !strcmp(argv[2], "implicit");
 	struct ibv_pd *pd = must(ibv_alloc_pd(ctx), "ibv_alloc_pd");
+	struct ibv_pd *pds[2] = { pd, pd };
+	const int ports[2] = { 1, 2 };
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		     IBV_ACCESS_REMOTE_READ;
 	static char plain[4096];
@@ -224,7 +147,7 @@ int main(int argc, char **argv)
 	odp_mr = odp_reg(pd, odp, access, implicit);
 	plain_mr = must(ibv_reg_mr(pd, plain, sizeof(plain), access),
 			"ibv_reg_mr");
-	rc_create(ctx, pd, &rc);
+	rc_create(&rc, pds, ports, 4);
 
 	round_trip(&rc, odp, odp_mr, plain, plain_mr, "first pages");
 	round_trip(&rc, odp, odp_mr, plain, plain_mr, "same pages");

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * last_byte.c DEVICE [PEER] - what software that polls memory may rely on
+ * when an RDMA WRITE lands (issue 24: riostream's "data verification
+ * failed").  qp[0] on DEVICE port 1, qp[1] on PEER port 1 (another device)
+ * or on DEVICE port 2.
+ *
+ *  1. Last-byte polling (librdmacm's riostream, MPI eager RDMA): a thread
+ *     on another CPU spins on the last byte of the destination; once it
+ *     changes, every byte before it must hold the new message.  A real HCA
+ *     writes in ascending address order (PCIe posted writes keep their
+ *     order); a device that stores the end first shows old bytes here.
+ *  2. WRITE then SEND on one QP, and WRITE with immediate: when the
+ *     receive completes, the written data is in place (IBA 9.5: a
+ *     request's effects are visible in the order the requests were sent;
+ *     10.8.3: a completion means the message is placed).
+ *  3. Register / write / deregister cycles: each cycle's writes land in
+ *     its own registration, and a WRITE with the previous cycle's rkey is
+ *     refused (remote access error), never placed in the newer region.
+ * Every byte is checked.  Built by scripts/build-provider.sh; run by
+ * selftests/verbs/uverbs.py.  Prints one line per check and
+ * "last_byte: ok".
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ud_self.h"
+#include "rc_pair.h"
+
+#define MAX_MSG (64 * 1024)
+#define ROUNDS 400		/* per size: riostream failed within ~20 */
+#define CYCLES 300		/* more than a key's 8-bit variant */
+#define DEPTH 8
+#define SPIN_LIMIT_NS (20ull * 1000 * 1000 * 1000)
+
+static const uint32_t sizes[] = { 1, 8, 63, 64, 65, 128, 200, 256, 257, 512,
+				  513, 768, 1000, 2048, 2049, 4096, 5000, 65536 };
+
+static uint8_t src[MAX_MSG] __attribute__((aligned(4096)));
+static uint8_t dst[MAX_MSG + 4096] __attribute__((aligned(4096)));
+
+/* Byte i of round g: consecutive rounds differ in every byte. */
+static uint8_t pattern(uint32_t g, uint32_t i)
+{
+	return (uint8_t)(i * 131 + g * 17 + 1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void fail(const char *fmt, uint32_t a, uint32_t b, uint32_t c)
+{
+	fprintf(stderr, "last_byte: ");
+	fprintf(stderr, fmt, a, b, c);
+	fprintf(stderr, "\n");
+	exit(1);
+}
+
+/* A verb call that returns 0 on success. */
+#define ok(call)							\
+	do {								\
+		int ret_ = (call);					\
+		if (ret_)						\
+			fail(#call ": %u", (uint32_t)ret_, 0, 0);	\
+	} while (0)
+
+/* The first byte of dst[0, n) that is not round g's, or n. */
+static uint32_t first_wrong(const uint8_t *buf, uint32_t n, uint32_t g)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (buf[i] != pattern(g, i))
+			return i;
+	return n;
+}
+
+/* One completion on cq, successful, with the given opcode. */
+static void expect_wc(struct ibv_cq *cq, enum ibv_wc_opcode opcode, const char *what)
+{
+	uint64_t start = now_ns();
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0)
+		if (now_ns() - start > SPIN_LIMIT_NS)
+			fail("%s: no completion", 0, 0, 0);
+	if (n != 1 || wc.status != IBV_WC_SUCCESS || wc.opcode != opcode) {
+		fprintf(stderr, "last_byte: %s: %s, opcode %d\n", what,
+			n == 1 ? ibv_wc_status_str(wc.status) : "poll failed",
+			n == 1 ? (int)wc.opcode : -1);
+		exit(1);
+	}
+}
+
+static void post_write(struct rc_pair *rc, struct ibv_mr *from, uint32_t len,
+		       const void *to, uint32_t rkey, enum ibv_wr_opcode opcode,
+		       int signaled)
+{
+	struct ibv_sge sge = { (uintptr_t)from->addr, len, from->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = opcode,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+		.wr.rdma = { .remote_addr = (uintptr_t)to, .rkey = rkey },
+	}, *bad;
+
+	ok(ibv_post_send(rc->qp[0], &wr, &bad));
+}
+
+/* ---- 1. last-byte polling --------------------------------------------- */
+
+struct poller {
+	uint32_t want;		/* round to wait for (0: stop) */
+	uint32_t done;		/* last round checked */
+	uint32_t n;
+};
+
+static void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);	/* best effort */
+}
+
+static void *poll_last_byte(void *arg)
+{
+	struct poller *p = arg;
+	uint32_t g, n, bad;
+	uint64_t start;
+
+	pin_to_cpu(1);
+	for (;;) {
+		while ((g = __atomic_load_n(&p->want, __ATOMIC_ACQUIRE)) == p->done)
+			;
+		if (!g)
+			return NULL;
+		n = p->n;
+		start = now_ns();
+		while (__atomic_load_n(&dst[n - 1], __ATOMIC_ACQUIRE) != pattern(g, n - 1))
+			if (now_ns() - start > SPIN_LIMIT_NS)
+				fail("%u bytes, round %u: the last byte never came", n, g, 0);
+		bad = first_wrong(dst, n - 1, g);
+		if (bad != n - 1)
+			fail("%u bytes, round %u: byte %u was old when the last byte was new",
+			     n, g, bad);
+		__atomic_store_n(&p->done, g, __ATOMIC_RELEASE);
+	}
+}
+
+static void last_byte_polling(struct rc_pair *rc, struct ibv_mr *src_mr,
+			      struct ibv_mr *dst_mr)
+{
+	struct poller p = { 0 };
+	uint32_t s, r, g = 0, n;
+	pthread_t thread;
+	uint64_t start;
+
+	check("poller thread", pthread_create(&thread, NULL, poll_last_byte, &p), 0);
+	pin_to_cpu(0);
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		n = sizes[s];
+		/* the poller is idle: make sure the first round's last byte
+		 * is not there already */
+		dst[n - 1] = (uint8_t)~pattern(g + 1, n - 1);
+		p.n = n;
+		for (r = 0; r < ROUNDS; r++) {
+			g++;
+			for (uint32_t i = 0; i < n; i++)
+				src[i] = pattern(g, i);
+			__atomic_store_n(&p.want, g, __ATOMIC_RELEASE);
+			post_write(rc, src_mr, n, dst, dst_mr->rkey, IBV_WR_RDMA_WRITE, 1);
+			expect_wc(rc->cq[0], IBV_WC_RDMA_WRITE, "RDMA WRITE");
+			start = now_ns();
+			while (__atomic_load_n(&p.done, __ATOMIC_ACQUIRE) != g)
+				if (now_ns() - start > SPIN_LIMIT_NS)
+					fail("%u bytes, round %u: the poller is stuck", n, g, 0);
+		}
+		printf("last byte polled, %u bytes: %u rounds, every byte new\n", n, ROUNDS);
+	}
+	__atomic_store_n(&p.want, 0, __ATOMIC_RELEASE);
+	pthread_join(thread, NULL);
+}
+
+/* ---- 2. WRITE then SEND, WRITE with immediate ------------------------- */
+
+static void post_recv(struct rc_pair *rc, struct ibv_mr *mr)
+{
+	struct ibv_sge sge = { (uintptr_t)mr->addr + MAX_MSG, 64, mr->lkey };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	ok(ibv_post_recv(rc->qp[1], &wr, &bad));
+}
+
+static void write_then_notify(struct rc_pair *rc, struct ibv_mr *src_mr,
+			      struct ibv_mr *dst_mr, int with_imm)
+{
+	uint32_t s, g, n, bad;
+
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		n = sizes[s];
+		for (g = 1; g <= 20; g++) {
+			for (uint32_t i = 0; i < n; i++)
+				src[i] = pattern(g + 1000 * with_imm, i);
+			post_recv(rc, dst_mr);
+			if (with_imm) {
+				post_write(rc, src_mr, n, dst, dst_mr->rkey,
+					   IBV_WR_RDMA_WRITE_WITH_IMM, 1);
+			} else {
+				post_write(rc, src_mr, n, dst, dst_mr->rkey,
+					   IBV_WR_RDMA_WRITE, 0);
+				post_write(rc, src_mr, 4, NULL, 0, IBV_WR_SEND, 1);
+			}
+			expect_wc(rc->cq[1], with_imm ? IBV_WC_RECV_RDMA_WITH_IMM :
+				  IBV_WC_RECV, "receive");
+			bad = first_wrong(dst, n, g + 1000 * with_imm);
+			if (bad != n)
+				fail("%u bytes, round %u: byte %u not placed at the receive's completion",
+				     n, g, bad);
+			expect_wc(rc->cq[0], with_imm ? IBV_WC_RDMA_WRITE : IBV_WC_SEND,
+				  "requester");
+		}
+	}
+	printf("%s: placed at the receive's completion, every size\n",
+	       with_imm ? "RDMA WRITE with immediate" : "RDMA WRITE then SEND");
+}
+
+/* ---- 3. register / write / deregister cycles -------------------------- */
+
+static void registration_cycles(struct rc_pair *rc, struct ibv_pd *pd,
+				struct ibv_mr *src_mr)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	uint32_t c, bad, old_rkey = 0, n = 4096;
+	struct ibv_mr *mr = NULL;
+	struct ibv_wc wc;
+	uint64_t start;
+	int got;
+
+	for (c = 1; c <= CYCLES; c++) {
+		/* alternate between two halves so addresses repeat too */
+		uint8_t *buf = dst + (c & 1) * 2048;
+
+		mr = must(ibv_reg_mr(pd, buf, n, access), "ibv_reg_mr");
+		if (mr->rkey == old_rkey)
+			fail("cycle %u: rkey 0x%x given again right after its deregistration",
+			     c, mr->rkey, 0);
+		for (uint32_t i = 0; i < n; i++)
+			src[i] = pattern(c, i);
+		/* four writes in flight, a quarter each, then their completions */
+		for (uint32_t q = 0; q < 4; q++) {
+			struct ibv_sge sge = { (uintptr_t)src + q * n / 4, n / 4, src_mr->lkey };
+			struct ibv_send_wr wr = {
+				.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = { (uintptr_t)buf + q * n / 4, mr->rkey },
+			}, *badwr;
+
+			ok(ibv_post_send(rc->qp[0], &wr, &badwr));
+		}
+		for (uint32_t q = 0; q < 4; q++)
+			expect_wc(rc->cq[0], IBV_WC_RDMA_WRITE, "cycle's RDMA WRITE");
+		bad = first_wrong(buf, n, c);
+		if (bad != n)
+			fail("cycle %u: byte %u of the registration is not the cycle's data",
+			     c, bad, 0);
+		old_rkey = mr->rkey;
+		ok(ibv_dereg_mr(mr));
+	}
+	printf("registration cycles: %u, every write in its own registration\n", CYCLES);
+
+	/* The last cycle's rkey after its deregistration and a new
+	 * registration of the same buffer: refused, nothing placed. */
+	mr = must(ibv_reg_mr(pd, dst, n, access), "ibv_reg_mr");
+	memset(dst, 0x5a, n);
+	for (uint32_t i = 0; i < n; i++)
+		src[i] = 0xa5;
+	post_write(rc, src_mr, n, dst, old_rkey, IBV_WR_RDMA_WRITE, 1);
+	start = now_ns();
+	while ((got = ibv_poll_cq(rc->cq[0], 1, &wc)) == 0)
+		if (now_ns() - start > SPIN_LIMIT_NS)
+			fail("stale rkey: no completion", 0, 0, 0);
+	check("stale rkey: remote access error",
+	      got == 1 && wc.status == IBV_WC_REM_ACCESS_ERR, 1);
+	for (uint32_t i = 0; i < n; i++)
+		if (dst[i] != 0x5a)
+			fail("stale rkey: byte %u of the new registration written", i, 0, 0);
+	ok(ibv_dereg_mr(mr));
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx[2];
+	struct ibv_pd *pd[2];
+	int port[2] = { 1, argc > 2 ? 1 : 2 };
+	struct ibv_mr *src_mr, *dst_mr;
+	struct rc_pair rc;
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+
+	ctx[0] = open_device(argc > 1 ? argv[1] : NULL);
+	ctx[1] = argc > 2 ? open_device(argv[2]) : ctx[0];
+	pd[0] = must(ibv_alloc_pd(ctx[0]), "ibv_alloc_pd");
+	pd[1] = argc > 2 ? must(ibv_alloc_pd(ctx[1]), "ibv_alloc_pd") : pd[0];
+	src_mr = must(ibv_reg_mr(pd[0], src, sizeof(src), access), "ibv_reg_mr");
+	dst_mr = must(ibv_reg_mr(pd[1], dst, sizeof(dst), access), "ibv_reg_mr");
+	rc_create(&rc, pd, port, DEPTH);
+
+	last_byte_polling(&rc, src_mr, dst_mr);
+	write_then_notify(&rc, src_mr, dst_mr, 0);
+	write_then_notify(&rc, src_mr, dst_mr, 1);
+	ok(ibv_dereg_mr(dst_mr));
+	registration_cycles(&rc, pd[1], src_mr);	/* leaves qp[0] in error */
+
+	rc_destroy(&rc);
+	ok(ibv_dereg_mr(src_mr));
+	printf("last_byte: ok\n");
+	return 0;
+}

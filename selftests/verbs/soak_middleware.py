@@ -1,0 +1,112 @@
+"""The middleware soak (`make soak-middleware`; not part of `make test`).
+
+Issue 24, finding 3: a guest soft-locked both vCPUs during an Open MPI
+ping-pong that followed a series of ucx_perftest runs.  This replays that
+series in one guest, round after round (VHCA_SOAK_ROUNDS, default 10),
+with the guest's console at full log level, until something goes wrong:
+
+1. ucx_perftest over rc_verbs,ud_verbs: tag_lat 8 B, tag_bw 1 MiB,
+   ucp_put_bw 64 KiB; tag_lat 8 B over ud_verbs alone;
+2. three runs over UCX's shared-memory transports (sm);
+3. three runs over rc_verbs,self, which UCX refuses ("Destination is
+   unreachable": rc_verbs alone has no wire-up transport);
+4. mpi_check (programs/mpi_check.c, every byte checked, up to 4 MiB) on
+   two ranks over pml ucx with UCX_TLS=rc_verbs,ud_verbs,self.
+
+After every round the guest's kernel log must hold no soft lockup, hung
+task, BUG, WARNING or RCU stall.  When a command does not come back, the
+test saves every QEMU thread's backtrace (gdb) and the console log before
+it stops the guest: build/vm-logs/soak-*.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlib  # noqa: E402
+from vmlib import log  # noqa: E402
+from middleware import MPI_CHECK, build_mpi_check, ucx_env  # noqa: E402
+from uverbs import run_pair, verbs_vm  # noqa: E402
+
+ROUNDS = int(os.environ.get("VHCA_SOAK_ROUNDS", "10"))
+UCX_PORT = 13338
+RC_UD = "rc_verbs,ud_verbs"
+# (UCX_TLS, test, size, iterations, must pass)
+SERIES = [
+    (RC_UD, "tag_lat", "8", 1000, True),
+    (RC_UD, "tag_bw", "1048576", 50, True),
+    (RC_UD, "ucp_put_bw", "65536", 200, True),
+    ("ud_verbs", "tag_lat", "8", 1000, True),
+    ("sm,self", "tag_lat", "8", 1000, True),
+    ("sm,self", "tag_bw", "1048576", 50, True),
+    ("sm,self", "ucp_put_bw", "65536", 200, True),
+    ("rc_verbs,self", "tag_lat", "8", 100, False),
+    ("rc_verbs,self", "tag_bw", "65536", 20, False),
+    ("rc_verbs,self", "ucp_put_bw", "65536", 20, False),
+]
+KERNEL_TROUBLE = re.compile(
+    r"soft lockup|hung_task|blocked for more than|BUG:|WARNING:|rcu_sched self-detected|"
+    r"rcu: INFO|Call Trace")
+
+
+def save_qemu_backtraces(machine, tag):
+    """Every QEMU thread's backtrace, while it still runs."""
+    path = os.path.join(machine.log_dir, "soak-%s-qemu-bt.txt" % tag)
+    if machine.proc is None or machine.proc.poll() is not None:
+        return
+    with open(path, "w") as out:
+        subprocess.run(["gdb", "-p", str(machine.proc.pid), "-batch", "-nx",
+                        "-ex", "thread apply all bt"], stdout=out, stderr=subprocess.STDOUT,
+                       timeout=120, check=False)
+    log("QEMU backtraces", "written to %s" % path)
+
+
+@pytest.fixture(scope="module")
+def vm():
+    with verbs_vm("soak") as machine:
+        machine.run("dmesg -n 8; echo 1 > /proc/sys/kernel/softlockup_all_cpu_backtrace",
+                    timeout=60)
+        yield machine
+
+
+def perftest(vm, tls, test, size, iters):
+    src, crc, sout, cout = run_pair(
+        vm, "env %s ucx_perftest -p %d" % (ucx_env(tls, "vhca0:1"), UCX_PORT),
+        "env %s ucx_perftest localhost -p %d -t %s -s %s -n %d -w 10 -f"
+        % (ucx_env(tls, "vhca0:2"), UCX_PORT, test, size, iters),
+        timeout=300, listen_port=UCX_PORT)
+    return (src, crc), sout + "\n--- client ---\n" + cout
+
+
+def mpi_pingpong(vm):
+    ranks = " : ".join("-np 1 env %s %s 4194304" % (ucx_env(RC_UD + ",self", dev), MPI_CHECK)
+                       for dev in ("vhca0:1", "vhca0:2"))
+    _, out = vm.run("timeout 600 mpirun --allow-run-as-root --oversubscribe "
+                    "--mca pml ucx --mca btl self --mca osc ^ucx --mca oob_tcp_if_include lo "
+                    "--mca plm_rsh_agent false %s; echo mpi-status=$?" % ranks, timeout=660)
+    return out
+
+
+@pytest.mark.parametrize("round_no", range(1, ROUNDS + 1))
+def test_soak_round(vm, round_no):
+    build_mpi_check()
+    vm.run("dmesg -C", timeout=60)
+    try:
+        for tls, test, size, iters, must_pass in SERIES:
+            status, out = perftest(vm, tls, test, size, iters)
+            log("soak %d: ucx_perftest %s %s %s" % (round_no, tls, test, size), out)
+            if must_pass:
+                assert status == (0, 0), out
+        out = mpi_pingpong(vm)
+        log("soak %d: mpirun" % round_no, out)
+        assert "mpi-status=0" in out and "mpi_check: ok" in out, out
+    except vmlib.VMTimeout:
+        save_qemu_backtraces(vm, "round%d" % round_no)
+        raise
+    _, kernel = vm.run("dmesg", timeout=120)
+    trouble = [line for line in kernel.splitlines() if KERNEL_TROUBLE.search(line)]
+    assert not trouble, kernel[-6000:]
