@@ -90,6 +90,21 @@ tree_hash() {
     } | sha256sum | cut -c1-16
 }
 
+# QEMU 10.2.2 does not link without CONFIG_CXL (--without-default-devices):
+# ACPI_X86 selects ACPI_CXL, whose hw/acpi/cxl.c calls
+# cxl_fmws_get_all_sorted(), which only hw/cxl/cxl-host.c defines, not
+# cxl-host-stubs.c.  Add the stub (no CXL windows: hw/acpi/cxl.c builds an
+# empty list) to the tree, idempotently, after every glue or `git am`; it is
+# QEMU's bug, so it is not part of the vhca series.  Editing the stub file
+# rebuilds one object.
+fix_cxl_stub() {
+    local stubs=$1/hw/cxl/cxl-host-stubs.c
+    grep -q 'cxl_fmws_get_all_sorted' "$stubs" && return 0
+    grep -q '^GSList \*cxl_fmws_get_all_sorted(void)' "$1/include/hw/cxl/cxl_host.h" ||
+        die "cxl_fmws_get_all_sorted() is gone from cxl_host.h: check fix_cxl_stub"
+    printf '\n%s\n' 'GSList *cxl_fmws_get_all_sorted(void) { return NULL; }' >> "$stubs"
+}
+
 main10() {
     MESON_PYTHONPATH=$("$REPO/scripts/deps-qemu10.sh")
     # ninja runs meson again when a meson.build changes (vhca-qtests.txt).
@@ -108,6 +123,7 @@ main10() {
             say "synced ${SYNCED[*]}"
         fi
     fi
+    fix_cxl_stub "$TREE"
     build_tree
     link_firmware
     link_products

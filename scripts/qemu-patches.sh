@@ -144,6 +144,7 @@ check_series() {
     git "${git_id[@]}" -C "$check" am -q "${patches[@]}" ||
         die "git am failed in $check"
     TREE=$check
+    fix_cxl_stub "$TREE"
     device_list > "$TREE/vhca.mak.new"
     sync_file "$TREE/vhca.mak.new" "$TREE/configs/devices/x86_64-softmmu/vhca.mak"
     rm -f "$TREE/vhca.mak.new"
