@@ -5,6 +5,20 @@
 # Documentation/testing.md describes the tiers and the VM harness.
 
 PYTHON := /usr/bin/python3
+# QEMU_VERSION=10.2: `make qemu` and `make check-qtest` build and test QEMU
+# 10.2 (scripts/build-qemu10.sh, build/qemu-10.2/; Documentation/device.md
+# "QEMU versions") instead of Debian 12's 7.2; every other target, and
+# `make test`, uses 7.2.
+QEMU_VERSION ?= 7.2
+ifeq ($(QEMU_VERSION),7.2)
+BUILD_QEMU := scripts/build-qemu.sh
+QEMU_OUT := build/qemu
+else ifeq ($(QEMU_VERSION),10.2)
+BUILD_QEMU := scripts/build-qemu10.sh
+QEMU_OUT := build/qemu-10.2
+else
+$(error QEMU_VERSION=$(QEMU_VERSION): expected 7.2 or 10.2)
+endif
 # KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh:
 # KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm`, `check-ulp`
 # and `run`.  KERNEL=6.12 or 7.3: Debian's kernel of that series, fetched
@@ -33,7 +47,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
-	bench-dplockless bench-copy run clean
+	bench-dplockless bench-copy run clean qemu-patches check-qemu-patches
 
 all: qemu module initramfs
 
@@ -41,7 +55,7 @@ deps:
 	@scripts/deps.sh
 
 qemu: deps
-	scripts/build-qemu.sh
+	$(BUILD_QEMU)
 
 # QEMU with only the device model under AddressSanitizer, from the plain
 # tree (Documentation/device.md "Debugging"); ASAN_QTESTS: qtest programs
@@ -74,11 +88,20 @@ switch: deps
 provider: deps
 	scripts/build-provider.sh
 
+# The device as a `git format-patch` series against QEMU 10.2's tree:
+# build/qemu-patches/; check-qemu-patches applies it with `git am` to a clean
+# tree, builds it and runs the qtests.  Not part of `make test`.
+qemu-patches: deps
+	scripts/qemu-patches.sh write
+
+check-qemu-patches: deps qemu-patches
+	scripts/qemu-patches.sh check
+
 check-unit: deps
 	scripts/run-unit.sh
 
 check-qtest: deps qemu
-	scripts/run-qtest.sh
+	VHCA_QEMU_OUT=$(QEMU_OUT) scripts/run-qtest.sh
 
 # libFuzzer targets of the device's parsers, on the host (fuzz/README.md);
 # FUZZ_SECONDS per target, default 60.

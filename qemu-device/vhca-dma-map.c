@@ -36,8 +36,7 @@
 #include "qemu/osdep.h"
 #include "qemu/int128.h"
 #include "qemu/rcu.h"
-#include "exec/memory.h"
-#include "sysemu/dma.h"
+#include "vhca-qemu-compat.h"
 #include "vhca-dma-map.h"
 #include "vhca-dp-lock.h"
 #include "trace.h"
@@ -93,7 +92,7 @@ static void vhca_ram_map_section(MemoryListener *listener,
     uint64_t start = section->offset_within_address_space;
 
     /* direct for writes implies direct for reads */
-    if (!memory_access_is_direct(section->mr, true) ||
+    if (!memory_access_is_direct(section->mr, true, MEMTXATTRS_UNSPECIFIED) ||
         int128_gethi(section->size) || map->n == VHCA_RAM_RANGES) {
         return;
     }
@@ -149,7 +148,7 @@ static bool vhca_dma_is_ram(AddressSpace *as, uint64_t addr, uint64_t len,
 
     mr = address_space_translate(as, addr, &xlat, &section_len, write,
                                  MEMTXATTRS_UNSPECIFIED);
-    return memory_access_is_direct(mr, write);
+    return memory_access_is_direct(mr, write, MEMTXATTRS_UNSPECIFIED);
 }
 
 bool vhca_dma_map(VhcaState *s, const VhcaDmaPiece *piece, uint64_t len,

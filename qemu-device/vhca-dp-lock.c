@@ -41,10 +41,9 @@
 #include "qemu/atomic.h"
 #include "qemu/host-utils.h"
 #include "qapi/visitor.h"
-#include "exec/memory.h"
 #include "hw/core/cpu.h"
 #include "hw/pci/msix.h"
-#include "sysemu/qtest.h"
+#include "vhca-qemu-compat.h"
 #include "vhca.h"
 #include "vhca-transport.h"
 #include "vhca-dp-lock.h"
@@ -182,7 +181,7 @@ bool vhca_dp_dma_refused(VhcaState *s, uint64_t addr, uint64_t len)
                                                    MEMTXATTRS_UNSPECIFIED);
 
         /* direct for writes implies direct for reads (ROM is refused) */
-        if (!memory_access_is_direct(mr, true) || mr->owner == OBJECT(s) ||
+        if (!memory_access_is_direct(mr, true, MEMTXATTRS_UNSPECIFIED) || mr->owner == OBJECT(s) ||
             l == 0) {
             trace_vhca_dp_dma_refused(addr, len);
             return true;
@@ -249,7 +248,7 @@ void vhca_dp_sq_produced(VhcaState *s, VhcaQp *qp)
     trace_vhca_dp_lockless(handle, qp->sq.ci, qp->sq.pi);
     /* Lock order: drop ours, then the BQL; take ours alone. */
     qemu_rec_mutex_unlock(&vhca_dp_mutex);
-    qemu_mutex_unlock_iothread();
+    bql_unlock();
     qemu_rec_mutex_lock(&vhca_dp_mutex);
     vhca_dp_unlocked = true;
     /*
@@ -265,7 +264,7 @@ void vhca_dp_sq_produced(VhcaState *s, VhcaQp *qp)
     }
     vhca_dp_unlocked = false;
     qemu_rec_mutex_unlock(&vhca_dp_mutex);
-    qemu_mutex_lock_iothread();
+    bql_lock();
     qemu_rec_mutex_lock(&vhca_dp_mutex);    /* the caller's guard's */
     vhca_dp_flush_msix();
 }

@@ -38,6 +38,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "qemu/thread.h"
+#include "vhca-qemu-compat.h"
 #include "vhca.h"
 #include "vhca-sqpoll.h"
 #include "vhca-dp-lock.h"
@@ -129,7 +130,7 @@ static void vhca_sqpoll_window(VhcaSqPoller *p)
     int64_t idle_since = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     uint64_t passes = 0, busy = 0;
 
-    qemu_mutex_lock_iothread();
+    bql_lock();
     vhca_sqpoll_set_polling(p, true);
     trace_vhca_sqpoll_wake();
     while (!qatomic_read(&p->stop)) {
@@ -153,13 +154,13 @@ static void vhca_sqpoll_window(VhcaSqPoller *p)
             busy++;
             idle_since = now;
         }
-        qemu_mutex_unlock_iothread();
+        bql_unlock();
         vhca_sqpoll_pause();
-        qemu_mutex_lock_iothread();
+        bql_lock();
     }
     p->polling = false;
     trace_vhca_sqpoll_sleep(passes, busy);
-    qemu_mutex_unlock_iothread();
+    bql_unlock();
 }
 
 static void *vhca_sqpoll_thread(void *opaque)
@@ -205,9 +206,9 @@ void vhca_sqpoll_unrealize(VhcaState *s)
     }
     qatomic_set(&p->stop, true);
     qemu_event_set(&p->wake);
-    qemu_mutex_unlock_iothread();
+    bql_unlock();
     qemu_thread_join(&p->thread);
-    qemu_mutex_lock_iothread();
+    bql_lock();
     qemu_event_destroy(&p->wake);
     s->sq_poller = NULL;
     g_free(p);

@@ -108,7 +108,7 @@
 #include "vhca-port-faults.h"
 #include "hw/qdev-properties-system.h"
 #include "migration/vmstate.h"
-#include "sysemu/dma.h"
+#include "vhca-qemu-compat.h"
 #include "vhca.h"
 #include "vhca-link.h"
 #include "vhca-dma-map.h"
@@ -664,11 +664,13 @@ static void vhca_realize(PCIDevice *pdev, Error **errp)
     }
 }
 
-static void vhca_qdev_reset(DeviceState *dev)
+/* Every reset (bus, system, device_cold_reset) in its hold phase. */
+static void vhca_reset_hold(Object *obj, ResetType type)
 {
     VHCA_DP_GUARD();
-    vhca_reset(VHCA(dev));
+    vhca_reset(VHCA(obj));
 }
+VHCA_DEFINE_RESET_HOLD(vhca_reset_hold)
 
 /* qom-set of portN-link: runs in the monitor, with the BQL held. */
 static void vhca_port_link_set(Object *obj, uint32_t num, bool value,
@@ -737,7 +739,7 @@ static const VMStateDescription vmstate_vhca = {
     .unmigratable = 1,
 };
 
-static Property vhca_properties[] = {
+static const Property vhca_properties[] = {
     DEFINE_PROP_UINT8("ports", VhcaState, num_ports, 1),
     DEFINE_PROP_UINT64("node-guid", VhcaState, node_guid_prop, 0),
     DEFINE_PROP_STRING("fabric", VhcaState, fabric_name),
@@ -761,12 +763,12 @@ static Property vhca_properties[] = {
     DEFINE_PROP_UINT32("sq-poll-window", VhcaState, sq_poll_window_us, 100),
     DEFINE_PROP_BOOL("rc-window", VhcaState, rc_window, false),
     DEFINE_PROP_BOOL("dp-lockless", VhcaState, dp_lockless, false),
-    DEFINE_PROP_END_OF_LIST(),
 };
 
-static void vhca_class_init(ObjectClass *klass, void *data)
+static void vhca_class_init(ObjectClass *klass, VhcaClassData data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
 
     k->realize = vhca_realize;
@@ -778,7 +780,7 @@ static void vhca_class_init(ObjectClass *klass, void *data)
     k->subsystem_vendor_id = PCI_SUBVENDOR_ID_REDHAT_QUMRANET;
     k->subsystem_id = PCI_SUBDEVICE_ID_QEMU;
     dc->desc = "Virtual InfiniBand HCA";
-    dc->reset = vhca_qdev_reset;
+    rc->phases.hold = VHCA_RESET_HOLD(vhca_reset_hold);
     dc->vmsd = &vmstate_vhca;
     device_class_set_props(dc, vhca_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);

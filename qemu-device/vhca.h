@@ -20,7 +20,7 @@
 #ifndef HW_MISC_VHCA_H
 #define HW_MISC_VHCA_H
 
-#include "hw/pci/pci.h"
+#include "vhca-qemu-compat.h"
 #include "qemu/bitmap.h"
 #include "qemu/queue.h"
 #include "qemu/timer.h"

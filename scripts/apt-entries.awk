@@ -7,10 +7,12 @@
 #
 #   awk -f apt-entries.awk FILES...          deb-src stanzas of the same
 #       suites, for `apt-get source qemu` (scripts/deps.sh)
-#   awk -v release=trixie -f apt-entries.awk FILES...   deb stanzas of
-#       trixie and trixie-backports from the entries of suite `bookworm`
-#       itself (not -security, -updates: other archives or paths), for the
-#       guest kernels 6.12 and 7.3 (scripts/fetch-kernel.sh)
+#   awk -v derive="SUITE..." -f apt-entries.awk FILES...   deb stanzas of
+#       those suites from the entries of suite `bookworm` itself (not
+#       -security, -updates: other archives or paths): "trixie
+#       trixie-backports" for the guest kernels 6.12 and 7.3
+#       (scripts/apt-trixie.sh), "bookworm-backports" for QEMU 10's meson
+#       (scripts/deps-qemu10.sh)
 
 function emit(uris, suites, comps, signed,   n, i, s, out) {
 	if (comps !~ /(^| )main( |$)/)
@@ -18,9 +20,9 @@ function emit(uris, suites, comps, signed,   n, i, s, out) {
 	n = split(suites, s, " ")
 	out = ""
 	for (i = 1; i <= n; i++)
-		if (release != "" && s[i] == "bookworm")
-			out = release " " release "-backports"
-		else if (release == "" && s[i] ~ /^bookworm/)
+		if (derive != "" && s[i] == "bookworm")
+			out = derive
+		else if (derive == "" && s[i] ~ /^bookworm/)
 			out = out (out == "" ? "" : " ") s[i]
 	if (out == "")
 		return
@@ -30,7 +32,7 @@ function emit(uris, suites, comps, signed,   n, i, s, out) {
 	seen[key] = 1
 	if (printed++)
 		print ""
-	print "Types: " (release == "" ? "deb-src" : "deb")
+	print "Types: " (derive == "" ? "deb-src" : "deb")
 	print "URIs: " uris
 	print "Suites: " out
 	print "Components: main"

@@ -18,7 +18,7 @@ sudo_cmd=()
 
 mapfile -t apt_sources < <(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 	/etc/apt/sources.list.d/*.sources 2>/dev/null | grep -vxF "$sources_file")
-entries=$(awk -v release=trixie -f "$(dirname "$0")/apt-entries.awk" "${apt_sources[@]}")
+entries=$(awk -v derive="trixie trixie-backports" -f "$(dirname "$0")/apt-entries.awk" "${apt_sources[@]}")
 if [ -z "$entries" ]; then
 	echo "apt-trixie: no bookworm 'deb' entry with component main in ${apt_sources[*]}" >&2
 	exit 1

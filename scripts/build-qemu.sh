@@ -269,4 +269,7 @@ main() {
     link_products
 }
 
-main "$@"; exit $?
+# scripts/build-qemu10.sh sources this file for its functions.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    main "$@"; exit $?
+fi

@@ -9,7 +9,10 @@
 # "passed=N failed=M".  Exits non-zero when a test failed, a program
 # crashed, or nothing ran.  Built by scripts/build-qemu.sh.
 #
-# Environment: QTEST_LOG=1 shows QEMU's own log; VHCA_QTEST_PROGRAMS names
+# Environment: VHCA_QEMU_OUT, the build to test (default build/qemu;
+# `make check-qtest QEMU_VERSION=10.2` passes build/qemu-10.2, whose results
+# are build/results/qtest-10.2.*); QTEST_LOG=1 shows QEMU's own log;
+# VHCA_QTEST_PROGRAMS names
 # the programs to run (default: all but the benchmarks, vhca-bench-*, which
 # vhca-qtests.txt lists so that meson builds them; make bench-copy runs
 # them); VHCA_QTEST_ARGS adds arguments to
@@ -18,16 +21,21 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RESULTS=$REPO/build/results
-QEMU=$REPO/build/qemu/qemu-system-x86_64
-TESTS=$REPO/build/qemu/qtest
-LOG=$RESULTS/qtest.log
+OUT=$REPO/${VHCA_QEMU_OUT:-build/qemu}
+TIER=qtest
+if [ "$OUT" != "$REPO/build/qemu" ]; then
+    TIER=qtest-${OUT##*/qemu-}
+fi
+QEMU=$OUT/qemu-system-x86_64
+TESTS=$OUT/qtest
+LOG=$RESULTS/$TIER.log
 JUNIT="/usr/bin/python3 $REPO/scripts/junit.py"
 
 mkdir -p "$RESULTS"
-rm -rf "$RESULTS/qtest.xml" "$RESULTS/qtest.txt" "$RESULTS/qtest"
-mkdir -p "$RESULTS/qtest"
+rm -rf "$RESULTS/$TIER.xml" "$RESULTS/$TIER.txt" "$RESULTS/$TIER"
+mkdir -p "$RESULTS/$TIER"
 : > "$LOG"
-finish() { exec $JUNIT finish qtest "$1"; }
+finish() { exec $JUNIT finish "$TIER" "$1"; }
 
 programs=${VHCA_QTEST_PROGRAMS:-$(grep -v '^vhca-bench-' \
     "$REPO/qemu-device/tests/vhca-qtests.txt")}
@@ -44,8 +52,8 @@ status=0
 xmls=()
 for name in $programs; do
     test=$TESTS/$name
-    log=$RESULTS/qtest/$name.log
-    xmls+=("$RESULTS/qtest/$name.xml")
+    log=$RESULTS/$TIER/$name.log
+    xmls+=("$RESULTS/$TIER/$name.xml")
     if [ ! -x "$test" ]; then
         echo "qtest: $test missing: run scripts/build-qemu.sh" >&2
         status=1
@@ -55,7 +63,7 @@ for name in $programs; do
     timeout 600 "$test" --tap -k ${VHCA_QTEST_ARGS:-} > "$log" 2>&1
     rc=$?
     { echo "### $name (exit $rc)"; cat "$log"; } >> "$LOG"
-    $JUNIT from-tap "qtest.$name" "$RESULTS/qtest/$name.xml" < "$log"
+    $JUNIT from-tap "$TIER.$name" "$RESULTS/$TIER/$name.xml" < "$log"
     grep -E '^(ok|not ok) ' "$log" | sed "s|^|  $name: |"
     if [ "$rc" -ne 0 ]; then
         # A crash or timeout: finish counts it when TAP recorded no failure.
@@ -64,5 +72,5 @@ for name in $programs; do
         status=$rc
     fi
 done
-$JUNIT merge "$RESULTS/qtest.xml" "${xmls[@]}"
+$JUNIT merge "$RESULTS/$TIER.xml" "${xmls[@]}"
 finish "$status"

@@ -13,7 +13,6 @@
  */
 
 #include "vhca-qtest-cable.h"
-#include "qapi/qmp/qdict.h"
 
 #define FRAME_MAX   (sizeof(struct vhca_wire_hdr) + 4096)
 

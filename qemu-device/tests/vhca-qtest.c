@@ -5,7 +5,6 @@
  */
 
 #include "vhca-qtest.h"
-#include "qapi/qmp/qlist.h"
 
 /* ---- plumbing -------------------------------------------------------- */
 

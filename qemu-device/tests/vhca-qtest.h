@@ -12,7 +12,14 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "libqtest.h"
+/* QEMU 9.2 moved the QObject headers from qapi/qmp/ to qobject/. */
+#if __has_include("qobject/qdict.h")
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
+#else
 #include "qapi/qmp/qdict.h"
+#include "qapi/qmp/qlist.h"
+#endif
 #include "libqos/pci.h"
 #include "libqos/pci-pc.h"
 #include "libqos/malloc-pc.h"
