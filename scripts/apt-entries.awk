@@ -3,7 +3,8 @@
 # mirror apt already uses.  Input: the apt source files, one-line (*.list)
 # and deb822 (*.sources).  Entries whose types already include deb-src,
 # disabled stanzas (Enabled: no) and suites other than bookworm* are left
-# out; only the main component is asked for (qemu and linux are in main).
+# out, and so is bookworm-backports (pinned low for QEMU 10's meson: its
+# newer qemu source must never be what `apt-get source qemu` fetches); only the main component is asked for (qemu and linux are in main).
 #
 #   awk -f apt-entries.awk FILES...          deb-src stanzas of the same
 #       suites, for `apt-get source qemu` (scripts/deps.sh)
@@ -22,7 +23,7 @@ function emit(uris, suites, comps, signed,   n, i, s, out) {
 	for (i = 1; i <= n; i++)
 		if (derive != "" && s[i] == "bookworm")
 			out = derive
-		else if (derive == "" && s[i] ~ /^bookworm/)
+		else if (derive == "" && s[i] ~ /^bookworm/ && s[i] !~ /-backports$/)
 			out = out (out == "" ? "" : " ") s[i]
 	if (out == "")
 		return
