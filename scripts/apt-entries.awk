@@ -4,7 +4,8 @@
 # and deb822 (*.sources).  Entries whose types already include deb-src,
 # disabled stanzas (Enabled: no) and suites other than bookworm* are left
 # out, and so is bookworm-backports (pinned low for QEMU 10's meson: its
-# newer qemu source must never be what `apt-get source qemu` fetches); only the main component is asked for (qemu and linux are in main).
+# newer qemu source must never be what `apt-get source qemu` fetches);
+# only the main component is asked for (qemu and linux are in main).
 #
 #   awk -f apt-entries.awk FILES...          deb-src stanzas of the same
 #       suites, for `apt-get source qemu` (scripts/deps.sh)
