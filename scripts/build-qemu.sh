@@ -244,23 +244,29 @@ link_products() {
     done
 }
 
-main() {
-    fetch_source
-    TREE=$CACHE/qemu-$(tree_hash)
-    mkdir -p "$CACHE"
-    # One build at a time per tree (make targets may run in parallel).
+# Take $TREE's lock (held until the script exits: one build at a time per
+# tree, make targets may run in parallel), then configure the tree afresh
+# (saying $1, what the build will take) or sync the device into it.
+lock_and_ready_tree() {
     exec 9> "$CACHE/.lock-$(basename "$TREE")"
     flock 9
     if [ ! -e "$TREE/.vhca-configured" ]; then
         [ -e "$TREE" ] && rm -rf "$TREE"
         prepare_tree
-        say "building QEMU (3 to 7 minutes on 2 cores; log: $TREE/ninja.log)"
+        say "$1"
     else
         sync_device
         if [ ${#SYNCED[@]} -gt 0 ]; then
             say "synced ${SYNCED[*]}"
         fi
     fi
+}
+
+main() {
+    fetch_source
+    TREE=$CACHE/qemu-$(tree_hash)
+    mkdir -p "$CACHE"
+    lock_and_ready_tree "building QEMU (3 to 7 minutes on 2 cores; log: $TREE/ninja.log)"
     if [ "$SANITIZE" = 1 ] && [ ! -e "$TREE/.vhca-sanitized" ]; then
         sanitize_tree
     fi

@@ -111,18 +111,7 @@ main10() {
     export PYTHONPATH=$MESON_PYTHONPATH
     fetch_source
     TREE=$CACHE/qemu10-$(tree_hash)
-    exec 9> "$CACHE/.lock-$(basename "$TREE")"
-    flock 9
-    if [ ! -e "$TREE/.vhca-configured" ]; then
-        [ -e "$TREE" ] && rm -rf "$TREE"
-        prepare_tree
-        say "building QEMU 10.2 (10 to 20 minutes on 2 cores; log: $TREE/ninja.log)"
-    else
-        sync_device
-        if [ ${#SYNCED[@]} -gt 0 ]; then
-            say "synced ${SYNCED[*]}"
-        fi
-    fi
+    lock_and_ready_tree "building QEMU 10.2 (10 to 20 minutes on 2 cores; log: $TREE/ninja.log)"
     fix_cxl_stub "$TREE"
     build_tree
     link_firmware
