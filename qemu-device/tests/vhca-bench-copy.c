@@ -261,7 +261,7 @@ int main(int argc, char **argv)
     bench_op(&b, "RDMA WRITE, physical MRs", VHCA_WQE_RDMA_WRITE, b.m.b,
              b.m.bkey, DP_BUF_SIZE, mc64);
     /* Page offsets 16 bytes apart: glibc's slow rep movsb case on AMD
-     * Zen, which vhca-sgl.c copies in pieces (vhca_copy_host). */
+     * Zen, which vhca-place.c copies in pieces (vhca_copy_body). */
     bench_op(&b, "RDMA WRITE, 16 B page offset", VHCA_WQE_RDMA_WRITE,
              b.m.b + 16, b.m.bkey, DP_BUF_SIZE - 64, mc64);
     bench_op(&b, "RDMA WRITE, scattered pages", VHCA_WQE_RDMA_WRITE,

@@ -124,8 +124,8 @@ static void test_copy_many_pages(void)
               50001, m.akey);
     copy_assert(dp, m.a + 123, m.b + 4001, 50001);
 
-    /* Offsets in the page 16 bytes apart (vhca_copy_host's pieces, the
-     * glibc rep movsb case): 40000 bytes. */
+    /* Offsets in the page 16 bytes apart (vhca-place.c's vhca_copy_body
+     * pieces, the glibc rep movsb case): 40000 bytes. */
     qtest_memset(dp->v->qts, m.b, 0, DP_BUF_SIZE);
     copy_rdma(dp, &p, VHCA_WQE_RDMA_WRITE, m.b + 116, m.bkey, m.a + 100,
               40000, m.akey);
