@@ -729,6 +729,7 @@ static void vhca_instance_init(Object *obj)
     object_property_set_description(obj, "port2-link",
                                     "Physical link of port 2 (up = true)");
     vhca_dp_instance_init(obj);
+    vhca_rc_drop_props_init(obj);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_port_faults_init(obj, &s->ports[i]);
     }
@@ -754,8 +755,6 @@ static const Property vhca_properties[] = {
     DEFINE_PROP_UINT8("comp-vectors", VhcaState, comp_vectors, 2),
     DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
     DEFINE_PROP_UINT32("dm-size", VhcaState, dm_size, VHCA_DEFAULT_DM_SIZE),
-    DEFINE_PROP_UINT32("rc-drop-request", VhcaState, rc_drop_request, 0),
-    DEFINE_PROP_UINT32("rc-drop-response", VhcaState, rc_drop_response, 0),
     DEFINE_PROP_NETDEV("port1-netdev", VhcaState, port_nic[0].peers),
     DEFINE_PROP_NETDEV("port2-netdev", VhcaState, port_nic[1].peers),
     DEFINE_PROP_BOOL("sq-poll", VhcaState, sq_poll, false),

@@ -169,6 +169,7 @@ struct VhcaState {
     QEMUBH *transport_bh;
     uint32_t rc_requests_sent;      /* since the last loss (vhca-rc.c) */
     uint32_t rc_responses_seen;
+    uint64_t rc_dropped;            /* requests and answers lost, ever */
     uint64_t mr_list_entries;       /* page list entries of all regions */
     VhcaOdpFault odp_fault;         /* the last absent page (vhca-odp.c) */
 
