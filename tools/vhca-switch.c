@@ -413,7 +413,7 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
         return;
     }
     sw_count(p, &f, true);
-    if (f.dlid >= VHCA_SA_MIN_MLID && f.dlid != 0xffff) {
+    if (f.dlid >= VHCA_MIN_MLID && f.dlid != 0xffff) {
         sw_multicast(p, &f, frame, len);
         return;
     }
