@@ -126,7 +126,9 @@ static struct ibv_ah *vhca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr
 		errno = err;
 		return NULL;
 	}
-	ah->av = resp.drv.av;
+	/* the kernel header carries the device's address vector as bytes */
+	_Static_assert(sizeof(resp.drv.av) == sizeof(ah->av), "struct vhca_av");
+	memcpy(&ah->av, &resp.drv.av, sizeof(ah->av));
 	return &ah->ibv_ah;
 }
 

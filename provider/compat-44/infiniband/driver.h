@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * verbs_private_34.h - the part of libibverbs' private provider interface
- * (IBVERBS_PRIVATE_34, rdma-core 44.0's infiniband/driver.h and
- * kern-abi.h) that the vhca provider uses.
+ * compat-44/infiniband/driver.h - for the out-of-tree build only
+ * (scripts/build-provider.sh): the part of libibverbs' private provider
+ * interface (IBVERBS_PRIVATE_34, rdma-core 44.0's infiniband/driver.h,
+ * kern-abi.h and cmd_ioctl.h) that the vhca provider uses, under the
+ * names rdma-core's own headers give it, so that the same provider/
+ * source builds in rdma-core 65's tree (scripts/rdma-core-patches.sh),
+ * which uses its real driver.h instead.  It goes when the guest's
+ * userspace is rdma-core 65 (issue 27).
  *
  * Why a copy: Debian's libibverbs-dev does not install driver.h, and the
  * rdma-core 44.0 source tarball cannot be fetched here (provider/README.md).
@@ -15,8 +20,8 @@
  * Structs the provider allocates and the library fills (verbs_device,
  * verbs_mr) are given spare room at their ends.
  */
-#ifndef VHCA_VERBS_PRIVATE_34_H
-#define VHCA_VERBS_PRIVATE_34_H
+#ifndef VHCA_COMPAT_44_DRIVER_H
+#define VHCA_COMPAT_44_DRIVER_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -151,7 +156,7 @@ struct ibv_command_buffer {
 	uint8_t fallback_ioctl_only:1;
 	struct ib_uverbs_ioctl_hdr hdr;
 };
-#define VHCA_UHW_NO_INDEX 0xff
+enum { _UHW_NO_INDEX = 0xff };	/* cmd_ioctl.h */
 
 struct verbs_cq {
 	union {
@@ -463,4 +468,4 @@ static inline void ibv_initialize_parent_domain(struct ibv_pd *parent_domain,
 		verbs_register_driver_34(&drv_struct);                         \
 	}
 
-#endif /* VHCA_VERBS_PRIVATE_34_H */
+#endif /* VHCA_COMPAT_44_DRIVER_H */
