@@ -286,7 +286,7 @@ static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 	int err;
 
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
-					   RDMA_DRIVER_UNKNOWN);
+					   VHCA_RDMA_DRIVER_ID);
 	if (!ctx)
 		return NULL;
 	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),

@@ -121,7 +121,8 @@ struct vhca_pd {
 /*
  * The resource_type a parent domain's allocator is given, one per ring
  * (rdma-core leaves the values to the provider, as mlx5dv's
- * MLX5DV_RES_TYPE_*; the high half tells providers apart).
+ * MLX5DV_RES_TYPE_*; the high half tells providers apart); applications
+ * see them in man/vhca.7.md.
  */
 #define VHCA_RES_TYPE_BASE ((uint64_t)0x76686361 << 32)	/* "vhca" */
 enum {
