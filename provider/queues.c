@@ -140,8 +140,8 @@ static int cq_cmd_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *at
 	} resp = {};
 	int err;
 
-	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd.ibv_cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
+	err = ibv_cmd_create_cq_ex(context, attr, NULL, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
 	cq->cqn = resp.drv.cqn;
 	return err;
 }

@@ -290,7 +290,7 @@ static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp)))
+				NULL, &resp.ibv_resp, sizeof(resp)))
 		goto uninit;
 	err = vhca_context_setup(ctx, &resp.drv);
 	if (err) {

@@ -24,6 +24,7 @@
  * comes from the pristine rdma-core 65.0 source (provider/README.md).
  */
 #include <infiniband/driver.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <util/mmio.h>
 #include <util/udma_barrier.h>
 

@@ -30,8 +30,11 @@ if [ -f "$tree/.vhca-complete" ]; then
 	exit 0
 fi
 
-# 1. git am onto the pristine tree, committed as the series' base
-X
+# 1. git am onto the pristine tree, committed as the series' base.  Built
+# where it stays (IN_PLACE compiles the build's own paths into libibverbs);
+# complete once .vhca-complete is there.
+rm -rf "$tree"
+mkdir -p "$tree"
 cp -a "$src/." "$tree/"
 rm -f "$tree/.vhca-complete"
 g() { git -C "$tree" -c user.name=vhca -c user.email=vhca@localhost \

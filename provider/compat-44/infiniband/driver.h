@@ -23,6 +23,7 @@
 #ifndef VHCA_COMPAT_44_DRIVER_H
 #define VHCA_COMPAT_44_DRIVER_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -341,9 +342,29 @@ void verbs_uninit_context(struct verbs_context *context);
 void verbs_set_ops(struct verbs_context *vctx,
 		   const struct verbs_context_ops *ops);
 
-int ibv_cmd_get_context(struct verbs_context *context,
-			struct ibv_get_context *cmd, size_t cmd_size,
-			struct ib_uverbs_get_context_resp *resp, size_t resp_size);
+/*
+ * Two calls whose rdma-core 65 form has one more argument than 44's: the
+ * provider is written for 65 (an fd array for get_context, provider
+ * buffers for create_cq_ex, both NULL here), and these wrappers call the
+ * 44 symbols of the same names.
+ */
+struct ibv_fd_arr;
+struct verbs_create_cq_prov_attr;
+int vhca_ibv_cmd_get_context_34(struct verbs_context *context,
+				struct ibv_get_context *cmd, size_t cmd_size,
+				struct ib_uverbs_get_context_resp *resp,
+				size_t resp_size) __asm__("ibv_cmd_get_context");
+static inline int ibv_cmd_get_context(struct verbs_context *context,
+				      struct ibv_get_context *cmd, size_t cmd_size,
+				      struct ibv_fd_arr *fd_arr,
+				      struct ib_uverbs_get_context_resp *resp,
+				      size_t resp_size)
+{
+	if (fd_arr)
+		return EOPNOTSUPP;
+	return vhca_ibv_cmd_get_context_34(context, cmd, cmd_size, resp,
+					   resp_size);
+}
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -377,11 +398,26 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
-int ibv_cmd_create_cq_ex(struct ibv_context *context,
-			 const struct ibv_cq_init_attr_ex *cq_attr,
-			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
-			 size_t cmd_size, struct ib_uverbs_ex_create_cq_resp *resp,
-			 size_t resp_size, uint32_t cmd_flags);
+int vhca_ibv_cmd_create_cq_ex_34(struct ibv_context *context,
+				 const struct ibv_cq_init_attr_ex *cq_attr,
+				 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+				 size_t cmd_size,
+				 struct ib_uverbs_ex_create_cq_resp *resp,
+				 size_t resp_size, uint32_t cmd_flags)
+	__asm__("ibv_cmd_create_cq_ex");
+static inline int ibv_cmd_create_cq_ex(struct ibv_context *context,
+				       const struct ibv_cq_init_attr_ex *cq_attr,
+				       struct verbs_create_cq_prov_attr *prov_attr,
+				       struct verbs_cq *cq,
+				       struct ibv_create_cq_ex *cmd, size_t cmd_size,
+				       struct ib_uverbs_ex_create_cq_resp *resp,
+				       size_t resp_size, uint32_t cmd_flags)
+{
+	if (prov_attr)
+		return EOPNOTSUPP;
+	return vhca_ibv_cmd_create_cq_ex_34(context, cq_attr, cq, cmd, cmd_size,
+					    resp, resp_size, cmd_flags);
+}
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
