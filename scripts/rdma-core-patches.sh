@@ -28,15 +28,18 @@ mkdir -p "$work"
 cp -a "$src/." "$work/"
 rm -f "$work/.vhca-complete"
 
-# Commits of a fixed identity and date (the last commit of this
-# repository), so that the same inputs give the same series.
+# Commits of a fixed identity and date: those of the last commit of this
+# repository that changed what the series carries, so that the same
+# inputs give the same series (and check-rdma-core-patches' cached build
+# stays valid across commits that change nothing of it).
+inputs=(provider/*.c provider/*.h provider/compat-44 provider/man uapi)
 export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
-GIT_AUTHOR_NAME=$(git log -1 --format=%an)
-GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae)
+GIT_AUTHOR_NAME=$(git log -1 --format=%an -- "${inputs[@]}")
+GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae -- "${inputs[@]}")
 GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME
 GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 export GIT_AUTHOR_DATE GIT_COMMITTER_DATE
-GIT_AUTHOR_DATE=$(git log -1 --format=%cI)
+GIT_AUTHOR_DATE=$(git log -1 --format=%cI -- "${inputs[@]}")
 GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
 g() { git -C "$work" -c core.autocrlf=false -c init.defaultBranch=master "$@"; }
 g init -q
