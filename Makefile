@@ -47,7 +47,8 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
-	bench-dplockless bench-copy run clean qemu-patches check-qemu-patches
+	bench-dplockless bench-copy run clean qemu-patches check-qemu-patches rdma-core-patches \
+	check-rdma-core-patches
 
 all: qemu module initramfs
 
@@ -96,6 +97,16 @@ qemu-patches: deps
 
 check-qemu-patches: deps qemu-patches
 	scripts/qemu-patches.sh check
+
+# The provider as a `git format-patch` series against rdma-core 65.0's tree:
+# build/rdma-core-patches/ (provider/README.md); check-rdma-core-patches
+# applies it with `git am` to a clean tree and builds rdma-core whole in the
+# Debian 13 root.  Not part of `make test`.
+rdma-core-patches: deps
+	scripts/rdma-core-patches.sh
+
+check-rdma-core-patches: deps rdma-core-patches
+	scripts/check-rdma-core-patches.sh
 
 check-unit: deps
 	scripts/run-unit.sh

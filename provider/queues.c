@@ -120,8 +120,8 @@ static int cq_cmd_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *at
 	} resp = {};
 	int err;
 
-	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd.ibv_cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
+	err = ibv_cmd_create_cq_ex(context, attr, NULL, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
 	cq->cqn = resp.drv.cqn;
 	return err;
 }
@@ -532,15 +532,13 @@ int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		vhca_lock(&qp->sq_lock);
 		qp->sq.pi = qp->sq.ci = 0;
 		if (qp->sq.dbrec)
-			__atomic_store_n(&qp->sq.dbrec->producer_index, 0,
-					 __ATOMIC_RELAXED);
+			vhca_dbrec_store(&qp->sq.dbrec->producer_index, 0);
 		vhca_unlock(&qp->sq_lock);
 		vhca_lock(&qp->rq_lock);
 		qp->rq.pi = qp->rq.ci = 0;
 		/* else the device would take the old value for new WQEs */
 		if (qp->rq.dbrec)
-			__atomic_store_n(&qp->rq.dbrec->producer_index, 0,
-					 __ATOMIC_RELAXED);
+			vhca_dbrec_store(&qp->rq.dbrec->producer_index, 0);
 		vhca_unlock(&qp->rq_lock);
 	}
 	return 0;
