@@ -66,6 +66,11 @@ if KERNEL_CHOICE not in ("default", "debug") + CACHED_KERNELS:
     raise ValueError("VHCA_KERNEL=%s: expected default, debug, 6.1, 6.12 or 7.3"
                      % KERNEL_CHOICE)
 DEBUG_KERNEL_DIR = os.path.join(BUILD, "kernel-debug")
+# vhca.ko for that kernel (the Makefile's MODULE_KO, scripts/build-module.sh);
+# VHCA_MODULE overrides it.
+MODULE = os.environ.get("VHCA_MODULE") or os.path.join(
+    BUILD, {"default": "vhca.ko", "debug": os.path.join("debug", "vhca.ko")}.get(
+        KERNEL_CHOICE, os.path.join("kernel-" + KERNEL_CHOICE, "vhca.ko")))
 _cached_kernel_dir = None
 
 
