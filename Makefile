@@ -43,7 +43,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-kernels-build check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
+	check-kernels-build check-smoke check-kernels-smoke check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
@@ -249,6 +249,21 @@ check-fabric-failover: deps qemu module initramfs provider switch
 check-fabric-arb: deps qemu module initramfs provider switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-arb selftests/fabric/onevm_arb.py \
 		selftests/fabric/twovm_arb.py
+
+# The smoke tier of one kernel (KERNEL=6.12 or 6.1; Documentation/testing.md
+# "check-smoke"): vhca.ko built for it, then one guest: load, ports ACTIVE,
+# IPoIB ping, rping, ib_write_bw, NVMe over RDMA with fio verify, unload,
+# no kernel report.  build/results/smoke-<kernel>.xml.
+check-smoke: deps qemu module initramfs provider
+	PYTHON=$(PYTHON) scripts/run-smoke.sh
+
+# The smoke tier on 6.12 and on 6.1, both run even if the first fails.
+check-kernels-smoke: deps
+	status=0; \
+	for k in 6.12 6.1; do \
+		$(MAKE) --no-print-directory check-smoke KERNEL=$$k || status=1; \
+	done; \
+	exit $$status
 
 test: deps
 	scripts/run-tests.sh
