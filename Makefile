@@ -22,8 +22,9 @@ endif
 # KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh:
 # KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm`, `check-ulp`
 # and `run`.  KERNEL=6.12 or 7.3: Debian's kernel of that series, fetched
-# into the cache (scripts/fetch-kernel.sh), for `module`, `initramfs` and
-# `run` (the test tiers: not yet); KERNEL=6.1 is default.
+# into the cache (scripts/fetch-kernel.sh), for `module`, `initramfs`,
+# `run` and every guest tier (selftests/vmlib.py picks the image, its
+# modules and vhca.ko); KERNEL=6.1 is default.
 KERNEL ?= $(or $(VHCA_KERNEL),default)
 ifeq ($(KERNEL),debug)
 MODULE_KO := build/debug/vhca.ko
