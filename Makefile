@@ -22,8 +22,9 @@ endif
 # KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh:
 # KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm`, `check-ulp`
 # and `run`.  KERNEL=6.12 or 7.3: Debian's kernel of that series, fetched
-# into the cache (scripts/fetch-kernel.sh), for `module`, `initramfs` and
-# `run` (the test tiers: not yet); KERNEL=6.1 is default.
+# into the cache (scripts/fetch-kernel.sh), for `module`, `initramfs`,
+# `run` and every guest tier (selftests/vmlib.py picks the image, its
+# modules and vhca.ko); KERNEL=6.1 is default.
 KERNEL ?= $(or $(VHCA_KERNEL),default)
 ifeq ($(KERNEL),debug)
 MODULE_KO := build/debug/vhca.ko
@@ -43,7 +44,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-kernels-build check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
+	check-kernels-build check-smoke check-kernels-smoke check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
@@ -146,7 +147,6 @@ check-verbs: deps qemu initramfs
 # ibv_*_pingpong programs, perftest, rping/ucmatose/udaddy/mckey and
 # rdma-core's own tests (selftests/verbs/uverbs.py).
 check-uverbs: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "check-uverbs: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-uverbs.sh
 
 # Storage ULPs in a guest (Documentation/ulps.md): NVMe over RDMA, iSER,
@@ -173,13 +173,11 @@ check-ulp-full-debug: deps kernel-debug
 # ULP tests of open bugs (marked `open_bug`; Documentation/ulps.md "Open
 # bugs"): they fail until the bug is fixed, so no other target runs them.
 check-ulp-open: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "check-ulp-open: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-ulp.sh open
 
 # UCX, Open MPI over UCX and libfabric's verbs provider on vhca in a guest
 # (in `make test`): selftests/verbs/middleware.py.
 check-middleware: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "check-middleware: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-middleware.sh
 
 # riostream -S all -T v (every size, riostream's own counts: 100000
@@ -187,7 +185,6 @@ check-middleware: deps qemu module initramfs provider
 # `make test`, whose uverbs and fabric tiers run a bounded riostream per
 # size): selftests/verbs/rsockets.py.
 check-riostream: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "check-riostream: KERNEL=default only" >&2; exit 1; }
 	VHCA_RIOSTREAM_FULL=1 PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh riostream \
 		selftests/verbs/uverbs.py -k riostream
 
@@ -196,7 +193,6 @@ check-riostream: deps qemu module initramfs provider
 # guest at full console log level, kernel log checked after each round,
 # QEMU's backtraces saved on a hang: selftests/verbs/soak_middleware.py.
 soak-middleware: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "soak-middleware: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh soak-middleware selftests/verbs/soak_middleware.py
 
 # `make install` in a guest (NOT in `make test`: DKMS compiles the module
@@ -222,14 +218,12 @@ install:
 # IPoIB, RC pingpong, perftest, rping, a VM killed mid-transfer.
 # Documentation/fabric.md.
 check-fabric: deps qemu module initramfs provider switch
-	@test "$(KERNEL)" = default || { echo "check-fabric: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-fabric.sh
 
 # The same with several RC requests in flight across VMs (the device
 # property rc-window=on, off by default; not in `make test`): writes
 # build/results/fabric-rcwin.txt.  Documentation/fabric.md "RC over the wire".
 check-fabric-rcwin: deps qemu module initramfs provider switch
-	@test "$(KERNEL)" = default || { echo "check-fabric-rcwin: KERNEL=default only" >&2; exit 1; }
 	VHCA_DEVICE_PROPS="$(VHCA_DEVICE_PROPS),rc-window=on" VHCA_FABRIC_TIER=fabric-rcwin \
 		PYTHON=$(PYTHON) scripts/run-fabric.sh
 
@@ -239,7 +233,6 @@ check-fabric-rcwin: deps qemu module initramfs provider switch
 # build/results/fabric-ulp.txt.  Documentation/fabric.md "Storage ULPs
 # across VMs".
 check-fabric-ulp: deps qemu module initramfs provider switch
-	@test "$(KERNEL)" = default || { echo "check-fabric-ulp: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-ulp selftests/fabric/twovm_ulp.py
 
 # UCX (ucx_perftest over rc_verbs and ud_verbs) and libfabric (fi_pingpong
@@ -247,7 +240,6 @@ check-fabric-ulp: deps qemu module initramfs provider switch
 # (not in `make test`): build/results/fabric-middleware.txt.
 # Documentation/fabric.md "Middleware across VMs".
 check-fabric-middleware: deps qemu module initramfs provider switch
-	@test "$(KERNEL)" = default || { echo "check-fabric-middleware: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-middleware \
 		selftests/fabric/twovm_middleware.py
 
@@ -255,23 +247,35 @@ check-fabric-middleware: deps qemu module initramfs provider switch
 # standalone switch and of one VM's in-process fabric; then a master/standby
 # pair of opensm across two VMs (failover.py, three boots: not in `make test`).
 check-fabric-opensm: deps qemu module initramfs provider switch
-	@test "$(KERNEL)" = default || { echo "check-fabric-opensm: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-opensm selftests/fabric/opensm.py \
 		selftests/fabric/onevm_opensm.py selftests/fabric/failover.py
 
 # The master/standby opensm pair alone: failover, client reregistration,
 # handover (Documentation/fabric.md "Two opensm: master and standby").
 check-fabric-failover: deps qemu module initramfs provider switch
-	@test "$(KERNEL)" = default || { echo "check-fabric-failover: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-failover selftests/fabric/failover.py
 
 # The embedded SM beside opensm in one guest: SMInfo decides the master
 # (a lower opensm stays STANDBY, a higher one gets the subnet by HANDOVER,
 # the embedded SM takes it back when that opensm dies).  Not in `make test`.
 check-fabric-arb: deps qemu module initramfs provider switch
-	@test "$(KERNEL)" = default || { echo "check-fabric-arb: KERNEL=default only" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-arb selftests/fabric/onevm_arb.py \
 		selftests/fabric/twovm_arb.py
+
+# The smoke tier of one kernel (KERNEL=6.12 or 6.1; Documentation/testing.md
+# "check-smoke"): vhca.ko built for it, then one guest: load, ports ACTIVE,
+# IPoIB ping, rping, ib_write_bw, NVMe over RDMA with fio verify, unload,
+# no kernel report.  build/results/smoke-<kernel>.xml.
+check-smoke: deps qemu module initramfs provider
+	PYTHON=$(PYTHON) scripts/run-smoke.sh
+
+# The smoke tier on 6.12 and on 6.1, both run even if the first fails.
+check-kernels-smoke: deps
+	status=0; \
+	for k in 6.12 6.1; do \
+		$(MAKE) --no-print-directory check-smoke KERNEL=$$k || status=1; \
+	done; \
+	exit $$status
 
 test: deps
 	scripts/run-tests.sh

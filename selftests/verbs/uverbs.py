@@ -43,7 +43,7 @@ import rsockets  # noqa: E402
 import vmlib  # noqa: E402
 from vmlib import WAIT_ACTIVE, log  # noqa: E402
 
-MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
+MODULE = vmlib.MODULE
 PROVIDER = os.path.join(vmlib.BUILD, "provider")
 # doorbell-pages: one per user context; rdma-core's tests keep many
 # contexts open (the default of 16 allows 15).
