@@ -213,7 +213,7 @@ static uint8_t transport_of(const VhcaWireFrame *f)
 }
 
 static void plan_packet(const VhcaWireFrame *f, unsigned mtu, unsigned k,
-                        unsigned first, unsigned n, IbPacketPlan *p)
+                        unsigned first, IbPacketPlan *p)
 {
     unsigned idx = first + k;
     unsigned total = f->kind == VHCA_WIRE_DATAGRAM ? 1 : f->packets;
@@ -238,7 +238,6 @@ static void plan_packet(const VhcaWireFrame *f, unsigned mtu, unsigned k,
             p->ext |= transport_of(f) == IB_XRC ? EH_XRCETH : 0;
             p->ack_req = idx + 1 == total && f->qp_type != VHCA_QPT_UC;
         }
-        (void)n;
         return;
     }
     if (f->kind == VHCA_WIRE_REQUEST) {
@@ -353,7 +352,7 @@ size_t vhca_capture_packet(const VhcaWireFrame *f, unsigned port_mtu,
     unsigned pad;
     size_t icrc_off, words;
 
-    plan_packet(f, mtu, k, first, n, &p);
+    plan_packet(f, mtu, k, first, &p);
     if (grh) {
         q += 40;
     }
@@ -392,7 +391,6 @@ size_t vhca_capture_packet(const VhcaWireFrame *f, unsigned port_mtu,
         put64(start + 16, f->src_guid);
         memcpy(start + 24, f->dgid, 16);
     }
-    (void)bth;
     {
         uint32_t icrc = vhca_capture_icrc(buf, icrc_off);
         uint16_t vcrc;
