@@ -46,7 +46,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 .PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
 	check-kernels-build check-smoke check-kernels-smoke check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
-	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb \
+	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb check-capture \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
 	bench-dplockless bench-copy run clean qemu-patches check-qemu-patches rdma-core-patches \
 	check-rdma-core-patches
@@ -234,6 +234,17 @@ check-fabric-rcwin: deps qemu module initramfs provider switch
 # across VMs".
 check-fabric-ulp: deps qemu module initramfs provider switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-ulp selftests/fabric/twovm_ulp.py
+
+# Captures that Wireshark reads (not in `make test`): two VMs through the
+# standalone switch with --capture, VM b's port captured from QMP, an SMP
+# sweep, an SA query and NVMe over RDMA with fio; the pcapng files stay in
+# build/capture/, tshark must decode every packet (no malformed mark, CRCs
+# recomputed) and the opcode counts, PSN sequences and CM REQ/REP/RTU are
+# checked from its fields: build/results/capture.txt.
+# Documentation/fabric.md "Capture".
+check-capture: deps qemu module initramfs provider switch
+	@test "$(KERNEL)" = default || { echo "check-capture: KERNEL=default only" >&2; exit 1; }
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh capture selftests/capture/capture_fabric.py
 
 # UCX (ucx_perftest over rc_verbs and ud_verbs) and libfabric (fi_pingpong
 # over msg and rdm endpoints) between two VMs through the standalone switch

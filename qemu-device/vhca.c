@@ -106,6 +106,7 @@
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
 #include "vhca-port-faults.h"
+#include "vhca-port-capture.h"
 #include "hw/qdev-properties-system.h"
 #include "migration/vmstate.h"
 #include "vhca-qemu-compat.h"
@@ -580,6 +581,7 @@ static void vhca_teardown(PCIDevice *pdev)
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_fabric_detach(&s->ports[i]);
         vhca_link_detach(&s->ports[i]);
+        vhca_port_capture_free(&s->ports[i]);
     }
     if (s->cmd_bh) {
         qemu_bh_delete(s->cmd_bh);
@@ -646,6 +648,10 @@ static bool vhca_realize_locked(PCIDevice *pdev, Error **errp)
             vhca_link_attach(&s->ports[i], &s->port_nic[i]);
         } else if (!vhca_fabric_attach(&s->ports[i], s->fabric_name,
                                            &s->sm_conf, errp)) {
+            vhca_teardown(pdev);
+            return false;
+        }
+        if (!vhca_port_capture_realize(&s->ports[i], errp)) {
             vhca_teardown(pdev);
             return false;
         }
@@ -733,6 +739,7 @@ static void vhca_instance_init(Object *obj)
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_port_faults_init(obj, &s->ports[i]);
     }
+    vhca_port_capture_init(obj);
 }
 
 static const VMStateDescription vmstate_vhca = {

@@ -108,6 +108,9 @@ typedef struct VhcaPort {
     VhcaTrap trap;                  /* its SMA's Trap 144 (vhca-port-trap.c) */
     VhcaFaultLink faults;           /* a cabled link's (vhca-port-faults.c) */
     QEMUTimer *fault_timer;         /* delayed frames due */
+    /* its pcapng capture, or NULL (vhca-port-capture.c) */
+    struct VhcaCapture *capture;
+    char *capture_path, *capture_filter;
 } VhcaPort;
 
 struct VhcaState {
