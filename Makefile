@@ -116,7 +116,7 @@ check-qtest: deps qemu
 	VHCA_QEMU_OUT=$(QEMU_OUT) scripts/run-qtest.sh
 
 # libFuzzer targets of the device's parsers, on the host (fuzz/README.md);
-# FUZZ_SECONDS per target, default 60.
+# FUZZ_SECONDS per target, default 30.
 check-fuzz: deps
 	scripts/run-fuzz.sh
 
