@@ -2,17 +2,16 @@
 /*
  * queues.c - CQs, QPs and SRQs whose rings live in this process: page
  * aligned, zeroed buffers that the kernel pins and describes to the
- * device (uapi/vhca-abi.h).  A QP's ring geometry is uapi's
- * vhca_wq_geometry (vhca_hw_qp_layout.h), which the driver core computes
- * too; a CQ's follows completion_queue.cpp LogSizeFor.  The kernel refuses
- * any other.
+ * device (uapi/vhca-abi.h).  The rings' geometry comes from
+ * uapi/vhca_hw_qp_layout.h (vhca_wq_compute_geometry for QPs and SRQs,
+ * vhca_cq_log_size for CQs), the code the driver core runs too; the kernel
+ * refuses any other.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vhca.h"
-
 
 static size_t page_round(size_t bytes)
 {

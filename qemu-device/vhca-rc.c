@@ -36,7 +36,8 @@
  *   rc-drop-response=N lose every Nth RC request this device sends, and
  *   every Nth answer (ACK, NAK, READ response, atomic ACK) it would get
  *   back; set on -device or at run time (qom-set vhca0 rc-drop-request 7,
- *   0 to stop), so one guest can run a workload clean and then lossy.  A lost single-packet request never reaches the responder; of a
+ *   0 to stop), so one guest can run a workload clean and then lossy.
+ *   A lost single-packet request never reaches the responder; of a
  *   multi-packet SEND/WRITE the first packet is lost, so the responder
  *   sees the next one ahead of ePSN and NAKs a sequence error.
  *
