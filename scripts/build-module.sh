@@ -110,7 +110,15 @@ log=$outdir/module.log
 compat_dir=$repo/$outdir/compat
 run sh "$repo/scripts/compat-probes.sh" "$kdir" "$compat_dir"
 echo "build-module.sh: building against $kdir${in_root:+ in $in_root}"
-if ! run make -C "$kdir" M="$moddir" VHCA_COMPAT_DIR="$compat_dir" modules >"$log" 2>&1; then
+# Host builds go through ccache (scripts/ccache-env.sh); the Debian 13
+# root has none.
+ccache_cc=
+if [ -z "$in_root" ]; then
+	# shellcheck source=scripts/ccache-env.sh
+	. scripts/ccache-env.sh
+	[ -z "$VHCA_CCACHE" ] || ccache_cc="CC=${VHCA_CCACHE}gcc"
+fi
+if ! run make -C "$kdir" M="$moddir" VHCA_COMPAT_DIR="$compat_dir" ${ccache_cc:+"$ccache_cc"} modules >"$log" 2>&1; then
 	cat "$log"
 	echo "build-module.sh: build FAILED" >&2
 	exit 1

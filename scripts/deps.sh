@@ -26,6 +26,8 @@ packages=(
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
 	# tests
 	python3-pytest libgtest-dev
+	# compiler output cached across clones (scripts/ccache-env.sh)
+	ccache
 	# decoding the device's and switch's captures (Documentation/fabric.md
 	# "Capture": the encoder's host test, `make check-capture`)
 	tshark
