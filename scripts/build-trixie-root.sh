@@ -3,7 +3,8 @@
 # what needs trixie's toolchain or libc: the module for Linux 7.3, whose
 # headers call gcc-14 and whose kbuild tools (fixdep, modpost) link
 # against glibc >= 2.38 (scripts/build-module.sh runs that build in it).
-# The userspace and QEMU work will reuse the same root.
+# scripts/build-debug-kernel.sh builds the 7.3 debug kernel in it.  The
+# userspace and QEMU work will reuse the same root.
 #
 # Cached in $VHCA_CACHE (default ~/.cache/vhca) as trixie-root-<hash>,
 # <hash> of the package list and this script; prints the root's path on
@@ -17,6 +18,10 @@ packages=(
 	# binutils, and the libraries linux-kbuild-7.3's tools link against
 	gcc-14 g++-14 make binutils libc6-dev libelf1t64 libssl3t64 zlib1g pahole
 	kmod bc
+	# the debug kernel built from linux-source-7.3 (build-debug-kernel.sh):
+	# what its Recommends list for a kernel build (flex, bison, the
+	# libelf headers objtool needs, libssl headers for the certs tools)
+	flex bison libelf-dev libssl-dev cpio xz-utils perl
 )
 cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
 hash=$( { printf '%s\n' "${packages[@]}" | LC_ALL=C sort; sha256sum "$0" | cut -d' ' -f1; } |
