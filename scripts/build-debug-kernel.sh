@@ -15,7 +15,7 @@
 #   bzImage          the kernel
 #   kernelrelease    its version string (7.3.x-vhca-debug)
 #   config           its .config
-#   build-seconds    how long the build took
+#   build-seconds    how long the build took (summed over interrupted runs)
 #   modules/lib/modules/<release>/   modules_install output (stripped)
 #   build/           what `make M=...` needs for external modules: the
 #                    kernel's own file list for them
@@ -138,17 +138,29 @@ if [ -f "$out/complete" ]; then
 	exit 0
 fi
 
+# An interrupted build of the same inputs resumes in its work directory
+# (at the same path: Kbuild's .cmd files hold absolute paths): the
+# configuration steps give the same .config, and make redoes only what is
+# missing (GNU make deletes the target it was making when killed, Kbuild
+# rebuilds an object without its .cmd file).  On this machine the build
+# can take longer than a session.
 work=$out.work
-rm -rf "$work"
-mkdir -p "$work/src" "$work/obj"
 started=$(date +%s)
-mkdir -p "$work/deb"
-(cd "$work/deb" && apt-get download -q "$srcpkg=$srcver" >&2)
-dpkg-deb --fsys-tarfile "$work"/deb/*.deb | tar -xf - -C "$work/deb" ./usr/src/
-tarball=$(echo "$work"/deb/usr/src/linux-source-*.tar.xz)
-echo "build-debug-kernel: extracting $tarball ($srcver)"
-tar -xJf "$tarball" -C "$work/src" --strip-components=1
-rm -rf "$work/deb"
+seconds_before=$(cat "$work/seconds-so-far" 2>/dev/null || echo 0)
+trap '[ ! -d "$work" ] || echo $((seconds_before + $(date +%s) - started)) >"$work/seconds-so-far"' EXIT
+if [ -f "$work/extracted" ]; then
+	echo "build-debug-kernel: resuming the build in $work (${seconds_before} s so far)"
+else
+	rm -rf "$work"
+	mkdir -p "$work/src" "$work/obj" "$work/deb"
+	(cd "$work/deb" && apt-get download -q "$srcpkg=$srcver" >&2)
+	dpkg-deb --fsys-tarfile "$work"/deb/*.deb | tar -xf - -C "$work/deb" ./usr/src/
+	tarball=$(echo "$work"/deb/usr/src/linux-source-*.tar.xz)
+	echo "build-debug-kernel: extracting $tarball ($srcver)"
+	tar -xJf "$tarball" -C "$work/src" --strip-components=1
+	rm -rf "$work/deb"
+	touch "$work/extracted"
+fi
 
 # The Debian 13 root with the repository and the work directory at their
 # own paths (as scripts/build-module.sh does for 7.3's module).
@@ -162,9 +174,9 @@ VHCA_JOBS=$jobs unshare -m sh -c '
 	sh "$root" "$repo $work" \
 	bash "$repo/scripts/build-debug-kernel.sh" build-in "$work" "$cc" "${fragments[@]/#/$repo/}"
 
-echo "$(( $(date +%s) - started ))" >"$work/build-seconds"
+echo $((seconds_before + $(date +%s) - started)) >"$work/build-seconds"
 mv "$work/build.log" "$work/build.log.keep"
-rm -rf "$work/src" "$work/obj"
+rm -rf "$work/src" "$work/obj" "$work/extracted" "$work/seconds-so-far"
 mv "$work/build.log.keep" "$work/build.log"
 rm -rf "$out"
 mv "$work" "$out"
