@@ -22,6 +22,10 @@
 #                    (scripts/package/install-extmod-build: headers,
 #                    scripts, objtool, generated headers, Module.symvers),
 #                    .config and .kernelvariables (the compiler)
+#   kunit-tool/tools/testing/kunit/   the source's KUnit tool, whose KTAP
+#                    parser (kunit.py parse) reads this kernel's output
+#                    (scripts/kunit-tool.sh); under its own path because
+#                    kunit.py finds the kernel tree from where it sits
 # A second run with the same inputs only refreshes the link.  Env:
 # VHCA_JOBS (default: nproc) make's -j.
 set -euo pipefail
@@ -175,6 +179,9 @@ VHCA_JOBS=$jobs unshare -m sh -c '
 	bash "$repo/scripts/build-debug-kernel.sh" build-in "$work" "$cc" "${fragments[@]/#/$repo/}"
 
 echo $((seconds_before + $(date +%s) - started)) >"$work/build-seconds"
+rm -rf "$work/kunit-tool"
+mkdir -p "$work/kunit-tool/tools/testing"
+cp -a "$work/src/tools/testing/kunit" "$work/kunit-tool/tools/testing/"
 mv "$work/build.log" "$work/build.log.keep"
 rm -rf "$work/src" "$work/obj" "$work/extracted" "$work/seconds-so-far"
 mv "$work/build.log.keep" "$work/build.log"

@@ -3,8 +3,10 @@
 # what needs trixie's toolchain or libc: the module for Linux 7.3, whose
 # headers call gcc-14 and whose kbuild tools (fixdep, modpost) link
 # against glibc >= 2.38 (scripts/build-module.sh runs that build in it).
-# scripts/build-debug-kernel.sh builds the 7.3 debug kernel in it.  The
-# userspace and QEMU work will reuse the same root.
+# scripts/build-debug-kernel.sh builds the 7.3 debug kernel in it, and
+# rdma-core 65 is built whole in it too (scripts/check-rdma-core-patches.sh:
+# Debian 12's cmake and Cython are older than it asks for).  The userspace
+# and QEMU work will reuse the same root.
 #
 # Cached in $VHCA_CACHE (default ~/.cache/vhca) as trixie-root-<hash>,
 # <hash> of the package list and this script; prints the root's path on
@@ -22,6 +24,10 @@ packages=(
 	# what its Recommends list for a kernel build (flex, bison, the
 	# libelf headers objtool needs, libssl headers for the certs tools)
 	flex bison libelf-dev libssl-dev cpio xz-utils perl
+	# rdma-core 65 built whole (scripts/check-rdma-core-patches.sh): its
+	# Debian build dependencies, pandoc for the Markdown man pages
+	cmake ninja-build pkg-config python3-dev cython3 python3-docutils pandoc
+	libnl-3-dev libnl-route-3-dev libudev-dev libsystemd-dev
 )
 cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
 hash=$( { printf '%s\n' "${packages[@]}" | LC_ALL=C sort; sha256sum "$0" | cut -d' ' -f1; } |
