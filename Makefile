@@ -19,7 +19,7 @@ QEMU_OUT := build/qemu-10.2
 else
 $(error QEMU_VERSION=$(QEMU_VERSION): expected 7.2 or 10.2)
 endif
-# KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh:
+# KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh: 7.3,
 # KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm`, `check-ulp`
 # and `run`.  KERNEL=6.12 or 7.3: Debian's kernel of that series, fetched
 # into the cache (scripts/fetch-kernel.sh), for `module`, `initramfs`,
