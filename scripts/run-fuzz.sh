@@ -11,7 +11,8 @@
 # build/results/fuzz.txt as "passed=N failed=M".
 #
 # Environment: FUZZ_SECONDS (default 30) per target; FUZZ_TARGETS to run a
-# subset ("cmd_check ring"); CLANG (default clang-14, else clang).
+# subset ("cmd_check ring"); VHCA_JOBS targets at once (default: nproc);
+# CLANG (default clang-14, else clang).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -118,24 +119,42 @@ fuzz_target() {
     say "$name: ok, ${execs:-?} runs in ${SECONDS_PER_TARGET}s (log: $log)"
 }
 
-for name in $TARGETS; do
+# One target: build, replay, fuzz; its verdict line in $OUT/<name>.verdict.
+run_target() {
+    local name=$1 verdict=$OUT/$1.verdict
     if [ -z "${TARGET_SOURCES[$name]+set}" ]; then
         say "unknown target $name (known: $ALL_TARGETS)" >&2
-        echo "$name fail unknown target" >> "$verdicts"
-        continue
+        echo "$name fail unknown target" > "$verdict"
+        return
     fi
     if ! build_target "$name"; then
         cat "$OUT/$name.build.log" >&2
         say "$name: build failed"
-        echo "$name fail build failed: $OUT/$name.build.log" >> "$verdicts"
-        continue
+        echo "$name fail build failed: $OUT/$name.build.log" > "$verdict"
+        return
     fi
     if replay_regressions "$name" && fuzz_target "$name"; then
-        echo "$name pass" >> "$verdicts"
+        echo "$name pass" > "$verdict"
     else
-        echo "$name fail see $OUT/$name.log and $OUT/$name.replay.log" >> "$verdicts"
+        echo "$name fail see $OUT/$name.log and $OUT/$name.replay.log" > "$verdict"
     fi
+}
+
+# Each libFuzzer run is one process on one core: as many targets at once
+# as there are cores (VHCA_JOBS), so the tier takes
+# FUZZ_SECONDS x targets / cores, not x targets.
+jobs=${VHCA_JOBS:-$(nproc)}
+for name in $TARGETS; do
+    rm -f "$OUT/$name.verdict"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+        wait -n || true
+    done
+    run_target "$name" &
 done
+wait
+for name in $TARGETS; do
+    cat "$OUT/$name.verdict" 2> /dev/null || echo "$name fail no verdict (the job died)"
+done >> "$verdicts"
 
 /usr/bin/python3 "$REPO/scripts/junit.py" from-lines fuzz "$RESULTS/fuzz.xml" < "$verdicts"
 exec /usr/bin/python3 "$REPO/scripts/junit.py" finish fuzz 0
