@@ -67,7 +67,7 @@ static void check_groups(const VhcaSa *sa)
 {
     uint32_t i, j;
 
-    expect(sa->groups[0].valid && sa->groups[0].mlid == VHCA_SA_MIN_MLID,
+    expect(sa->groups[0].valid && sa->groups[0].mlid == VHCA_MIN_MLID,
            "broadcast group lost", 0, 0);
     for (i = 0; i < VHCA_SA_MAX_GROUPS; i++) {
         const VhcaSaGroup *g = &sa->groups[i];
@@ -75,7 +75,7 @@ static void check_groups(const VhcaSa *sa)
         if (!g->valid) {
             continue;
         }
-        expect(g->mlid == VHCA_SA_MIN_MLID + i, "MLID", g->mlid, i);
+        expect(g->mlid == VHCA_MIN_MLID + i, "MLID", g->mlid, i);
         expect(g->nmembers <= VHCA_SA_MAX_MEMBERS, "members", g->nmembers, i);
         expect(g->permanent || g->nmembers > 0, "empty group kept", i, 0);
         for (j = 0; j < g->nmembers; j++) {

@@ -8,8 +8,10 @@
  * with the owner-bit rule and the consumer index stored into the CQ's
  * doorbell record, CQs armed through the CQ doorbell.  The
  * same encoding as the kernel's driver/core/wqe_builder.cpp and
- * completion_queue.cpp.  x86-64 only (little-endian, TSO): the fences are
- * compiler barriers there.
+ * completion_queue.cpp.  The ordering against the device is rdma-core's
+ * (util/udma_barrier.h): udma_to_device_barrier before an index or
+ * doorbell that hands WQEs over, udma_from_device_barrier after a CQE's
+ * owner bit says the CQE is ours.
  */
 #include <endian.h>
 #include <errno.h>
@@ -324,9 +326,9 @@ static int post_recv_ring(struct vhca_context *ctx, struct vhca_ring *ring,
 	}
 	if (ring->pi != start) {
 		/* the WQEs before the index that hands them over (the
-		 * kernel's dma_wmb; udma_to_device_barrier in rdma-core) */
-		__atomic_store_n(&ring->dbrec->producer_index, htole32(ring->pi),
-				 __ATOMIC_RELEASE);
+		 * kernel's dma_wmb) */
+		udma_to_device_barrier();
+		vhca_dbrec_store(&ring->dbrec->producer_index, ring->pi);
 		if (db_offset >= 0)
 			vhca_ring_doorbell(ctx, (uint32_t)db_offset,
 					   vhca_db_data_value(obj, 0, ring->pi));
@@ -366,10 +368,14 @@ int vhca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 static inline bool cqe_valid(const struct vhca_cq *cq, uint32_t index)
 {
 	const struct vhca_cqe *cqe = ring_entry(&cq->ring, index);
-	uint8_t owner = __atomic_load_n(&cqe->owner, __ATOMIC_ACQUIRE);
+	uint8_t owner = *(const volatile uint8_t *)&cqe->owner;
 
-	return (owner & VHCA_EQE_OWNER_BIT) ==
-	       vhca_eqe_owner(index, cq->ring.log_size);
+	if ((owner & VHCA_EQE_OWNER_BIT) !=
+	    vhca_eqe_owner(index, cq->ring.log_size))
+		return false;
+	/* the CQE's other fields are read after its owner bit */
+	udma_from_device_barrier();
+	return true;
 }
 
 /* A CQE for the WQE whose index has these low 16 bits: it and every
@@ -464,10 +470,13 @@ const struct vhca_cqe *vhca_cq_next(struct vhca_cq *cq)
 /* Gives the CQEs consumed since `start` back to the device. */
 void vhca_cq_release(struct vhca_cq *cq, uint32_t start)
 {
-	if (cq->ring.ci != start)
-		/* Our reads of the CQEs before the store that frees them. */
-		__atomic_store_n(&cq->dbrec->consumer_index,
-				 htole32(cq->ring.ci), __ATOMIC_RELEASE);
+	if (cq->ring.ci == start)
+		return;
+	/* Our reads of the CQEs before the store that frees them (an
+	 * order of reads before a write, which udma_to_device_barrier
+	 * does not promise on every architecture). */
+	atomic_thread_fence(memory_order_release);
+	vhca_dbrec_store(&cq->dbrec->consumer_index, cq->ring.ci);
 }
 
 int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)

@@ -57,9 +57,9 @@ static int vhca_memcpy_to_dm(struct ibv_dm *ibdm, uint64_t dm_offset,
 		memcpy(&word, src + 4 * i, 4);
 		dst[i] = word;
 	}
-	/* Write-combining stores are not ordered with later ones (the
-	 * doorbell of a WQE that reads them): sfence drains them. */
-	__asm__ volatile("sfence" ::: "memory");
+	/* The stores to the device memory before the doorbell of a WQE
+	 * that reads them. */
+	mmio_flush_writes();
 	return 0;
 }
 

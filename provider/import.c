@@ -22,7 +22,7 @@ struct verbs_context *vhca_import_context(struct ibv_device *ibdev, int cmd_fd)
 	int err;
 
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
-					   RDMA_DRIVER_UNKNOWN);
+					   VHCA_RDMA_DRIVER_ID);
 	if (!ctx)
 		return NULL;
 	vhca_cmd_init(&link.cmd, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT,

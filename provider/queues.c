@@ -2,31 +2,16 @@
 /*
  * queues.c - CQs, QPs and SRQs whose rings live in this process: page
  * aligned, zeroed buffers that the kernel pins and describes to the
- * device (uapi/vhca-abi.h).  The ring geometry follows the driver core's
- * rules (driver/core/qp_attributes.cpp ComputeQpLayout, completion_queue.cpp
- * LogSizeFor); the kernel refuses any other.
+ * device (uapi/vhca-abi.h).  The rings' geometry comes from
+ * uapi/vhca_hw_qp_layout.h (vhca_wq_compute_geometry for QPs and SRQs,
+ * vhca_cq_log_size for CQs), the code the driver core runs too; the kernel
+ * refuses any other.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vhca.h"
-
-/* ComputeQpLayout's constants: control segment + largest opcode segment. */
-#define VHCA_SEND_HEAD (sizeof(struct vhca_wqe_ctrl) + sizeof(struct vhca_wqe_reg_mr))
-#define VHCA_MAX_SGE_PER_WQE 255u
-
-static uint32_t ceil_log2(uint32_t value)
-{
-	uint32_t log = 0;
-
-	while ((1ull << log) < value)
-		log++;
-	return log;
-}
-
-static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
-static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
 static size_t page_round(size_t bytes)
 {
@@ -79,17 +64,11 @@ void vhca_ring_free(struct vhca_ring *ring)
 
 /* ---- completion queues ---- */
 
-/* CompletionQueue::LogSizeFor: one more than asked, a power of 2; 0 when
- * cqe is 0 or too big. */
+/* uapi's vhca_cq_log_size, as the kernel driver sizes a CQ; more than
+ * INT32_MAX (ibv_create_cq's int cqe) is refused. */
 static uint32_t cq_log_size(uint32_t cqe)
 {
-	uint32_t log_size = VHCA_MIN_LOG_CQ;
-
-	if (cqe == 0 || cqe > INT32_MAX)
-		return 0;
-	while (log_size <= VHCA_MAX_LOG_CQ && (1u << log_size) - 1 < cqe)
-		log_size++;
-	return log_size <= VHCA_MAX_LOG_CQ ? log_size : 0;
+	return cqe > INT32_MAX ? 0 : vhca_cq_log_size(cqe);
 }
 
 /* A zeroed ring of 2^log_size CQEs, the doorbell record right after. */
@@ -140,8 +119,8 @@ static int cq_cmd_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *at
 	} resp = {};
 	int err;
 
-	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd.ibv_cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
+	err = ibv_cmd_create_cq_ex(context, attr, NULL, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
 	cq->cqn = resp.drv.cqn;
 	return err;
 }
@@ -343,29 +322,24 @@ static int qp_type(enum ibv_qp_type type, uint8_t *out)
 	}
 }
 
-/* ComputeQpLayout (driver/core/qp_attributes.cpp), send and receive. */
+/* The rings' geometry: uapi's vhca_wq_compute_geometry, as the kernel
+ * driver's core computes it (the kernel checks the request against the same). */
 static int qp_layout(struct vhca_context *ctx, const struct ibv_qp_cap *cap,
 		     bool has_srq, struct vhca_create_qp_req *req)
 {
-	const uint32_t max_wr = min_u32(ctx->max_qp_wr, 1u << VHCA_MAX_LOG_WQ);
-	const uint32_t max_sge = min_u32(ctx->max_sge, VHCA_MAX_SGE_PER_WQE);
-	uint32_t send_data;
+	const struct vhca_wq_caps asked = {
+		.max_send_wr = cap->max_send_wr, .max_recv_wr = cap->max_recv_wr,
+		.max_send_sge = cap->max_send_sge, .max_recv_sge = cap->max_recv_sge,
+		.max_inline_data = cap->max_inline_data,
+	};
+	struct vhca_wq_geometry g;
 
-	if (cap->max_send_wr > max_wr || cap->max_send_sge > max_sge ||
-	    cap->max_recv_sge > max_sge || (!has_srq && cap->max_recv_wr > max_wr))
+	if (vhca_wq_compute_geometry(&asked, has_srq, ctx->max_qp_wr, ctx->max_sge, &g))
 		return EINVAL;
-	send_data = max_u32(cap->max_send_sge * sizeof(struct vhca_sge),
-			    cap->max_inline_data);
-	req->sq_wqe_shift = max_u32(ceil_log2(VHCA_SEND_HEAD + send_data),
-				    VHCA_MIN_SQ_WQE_SHIFT);
-	req->sq_log_size = ceil_log2(max_u32(cap->max_send_wr, 1));
-	req->rq_wqe_shift = max_u32(ceil_log2(sizeof(struct vhca_rwqe_hdr) +
-					      cap->max_recv_sge * sizeof(struct vhca_sge)),
-				    VHCA_MIN_RQ_WQE_SHIFT);
-	req->rq_log_size = has_srq ? 0 : ceil_log2(max_u32(cap->max_recv_wr, 1));
-	if (req->sq_wqe_shift > VHCA_MAX_WQE_SHIFT ||
-	    req->rq_wqe_shift > VHCA_MAX_WQE_SHIFT)
-		return EINVAL;
+	req->sq_wqe_shift = g.sq_wqe_shift;
+	req->sq_log_size = g.sq_log_size;
+	req->rq_wqe_shift = g.rq_wqe_shift;
+	req->rq_log_size = g.rq_log_size;
 	return 0;
 }
 
@@ -557,15 +531,13 @@ int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		vhca_lock(&qp->sq_lock);
 		qp->sq.pi = qp->sq.ci = 0;
 		if (qp->sq.dbrec)
-			__atomic_store_n(&qp->sq.dbrec->producer_index, 0,
-					 __ATOMIC_RELAXED);
+			vhca_dbrec_store(&qp->sq.dbrec->producer_index, 0);
 		vhca_unlock(&qp->sq_lock);
 		vhca_lock(&qp->rq_lock);
 		qp->rq.pi = qp->rq.ci = 0;
 		/* else the device would take the old value for new WQEs */
 		if (qp->rq.dbrec)
-			__atomic_store_n(&qp->rq.dbrec->producer_index, 0,
-					 __ATOMIC_RELAXED);
+			vhca_dbrec_store(&qp->rq.dbrec->producer_index, 0);
 		vhca_unlock(&qp->rq_lock);
 	}
 	return 0;

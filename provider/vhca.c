@@ -126,7 +126,9 @@ static struct ibv_ah *vhca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr
 		errno = err;
 		return NULL;
 	}
-	ah->av = resp.drv.av;
+	/* the kernel header carries the device's address vector as bytes */
+	_Static_assert(sizeof(resp.drv.av) == sizeof(ah->av), "struct vhca_av");
+	memcpy(&ah->av, &resp.drv.av, sizeof(ah->av));
 	return &ah->ibv_ah;
 }
 
@@ -284,11 +286,11 @@ static struct verbs_context *vhca_alloc_context(struct ibv_device *ibdev,
 	int err;
 
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
-					   RDMA_DRIVER_UNKNOWN);
+					   VHCA_RDMA_DRIVER_ID);
 	if (!ctx)
 		return NULL;
 	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp)))
+				NULL, &resp.ibv_resp, sizeof(resp)))
 		goto uninit;
 	err = vhca_context_setup(ctx, &resp.drv);
 	if (err) {

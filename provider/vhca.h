@@ -13,11 +13,23 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <endian.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "verbs_private_34.h"
-#include "vhca-abi.h"
+/*
+ * rdma-core's provider interface and its helpers.  In rdma-core's tree
+ * these are its own; out of tree (scripts/build-provider.sh, against
+ * Debian 12's rdma-core 44) infiniband/driver.h is compat-44/'s and util/
+ * comes from the pristine rdma-core 65.0 source (provider/README.md).
+ */
+#include <infiniband/driver.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <util/mmio.h>
+#include <util/udma_barrier.h>
+
+#include <rdma/vhca-abi.h>
+#include "vhca_hw.h"
 
 struct vhca_context {
 	struct verbs_context ibv_ctx;
@@ -110,7 +122,8 @@ struct vhca_pd {
 /*
  * The resource_type a parent domain's allocator is given, one per ring
  * (rdma-core leaves the values to the provider, as mlx5dv's
- * MLX5DV_RES_TYPE_*; the high half tells providers apart).
+ * MLX5DV_RES_TYPE_*; the high half tells providers apart); applications
+ * see them in man/vhca.7.md.
  */
 #define VHCA_RES_TYPE_BASE ((uint64_t)0x76686361 << 32)	/* "vhca" */
 enum {
@@ -227,13 +240,20 @@ static inline struct vhca_ah *to_vah(struct ibv_ah *ah)
 	return container_of(ah, struct vhca_ah, ibv_ah);
 }
 
-/* One 64-bit doorbell write (vhca_hw_verbs.h "Data doorbells"); the
- * release fence orders the ring writes before it. */
+/* One 64-bit doorbell write (vhca_hw_verbs.h "Data doorbells"), after
+ * the ring writes it announces. */
 static inline void vhca_ring_doorbell(struct vhca_context *ctx,
 				      uint32_t offset, uint64_t value)
 {
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	*(volatile uint64_t *)((volatile char *)ctx->db + offset) = value;
+	udma_to_device_barrier();
+	mmio_write64_le((void *)((uintptr_t)ctx->db + offset), htole64(value));
+}
+
+/* An index the device reads from a doorbell record (little-endian); the
+ * caller orders it after what it announces. */
+static inline void vhca_dbrec_store(vhca_le32 *field, uint32_t value)
+{
+	*(volatile vhca_le32 *)field = htole32(value);
 }
 
 /*
@@ -248,10 +268,10 @@ static inline void vhca_sq_kick(struct vhca_context *ctx, struct vhca_qp *qp)
 	struct vhca_wq_dbrec *rec = qp->sq.dbrec;
 
 	if (rec) {
-		__atomic_store_n(&rec->producer_index, htole32(qp->sq.pi),
-				 __ATOMIC_RELEASE);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (le32toh(__atomic_load_n(&rec->device_flags, __ATOMIC_RELAXED)) &
+		udma_to_device_barrier();
+		vhca_dbrec_store(&rec->producer_index, qp->sq.pi);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (le32toh(*(volatile vhca_le32 *)&rec->device_flags) &
 		    VHCA_WQ_DBREC_F_POLLED)
 			return;
 	}
@@ -348,13 +368,13 @@ static inline void vhca_cmd_init(struct ibv_command_buffer *cmd,
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->hdr.object_id = object;
 	cmd->hdr.method_id = method;
-	cmd->uhw_in_idx = VHCA_UHW_NO_INDEX;
-	cmd->uhw_out_idx = VHCA_UHW_NO_INDEX;
+	cmd->uhw_in_idx = _UHW_NO_INDEX;
+	cmd->uhw_out_idx = _UHW_NO_INDEX;
 	cmd->next_attr = cmd->hdr.attrs;
 	cmd->last_attr = cmd->hdr.attrs + n;
 }
 
-/* One more attribute of an ioctl command (verbs_private_34.h). */
+/* One more attribute of an ioctl command (cmd_ioctl.h's fill_attr_*). */
 static inline void vhca_cmd_attr(struct ibv_command_buffer *cmd, uint16_t id,
 				 uint16_t len, uint64_t data)
 {

@@ -50,7 +50,6 @@
 #include "trace.h"
 
 #define VHCA_FIRST_PORT_LID     2
-#define VHCA_MAX_UNICAST_LID    0xbfff      /* IBA 4.1.3: 0xc000.. multicast */
 #define VHCA_SM_SWEEP_DELAY_MS  10
 
 static GHashTable *vhca_fabrics;        /* name -> VhcaFabric */

@@ -48,6 +48,7 @@
 #include "vhca-link.h"
 #include "vhca-link-reasm.h"
 #include "vhca-port-faults.h"
+#include "vhca-port-capture.h"
 #include "vhca-switch-sma.h"
 #include "vhca-wire.h"
 #include "vhca-dp-lock.h"
@@ -122,6 +123,10 @@ void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
     trace_vhca_link_tx(port->num, f->kind, f->slid, f->dlid, f->dst_qpn,
                        f->psn, payload_len);
     vhca_link_count(port, f, false);
+    if (unlikely(port->capture)) {
+        f->payload = payload;
+        vhca_port_capture_frame(port, f, true);
+    }
     if (f->kind == VHCA_WIRE_HELLO || f->kind == VHCA_WIRE_LINK) {
         vhca_link_put(port, buf, len);      /* training: no faults */
     } else {
@@ -739,6 +744,9 @@ static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
     }
     trace_vhca_link_rx(port->num, f.kind, f.slid, f.dlid, f.dst_qpn, f.psn,
                        f.payload_len);
+    if (unlikely(port->capture)) {
+        vhca_port_capture_frame(port, &f, false);
+    }
     if (!vhca_link_port_ready(port, &f)) {
         trace_vhca_link_not_ready(port->num, f.kind, port->state);
         return size;

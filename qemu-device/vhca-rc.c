@@ -35,7 +35,9 @@
  * - Lossy fabric: the device properties rc-drop-request=N and
  *   rc-drop-response=N lose every Nth RC request this device sends, and
  *   every Nth answer (ACK, NAK, READ response, atomic ACK) it would get
- *   back.  A lost single-packet request never reaches the responder; of a
+ *   back; set on -device or at run time (qom-set vhca0 rc-drop-request 7,
+ *   0 to stop), so one guest can run a workload clean and then lossy.
+ *   A lost single-packet request never reaches the responder; of a
  *   multi-packet SEND/WRITE the first packet is lost, so the responder
  *   sees the next one ahead of ePSN and NAKs a sequence error.
  *
@@ -54,6 +56,30 @@
 
 #define VHCA_ACK_TIMEOUT_UNIT_NS    4096    /* IBA 9.7.6.1.3: 4.096 us */
 #define VHCA_NO_TIMER_RESEND        18      /* timeout 0: ~1.07 s */
+
+/*
+ * rc-drop-request and rc-drop-response, plain uint32 QOM properties rather
+ * than qdev ones so that qom-set may change them on a running device.  The
+ * send path reads them with the BQL held (vhca-dp-lock.c falls back to it
+ * while either is set), and a new rate takes effect at the next request.
+ */
+void vhca_rc_drop_props_init(Object *obj)
+{
+    VhcaState *s = VHCA(obj);
+
+    object_property_add_uint32_ptr(obj, "rc-drop-request", &s->rc_drop_request,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_set_description(obj, "rc-drop-request",
+        "lose every Nth RC request this device sends (0: none)");
+    object_property_add_uint32_ptr(obj, "rc-drop-response", &s->rc_drop_response,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_set_description(obj, "rc-drop-response",
+        "lose every Nth answer to this device's RC requests (0: none)");
+    object_property_add_uint64_ptr(obj, "rc-dropped", &s->rc_dropped,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "rc-dropped",
+        "RC requests and answers lost by rc-drop-* since the device was created");
+}
 
 /* a - b in the 24-bit PSN space: > 0 ahead, < 0 behind. */
 static int32_t vhca_psn_diff(uint32_t a, uint32_t b)
@@ -172,12 +198,13 @@ VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
 /* ---- requester -------------------------------------------------------- */
 
 /* Deterministic loss: true on every Nth call (every 0: never). */
-static bool vhca_rc_lost(uint32_t every, uint32_t *count)
+static bool vhca_rc_lost(VhcaState *s, uint32_t every, uint32_t *count)
 {
     if (!every || ++*count < every) {
         return false;
     }
     *count = 0;
+    s->rc_dropped++;
     return true;
 }
 
@@ -232,7 +259,7 @@ static VhcaAck vhca_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     pkt->first_lost = false;
     vhca_port_count_tx(pkt->src_port, packets, vhca_rc_request_payload(pkt),
                        false);
-    if (vhca_rc_lost(s->rc_drop_request, &s->rc_requests_sent)) {
+    if (vhca_rc_lost(s, s->rc_drop_request, &s->rc_requests_sent)) {
         trace_vhca_rc_lost(qp->handle, pkt->psn, "request");
         if (packets == 1) {
             return VHCA_NO_PEER;
@@ -248,7 +275,7 @@ static VhcaAck vhca_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     if (ack == VHCA_NO_PEER) {
         return ack;
     }
-    lost = vhca_rc_lost(s->rc_drop_response, &s->rc_responses_seen);
+    lost = vhca_rc_lost(s, s->rc_drop_response, &s->rc_responses_seen);
     vhca_rc_count_answer(pkt, ack, lost);
     if (lost) {
         trace_vhca_rc_lost(qp->handle, qp->sq_psn, "response");

@@ -19,8 +19,7 @@
 #include "vhca-transport.h"
 #include "trace.h"
 
-QEMU_BUILD_BUG_ON(VHCA_SA_MIN_MLID != VHCA_MIN_MLID);
-QEMU_BUILD_BUG_ON(VHCA_SA_MIN_MLID + VHCA_SA_MAX_GROUPS - 1 > VHCA_MAX_MLID);
+QEMU_BUILD_BUG_ON(VHCA_MIN_MLID + VHCA_SA_MAX_GROUPS - 1 > VHCA_MAX_MLID);
 
 /* The SA's picture of the fabric: every ACTIVE port of an enabled device. */
 static void vhca_sa_add_port(VhcaPort *port, void *opaque)

@@ -72,7 +72,7 @@ void vhca_sa_mcast_init(VhcaSa *sa)
     g->permanent = true;
     memcpy(g->mgid, ipoib_broadcast_mgid, sizeof(g->mgid));
     g->qkey = VHCA_SA_IPOIB_QKEY;
-    g->mlid = VHCA_SA_MIN_MLID;
+    g->mlid = VHCA_MIN_MLID;
     g->pkey = VHCA_DEFAULT_PKEY;
     g->mtu = VHCA_SA_MTU_2048;
     g->rate = VHCA_SA_RATE_40G;
@@ -220,7 +220,7 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
         return VHCA_SA_ERR_NO_RESOURCES;
     }
     memset(g, 0, sizeof(*g));
-    g->mlid = VHCA_SA_MIN_MLID + (g - sa->groups);
+    g->mlid = VHCA_MIN_MLID + (g - sa->groups);
     if (!(mask & MCR_MGID) || !memcmp(want, zero, 16)) {
         g->mgid[0] = 0xff;                      /* SA-assigned (15.2.5.17) */
         g->mgid[1] = 0x12;

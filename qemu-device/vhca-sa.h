@@ -58,7 +58,6 @@
 #define VHCA_SA_MAX_XFERS       8       /* RMPP transfers in flight */
 #define VHCA_SA_MAX_SEGS        64      /* segments of one GetTableResp */
 #define VHCA_SA_MAX_PAYLOAD     (VHCA_SA_MAX_SEGS * VHCA_SA_DATA_SIZE)
-#define VHCA_SA_MIN_MLID        0xc000  /* the broadcast group's */
 
 /* IPoIB broadcast group of the default partition (RFC 4391). */
 #define VHCA_SA_IPOIB_QKEY      0x0b1b

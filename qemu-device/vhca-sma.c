@@ -257,7 +257,8 @@ static uint16_t sma_port_info_set(VhcaSmaNode *node, uint32_t mod,
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     st = vhca_port_info_set_check(d, port->state, &state);
-    if (st == 0 && (lid >= 0xc000 || sm_lid >= 0xc000 ||    /* unicast */
+    if (st == 0 && (lid > VHCA_MAX_UNICAST_LID ||
+                    sm_lid > VHCA_MAX_UNICAST_LID ||
                     ldq_be_p(d + 8) != SMA_GID_PREFIX)) {
         st = VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }

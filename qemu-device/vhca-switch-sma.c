@@ -83,9 +83,9 @@ void vhca_switch_lft_route(VhcaSwitchNode *sw, uint16_t lid, uint8_t port)
 
 static uint16_t *sw_mft_entry(const VhcaSwitchNode *sw, uint16_t mlid)
 {
-    uint32_t i = (uint32_t)mlid - VHCA_SWITCH_MLID_BASE;
+    uint32_t i = (uint32_t)mlid - VHCA_MIN_MLID;
 
-    return mlid >= VHCA_SWITCH_MLID_BASE && i < VHCA_SWITCH_MFT_CAP ?
+    return mlid >= VHCA_MIN_MLID && i < VHCA_SWITCH_MFT_CAP ?
            (uint16_t *)sw->mft[i] : NULL;
 }
 
@@ -154,8 +154,8 @@ static uint16_t sw_switch_info_set(VhcaSwitchNode *sw, const uint8_t *d)
     uint16_t lft_top = lduw_be_p(d + 6), mft_top = lduw_be_p(d + 18);
 
     if (lft_top >= VHCA_SWITCH_LFT_CAP ||
-        (mft_top && (mft_top < VHCA_SWITCH_MLID_BASE ||
-                     mft_top >= VHCA_SWITCH_MLID_BASE + VHCA_SWITCH_MFT_CAP))) {
+        (mft_top && (mft_top < VHCA_MIN_MLID ||
+                     mft_top >= VHCA_MIN_MLID + VHCA_SWITCH_MFT_CAP))) {
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     sw->lft_top = lft_top;
@@ -226,7 +226,7 @@ static uint16_t sw_port_info_set(VhcaSwitchNode *sw, uint32_t mod,
         return st;
     }
     if (mod == 0) {
-        if (lid >= VHCA_SWITCH_MLID_BASE || sm_lid >= VHCA_SWITCH_MLID_BASE ||
+        if (lid >= VHCA_MIN_MLID || sm_lid >= VHCA_MIN_MLID ||
             state != VHCA_PORT_ACTIVE) {
             return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
         }

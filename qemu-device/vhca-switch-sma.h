@@ -25,10 +25,9 @@
 #define VHCA_SWITCH_MAX_PORTS       64      /* external ports 1..64 */
 #define VHCA_SWITCH_DEVICE_ID       0x10f1
 #define VHCA_SWITCH_LFT_CAP         4096    /* LIDs 0..4095 */
-#define VHCA_SWITCH_MFT_CAP         256     /* MLIDs 0xc000..0xc0ff */
+#define VHCA_SWITCH_MFT_CAP         256     /* MLIDs VHCA_MIN_MLID.. +255 */
 #define VHCA_SWITCH_MFT_POSITIONS   5       /* 16 ports each: 0..64 */
 #define VHCA_SWITCH_NO_ROUTE        0xff    /* an LFT entry for no port */
-#define VHCA_SWITCH_MLID_BASE       0xc000
 
 #define VHCA_SMP_ATTR_SWITCH_INFO   0x0012
 #define VHCA_SMP_ATTR_LFT           0x0019  /* LinearForwardingTable */

@@ -112,6 +112,7 @@ VhcaAck vhca_rc_receive(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt);
 VhcaAck vhca_rc_transmit(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 void vhca_rc_wait_ack(VhcaQp *qp);
 int64_t vhca_rc_timeout_ns(uint8_t timeout);
+void vhca_rc_drop_props_init(Object *obj);
 
 /* A send WQE fetched and checked (vhca_sq_fetch). */
 typedef struct VhcaSqFetch {

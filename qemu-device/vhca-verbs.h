@@ -56,9 +56,6 @@ static inline uint64_t vhca_clock_ns(void)
 #define VHCA_MAX_MCAST_GRP      256
 #define VHCA_MAX_MCAST_QP_ATTACH 16     /* QPs per group and device */
 #define VHCA_MCAST_SLOTS        1024    /* attachments of a device */
-#define VHCA_MIN_MLID           0xc000
-#define VHCA_MAX_MLID           0xfffe  /* 0xffff is the permissive LID */
-#define VHCA_MAX_INLINE         512
 #define VHCA_MAX_RD_ATOM        16
 /* Page sizes a buffer descriptor may use: 4 KiB .. 1 GiB. */
 #define VHCA_PAGE_SIZE_CAP      (((1ull << (VHCA_MAX_PAGE_SHIFT + 1)) - 1) & \

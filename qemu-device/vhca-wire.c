@@ -234,7 +234,7 @@ void vhca_wire_hello_encode(const VhcaWireHello *h,
 bool vhca_wire_packets(const VhcaWireFrame *f, uint32_t *packets,
                        uint64_t *payload, bool *multicast)
 {
-    *multicast = f->dlid >= VHCA_WIRE_MIN_MLID && f->dlid != 0xffff;
+    *multicast = f->dlid >= VHCA_MIN_MLID && f->dlid != 0xffff;
     *payload = f->payload_len;
     *packets = f->offset ? 0 : MAX(f->packets, 1);
     switch (f->kind) {

@@ -106,6 +106,7 @@
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
 #include "vhca-port-faults.h"
+#include "vhca-port-capture.h"
 #include "hw/qdev-properties-system.h"
 #include "migration/vmstate.h"
 #include "vhca-qemu-compat.h"
@@ -580,6 +581,7 @@ static void vhca_teardown(PCIDevice *pdev)
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_fabric_detach(&s->ports[i]);
         vhca_link_detach(&s->ports[i]);
+        vhca_port_capture_free(&s->ports[i]);
     }
     if (s->cmd_bh) {
         qemu_bh_delete(s->cmd_bh);
@@ -646,6 +648,10 @@ static bool vhca_realize_locked(PCIDevice *pdev, Error **errp)
             vhca_link_attach(&s->ports[i], &s->port_nic[i]);
         } else if (!vhca_fabric_attach(&s->ports[i], s->fabric_name,
                                            &s->sm_conf, errp)) {
+            vhca_teardown(pdev);
+            return false;
+        }
+        if (!vhca_port_capture_realize(&s->ports[i], errp)) {
             vhca_teardown(pdev);
             return false;
         }
@@ -729,9 +735,11 @@ static void vhca_instance_init(Object *obj)
     object_property_set_description(obj, "port2-link",
                                     "Physical link of port 2 (up = true)");
     vhca_dp_instance_init(obj);
+    vhca_rc_drop_props_init(obj);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_port_faults_init(obj, &s->ports[i]);
     }
+    vhca_port_capture_init(obj);
 }
 
 static const VMStateDescription vmstate_vhca = {
@@ -754,8 +762,6 @@ static const Property vhca_properties[] = {
     DEFINE_PROP_UINT8("comp-vectors", VhcaState, comp_vectors, 2),
     DEFINE_PROP_UINT32("doorbell-pages", VhcaState, db_pages, 16),
     DEFINE_PROP_UINT32("dm-size", VhcaState, dm_size, VHCA_DEFAULT_DM_SIZE),
-    DEFINE_PROP_UINT32("rc-drop-request", VhcaState, rc_drop_request, 0),
-    DEFINE_PROP_UINT32("rc-drop-response", VhcaState, rc_drop_response, 0),
     DEFINE_PROP_NETDEV("port1-netdev", VhcaState, port_nic[0].peers),
     DEFINE_PROP_NETDEV("port2-netdev", VhcaState, port_nic[1].peers),
     DEFINE_PROP_BOOL("sq-poll", VhcaState, sq_poll, false),

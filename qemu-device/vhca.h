@@ -108,6 +108,9 @@ typedef struct VhcaPort {
     VhcaTrap trap;                  /* its SMA's Trap 144 (vhca-port-trap.c) */
     VhcaFaultLink faults;           /* a cabled link's (vhca-port-faults.c) */
     QEMUTimer *fault_timer;         /* delayed frames due */
+    /* its pcapng capture, or NULL (vhca-port-capture.c) */
+    struct VhcaCapture *capture;
+    char *capture_path, *capture_filter;
 } VhcaPort;
 
 struct VhcaState {
@@ -169,6 +172,7 @@ struct VhcaState {
     QEMUBH *transport_bh;
     uint32_t rc_requests_sent;      /* since the last loss (vhca-rc.c) */
     uint32_t rc_responses_seen;
+    uint64_t rc_dropped;            /* requests and answers lost, ever */
     uint64_t mr_list_entries;       /* page list entries of all regions */
     VhcaOdpFault odp_fault;         /* the last absent page (vhca-odp.c) */
 

@@ -31,7 +31,7 @@ import bench_fabric  # noqa: E402
 import bench_nvme  # noqa: E402
 
 OUT_DIR = os.path.join(vmlib.BUILD, "bench")
-MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
+MODULE = vmlib.MODULE
 MEMCPY = os.path.join(OUT_DIR, "memcpy-bw")
 CEILINGS = os.path.join(OUT_DIR, "ceilings")
 DEVICES = [

@@ -1,13 +1,17 @@
 #!/bin/bash
 # Build the vhca libibverbs provider (`make provider`): provider/*.c into
 # build/provider/libvhca-rdmav34.so plus build/provider/vhca.driver (the
-# /etc/libibverbs.d entry).  provider/README.md explains why it is built
-# against Debian's libibverbs-dev headers plus provider/verbs_private_34.h
-# instead of inside the rdma-core 44.0 source tree.
+# /etc/libibverbs.d entry), for the guest's Debian 12 userspace
+# (rdma-core 44).  provider/README.md explains why it is built out of tree:
+# Debian's libibverbs-dev headers, provider/compat-44/ for the private
+# provider interface, rdma-core 65.0's util/ headers (the barriers and
+# MMIO writes; scripts/fetch-rdma-core.sh) and the kernel-header form of
+# uapi/vhca-abi.h (scripts/vhca-abi-kernel-header.sh), the same headers
+# the provider includes in rdma-core's tree (scripts/rdma-core-patches.sh).
 #
 # Cached like the QEMU build: $VHCA_CACHE (default ~/.cache/vhca) holds
 # the extracted libibverbs-dev package and one build per hash of the
-# inputs (provider/, uapi/, this script).
+# inputs (provider/, uapi/, the scripts).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,14 +30,14 @@ if [ "$have_version" != "$want_version" ]; then
 	exit 1
 fi
 # verbs_set_ops() copies every member of struct verbs_context_ops: the
-# highest offset it reads is the struct's size (verbs_private_34.h).
+# highest offset it reads is the struct's size (compat-44/infiniband/driver.h).
 disasm=$(objdump -d --no-show-raw-insn "$libibverbs")
 ops=$(echo "$disasm" |
 	awk '/<verbs_set_ops@@IBVERBS_PRIVATE_34>:/{f=1;next} f&&/^$/{f=0} f' |
 	grep -oE '(0x[0-9a-f]+)?\(%rax\),%r' | sed -e 's/(%rax),%r//' -e 's/^$/0x0/' |
 	sort -u | while read -r off; do echo $((off / 8)); done | sort -n | tail -n 1)
 if [ "$((ops + 1))" != 76 ]; then
-	echo "build-provider.sh: verbs_set_ops reads $((ops + 1)) ops, verbs_private_34.h has 76" >&2
+	echo "build-provider.sh: verbs_set_ops reads $((ops + 1)) ops, compat-44/infiniband/driver.h has 76" >&2
 	exit 1
 fi
 
@@ -48,16 +52,24 @@ if [ ! -f "$dev/usr/include/infiniband/verbs.h" ]; then
 	mv "$dev.tmp" "$dev"
 fi
 
-# 3. Build, cached by the inputs.
-hash=$(cat provider/*.c provider/*.h uapi/*.h scripts/build-provider.sh |
+# 3. Build, cached by the inputs: rdma-core's util/ headers and
+# <rdma/vhca-abi.h> in a generated include folder.
+rdma_core=$(scripts/fetch-rdma-core.sh | tail -n 1)
+hash=$(cat provider/*.c provider/*.h provider/compat-44/*.h \
+	provider/compat-44/infiniband/*.h uapi/*.h scripts/build-provider.sh \
+	scripts/vhca-abi-kernel-header.sh scripts/fetch-rdma-core.sh |
 	sha256sum | cut -c1-16)
 built=$cache/provider-$hash
 if [ ! -f "$built/libvhca-rdmav34.so" ]; then
-	mkdir -p "$built.tmp"
+	rm -rf "$built.tmp"
+	mkdir -p "$built.tmp/include/rdma" "$built.tmp/include/util"
+	scripts/vhca-abi-kernel-header.sh >"$built.tmp/include/rdma/vhca-abi.h"
+	cp "$rdma_core"/util/{mmio.h,udma_barrier.h,compiler.h} "$built.tmp/include/util/"
 	# shellcheck disable=SC2046
 	gcc -std=gnu11 -O2 -g -fPIC -shared -Wall -Wextra -Werror \
 		-Wno-unused-parameter -Wno-missing-field-initializers \
 		-fvisibility=hidden -D_GNU_SOURCE \
+		-Iprovider/compat-44 -I"$built.tmp/include" \
 		-I"$dev/usr/include" -Iuapi -Iprovider \
 		-o "$built.tmp/libvhca-rdmav34.so" provider/*.c \
 		"$libibverbs" -lpthread -Wl,-z,defs -Wl,--as-needed

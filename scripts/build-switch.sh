@@ -10,6 +10,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$REPO/build/vhca-switch
 SOURCES=(tools/vhca-switch.c tools/vhca-switch-txq.c tools/vhca-switch-faults.c qemu-device/vhca-link-faults.c qemu-device/vhca-wire.c qemu-device/vhca-sa.c
+         tools/vhca-switch-capture.c qemu-device/vhca-capture.c
          qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c
          qemu-device/vhca-sma.c qemu-device/vhca-switch-sma.c qemu-device/vhca-sm-state.c qemu-device/vhca-sm-arbiter.c qemu-device/vhca-pma.c
          qemu-device/vhca-trap-mad.c tools/vhca-switch-smp.c tools/vhca-switch-trap.c
@@ -23,5 +24,5 @@ if [ -x "$OUT" ] && [ -z "$(find "${SOURCES[@]}" tools/*.h qemu-device/*.h uapi/
     exit 0
 fi
 ${CC:-gcc} -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror \
-    -Ifuzz/shim -Iqemu-device -Iuapi -Itools "${SOURCES[@]}" -o "$OUT"
+    -Ifuzz/shim -Iqemu-device -Iuapi -Itools "${SOURCES[@]}" -pthread -o "$OUT"
 echo "build-switch: built $OUT"

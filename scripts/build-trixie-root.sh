@@ -3,7 +3,9 @@
 # what needs trixie's toolchain or libc: the module for Linux 7.3, whose
 # headers call gcc-14 and whose kbuild tools (fixdep, modpost) link
 # against glibc >= 2.38 (scripts/build-module.sh runs that build in it).
-# The userspace and QEMU work will reuse the same root.
+# rdma-core 65 is built whole in it too (scripts/check-rdma-core-patches.sh:
+# Debian 12's cmake and Cython are older than it asks for).  The userspace
+# and QEMU work will reuse the same root.
 #
 # Cached in $VHCA_CACHE (default ~/.cache/vhca) as trixie-root-<hash>,
 # <hash> of the package list and this script; prints the root's path on
@@ -17,6 +19,10 @@ packages=(
 	# binutils, and the libraries linux-kbuild-7.3's tools link against
 	gcc-14 g++-14 make binutils libc6-dev libelf1t64 libssl3t64 zlib1g pahole
 	kmod bc
+	# rdma-core 65 built whole (scripts/check-rdma-core-patches.sh): its
+	# Debian build dependencies, pandoc for the Markdown man pages
+	cmake ninja-build pkg-config python3-dev cython3 python3-docutils pandoc
+	libnl-3-dev libnl-route-3-dev libudev-dev libsystemd-dev
 )
 cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
 hash=$( { printf '%s\n' "${packages[@]}" | LC_ALL=C sort; sha256sum "$0" | cut -d' ' -f1; } |

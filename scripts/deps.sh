@@ -26,6 +26,9 @@ packages=(
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
 	# tests
 	python3-pytest libgtest-dev
+	# decoding the device's and switch's captures (Documentation/fabric.md
+	# "Capture": the encoder's host test, `make check-capture`)
+	tshark
 	# the storage ULP tier (selftests/ulp, Documentation/ulps.md): targets,
 	# initiators, fio; dbus for targetcli
 	nvme-cli targetcli-fb open-iscsi srptools nfs-kernel-server fio sg3-utils dbus

@@ -10,14 +10,14 @@
 # build/results/fuzz.xml (one JUnit case per target, scripts/junit.py) and
 # build/results/fuzz.txt as "passed=N failed=M".
 #
-# Environment: FUZZ_SECONDS (default 60) per target; FUZZ_TARGETS to run a
+# Environment: FUZZ_SECONDS (default 30) per target; FUZZ_TARGETS to run a
 # subset ("cmd_check ring"); CLANG (default clang-14, else clang).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RESULTS=$REPO/build/results
 OUT=$REPO/build/fuzz
-SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
+SECONDS_PER_TARGET=${FUZZ_SECONDS:-30}
 CLANG=${CLANG:-$(command -v clang-14 || command -v clang || echo clang)}
 
 # Target name -> device sources it links besides fuzz/fuzz_<name>.c.

@@ -58,13 +58,14 @@ for src in driver/tests/*.cpp; do
 	compile "$test_flags" "$src" "$out/test-$(basename "$src" .cpp).o"
 done
 # The device's pure files (no QEMU tree: QEMU's few headers from fuzz/shim)
-# with their host tests, qemu-device/tests/host: the placement order.
-device_flags="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Ifuzz/shim -Iqemu-device $sanitize"
-for src in qemu-device/vhca-place.c; do
+# with their host tests, qemu-device/tests/host: the placement order, the
+# capture encoder (its tshark cases skip without tshark).
+device_flags="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Ifuzz/shim -Iqemu-device -Iuapi $sanitize"
+for src in qemu-device/vhca-place.c qemu-device/vhca-capture.c; do
 	compile "$device_flags" "$src" "$out/device-$(basename "$src" .c).o" "${CC:-gcc}"
 done
 for src in qemu-device/tests/host/*.cpp; do
-	compile "$test_flags -Ifuzz/shim -Iqemu-device" "$src" "$out/device-test-$(basename "$src" .cpp).o"
+	compile "$test_flags -Ifuzz/shim -Iqemu-device -Iuapi" "$src" "$out/device-test-$(basename "$src" .cpp).o"
 done
 status=0
 for pid in $pids; do wait "$pid" || status=1; done
@@ -89,7 +90,7 @@ host_xml=$out/host.xml
 rm -f "$host_xml"
 if scripts/build-switch.sh; then
 	(cd selftests && /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-		--junitxml="../$host_xml" host/switch_lone.py host/switch_arb.py) || rc=1
+		--junitxml="../$host_xml" host/switch_lone.py host/switch_arb.py host/switch_capture.py) || rc=1
 else
 	rc=1
 fi

@@ -16,9 +16,7 @@ import pytest
 import vmlib
 
 DEBUG = vmlib.KERNEL_CHOICE == "debug"
-MODULE = os.environ.get("VHCA_MODULE") or (
-    os.path.join(vmlib.BUILD, "debug", "vhca.ko") if DEBUG
-    else os.path.join(vmlib.BUILD, "vhca.ko"))
+MODULE = vmlib.MODULE
 
 # Two devices on one fabric: vhca0 with two ports, vhca1 with one.
 DEVICES = {

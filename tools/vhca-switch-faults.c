@@ -212,15 +212,26 @@ static void sw_control_command(char *line, SwPort *ports, int nports,
             sw_set_rates(&ports[i], &f);
         }
         snprintf(out, size, "ok\n");
+    } else if (sscanf(line, "port %d %n", &num, &used) == 1 && used &&
+               !strncmp(line + used, "capture", 7)) {
+        if (num >= 1 && num <= nports) {
+            sw_capture_command(ports, nports, &ports[num - 1], line + used,
+                               out, size);
+        } else {
+            snprintf(out, size, "error: no such port\n");
+        }
     } else if (sscanf(line, "port %d %n", &num, &used) == 1 && used) {
         snprintf(out, size, "%s", num >= 1 && num <= nports ?
                  sw_port_command(line + used, &ports[num - 1]) :
                  "error: no such port\n");
     } else if (!strncmp(line, "stats", 5)) {
         sw_control_stats(ports, nports, out, size);
+    } else if (!strncmp(line, "capture", 7)) {
+        sw_capture_command(ports, nports, NULL, line, out, size);
     } else {
         snprintf(out, size, "error: faults LOSS DUP REORDER CORRUPT | "
-                 "port N ... | stats\n");
+                 "capture FILE [FILTER] | capture off | port N ... | "
+                 "stats\n");
     }
 }
 

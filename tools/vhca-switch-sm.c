@@ -42,7 +42,7 @@ typedef struct SwLidEntry {
     uint16_t lid;
 } SwLidEntry;
 
-static SwLidEntry sw_lids[0xbfff];
+static SwLidEntry sw_lids[VHCA_MAX_UNICAST_LID];
 static uint32_t sw_nlids;
 static VhcaSmArbiter sw_arb;
 static SwPort *sw_sm_ports;

@@ -162,6 +162,9 @@ void sw_send(SwPort *p, const uint8_t *frame, uint32_t len)
     if (p->fd < 0) {
         return;
     }
+    if (p->capture) {
+        sw_capture_tx(p, frame, len);
+    }
     stl_be_p(be, len);
     sw_txq_expire(p, now_ms);
     if (!p->txq) {

@@ -393,6 +393,9 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
         sw_log("port %d: frame dropped: %s\n", p->num, why);
         return;
     }
+    if (p->capture) {
+        sw_capture_rx(p, &f);
+    }
     if (f.kind == VHCA_WIRE_HELLO) {
         sw_hello(p, &f);
         return;
@@ -413,7 +416,7 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
         return;
     }
     sw_count(p, &f, true);
-    if (f.dlid >= VHCA_SA_MIN_MLID && f.dlid != 0xffff) {
+    if (f.dlid >= VHCA_MIN_MLID && f.dlid != 0xffff) {
         sw_multicast(p, &f, frame, len);
         return;
     }
@@ -572,7 +575,10 @@ static void sw_usage(void)
             "                  the other SMs, 100..600000 (10000)\n"
             "  --sm-poll-retries N  unanswered polls before it takes the\n"
             "                  subnet over (4)\n"
-            "  --sm-key KEY    SMInfo:SM_Key the subnet's SMs share (1)\n");
+            "  --sm-key KEY    SMInfo:SM_Key the subnet's SMs share (1)\n"
+            "  --capture FILE  pcapng of every port's packets (fabric.md\n"
+            "                  \"Capture\")\n"
+            "  --capture-filter qpn=N,lid=N,mads,snaplen=N  what it keeps\n");
     exit(2);
 }
 
@@ -610,6 +616,7 @@ typedef struct SwArgs {
     const char *connect[SW_MAX_PORTS];
     const char *dir;
     const char *control;
+    const char *capture, *capture_filter;
     int tcp_base;
     uint64_t seed;
     VhcaFabricSmConf sm;
@@ -630,12 +637,14 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
         { "sm-poll-ms", required_argument, NULL, 'M' },
         { "sm-poll-retries", required_argument, NULL, 'R' },
         { "sm-key", required_argument, NULL, 'K' },
+        { "capture", required_argument, NULL, 'w' },
+        { "capture-filter", required_argument, NULL, 'F' },
         { NULL, 0, NULL, 0 },
     };
     const char *why;
     int c, n, i;
 
-    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:vS:P:M:R:K:", opts,
+    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:vS:P:M:R:K:w:F:", opts,
                             NULL)) != -1) {
         switch (c) {
         case 'n':
@@ -674,6 +683,12 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
         case 'R':
         case 'K':
             sw_sm_option(&a->sm, c, optarg);
+            break;
+        case 'w':
+            a->capture = optarg;
+            break;
+        case 'F':
+            a->capture_filter = optarg;
             break;
         default:
             sw_usage();
@@ -716,6 +731,7 @@ int main(int argc, char **argv)
         },
     };
     char control[108];
+    const char *why;
     int control_fd = -1, i, n, nfds, timeout;
     bool dialing;
 
@@ -741,6 +757,12 @@ int main(int argc, char **argv)
     }
     if (args.control) {
         control_fd = sw_control_listen(args.control);
+    }
+    if (args.capture && (why = sw_capture_start(sw_ports, sw_nports, NULL,
+                                                args.capture,
+                                                args.capture_filter))) {
+        fprintf(stderr, "vhca-switch: --capture: %s\n", why);
+        return 2;
     }
     sw_sm_init(sw_ports, sw_nports, &args.sm);
     if (!args.sm.embedded) {

@@ -39,6 +39,9 @@ typedef struct SwPort {
     /* the output queue: frames the socket did not take yet */
     SwTxFrame *txq, **txq_tail;
     uint32_t txq_bytes;
+    /* the pcapng capture of this port, or NULL (vhca-switch-capture.c) */
+    struct VhcaCapture *capture;
+    unsigned capture_if;        /* its interface in that file */
 } SwPort;
 
 /* vhca-switch-smp.c: the switch's state, its SMA's and its tables. */
@@ -120,6 +123,20 @@ void sw_disconnect(SwPort *p, const char *why);
 void sw_trap_link_changed(SwPort *ports, int nports);
 bool sw_trap_repress(const uint8_t *smp);
 int sw_trap_tick(SwPort *ports, int nports);
+/*
+ * vhca-switch-capture.c: port p's capture (NULL p: every port, one file)
+ * into path with a filter ("" none); NULL or what is wrong.  rx: a frame
+ * came in by p; tx: one leaves by it (only called while p->capture).
+ */
+const char *sw_capture_start(SwPort *ports, int nports, SwPort *p,
+                             const char *path, const char *filter);
+void sw_capture_off(SwPort *ports, int nports, SwPort *p);
+void sw_capture_rx(SwPort *p, const VhcaWireFrame *f);
+void sw_capture_tx(SwPort *p, const uint8_t *frame, uint32_t len);
+/* "capture FILE [FILTER]" or "capture off" of the control socket: the
+ * answer into out. */
+void sw_capture_command(SwPort *ports, int nports, SwPort *p,
+                        const char *args, char *out, size_t size);
 /* DIR/control: one text command per connection (fabric.md). */
 int sw_control_listen(const char *path);
 void sw_control_accept(int listen_fd, SwPort *ports, int nports);

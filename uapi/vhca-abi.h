@@ -33,6 +33,16 @@
 /* 2: receive doorbell records (rq_dbrec_offset, dbrec_offset of the SRQ) */
 #define VHCA_UVERBS_ABI_VERSION		2
 
+/*
+ * The driver id the device registers (ib_device_ops.driver_id, reported to
+ * libibverbs as RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID) and the provider passes to
+ * verbs_init_and_alloc_context: RDMA_DRIVER_VHCA of enum rdma_driver_id
+ * (rdma/ib_user_ioctl_verbs.h), the entry after RDMA_DRIVER_IONIC (21)
+ * that scripts/rdma-core-patches.sh adds to rdma-core's copy of the enum;
+ * the kernel headers this driver builds against do not have it yet.
+ */
+#define VHCA_RDMA_DRIVER_ID		22
+
 /* Every user ring and the doorbell records live in page-aligned user
  * memory, described to the device in pages of this size. */
 #define VHCA_UVERBS_PAGE_SIZE		4096u

@@ -514,6 +514,11 @@ static inline uint8_t vhca_eqe_owner(uint32_t idx, uint32_t log_size)
 #define VHCA_GID_TABLE_LEN		16
 #define VHCA_PKEY_TABLE_LEN		16
 #define VHCA_DEFAULT_PKEY		0xffff
+/* IBA 4.1.3 (Table 7): LIDs 0x0001..0xbfff unicast, 0xc000..0xfffe
+ * multicast, 0xffff the permissive LID. */
+#define VHCA_MAX_UNICAST_LID		0xbfff
+#define VHCA_MIN_MLID			0xc000
+#define VHCA_MAX_MLID			0xfffe
 #define VHCA_GID_PREFIX_DEFAULT		0xfe80000000000000ull
 
 /* The data path: CQs, QPs, SRQs, memory keys, WQE and CQE formats. */

@@ -273,6 +273,10 @@ enum vhca_qp_state {
 #define VHCA_MIN_SQ_WQE_SHIFT		6	/* 64-byte send WQEs at least */
 #define VHCA_MIN_RQ_WQE_SHIFT		5
 #define VHCA_MAX_WQE_SHIFT		10	/* 1 KiB */
+/* CREATE_QP refuses a larger max_inline (device.md "CREATE_QP"). */
+#define VHCA_MAX_INLINE			512
+/* The most SGEs one WQE can name: vhca_wqe_ctrl.num_sge is 8 bits. */
+#define VHCA_MAX_SGE_PER_WQE		255
 
 #define VHCA_QP_F_SQ_SIG_ALL		(1u << 0)	/* every send WQE completes */
 #define VHCA_QP_F_HAS_SRQ		(1u << 1)	/* receives come from srqn */
@@ -726,6 +730,9 @@ enum vhca_srq_event {
 
 /* Which QP type may post which opcode, segment sizes, inline. */
 #include "vhca_hw_wqe_rules.h"
+
+/* The geometry of a QP's rings for the capabilities asked. */
+#include "vhca_hw_qp_layout.h"
 
 /* On-demand paging: absent pages, page faults, ODP_MAP/INVALIDATE/RESUME. */
 #include "vhca_hw_odp.h"

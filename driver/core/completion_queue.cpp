@@ -54,9 +54,7 @@ vhca_cq_dbrec* DbrecOf(const DmaBuffer& ring, uint32_t log_size) {
 }  // namespace
 
 uint32_t CompletionQueue::LogSizeFor(uint32_t entries) {
-  uint32_t log_size = VHCA_MIN_LOG_CQ;
-  while (log_size <= VHCA_MAX_LOG_CQ && (1u << log_size) - 1 < entries) log_size++;
-  return log_size <= VHCA_MAX_LOG_CQ ? log_size : 0;
+  return vhca_cq_log_size(entries);  // uapi: the provider sizes its CQs alike
 }
 
 Result<OwnedPtr<CompletionQueue>> CompletionQueue::Create(Device& device,

@@ -10,20 +10,16 @@ namespace {
 
 constexpr uint32_t kPsnMask = 0xffffffu;
 constexpr uint32_t kQpnMask = 0xffffffu;
-constexpr uint32_t kMaxSgePerWqe = 255;  // vhca_wqe_ctrl.num_sge is 8 bits
-// CREATE_QP refuses a max_inline above 512 (Documentation/device.md
-// "Queue pairs"); vhca_device_attr does not report it.
-constexpr uint32_t kMaxInlineData = 512;
 
-// Smallest log2 with 2^log >= value (value >= 1).
-uint32_t CeilLog2(uint32_t value) {
-  uint32_t log = 0;
-  while ((uint64_t{1} << log) < value) log++;
-  return log;
+vhca_wq_caps ToWqCaps(const vhca_core_qp_cap& cap) {
+  return {cap.max_send_wr, cap.max_recv_wr, cap.max_send_sge, cap.max_recv_sge,
+          cap.max_inline_data};
 }
 
-uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }
-uint32_t Max(uint32_t a, uint32_t b) { return a > b ? a : b; }
+vhca_core_qp_cap FromWqCaps(const vhca_wq_caps& caps) {
+  return {caps.max_send_wr, caps.max_recv_wr, caps.max_send_sge, caps.max_recv_sge,
+          caps.max_inline_data};
+}
 
 }  // namespace
 
@@ -82,40 +78,21 @@ void QpContextToAttr(const vhca_qp_context& c, vhca_core_qp_attr* attr) {
   AvToAhAttr(c.av, &attr->ah_attr);
 }
 
+// The geometry is uapi's vhca_wq_compute_geometry (vhca_hw_qp_layout.h),
+// which the provider computes too.
 Result<QpLayout> ComputeQpLayout(const vhca_core_qp_cap& cap, bool has_srq,
                                  uint32_t device_max_wr,
                                  uint32_t device_max_sge) {
-  const uint32_t max_wr = Min(device_max_wr, 1u << VHCA_MAX_LOG_WQ);
-  const uint32_t max_sge = Min(device_max_sge, kMaxSgePerWqe);
-  if (cap.max_send_wr > max_wr || cap.max_send_sge > max_sge ||
-      cap.max_recv_sge > max_sge || cap.max_inline_data > kMaxInlineData ||
-      (!has_srq && cap.max_recv_wr > max_wr))
+  const vhca_wq_caps asked = ToWqCaps(cap);
+  vhca_wq_geometry g{};
+  if (vhca_wq_compute_geometry(&asked, has_srq, device_max_wr, device_max_sge, &g))
     return Error{-VHCA_EINVAL};
   QpLayout layout;
-  // Send WQE: control, the largest opcode segment, then SGEs or inline
-  // data (the reported limits hold for every opcode).
-  const uint32_t send_head = sizeof(vhca_wqe_ctrl) + MaxSendSegmentSize();
-  const uint32_t send_data = Max(cap.max_send_sge * sizeof(vhca_sge),
-                                 cap.max_inline_data);
-  layout.sq_wqe_shift = Max(CeilLog2(send_head + send_data), VHCA_MIN_SQ_WQE_SHIFT);
-  layout.sq_log_size = CeilLog2(Max(cap.max_send_wr, 1));
-  const uint32_t recv_bytes = sizeof(vhca_rwqe_hdr) + cap.max_recv_sge * sizeof(vhca_sge);
-  layout.rq_wqe_shift = Max(CeilLog2(recv_bytes), VHCA_MIN_RQ_WQE_SHIFT);
-  layout.rq_log_size = has_srq ? 0 : CeilLog2(Max(cap.max_recv_wr, 1));
-  if (layout.sq_wqe_shift > VHCA_MAX_WQE_SHIFT ||
-      layout.rq_wqe_shift > VHCA_MAX_WQE_SHIFT)
-    return Error{-VHCA_EINVAL};
-
-  const uint32_t sq_room = (1u << layout.sq_wqe_shift) - send_head;
-  layout.granted.max_send_wr = 1u << layout.sq_log_size;
-  layout.granted.max_send_sge = Min(sq_room / sizeof(vhca_sge), max_sge);
-  layout.granted.max_inline_data = Min(sq_room, kMaxInlineData);
-  layout.granted.max_recv_wr = has_srq ? 0 : 1u << layout.rq_log_size;
-  layout.granted.max_recv_sge =
-      has_srq ? 0
-              : Min(((1u << layout.rq_wqe_shift) - sizeof(vhca_rwqe_hdr)) /
-                        sizeof(vhca_sge),
-                    max_sge);
+  layout.sq_log_size = g.sq_log_size;
+  layout.sq_wqe_shift = g.sq_wqe_shift;
+  layout.rq_log_size = g.rq_log_size;
+  layout.rq_wqe_shift = g.rq_wqe_shift;
+  layout.granted = FromWqCaps(g.granted);
   return layout;
 }
 

@@ -119,13 +119,6 @@ void WriteSges(const vhca_core_sge* sg_list, uint32_t num_sge, uint8_t* at) {
 
 }  // namespace
 
-uint32_t MaxSendSegmentSize() {
-  // RC/UC: raddr (16), atomic (32), reg_mr (48); datagram: ud (48),
-  // reg_mr (48).  The same for every QP type, so no argument.
-  static_assert(sizeof(vhca_wqe_ud) == sizeof(vhca_wqe_reg_mr), "");
-  return sizeof(vhca_wqe_reg_mr);
-}
-
 vhca_av MakeAv(const vhca_core_ah_attr& ah) {
   vhca_av av{};
   av.dlid = ToLe16(ah.dlid);

@@ -26,10 +26,6 @@ struct RecvQueueLayout {
   uint32_t max_sge = 0;
 };
 
-// The largest segment after the control segment any send WQE may need,
-// of any QP type (sizes the stride).
-uint32_t MaxSendSegmentSize();
-
 // A vhca_av from an ib address handle's attributes.
 vhca_av MakeAv(const vhca_core_ah_attr& ah);
 void AvToAhAttr(const vhca_av& av, vhca_core_ah_attr* ah);

@@ -249,7 +249,7 @@ uint8_t Device::CreateQp(const vhca_cmd& cmd, uint32_t result[2]) {
       in.sq_wqe_shift > VHCA_MAX_WQE_SHIFT || in.rq_wqe_shift < VHCA_MIN_RQ_WQE_SHIFT ||
       in.rq_wqe_shift > VHCA_MAX_WQE_SHIFT || !pds.count(in.pdn) || !cqs.count(in.send_cqn) ||
       !cqs.count(in.recv_cqn) || (has_srq && (!srqs.count(in.srqn) || in.rq_log_size != 0)) ||
-      in.max_inline > 512)  // the device's VHCA_MAX_INLINE
+      in.max_inline > VHCA_MAX_INLINE)
     return VHCA_CMD_BAD_PARAM;
   if (!RingReachable(in.sq_buf, uint64_t{1} << (in.sq_log_size + in.sq_wqe_shift)) ||
       (!has_srq && !RingReachable(in.rq_buf, uint64_t{1} << (in.rq_log_size + in.rq_wqe_shift))) ||
@@ -457,7 +457,7 @@ uint8_t Device::RegDmMr(const vhca_cmd& cmd, uint32_t result[2]) {
 uint8_t Device::Multicast(const vhca_cmd& cmd) {
   vhca_cmd_mcast_in in;
   CopyBytes(&in, cmd.in.raw, sizeof(in));
-  if (!qps.count(in.qpn) || in.mlid < 0xc000 || in.mlid == 0xffff) return VHCA_CMD_BAD_PARAM;
+  if (!qps.count(in.qpn) || in.mlid < VHCA_MIN_MLID || in.mlid > VHCA_MAX_MLID) return VHCA_CMD_BAD_PARAM;
   const uint64_t key = McastKey(in.qpn, in.mlid);
   if (cmd.opcode == VHCA_CMD_ATTACH_MCAST) {
     if (mcast.count(key)) return VHCA_CMD_OK;

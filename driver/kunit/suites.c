@@ -32,13 +32,16 @@ struct kt_fixture {
 void vhca_kunit_fail(void *test, const char *file, int line, const char *fmt,
 		     ...)
 {
+	/* A variable, not a cast in the macro's argument: 7.3's KUNIT_FAIL
+	 * expands test->last_seen without parentheses around test. */
+	struct kunit *kunit = test;
 	struct va_format vaf;
 	va_list args;
 
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	KUNIT_FAIL((struct kunit *)test, "%s:%d: %pV", file, line, &vaf);
+	KUNIT_FAIL(kunit, "%s:%d: %pV", file, line, &vaf);
 	va_end(args);
 }
 

@@ -311,7 +311,7 @@ static int vhca_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 static const struct ib_device_ops vhca_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.driver_id = VHCA_RDMA_DRIVER_ID,
 
 	.alloc_pd = vhca_ib_alloc_pd,
 	.dealloc_pd = vhca_ib_dealloc_pd,

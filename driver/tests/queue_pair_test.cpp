@@ -96,14 +96,14 @@ TEST_F(QpTest, Limits) {
   init.cap.max_recv_sge = device_.max_sge + 1;
   EXPECT_EQ(vhca_core_create_qp(core_, &init, &qp), -VHCA_EINVAL);
   init = QpInit(cq);
-  init.cap.max_inline_data = 512 + 1;  // beyond the device's limit
+  init.cap.max_inline_data = VHCA_MAX_INLINE + 1;  // beyond the device's limit
   EXPECT_EQ(vhca_core_create_qp(core_, &init, &qp), -VHCA_EINVAL);
-  init.cap.max_inline_data = 512;
+  init.cap.max_inline_data = VHCA_MAX_INLINE;
   ASSERT_EQ(vhca_core_create_qp(core_, &init, &qp), 0);
   qps_.push_back(qp);
   EXPECT_EQ(device_.qps[vhca_core_qp_num(qp)].in.sq_wqe_shift, VHCA_MAX_WQE_SHIFT);
-  EXPECT_EQ(device_.qps[vhca_core_qp_num(qp)].in.max_inline, 512u);
-  EXPECT_EQ(init.cap.max_inline_data, 512u);
+  EXPECT_EQ(device_.qps[vhca_core_qp_num(qp)].in.max_inline, uint32_t{VHCA_MAX_INLINE});
+  EXPECT_EQ(init.cap.max_inline_data, uint32_t{VHCA_MAX_INLINE});
   // A 1 KiB send WQE has room for 944 inline bytes, but the device takes
   // 512 at most: the grant says 512, not the room (max_sge QPs).
   init = QpInit(cq);
@@ -111,8 +111,8 @@ TEST_F(QpTest, Limits) {
   ASSERT_EQ(vhca_core_create_qp(core_, &init, &qp), 0);
   qps_.push_back(qp);
   EXPECT_EQ(device_.qps[vhca_core_qp_num(qp)].in.sq_wqe_shift, VHCA_MAX_WQE_SHIFT);
-  EXPECT_EQ(device_.qps[vhca_core_qp_num(qp)].in.max_inline, 512u);
-  EXPECT_EQ(init.cap.max_inline_data, 512u);
+  EXPECT_EQ(device_.qps[vhca_core_qp_num(qp)].in.max_inline, uint32_t{VHCA_MAX_INLINE});
+  EXPECT_EQ(init.cap.max_inline_data, uint32_t{VHCA_MAX_INLINE});
   init = QpInit(cq);
   init.type = 0;
   EXPECT_EQ(vhca_core_create_qp(core_, &init, &qp), -VHCA_EINVAL);

@@ -133,6 +133,43 @@ void verbs_suite_exit(struct kunit_suite *suite)
 	ibdev = NULL;
 }
 
+/*
+ * The device named `device`, with a reference (ib_device_put), or NULL.
+ * ib_device_get_by_name is no longer exported (7.3): as ib_core offers
+ * it to any module, a client's add callback sees every registered device
+ * (ib_register_client calls it for each, synchronously).  It takes the
+ * reference and declines every device (non-zero), so the client attaches
+ * to none and its unregistration right after calls no remove.  The same
+ * on every kernel vhca builds for: no probe needed.
+ */
+static struct ib_device *found_device;
+
+static int find_device_add(struct ib_device *dev)
+{
+	if (!found_device && !strcmp(dev_name(&dev->dev), device) &&
+	    ib_device_try_get(dev))
+		found_device = dev;
+	return -EOPNOTSUPP;
+}
+
+static struct ib_client find_device_client = {
+	.name = "vhca_verbs_kunit",
+	.add = find_device_add,
+};
+
+static struct ib_device *find_device(void)
+{
+	struct ib_device *dev;
+
+	found_device = NULL;
+	if (ib_register_client(&find_device_client))
+		return NULL;
+	ib_unregister_client(&find_device_client);
+	dev = found_device;
+	found_device = NULL;
+	return dev;
+}
+
 /* A failure here fails the suite: KUnit prints "# failed to initialize"
  * and none of its cases, which check-verbs reports as the suite missing. */
 int verbs_suite_init(struct kunit_suite *suite)
@@ -141,7 +178,7 @@ int verbs_suite_init(struct kunit_suite *suite)
 	int err;
 
 	init_completion(&cq_event);
-	ibdev = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
+	ibdev = find_device();
 	if (!ibdev) {
 		pr_err(TAG "%s: no ib_device %s\n", suite->name, device);
 		return -ENODEV;

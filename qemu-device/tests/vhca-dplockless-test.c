@@ -17,18 +17,6 @@
 #define LOCKLESS        ",dp-lockless=on"
 #define ROM_ADDR        0xfffff000ull   /* the BIOS's last page */
 
-static uint64_t dp_counter(Dp *dp, const char *name)
-{
-    QDict *rsp = qtest_qmp(dp->v->qts, "{'execute': 'qom-get', 'arguments':"
-                           " {'path': 'vhca0', 'property': %s}}", name);
-    uint64_t value;
-
-    g_assert(qdict_haskey(rsp, "return"));
-    value = qdict_get_int(rsp, "return");
-    qobject_unref(rsp);
-    return value;
-}
-
 /* SEND, RDMA WRITE, RDMA READ and an atomic, each by one doorbell. */
 static void lockless_ops(Dp *dp, uint8_t type)
 {
@@ -77,10 +65,10 @@ static void test_lockless_ops(void)
     Dp *dp = dp_start_with(LOCKLESS);
 
     lockless_ops(dp, VHCA_QPT_RC);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 4);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-runs"), ==, 4);
     lockless_ops(dp, VHCA_QPT_UC);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 6);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-fallbacks"), ==, 0);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-runs"), ==, 6);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-fallbacks"), ==, 0);
     dp_stop(dp);
 }
 
@@ -90,14 +78,14 @@ static void test_lockless_fallback(void)
     Dp *dp = dp_start_with(",dp-lockless=off");   /* after VHCA_QTEST_DEVICE */
 
     lockless_ops(dp, VHCA_QPT_RC);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 0);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-fallbacks"), ==, 0);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-runs"), ==, 0);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-fallbacks"), ==, 0);
     dp_stop(dp);
 
     dp = dp_start_with(LOCKLESS ",rc-drop-request=1000");
     lockless_ops(dp, VHCA_QPT_RC);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 0);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-fallbacks"), ==, 4);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-runs"), ==, 0);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-fallbacks"), ==, 4);
     dp_stop(dp);
 }
 
@@ -123,7 +111,7 @@ static void test_lockless_msix(void)
     g_assert_true(msix_fired(dp->v, word));
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_SUCCESS);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 1);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-runs"), ==, 1);
     dp_stop(dp);
 }
 
@@ -148,10 +136,10 @@ static void test_lockless_not_ram(void)
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_REM_OP_ERR);
     dp_expect_cqe(dp, &p.bcq, &cqe, VHCA_WC_LOC_PROT_ERR);
     g_assert_cmpuint(cqe.vendor_err, ==, VHCA_VERR_DMA_FAULT);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 1);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-runs"), ==, 1);
     dp_send(dp, &p.a, 2, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m.a, 8, m.akey);
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_WR_FLUSH_ERR);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-fallbacks"), ==, 1);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-fallbacks"), ==, 1);
     dp_stop(dp);
 }
 
@@ -174,7 +162,7 @@ static void test_lockless_destroy_reset(void)
     dp_mem(dp, &m, DP_ALL_ACCESS);
     dp_pair(dp, &p, VHCA_QPT_RC, DP_ALL_ACCESS, 7);
     dp_send(dp, &p.a, 1, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m.a, 8, m.akey);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 1);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-runs"), ==, 1);
     dp_expect_no_cqe(dp, &p.acq);
     g_assert_cmpuint(dp_simple(dp, VHCA_CMD_DESTROY_QP, p.a.h, NULL), ==,
                      VHCA_CMD_OK);
@@ -193,7 +181,7 @@ static void test_lockless_destroy_reset(void)
     dp_write(dp, &p.a, 14, m.b, m.bkey, m.a, 64, m.akey);  /* 1 doorbell */
     dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 14);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 2);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-runs"), ==, 2);
     dp_write(dp, &p.a, 15, m.b, m.bkey, m.a, 64, m.akey);
     wr(dp->v, VHCA_REG_CONTROL, VHCA_CONTROL_RESET);
     g_assert_cmphex(rd(dp->v, VHCA_REG_STATUS), ==, 0);
@@ -201,7 +189,7 @@ static void test_lockless_destroy_reset(void)
     dp->nevents = 0;
     dp_setup(dp, 2);
     lockless_ops(dp, VHCA_QPT_RC);
-    g_assert_cmpuint(dp_counter(dp, "dp-lockless-runs"), ==, 7);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "dp-lockless-runs"), ==, 7);
     dp_stop(dp);
 }
 

@@ -162,6 +162,28 @@ void dp_stop(Dp *dp)
     g_free(dp);
 }
 
+uint64_t dp_qom_get_uint(Dp *dp, const char *name)
+{
+    QDict *rsp = qtest_qmp(dp->v->qts, "{'execute': 'qom-get', 'arguments':"
+                           " {'path': 'vhca0', 'property': %s}}", name);
+    uint64_t value;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    value = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    return value;
+}
+
+void dp_qom_set_uint(Dp *dp, const char *name, uint64_t value)
+{
+    QDict *rsp = qtest_qmp(dp->v->qts, "{'execute': 'qom-set', 'arguments':"
+                           " {'path': 'vhca0', 'property': %s, 'value': %"
+                           PRIu64 "}}", name, value);
+
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+}
+
 void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
                    uint64_t bytes)
 {

@@ -97,6 +97,9 @@ Dp *dp_start_with(const char *extra);
 Dp *dp_start(void);
 Dp *dp_start_unmanaged(const char *extra);
 void dp_stop(Dp *dp);
+/* qom-get / qom-set of an integer property of vhca0. */
+uint64_t dp_qom_get_uint(Dp *dp, const char *name);
+void dp_qom_set_uint(Dp *dp, const char *name, uint64_t value);
 void dp_buf_contig(struct vhca_buf_desc *d, uint64_t addr,
                    uint64_t bytes);
 uint8_t dp_create_cq_at(Dp *dp, DpCq *cq, uint8_t log, uint32_t eqn,

@@ -248,6 +248,42 @@ static void test_rc_sequence_error(void)
     dp_stop(dp);
 }
 
+/*
+ * rc-drop-request set and cleared on the running device (qom-set): a clean
+ * WRITE, then every second request lost (the second WRITE waits a
+ * timeout), then clean again; rc-dropped counts the one loss.
+ */
+static void test_rc_drop_at_run_time(void)
+{
+    Dp *dp = dp_start();
+    struct vhca_cqe cqe;
+    DpPair p;
+    DpMem m;
+
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    dp_fill(dp, m.a, 4096, 5);
+    rc_pair(dp, &p, RC_TIMEOUT, 1);
+    dp_write(dp, &p.a, 1, m.b, m.bkey, m.a, 64, m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+
+    dp_qom_set_uint(dp, "rc-drop-request", 2);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "rc-drop-request"), ==, 2);
+    dp_write(dp, &p.a, 2, m.b + 64, m.bkey, m.a + 64, 64, m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_write(dp, &p.a, 3, m.b + 128, m.bkey, m.a + 128, 64, m.akey);
+    dp_expect_no_cqe(dp, &p.acq);               /* lost: the timer resends */
+    qtest_clock_step(dp->v->qts, RC_TIMEOUT_NS);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "rc-dropped"), ==, 1);
+
+    dp_qom_set_uint(dp, "rc-drop-request", 0);
+    dp_write(dp, &p.a, 4, m.b + 192, m.bkey, m.a + 192, 64, m.akey);
+    dp_expect_cqe(dp, &p.acq, &cqe, VHCA_WC_SUCCESS);
+    dp_assert_same(dp, m.a, m.b, 256);
+    g_assert_cmpuint(dp_qom_get_uint(dp, "rc-dropped"), ==, 1);
+    dp_stop(dp);
+}
+
 /* The WQE's CQE, stepping the clock one timeout at a time for it. */
 static void rc_wait_cqe(Dp *dp, DpCq *cq, struct vhca_cqe *cqe,
                         uint64_t wr_id)
@@ -476,6 +512,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/rc/peer-comes-up", test_rc_peer_comes_up);
     qtest_add_func("/vhca/rc/timeout-infinite", test_rc_timeout_infinite);
     qtest_add_func("/vhca/rc/sequence-error", test_rc_sequence_error);
+    qtest_add_func("/vhca/rc/drop-at-run-time", test_rc_drop_at_run_time);
     qtest_add_func("/vhca/rc/ulp-sequence", test_rc_ulp_sequence);
     qtest_add_func("/vhca/rc/lossy-stream", test_rc_lossy_stream);
     qtest_add_func("/vhca/rc/lossy-batch", test_rc_lossy_batch);

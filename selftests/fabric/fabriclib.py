@@ -19,7 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import vmlib  # noqa: E402
 
-MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
+MODULE = vmlib.MODULE
 PROVIDER = os.path.join(vmlib.BUILD, "provider")
 SWITCH = os.path.join(vmlib.BUILD, "vhca-switch")
 TOOL = "python3 %s/scripts/guest/net-tool.py" % vmlib.REPO

@@ -32,9 +32,7 @@ from vmlib import WAIT_ACTIVE  # noqa: E402
 FABRIC = os.environ.get("VHCA_ULP_FABRIC") or "vhca"
 if FABRIC not in ("vhca", "rxe"):
     raise ValueError("VHCA_ULP_FABRIC=%s: expected vhca or rxe" % FABRIC)
-MODULE = os.environ.get("VHCA_MODULE") or (
-    os.path.join(vmlib.BUILD, "debug", "vhca.ko") if vmlib.KERNEL_CHOICE == "debug"
-    else os.path.join(vmlib.BUILD, "vhca.ko"))
+MODULE = vmlib.MODULE
 PROVIDER = os.path.join(vmlib.BUILD, "provider")
 # VHCA_ULP_DEVICE_ARGS: more properties for both devices, e.g.
 # "rc-drop-request=97,rc-drop-response=101" (a lossy fabric: every 97th

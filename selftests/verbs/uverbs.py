@@ -43,7 +43,7 @@ import rsockets  # noqa: E402
 import vmlib  # noqa: E402
 from vmlib import WAIT_ACTIVE, log  # noqa: E402
 
-MODULE = os.environ.get("VHCA_MODULE") or os.path.join(vmlib.BUILD, "vhca.ko")
+MODULE = vmlib.MODULE
 PROVIDER = os.path.join(vmlib.BUILD, "provider")
 # doorbell-pages: one per user context; rdma-core's tests keep many
 # contexts open (the default of 16 allows 15).
@@ -258,6 +258,36 @@ def test_fork_keeps_the_parent_working(vm):
     over its copies) lives, the parent writes new data into its buffers
     and the device delivers it where the parent reads: programs/fork.c."""
     run_c_program(vm, "fork")
+
+
+# Every 7th RC request and every 11th answer lost (device.md "Lossy
+# fabric"), on both devices, for test_write_then_receive_lossy.
+LOSSY = {"rc-drop-request": 7, "rc-drop-response": 11}
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_write_then_receive_lossy(vm, pair):
+    """last_byte.c's WRITE then SEND and WRITE with immediate, at 18 sizes
+    from 1 byte to 64 KiB, with RC requests and answers lost: every
+    retransmitted WRITE must be placed before the receive it precedes
+    completes (IBA 9.5, 10.8.3).  The losses are set from QMP on the
+    running devices and counted by their rc-dropped property."""
+    devices = ("vhca0", "vhca1")
+    dropped = {d: vm.qmp("qom-get", path=d, property="rc-dropped") for d in devices}
+    try:
+        for d in devices:
+            for prop, every in LOSSY.items():
+                vm.qmp("qom-set", path=d, property=prop, value=every)
+        run_c_program(vm, "last_byte", timeout=600,
+                      args="-n" + (" vhca1" if pair == "devices" else ""))
+    finally:
+        for d in devices:
+            for prop in LOSSY:
+                vm.qmp("qom-set", path=d, property=prop, value=0)
+    lost = sum(vm.qmp("qom-get", path=d, property="rc-dropped") - dropped[d]
+               for d in devices)
+    log("rc-dropped", str(lost))
+    assert lost > 0, "rc-drop-* lost nothing"
 
 
 # perftest between port 1 and port 2 of vhca0: (tool, extra arguments).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * last_byte.c DEVICE [PEER] - what software that polls memory may rely on
+ * last_byte.c [-n] DEVICE [PEER] - what software that polls memory may rely on
  * when an RDMA WRITE lands (issue 24: riostream's "data verification
  * failed").  qp[0] on DEVICE port 1, qp[1] on PEER port 1 (another device)
  * or on DEVICE port 2.
@@ -17,10 +17,14 @@
  *  3. Register / write / deregister cycles: each cycle's writes land in
  *     its own registration, and a WRITE with the previous cycle's rkey is
  *     refused (remote access error), never placed in the newer region.
+ * -n runs part 2 alone: with the device's rc-drop-request/-response set
+ * (uverbs.py sets them from QMP) every lost WRITE packet, SEND or ACK is
+ * retransmitted, and the receive must still find the data placed.
  * Every byte is checked.  Built by scripts/build-provider.sh; run by
  * selftests/verbs/uverbs.py.  Prints one line per check and
  * "last_byte: ok".
  */
+#include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -326,24 +330,38 @@ int main(int argc, char **argv)
 {
 	struct ibv_context *ctx[2];
 	struct ibv_pd *pd[2];
-	int port[2] = { 1, argc > 2 ? 1 : 2 };
 	struct ibv_mr *src_mr, *dst_mr;
 	struct rc_pair rc;
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	int notify_only = 0, opt, port[2];
+	const char *device, *peer;
 
-	ctx[0] = open_device(argc > 1 ? argv[1] : NULL);
-	ctx[1] = argc > 2 ? open_device(argv[2]) : ctx[0];
+	while ((opt = getopt(argc, argv, "n")) != -1) {
+		if (opt != 'n') {
+			fprintf(stderr, "usage: last_byte [-n] DEVICE [PEER]\n");
+			return 2;
+		}
+		notify_only = 1;
+	}
+	device = optind < argc ? argv[optind] : NULL;
+	peer = optind + 1 < argc ? argv[optind + 1] : NULL;
+	port[0] = 1;
+	port[1] = peer ? 1 : 2;
+	ctx[0] = open_device(device);
+	ctx[1] = peer ? open_device(peer) : ctx[0];
 	pd[0] = must(ibv_alloc_pd(ctx[0]), "ibv_alloc_pd");
-	pd[1] = argc > 2 ? must(ibv_alloc_pd(ctx[1]), "ibv_alloc_pd") : pd[0];
+	pd[1] = peer ? must(ibv_alloc_pd(ctx[1]), "ibv_alloc_pd") : pd[0];
 	src_mr = must(ibv_reg_mr(pd[0], src, sizeof(src), access), "ibv_reg_mr");
 	dst_mr = must(ibv_reg_mr(pd[1], dst, sizeof(dst), access), "ibv_reg_mr");
 	rc_create(&rc, pd, port, DEPTH);
 
-	last_byte_polling(&rc, src_mr, dst_mr);
+	if (!notify_only)
+		last_byte_polling(&rc, src_mr, dst_mr);
 	write_then_notify(&rc, src_mr, dst_mr, 0);
 	write_then_notify(&rc, src_mr, dst_mr, 1);
 	ok(ibv_dereg_mr(dst_mr));
-	registration_cycles(&rc, pd[1], src_mr);	/* leaves qp[0] in error */
+	if (!notify_only)
+		registration_cycles(&rc, pd[1], src_mr);	/* leaves qp[0] in error */
 
 	rc_destroy(&rc);
 	ok(ibv_dereg_mr(src_mr));

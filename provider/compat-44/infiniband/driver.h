@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * verbs_private_34.h - the part of libibverbs' private provider interface
- * (IBVERBS_PRIVATE_34, rdma-core 44.0's infiniband/driver.h and
- * kern-abi.h) that the vhca provider uses.
+ * compat-44/infiniband/driver.h - for the out-of-tree build only
+ * (scripts/build-provider.sh): the part of libibverbs' private provider
+ * interface (IBVERBS_PRIVATE_34, rdma-core 44.0's infiniband/driver.h,
+ * kern-abi.h and cmd_ioctl.h) that the vhca provider uses, under the
+ * names rdma-core's own headers give it, so that the same provider/
+ * source builds in rdma-core 65's tree (scripts/rdma-core-patches.sh),
+ * which uses its real driver.h instead.  It goes when the guest's
+ * userspace is rdma-core 65 (issue 27).
  *
  * Why a copy: Debian's libibverbs-dev does not install driver.h, and the
  * rdma-core 44.0 source tarball cannot be fetched here (provider/README.md).
@@ -15,9 +20,10 @@
  * Structs the provider allocates and the library fills (verbs_device,
  * verbs_mr) are given spare room at their ends.
  */
-#ifndef VHCA_VERBS_PRIVATE_34_H
-#define VHCA_VERBS_PRIVATE_34_H
+#ifndef VHCA_COMPAT_44_DRIVER_H
+#define VHCA_COMPAT_44_DRIVER_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -151,7 +157,7 @@ struct ibv_command_buffer {
 	uint8_t fallback_ioctl_only:1;
 	struct ib_uverbs_ioctl_hdr hdr;
 };
-#define VHCA_UHW_NO_INDEX 0xff
+enum { _UHW_NO_INDEX = 0xff };	/* cmd_ioctl.h */
 
 struct verbs_cq {
 	union {
@@ -336,9 +342,29 @@ void verbs_uninit_context(struct verbs_context *context);
 void verbs_set_ops(struct verbs_context *vctx,
 		   const struct verbs_context_ops *ops);
 
-int ibv_cmd_get_context(struct verbs_context *context,
-			struct ibv_get_context *cmd, size_t cmd_size,
-			struct ib_uverbs_get_context_resp *resp, size_t resp_size);
+/*
+ * Two calls whose rdma-core 65 form has one more argument than 44's: the
+ * provider is written for 65 (an fd array for get_context, provider
+ * buffers for create_cq_ex, both NULL here), and these wrappers call the
+ * 44 symbols of the same names.
+ */
+struct ibv_fd_arr;
+struct verbs_create_cq_prov_attr;
+int vhca_ibv_cmd_get_context_34(struct verbs_context *context,
+				struct ibv_get_context *cmd, size_t cmd_size,
+				struct ib_uverbs_get_context_resp *resp,
+				size_t resp_size) __asm__("ibv_cmd_get_context");
+static inline int ibv_cmd_get_context(struct verbs_context *context,
+				      struct ibv_get_context *cmd, size_t cmd_size,
+				      struct ibv_fd_arr *fd_arr,
+				      struct ib_uverbs_get_context_resp *resp,
+				      size_t resp_size)
+{
+	if (fd_arr)
+		return EOPNOTSUPP;
+	return vhca_ibv_cmd_get_context_34(context, cmd, cmd_size, resp,
+					   resp_size);
+}
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -372,11 +398,26 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
-int ibv_cmd_create_cq_ex(struct ibv_context *context,
-			 const struct ibv_cq_init_attr_ex *cq_attr,
-			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
-			 size_t cmd_size, struct ib_uverbs_ex_create_cq_resp *resp,
-			 size_t resp_size, uint32_t cmd_flags);
+int vhca_ibv_cmd_create_cq_ex_34(struct ibv_context *context,
+				 const struct ibv_cq_init_attr_ex *cq_attr,
+				 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+				 size_t cmd_size,
+				 struct ib_uverbs_ex_create_cq_resp *resp,
+				 size_t resp_size, uint32_t cmd_flags)
+	__asm__("ibv_cmd_create_cq_ex");
+static inline int ibv_cmd_create_cq_ex(struct ibv_context *context,
+				       const struct ibv_cq_init_attr_ex *cq_attr,
+				       struct verbs_create_cq_prov_attr *prov_attr,
+				       struct verbs_cq *cq,
+				       struct ibv_create_cq_ex *cmd, size_t cmd_size,
+				       struct ib_uverbs_ex_create_cq_resp *resp,
+				       size_t resp_size, uint32_t cmd_flags)
+{
+	if (prov_attr)
+		return EOPNOTSUPP;
+	return vhca_ibv_cmd_create_cq_ex_34(context, cq_attr, cq, cmd, cmd_size,
+					    resp, resp_size, cmd_flags);
+}
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
@@ -463,4 +504,4 @@ static inline void ibv_initialize_parent_domain(struct ibv_pd *parent_domain,
 		verbs_register_driver_34(&drv_struct);                         \
 	}
 
-#endif /* VHCA_VERBS_PRIVATE_34_H */
+#endif /* VHCA_COMPAT_44_DRIVER_H */
