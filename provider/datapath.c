@@ -54,22 +54,11 @@ static int wqe_opcode(const struct vhca_qp *qp, enum ibv_wr_opcode opcode,
 		       (int)IBV_WR_LOCAL_INV == (int)VHCA_WQE_LOCAL_INV &&
 		       (int)IBV_WR_BIND_MW == (int)VHCA_WQE_BIND_MW,
 		       "ibv_wr_opcode and vhca_wqe_opcode differ");
-	switch (opcode) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-	case IBV_WR_SEND_WITH_INV:
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_LOCAL_INV:	/* of a type 2 memory window */
-	case IBV_WR_BIND_MW:
-	case IBV_WR_ATOMIC_WRITE:	/* ibv_wr_atomic_write only (qp_ex.c) */
-		break;
-	default:
-		return EINVAL;	/* TSO: not in the device */
-	}
+	/* TSO and the driver's opcodes are not in the device; REG_MR is the
+	 * kernel's (no ibv_wr_opcode names it). */
+	if ((unsigned int)opcode > 0xff ||
+	    vhca_wqe_opcode_has((uint8_t)opcode, VHCA_WQE_OPF_KERNEL))
+		return EINVAL;
 	if (!vhca_wqe_opcode_allowed(opcode, qp->type))
 		return EINVAL;
 	*segment = vhca_wqe_segment_size(opcode, qp->type);

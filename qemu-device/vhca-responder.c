@@ -428,10 +428,8 @@ VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
     const VhcaSendWqe *wqe = pkt->wqe;
     /* a TM SRQ's SEND may go to a tag entry: vhca-tm.c decides */
     bool tm = wqe->opcode == VHCA_WQE_SEND && vhca_tm_srq_of(ds, dqp);
-    bool needs_rwqe = (wqe->opcode == VHCA_WQE_SEND && !tm) ||
-                      wqe->opcode == VHCA_WQE_SEND_WITH_IMM ||
-                      wqe->opcode == VHCA_WQE_SEND_WITH_INV ||
-                      wqe->opcode == VHCA_WQE_RDMA_WRITE_WITH_IMM;
+    /* ... and then not to an ordinary receive WQE. */
+    bool needs_rwqe = vhca_wqe_opcode_has(wqe->opcode, VHCA_WQE_OPF_RWQE) && !tm;
     VhcaAck ack;
 
     if (needs_rwqe && vhca_respond_no_rwqe(ds, dqp, pkt, &ack)) {

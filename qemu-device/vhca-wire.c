@@ -11,24 +11,6 @@
 #include "qemu/bswap.h"
 #include "vhca-wire.h"
 
-static bool vhca_wire_opcode_valid(uint8_t op)
-{
-    switch (op) {
-    case VHCA_WQE_RDMA_WRITE:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-    case VHCA_WQE_SEND:
-    case VHCA_WQE_SEND_WITH_IMM:
-    case VHCA_WQE_RDMA_READ:
-    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
-    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
-    case VHCA_WQE_ATOMIC_WRITE:
-    case VHCA_WQE_SEND_WITH_INV:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* A data frame carries the segment of its message at offset. */
 static const char *vhca_wire_check_segment(const VhcaWireFrame *f)
 {
@@ -55,7 +37,7 @@ static const char *vhca_wire_check_payload(const VhcaWireFrame *f)
                NULL : "LINK port state";
     case VHCA_WIRE_REQUEST:
     case VHCA_WIRE_DATAGRAM:
-        if (!vhca_wire_opcode_valid(f->opcode)) {
+        if (!vhca_wqe_goes_on_wire(f->opcode)) {
             return "opcode";
         }
         if (f->kind == VHCA_WIRE_DATAGRAM &&

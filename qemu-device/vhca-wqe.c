@@ -17,34 +17,10 @@
 #define VHCA_WQE_KNOWN_FLAGS (VHCA_WQE_F_SIGNALED | VHCA_WQE_F_SOLICITED | \
                               VHCA_WQE_F_FENCE | VHCA_WQE_F_INLINE)
 
-uint8_t vhca_wqe_cqe_opcode(uint8_t wqe_opcode)
-{
-    switch (wqe_opcode) {
-    case VHCA_WQE_RDMA_WRITE:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-        return VHCA_CQE_RDMA_WRITE;
-    case VHCA_WQE_RDMA_READ:
-        return VHCA_CQE_RDMA_READ;
-    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
-        return VHCA_CQE_COMP_SWAP;
-    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
-        return VHCA_CQE_FETCH_ADD;
-    case VHCA_WQE_LOCAL_INV:
-        return VHCA_CQE_LOCAL_INV;
-    case VHCA_WQE_REG_MR:
-        return VHCA_CQE_REG_MR;
-    case VHCA_WQE_BIND_MW:
-        return VHCA_CQE_BIND_MW;
-    case VHCA_WQE_ATOMIC_WRITE:
-        return VHCA_CQE_ATOMIC_WRITE;
-    default:
-        return VHCA_CQE_SEND;
-    }
-}
-
 /*
- * Which QP type may post which opcode, segment sizes and inline: the
- * rules of uapi/vhca_hw_wqe_rules.h, shared with the driver and provider.
+ * Which QP type may post which opcode, its segment, SGEs and inline: the
+ * opcode table of uapi/vhca_hw_wqe_rules.h, shared with the driver and
+ * provider.
  */
 
 static void vhca_wqe_decode_segment(const uint8_t *seg, uint8_t qp_type,
@@ -54,44 +30,41 @@ static void vhca_wqe_decode_segment(const uint8_t *seg, uint8_t qp_type,
     const struct vhca_wqe_atomic *atomic = (const void *)seg;
     const struct vhca_wqe_ud *ud = (const void *)seg;
 
-    switch (wqe->opcode) {
-    case VHCA_WQE_RDMA_WRITE:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-    case VHCA_WQE_RDMA_READ:
+    switch (vhca_wqe_opcode_row(wqe->opcode)->segment) {
+    case VHCA_WQE_SEG_RADDR:
         wqe->remote_addr = ldq_le_p(&raddr->remote_addr);
         wqe->rkey = ldl_le_p(&raddr->rkey);
         break;
-    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
-    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
+    case VHCA_WQE_SEG_ATOMIC:
         wqe->remote_addr = ldq_le_p(&atomic->remote_addr);
         wqe->rkey = ldl_le_p(&atomic->rkey);
+        if (!vhca_wqe_carries_data(wqe->opcode)) {
+            /* ATOMIC_WRITE: the 8 bytes travel as the request's payload,
+             * like an inline RDMA WRITE's, straight from the WQE
+             * (vhca_wqe_decode_send). */
+            wqe->inline_data = (const uint8_t *)&atomic->swap;
+            wqe->inline_len = sizeof(atomic->swap);
+            wqe->length = sizeof(atomic->swap);
+            break;
+        }
         wqe->compare_add = ldq_le_p(&atomic->compare_add);
         wqe->swap = ldq_le_p(&atomic->swap);
         break;
-    case VHCA_WQE_ATOMIC_WRITE:
-        /* The 8 bytes travel as the request's payload, like an inline
-         * RDMA WRITE's, straight from the WQE (vhca_wqe_decode_send). */
-        wqe->remote_addr = ldq_le_p(&atomic->remote_addr);
-        wqe->rkey = ldl_le_p(&atomic->rkey);
-        wqe->inline_data = (const uint8_t *)&atomic->swap;
-        wqe->inline_len = sizeof(atomic->swap);
-        wqe->length = sizeof(atomic->swap);
-        break;
-    case VHCA_WQE_REG_MR:
+    case VHCA_WQE_SEG_REG_MR:
         memcpy(&wqe->reg_mr, seg, sizeof(wqe->reg_mr));
         break;
-    case VHCA_WQE_BIND_MW:
+    case VHCA_WQE_SEG_BIND_MW:
         memcpy(&wqe->bind_mw, seg, sizeof(wqe->bind_mw));
         break;
-    case VHCA_WQE_LOCAL_INV:
-        break;
-    default:
+    case VHCA_WQE_SEG_AV:
         if (vhca_qpt_is_datagram(qp_type)) {
             memcpy(&wqe->av, &ud->av, sizeof(wqe->av));
             wqe->remote_qpn = ldl_le_p(&ud->remote_qpn);
             wqe->remote_qkey = ldl_le_p(&ud->remote_qkey);
             wqe->pkey_index = lduw_le_p(&ud->pkey_index);
         }
+        break;
+    default:
         break;
     }
 }

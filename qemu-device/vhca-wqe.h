@@ -64,7 +64,7 @@ uint8_t vhca_wqe_decode_send(const uint8_t *buf, uint32_t stride,
                              VhcaSendWqe *wqe, const char **why);
 uint8_t vhca_wqe_decode_recv(const uint8_t *buf, uint32_t stride,
                              VhcaRecvWqe *wqe, const char **why);
-/* The CQE opcode that completes a send WQE opcode. */
-uint8_t vhca_wqe_cqe_opcode(uint8_t wqe_opcode);
+/* The CQE opcode that completes a send WQE opcode: vhca_wqe_cqe_opcode(),
+ * a column of uapi/vhca_hw_wqe_rules.h's opcode table. */
 
 #endif /* HW_MISC_VHCA_WQE_H */

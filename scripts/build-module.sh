@@ -6,7 +6,8 @@
 #   scripts/build-module.sh            Debian's kernel (headers package):
 #                                      build/vhca.ko, build/module.log
 #   KERNEL=debug scripts/build-module.sh   (or VHCA_KERNEL=debug) the debug
-#                                      kernel of scripts/build-debug-kernel.sh:
+#                                      kernel of scripts/build-debug-kernel.sh
+#                                      (7.3, built in the Debian 13 root):
 #                                      build/debug/vhca.ko and
 #                                      build/debug/vhca_kunit.ko and
 #                                      vhca_verbs_kunit.ko (KUnit),
@@ -78,7 +79,11 @@ default|6.1)
 	;;
 debug)
 	scripts/build-debug-kernel.sh
-	kdir=$repo/build/kernel-debug/build
+	# Built from linux-source-7.3 with the Debian 13 root's gcc-14: its
+	# modules are built there too (the cache entry bound in at its path).
+	kernel_cache=$(readlink -f build/kernel-debug)
+	in_root=$(scripts/build-trixie-root.sh | tail -n 1)
+	kdir=$kernel_cache/build
 	moddir=$repo/build/debug/src
 	outdir=build/debug
 	link_sources "$moddir"
@@ -110,7 +115,15 @@ log=$outdir/module.log
 compat_dir=$repo/$outdir/compat
 run sh "$repo/scripts/compat-probes.sh" "$kdir" "$compat_dir"
 echo "build-module.sh: building against $kdir${in_root:+ in $in_root}"
-if ! run make -C "$kdir" M="$moddir" VHCA_COMPAT_DIR="$compat_dir" modules >"$log" 2>&1; then
+# Host builds go through ccache (scripts/ccache-env.sh); the Debian 13
+# root has none.
+ccache_cc=
+if [ -z "$in_root" ]; then
+	# shellcheck source=scripts/ccache-env.sh
+	. scripts/ccache-env.sh
+	[ -z "$VHCA_CCACHE" ] || ccache_cc="CC=${VHCA_CCACHE}gcc"
+fi
+if ! run make -C "$kdir" M="$moddir" VHCA_COMPAT_DIR="$compat_dir" ${ccache_cc:+"$ccache_cc"} modules >"$log" 2>&1; then
 	cat "$log"
 	echo "build-module.sh: build FAILED" >&2
 	exit 1

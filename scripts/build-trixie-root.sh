@@ -3,6 +3,7 @@
 # what needs trixie's toolchain or libc: the module for Linux 7.3, whose
 # headers call gcc-14 and whose kbuild tools (fixdep, modpost) link
 # against glibc >= 2.38 (scripts/build-module.sh runs that build in it).
+# scripts/build-debug-kernel.sh builds the 7.3 debug kernel in it, and
 # rdma-core 65 is built whole in it too (scripts/check-rdma-core-patches.sh:
 # Debian 12's cmake and Cython are older than it asks for).  The userspace
 # and QEMU work will reuse the same root.
@@ -19,6 +20,10 @@ packages=(
 	# binutils, and the libraries linux-kbuild-7.3's tools link against
 	gcc-14 g++-14 make binutils libc6-dev libelf1t64 libssl3t64 zlib1g pahole
 	kmod bc
+	# the debug kernel built from linux-source-7.3 (build-debug-kernel.sh):
+	# what its Recommends list for a kernel build (flex, bison, the
+	# libelf headers objtool needs, libssl headers for the certs tools)
+	flex bison libelf-dev libssl-dev cpio xz-utils perl
 	# rdma-core 65 built whole (scripts/check-rdma-core-patches.sh): its
 	# Debian build dependencies, pandoc for the Markdown man pages
 	cmake ninja-build pkg-config python3-dev cython3 python3-docutils pandoc

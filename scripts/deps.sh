@@ -26,6 +26,8 @@ packages=(
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
 	# tests
 	python3-pytest libgtest-dev
+	# compiler output cached across clones (scripts/ccache-env.sh)
+	ccache
 	# decoding the device's and switch's captures (Documentation/fabric.md
 	# "Capture": the encoder's host test, `make check-capture`)
 	tshark
@@ -34,8 +36,10 @@ packages=(
 	nvme-cli targetcli-fb open-iscsi srptools nfs-kernel-server fio sg3-utils dbus
 	# fuzzing the device's parsers (scripts/run-fuzz.sh): libFuzzer, sanitizers
 	clang-14 libclang-rt-14-dev llvm-14
-	# the debug guest kernel (scripts/build-debug-kernel.sh)
-	linux-source-6.1 bc libelf-dev libssl-dev xz-utils
+	# kernel builds' host tools (the debug kernel itself is built from
+	# linux-source-7.3 in the Debian 13 root, scripts/build-debug-kernel.sh,
+	# which also keeps its KTAP parser for scripts/kunit-tool.sh)
+	bc libelf-dev libssl-dev xz-utils
 	# the module's BTF for Linux 6.12, whose headers ship a vmlinux
 	# (KERNEL=6.12 scripts/build-module.sh)
 	pahole

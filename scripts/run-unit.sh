@@ -18,7 +18,10 @@ mkdir -p "$out" build/results
 rm -f build/results/unit.xml build/results/unit.txt
 finish() { exec /usr/bin/python3 scripts/junit.py finish unit "$1"; }
 
-cxx=${CXX:-g++}
+# shellcheck source=scripts/ccache-env.sh
+. scripts/ccache-env.sh
+cxx=$VHCA_CCACHE${CXX:-g++}
+cc=$VHCA_CCACHE${CC:-gcc}
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 common="-std=gnu++17 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Idriver/include -Iuapi $sanitize"
 # The core as in the kernel: freestanding, no exceptions/RTTI, only gcc's
@@ -29,7 +32,10 @@ fake_flags="$core_flags -Idriver/core"
 test_flags="$common -Idriver/core -Idriver/fake -Idriver/tests -pthread"
 
 objs=""
-pids=""
+# At most VHCA_JOBS (default: the CPU count) compilers at a time: 48 at
+# once on a 2-core machine, beside other builds, took the load to 60.
+jobs_max=${VHCA_JOBS:-$(nproc)}
+rm -f "$out/compile-failed"
 # Recompiles an object when its source, any header or this script is newer.
 stale() { # source object
 	[ ! -f "$2" ] || [ "$1" -nt "$2" ] ||
@@ -39,9 +45,11 @@ stale() { # source object
 }
 compile() { # flags source object [compiler]
 	if stale "$2" "$3"; then
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+			wait -n || true
+		done
 		# shellcheck disable=SC2086  # $1 is a list of flags
-		${4:-$cxx} $1 -c -o "$3" "$2" &
-		pids="$pids $!"
+		{ ${4:-$cxx} $1 -c -o "$3" "$2" || touch "$out/compile-failed"; } &
 	fi
 	objs="$objs $3"
 }
@@ -62,19 +70,18 @@ done
 # capture encoder (its tshark cases skip without tshark).
 device_flags="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Ifuzz/shim -Iqemu-device -Iuapi $sanitize"
 for src in qemu-device/vhca-place.c qemu-device/vhca-capture.c; do
-	compile "$device_flags" "$src" "$out/device-$(basename "$src" .c).o" "${CC:-gcc}"
+	compile "$device_flags" "$src" "$out/device-$(basename "$src" .c).o" "$cc"
 done
 for src in qemu-device/tests/host/*.cpp; do
 	compile "$test_flags -Ifuzz/shim -Iqemu-device -Iuapi" "$src" "$out/device-test-$(basename "$src" .cpp).o"
 done
-status=0
-for pid in $pids; do wait "$pid" || status=1; done
-if [ $status != 0 ]; then
+wait
+if [ -e "$out/compile-failed" ]; then
 	echo "run-unit.sh: compilation FAILED" >&2
 	finish 1
 fi
 # shellcheck disable=SC2086
-$cxx $sanitize -pthread -o "$out/vhca-unit" $objs -lgtest -lgtest_main || finish 1
+${CXX:-g++} $sanitize -pthread -o "$out/vhca-unit" $objs -lgtest -lgtest_main || finish 1
 
 log=$out/unit.log
 set +e

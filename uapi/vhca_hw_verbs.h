@@ -560,17 +560,9 @@ VHCA_SIZE_CHECK(struct vhca_cmd_mcast_in, 32);
  * Send WQEs.  2^sq_wqe_shift bytes each: a control segment, then the
  * opcode's segment (if any), then num_sge scatter/gather entries or
  * inline_len bytes of inline data.  The device rejects a WQE whose
- * segments do not fit its stride (VHCA_WC_LOC_QP_OP_ERR, BAD_WQE).
- *
- *   opcode                          segment after the control segment
- *   SEND, SEND_WITH_IMM/INV         RC, UC, XRC: none; UD, SMI, GSI: vhca_wqe_ud
- *   RDMA_WRITE(_WITH_IMM), RDMA_READ  vhca_wqe_raddr
- *   ATOMIC_CMP_AND_SWP, _FETCH_AND_ADD  vhca_wqe_atomic (8-byte operands)
- *   ATOMIC_WRITE                    vhca_wqe_atomic, `swap` holding the 8
- *                                   bytes to store (no SGEs, no inline)
- *   LOCAL_INV                       none (imm_inv = the key)
- *   REG_MR                          vhca_wqe_reg_mr
- *   BIND_MW                         vhca_wqe_bind_mw
+ * segments do not fit its stride (VHCA_WC_LOC_QP_OP_ERR, BAD_WQE).  Which
+ * segment an opcode has, and every other rule about it, is its row of the
+ * opcode table (vhca_hw_wqe_rules.h).
  */
 enum vhca_wqe_opcode {
 	VHCA_WQE_RDMA_WRITE		= 0x00,

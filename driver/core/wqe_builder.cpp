@@ -37,36 +37,30 @@ uint8_t WqeFlags(const SendQueueLayout& layout, const vhca_core_send_wr& wr) {
   return flags;
 }
 
-void WriteSegment(uint8_t* wqe, uint32_t opcode, const vhca_core_send_wr& wr) {
-  switch (opcode) {
-    case VHCA_WQE_RDMA_WRITE:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-    case VHCA_WQE_RDMA_READ: {
+// The opcode's segment (its row's `segment`), all but REG_MR's.
+void WriteSegment(uint8_t* wqe, uint8_t opcode, const vhca_core_send_wr& wr) {
+  switch (vhca_wqe_opcode_row(opcode)->segment) {
+    case VHCA_WQE_SEG_RADDR: {
       vhca_wqe_raddr seg{};
       seg.remote_addr = ToLe64(wr.rdma.remote_addr);
       seg.rkey = ToLe32(wr.rdma.rkey);
       CopyBytes(wqe, &seg, sizeof(seg));
       break;
     }
-    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
-    case VHCA_WQE_ATOMIC_FETCH_AND_ADD: {
+    case VHCA_WQE_SEG_ATOMIC: {
       vhca_wqe_atomic seg{};
       seg.remote_addr = ToLe64(wr.atomic.remote_addr);
       seg.rkey = ToLe32(wr.atomic.rkey);
-      seg.compare_add = ToLe64(wr.atomic.compare_add);
-      seg.swap = ToLe64(opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ? wr.atomic.swap : 0);
+      if (opcode == VHCA_WQE_ATOMIC_WRITE) {  // IBA 1.5 9.4.6: the bytes, unchanged
+        CopyBytes(&seg.swap, &wr.atomic.swap, sizeof(seg.swap));
+      } else {
+        seg.compare_add = ToLe64(wr.atomic.compare_add);
+        seg.swap = ToLe64(opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ? wr.atomic.swap : 0);
+      }
       CopyBytes(wqe, &seg, sizeof(seg));
       break;
     }
-    case VHCA_WQE_ATOMIC_WRITE: {  // IBA 1.5 9.4.6: the bytes, unchanged
-      vhca_wqe_atomic seg{};
-      seg.remote_addr = ToLe64(wr.atomic.remote_addr);
-      seg.rkey = ToLe32(wr.atomic.rkey);
-      CopyBytes(&seg.swap, &wr.atomic.swap, sizeof(seg.swap));
-      CopyBytes(wqe, &seg, sizeof(seg));
-      break;
-    }
-    default: {  // SEND* on a datagram QP
+    case VHCA_WQE_SEG_AV: {  // SEND* on a datagram QP
       vhca_wqe_ud seg{};
       seg.av = MakeAv(wr.ud.ah);
       seg.remote_qpn = ToLe32(wr.ud.remote_qpn & VHCA_DB_OBJ_MASK);
@@ -75,6 +69,8 @@ void WriteSegment(uint8_t* wqe, uint32_t opcode, const vhca_core_send_wr& wr) {
       CopyBytes(wqe, &seg, sizeof(seg));
       break;
     }
+    default:  // REG_MR: WriteRegMr; BIND_MW: kernel verbs have no window binding
+      break;
   }
 }
 
@@ -170,24 +166,16 @@ Status BuildSendWqe(const SendQueueLayout& layout, const vhca_core_send_wr& wr,
   ctrl.wr_id = ToLe64(wr.wr_id);
   ctrl.opcode = static_cast<uint8_t>(wr.opcode);
   ctrl.flags = WqeFlags(layout, wr);
-  switch (wr.opcode) {
-    case VHCA_WQE_SEND_WITH_IMM:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-      // Immediate data stays in wire order: ib_send_wr.ex.imm_data is a
-      // __be32 and goes to the wire byte for byte.
-      ctrl.imm_inv = wr.imm_inv;
-      break;
-    case VHCA_WQE_SEND_WITH_INV:
-    case VHCA_WQE_LOCAL_INV:
-      ctrl.imm_inv = ToLe32(wr.imm_inv);  // a key: a number
-      break;
-    default:
-      break;
-  }
+  // Immediate data stays in wire order: ib_send_wr.ex.imm_data is a
+  // __be32 and goes to the wire byte for byte.  A key is a number.
+  if (vhca_wqe_opcode_has(ctrl.opcode, VHCA_WQE_OPF_IMM))
+    ctrl.imm_inv = wr.imm_inv;
+  else if (vhca_wqe_opcode_has(ctrl.opcode, VHCA_WQE_OPF_INV))
+    ctrl.imm_inv = ToLe32(wr.imm_inv);
   if (wr.opcode == VHCA_WQE_REG_MR) {
     VHCA_TRY(WriteRegMr(wqe + sizeof(ctrl), wr));
   } else if (segment_size.value()) {
-    WriteSegment(wqe + sizeof(ctrl), wr.opcode, wr);
+    WriteSegment(wqe + sizeof(ctrl), ctrl.opcode, wr);
   }
   if (inline_data) {
     uint32_t inline_len = 0;

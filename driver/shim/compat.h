@@ -36,18 +36,30 @@ static inline struct ib_umem *vhca_umem_get(struct ib_device *ibdev,
  * bits; from 7.3 the page is map.pfn_list[i] with HMM_PFN_VALID/
  * HMM_PFN_WRITE and its DMA address comes from hmm_dma_map_pfn (which
  * returns the mapping ib_umem_odp_map_dma_and_lock made, as mlx5 does).
- * pfn_list is indexed in PAGE_SIZE pages, so from 7.3 a umem of larger
- * pages (IB_ACCESS_HUGETLB) is not supported: VHCA_ODP_HUGETLB.
+ * pfn_list is indexed in PAGE_SIZE pages whatever the umem's page_shift,
+ * and hmm_dma_map_pfn maps a whole page of 1 << page_shift bytes from its
+ * first PAGE_SIZE entry (dma_entry_size), so page i of a huge-page umem
+ * (IB_ACCESS_HUGETLB) is entry i << (page_shift - PAGE_SHIFT).  Behind
+ * an IOMMU (dma_use_iova) 7.3 places entry n at n * dma_entry_size in an
+ * IOVA range of PAGE_SIZE per entry, past its end for huge pages: such a
+ * umem is refused (vhca_odp_umem_supported; -EOPNOTSUPP).
  */
 #ifdef VHCA_HAVE_ODP_HMM_DMA_MAP
 #define VHCA_ODP_ACCESS_READ	0
 #define VHCA_ODP_ACCESS_WRITE	HMM_PFN_WRITE
-#define VHCA_ODP_HUGETLB	0
 #else
 #define VHCA_ODP_ACCESS_READ	ODP_READ_ALLOWED_BIT
 #define VHCA_ODP_ACCESS_WRITE	ODP_WRITE_ALLOWED_BIT
-#define VHCA_ODP_HUGETLB	1
 #endif
+
+static inline bool vhca_odp_umem_supported(struct ib_umem_odp *umem)
+{
+#ifdef VHCA_HAVE_ODP_HMM_DMA_MAP
+	return umem->page_shift == PAGE_SHIFT || !dma_use_iova(&umem->map.state);
+#else
+	return true;
+#endif
+}
 
 /*
  * Page i of a umem after ib_umem_odp_map_dma_and_lock (umem_mutex held):
@@ -59,12 +71,13 @@ static inline int vhca_odp_page_dma(struct ib_umem_odp *umem, unsigned long i,
 				    dma_addr_t *dma)
 {
 #ifdef VHCA_HAVE_ODP_HMM_DMA_MAP
-	unsigned long pfn = umem->map.pfn_list[i];
+	size_t entry = i << (umem->page_shift - PAGE_SHIFT);
+	unsigned long pfn = umem->map.pfn_list[entry];
 
 	if (!(pfn & HMM_PFN_VALID) ||
 	    (umem->umem.writable && !(pfn & HMM_PFN_WRITE)))
 		return 0;
-	*dma = hmm_dma_map_pfn(umem->umem.ibdev->dma_device, &umem->map, i,
+	*dma = hmm_dma_map_pfn(umem->umem.ibdev->dma_device, &umem->map, entry,
 			       NULL);
 	return dma_mapping_error(umem->umem.ibdev->dma_device, *dma) ?
 	       -EFAULT : 1;

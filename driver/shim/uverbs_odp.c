@@ -269,8 +269,6 @@ struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	if (!vhca_odp_enabled(kdev))
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!VHCA_ODP_HUGETLB && (access & IB_ACCESS_HUGETLB))
-		return ERR_PTR(-EOPNOTSUPP);	/* compat.h */
 	/* Implicit ODP: the whole address space, as mlx5 (iova 0). */
 	if (!start && length == U64_MAX)
 		return virt_addr ? ERR_PTR(-EINVAL) :
@@ -283,6 +281,10 @@ struct ib_mr *vhca_odp_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (IS_ERR(umem)) {
 		err = PTR_ERR(umem);
 		goto free;
+	}
+	if (!vhca_odp_umem_supported(umem)) {	/* compat.h: huge pages */
+		err = -EOPNOTSUPP;
+		goto release;
 	}
 	mr->umem = &umem->umem;
 	mr->odp_iova = virt_addr;

@@ -113,4 +113,50 @@ TEST(WqeRules, DataAndInline) {
     EXPECT_TRUE(vhca_wqe_may_inline(static_cast<uint8_t>(op)));
 }
 
+// The requester's completion of each opcode (IBA 11.4.2.1, ibv_wc_opcode).
+TEST(WqeRules, CompletionOpcodes) {
+  const std::pair<int, int> expected[] = {
+      {VHCA_WQE_SEND, VHCA_CQE_SEND},
+      {VHCA_WQE_SEND_WITH_IMM, VHCA_CQE_SEND},
+      {VHCA_WQE_SEND_WITH_INV, VHCA_CQE_SEND},
+      {VHCA_WQE_RDMA_WRITE, VHCA_CQE_RDMA_WRITE},
+      {VHCA_WQE_RDMA_WRITE_WITH_IMM, VHCA_CQE_RDMA_WRITE},
+      {VHCA_WQE_RDMA_READ, VHCA_CQE_RDMA_READ},
+      {VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_CQE_COMP_SWAP},
+      {VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_CQE_FETCH_ADD},
+      {VHCA_WQE_ATOMIC_WRITE, VHCA_CQE_ATOMIC_WRITE},
+      {VHCA_WQE_LOCAL_INV, VHCA_CQE_LOCAL_INV},
+      {VHCA_WQE_REG_MR, VHCA_CQE_REG_MR},
+      {VHCA_WQE_BIND_MW, VHCA_CQE_BIND_MW},
+  };
+  for (const auto& [op, cqe] : expected)
+    EXPECT_EQ(vhca_wqe_cqe_opcode(static_cast<uint8_t>(op)), cqe) << "opcode " << op;
+}
+
+// Every other column, opcode by opcode, against the byte values 0..255:
+// only the 12 opcodes have a row (a name, QP types); what the responder
+// needs a receive WQE for (IBA 9.7.5.1.1: SENDs, RDMA WRITE with
+// immediate), what ctrl.imm_inv holds, what goes on the wire.
+TEST(WqeRules, EveryRowAndNothingElse) {
+  const std::set<int> rwqe = {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_SEND_WITH_INV,
+                              VHCA_WQE_RDMA_WRITE_WITH_IMM};
+  const std::set<int> imm = {VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_RDMA_WRITE_WITH_IMM};
+  const std::set<int> inv = {VHCA_WQE_SEND_WITH_INV, VHCA_WQE_LOCAL_INV};
+  const std::set<int> local = {VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR, VHCA_WQE_BIND_MW};
+  std::set<int> known;
+  for (const auto& [op, type] : Allowed()) known.insert(op);
+  ASSERT_EQ(known.size(), 12u);
+  for (int op = 0; op < 256; op++) {
+    const uint8_t byte = static_cast<uint8_t>(op);
+    const vhca_wqe_opcode_info* row = vhca_wqe_opcode_row(byte);
+    EXPECT_EQ(row->name != nullptr, known.count(op) == 1) << op;
+    EXPECT_EQ(vhca_wqe_opcode_has(byte, VHCA_WQE_OPF_RWQE) != 0, rwqe.count(op) == 1) << op;
+    EXPECT_EQ(vhca_wqe_opcode_has(byte, VHCA_WQE_OPF_IMM) != 0, imm.count(op) == 1) << op;
+    EXPECT_EQ(vhca_wqe_opcode_has(byte, VHCA_WQE_OPF_INV) != 0, inv.count(op) == 1) << op;
+    EXPECT_EQ(vhca_wqe_opcode_has(byte, VHCA_WQE_OPF_KERNEL) != 0, op == VHCA_WQE_REG_MR) << op;
+    EXPECT_EQ(vhca_wqe_goes_on_wire(byte) != 0, known.count(op) && !local.count(op)) << op;
+  }
+  EXPECT_STREQ(vhca_wqe_opcode_row(VHCA_WQE_ATOMIC_FETCH_AND_ADD)->name, "ATOMIC_FETCH_AND_ADD");
+}
+
 }  // namespace
