@@ -185,6 +185,9 @@ apply_series() {
         return 0
     fi
     git -C "$tree" fetch -q "$AM_REPO" "$AM_HEAD"
+    # reset --keep refuses a file whose index stat is stale ("not
+    # uptodate") even when its content is unchanged: refresh first.
+    git -C "$tree" update-index -q --refresh > /dev/null || true
     git -C "$tree" reset -q --keep FETCH_HEAD ||
         die "$tree has local changes to the series' files: commit or drop them"
     echo "$series" > "$tree/.git/vhca-series-applied"
