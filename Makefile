@@ -5,20 +5,30 @@
 # Documentation/testing.md describes the tiers and the VM harness.
 
 PYTHON := /usr/bin/python3
-# QEMU_VERSION=10.2: `make qemu` and `make check-qtest` build and test QEMU
-# 10.2 (scripts/build-qemu10.sh, build/qemu-10.2/; Documentation/device.md
-# "QEMU versions") instead of Debian 12's 7.2; every other target, and
-# `make test`, uses 7.2.
-QEMU_VERSION ?= 7.2
-ifeq ($(QEMU_VERSION),7.2)
-BUILD_QEMU := scripts/build-qemu.sh
-QEMU_OUT := build/qemu
-else ifeq ($(QEMU_VERSION),10.2)
+# QEMU_VERSION: the QEMU every target builds and runs.  10.2 (default):
+# Debian's 10.2 source with the device's patch series applied by `git am`
+# (scripts/build-qemu10.sh), linked into build/qemu/; QEMU_SRC=DIR builds
+# the device into the user's own git checkout of 10.2 instead.  7.2:
+# Debian 12's package, glued in (scripts/build-qemu.sh), build/qemu-7.2/.
+# Documentation/device.md "QEMU versions".
+QEMU_VERSION ?= 10.2
+ifeq ($(QEMU_VERSION),10.2)
 BUILD_QEMU := scripts/build-qemu10.sh
-QEMU_OUT := build/qemu-10.2
-else
-$(error QEMU_VERSION=$(QEMU_VERSION): expected 7.2 or 10.2)
+QEMU_OUT := build/qemu
+else ifeq ($(QEMU_VERSION),7.2)
+BUILD_QEMU := scripts/build-qemu.sh
+QEMU_OUT := build/qemu-7.2
+ifneq ($(QEMU_SRC),)
+$(error QEMU_SRC is for QEMU_VERSION=10.2 (the patch series))
 endif
+else
+$(error QEMU_VERSION=$(QEMU_VERSION): expected 10.2 or 7.2)
+endif
+# The build the scripts use: run-qtest.sh, bench-copy.sh and the build
+# scripts read VHCA_QEMU_OUT, selftests/vmlib.py and scripts/vm-run read
+# VHCA_QEMU (unless the caller set it).
+export VHCA_QEMU_OUT := $(QEMU_OUT)
+export VHCA_QEMU ?= $(CURDIR)/$(QEMU_OUT)/qemu-system-x86_64
 # KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh: 7.3,
 # KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm`, `check-ulp`
 # and `run`.  KERNEL=6.12 or 7.3: Debian's kernel of that series, fetched
@@ -96,7 +106,8 @@ provider: deps
 qemu-patches: deps
 	scripts/qemu-patches.sh write
 
-check-qemu-patches: deps qemu-patches
+check-qemu-patches: deps
+	@test "$(QEMU_VERSION)" = 10.2 || { echo "check-qemu-patches: QEMU_VERSION=10.2 only" >&2; exit 1; }
 	scripts/qemu-patches.sh check
 
 # The provider as a `git format-patch` series against rdma-core 65.0's tree:
@@ -113,7 +124,7 @@ check-unit: deps
 	scripts/run-unit.sh
 
 check-qtest: deps qemu
-	VHCA_QEMU_OUT=$(QEMU_OUT) scripts/run-qtest.sh
+	scripts/run-qtest.sh
 
 # libFuzzer targets of the device's parsers, on the host (fuzz/README.md);
 # FUZZ_SECONDS per target, default 30.

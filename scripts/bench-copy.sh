@@ -17,8 +17,8 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BENCH=$REPO/build/qemu/qtest/vhca-bench-copy
-AFTER=$REPO/build/qemu/qemu-system-x86_64
+BENCH=$REPO/${VHCA_QEMU_OUT:-build/qemu}/qtest/vhca-bench-copy
+AFTER=$REPO/${VHCA_QEMU_OUT:-build/qemu}/qemu-system-x86_64
 BEFORE=${VHCA_BENCH_BEFORE:-}
 RUNS=${RUNS:-2}
 

@@ -35,9 +35,10 @@ def die(msg):
 
 
 def plain_build_dir():
-    qemu = os.path.join(REPO, "build", "qemu", "qemu-system-x86_64")
+    qemu = os.path.join(REPO, os.environ.get("VHCA_QEMU_OUT", "build/qemu"),
+                        "qemu-system-x86_64")
     if not os.path.exists(qemu):
-        die("no build/qemu/qemu-system-x86_64: run `make qemu` first")
+        die("no %s: run `make qemu` first" % qemu)
     return os.path.dirname(os.path.realpath(qemu))
 
 

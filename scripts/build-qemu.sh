@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # build-qemu.sh - build QEMU 7.2 (Debian 12's source package) with the vhca
-# device, leaving build/qemu/qemu-system-x86_64 and the qtest programs in
-# build/qemu/qtest/ (qemu-device/tests/vhca-qtests.txt names them).
+# device, leaving build/qemu-7.2/qemu-system-x86_64 and the qtest programs
+# in build/qemu-7.2/qtest/ (qemu-device/tests/vhca-qtests.txt names them;
+# VHCA_QEMU_OUT overrides the directory).  `make QEMU_VERSION=7.2 qemu`
+# runs it; the default QEMU is 10.2 (scripts/build-qemu10.sh, which sources
+# this file for its functions).
 #
 # Layout of the cache (outside the clone, so that every clone on this machine
 # shares it):
@@ -22,7 +25,7 @@
 # Environment: VHCA_CACHE overrides ~/.cache/vhca; JOBS the ninja -j value;
 # VHCA_QEMU_SANITIZE=1 builds a separate tree (its own hash) configured with
 # --enable-sanitizers (AddressSanitizer + UBSan) and links its products into
-# build/qemu-asan/ instead of build/qemu/ (Documentation/device.md,
+# build/qemu-asan/ instead of build/qemu-7.2/ (Documentation/device.md,
 # "Debugging").
 set -euo pipefail
 
@@ -30,7 +33,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${VHCA_CACHE:-$HOME/.cache/vhca}
 SRC_CACHE=$CACHE/src
 SANITIZE=${VHCA_QEMU_SANITIZE:-0}
-OUT=$REPO/build/qemu
+OUT=$REPO/${VHCA_QEMU_OUT:-build/qemu-7.2}
 if [ "$SANITIZE" = 1 ]; then
     OUT=$REPO/build/qemu-asan
 fi

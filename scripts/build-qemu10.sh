@@ -3,28 +3,43 @@
 #
 # build-qemu10.sh - build QEMU 10.2 (Debian's qemu_10.2.2+ds source package,
 # fetched from the archive's pool: bookworm has no 10.x) with the vhca
-# device, leaving build/qemu-10.2/qemu-system-x86_64 and its qtest programs
-# in build/qemu-10.2/qtest/.  `make qemu QEMU_VERSION=10.2` runs it;
-# `make check-qtest QEMU_VERSION=10.2` runs the qtests against it.
+# device, leaving build/qemu/qemu-system-x86_64 and its qtest programs in
+# build/qemu/qtest/ (VHCA_QEMU_OUT overrides build/qemu).  `make qemu` runs
+# it: QEMU 10.2 is the default (QEMU_VERSION=7.2: scripts/build-qemu.sh).
 #
-# It is scripts/build-qemu.sh (sourced for its functions: the same device
-# list, glue, sync, ninja and linking) with three differences:
+# The device gets into the tree one way: the patch series of
+# scripts/qemu-series.sh (build/qemu-patches/, what `make qemu-patches`
+# hands to QEMU users), `git am`ed onto dpkg-source's pristine extraction.
+# The tree, $VHCA_CACHE/qemu10-<hash>/, is a git clone of that extraction
+# whose HEAD is pristine + the series; a changed series moves it with
+# `git reset --keep`, which rewrites only the files that differ (ninja stays
+# incremental).  <hash> covers the source package, the meson used and the
+# functions that configure the tree, not the series.
+#
+# QEMU_SRC=DIR (`make qemu QEMU_SRC=DIR`): the user's own git checkout of
+# QEMU 10.2 instead: the same series is `git am`ed onto the HEAD it had when
+# first given (recorded in DIR/.git/vhca-series-base; a new series replaces
+# the old with reset --keep), the tree is configured as ours when it has no
+# build/build.ninja yet, built, and linked into build/qemu/ as ours is.
+#
+# From scripts/build-qemu.sh (sourced for its functions): the device list,
+# qtest glue, ninja and linking.  Here, beyond it:
 #   - fetch_source: the pool files named by QEMU10_DSC, checked against the
 #     .dsc's SHA-256 list, cached in $VHCA_CACHE/src-<version>/;
 #   - configure_tree: QEMU 10 wants meson >= 1.5 in its Python venv;
 #     scripts/deps-qemu10.sh unpacks bookworm-backports' meson 1.7 into the
-#     cache (the host's meson 1.0 stays, for QEMU 7.2) and PYTHONPATH hands
-#     it to configure's venv, which then sees it as a system package;
-#   - tree_hash: also covers that meson's location (its version).
-# The tree is $VHCA_CACHE/qemu10-<hash>/, never one of 7.2's qemu-<hash>.
+#     cache (the host's meson 1.0 stays) and PYTHONPATH hands it to
+#     configure's venv, which then sees it as a system package.
 set -euo pipefail
 
 # shellcheck source=build-qemu.sh
 source "$(dirname "${BASH_SOURCE[0]}")/build-qemu.sh"
+# shellcheck source=qemu-series.sh
+source "$(dirname "${BASH_SOURCE[0]}")/qemu-series.sh"
 
 QEMU10_DSC=${QEMU10_DSC:-qemu_10.2.2+ds-1.dsc}
 QEMU10_POOL=pool/main/q/qemu
-OUT=$REPO/build/qemu-10.2
+OUT=$REPO/${VHCA_QEMU_OUT:-build/qemu}
 if [ "$SANITIZE" = 1 ]; then
     die "VHCA_QEMU_SANITIZE=1 is for QEMU 7.2 only (scripts/build-qemu.sh)"
 fi
@@ -86,8 +101,38 @@ tree_hash() {
     {
         cat "$DSC"
         echo "$MESON_PYTHONPATH"
-        declare -f device_list qtest_glue glue_tree configure_tree prepare_tree
+        declare -f device_list configure_tree prepare_tree10
     } | sha256sum | cut -c1-16
+}
+
+# A clone of the pristine repository (configure records absolute paths:
+# made in its final location), the series applied, configured.
+prepare_tree10() {
+    say "new tree $TREE (source $(basename "$DSC"), the series of ${PATCHES#"$REPO"/})"
+    rm -rf "$TREE"
+    git clone -q --shared --no-checkout "$PRISTINE" "$TREE"
+    git -C "$TREE" checkout -q --detach pristine
+    git -C "$TREE" rev-parse pristine > "$TREE/.git/vhca-series-base"
+    apply_series "$TREE"
+    ready_config
+    say "configuring (log: $TREE/configure.log)"
+    if ! configure_tree "$TREE" > "$TREE/configure.log" 2>&1; then
+        tail -n 30 "$TREE/configure.log" >&2
+        rm -rf "$TREE.failed"
+        mv "$TREE" "$TREE.failed"
+        die "configure failed (tree kept in $TREE.failed)"
+    fi
+    touch "$TREE/.vhca-configured"
+}
+
+# What our configuration needs beyond the series: the device list named
+# by --with-devices-x86_64=vhca (untracked) and fix_cxl_stub.
+ready_config() {
+    SYNCED=()
+    device_list > "$TREE/vhca.mak.new"
+    sync_file "$TREE/vhca.mak.new" "$TREE/configs/devices/x86_64-softmmu/vhca.mak"
+    rm -f "$TREE/vhca.mak.new"
+    fix_cxl_stub "$TREE"
 }
 
 # QEMU 10.2.2 does not link without CONFIG_CXL (--without-default-devices):
@@ -105,14 +150,64 @@ fix_cxl_stub() {
     printf '\n%s\n' 'GSList *cxl_fmws_get_all_sorted(void) { return NULL; }' >> "$stubs"
 }
 
+# Our tree in the cache: made once per hash, then the series re-applied.
+cache_tree() {
+    TREE=$CACHE/qemu10-$(tree_hash)
+    exec 9> "$CACHE/.lock-$(basename "$TREE")"
+    flock 9
+    if [ ! -e "$TREE/.vhca-configured" ]; then
+        prepare_tree10
+        say "building QEMU 10.2 (10 to 20 minutes on 2 cores; log: $TREE/ninja.log)"
+    else
+        apply_series "$TREE"
+        ready_config
+    fi
+}
+
+# QEMU_SRC=DIR: the user's git checkout.
+user_tree() {
+    TREE=$(cd "$QEMU_SRC" && pwd)
+    git -C "$TREE" rev-parse --git-dir > /dev/null 2>&1 ||
+        die "QEMU_SRC=$QEMU_SRC is not a git checkout (the series is applied with git am)"
+    [ "$(git -C "$TREE" rev-parse --show-toplevel)" = "$TREE" ] ||
+        die "QEMU_SRC=$QEMU_SRC is not the top of its git checkout"
+    case "$(cat "$TREE/VERSION" 2>/dev/null)" in
+    10.2.*) ;;
+    *) die "QEMU_SRC=$QEMU_SRC is QEMU $(cat "$TREE/VERSION" 2>/dev/null || echo '?'); the series is against 10.2" ;;
+    esac
+    exec 9> "$CACHE/.lock-qemu-src-$(echo "$TREE" | sha256sum | cut -c1-8)"
+    flock 9
+    if [ ! -e "$TREE/.git/vhca-series-base" ]; then
+        [ ! -e "$TREE/hw/misc/vhca" ] ||
+            die "$TREE has hw/misc/vhca but no record of the series: check it out without it"
+        git -C "$TREE" rev-parse HEAD > "$TREE/.git/vhca-series-base"
+    fi
+    apply_series "$TREE"
+    if [ ! -e "$TREE/build/build.ninja" ]; then
+        ready_config
+        say "configuring $TREE as ours (log: $TREE/build/vhca-configure.log)"
+        mkdir -p "$TREE/build"
+        configure_tree "$TREE" > "$TREE/build/vhca-configure.log" 2>&1 || {
+            tail -n 30 "$TREE/build/vhca-configure.log" >&2
+            die "configure failed"
+        }
+        say "building QEMU in $TREE (10 to 20 minutes on 2 cores; log: $TREE/ninja.log)"
+    fi
+}
+
 main10() {
     MESON_PYTHONPATH=$("$REPO/scripts/deps-qemu10.sh")
     # ninja runs meson again when a meson.build changes (vhca-qtests.txt).
     export PYTHONPATH=$MESON_PYTHONPATH
     fetch_source
-    TREE=$CACHE/qemu10-$(tree_hash)
-    lock_and_ready_tree "building QEMU 10.2 (10 to 20 minutes on 2 cores; log: $TREE/ninja.log)"
-    fix_cxl_stub "$TREE"
+    mkdir -p "$CACHE"
+    pristine_repo
+    write_series
+    if [ -n "${QEMU_SRC:-}" ]; then
+        user_tree
+    else
+        cache_tree
+    fi
     build_tree
     link_firmware
     link_products

@@ -62,6 +62,13 @@ if [ "$need_update" = 1 ]; then
 	"${sudo_cmd[@]}" "${apt_env[@]}" apt-get update -q < /dev/null
 fi
 
+# A meson already unpacked is kept (apt-cache takes seconds, and a newer
+# backport would only change the tree's hash): the newest of them.
+dir=$(ls -d "$TOOLS"/meson-*/.unpacked 2>/dev/null | sort -V | tail -n 1)
+if [ "$need_update" = 0 ] && [ -n "$dir" ]; then
+	echo "${dir%/.unpacked}/usr/lib/python3/dist-packages"
+	exit 0
+fi
 version=$(apt-cache madison meson | awk -F' *\\| *' '$3 ~ /bookworm-backports/ { print $2; exit }')
 if [ -z "$version" ]; then
 	say "no meson in bookworm-backports (apt-cache madison meson)"

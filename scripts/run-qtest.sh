@@ -7,11 +7,11 @@
 # announced that never reported is a failure), merge them into
 # build/results/qtest.xml and write build/results/qtest.txt as
 # "passed=N failed=M".  Exits non-zero when a test failed, a program
-# crashed, or nothing ran.  Built by scripts/build-qemu.sh.
+# crashed, or nothing ran.  Built by scripts/build-qemu10.sh.
 #
-# Environment: VHCA_QEMU_OUT, the build to test (default build/qemu;
-# `make check-qtest QEMU_VERSION=10.2` passes build/qemu-10.2, whose results
-# are build/results/qtest-10.2.*); QTEST_LOG=1 shows QEMU's own log;
+# Environment: VHCA_QEMU_OUT, the build to test (default build/qemu, QEMU
+# 10.2; `make check-qtest QEMU_VERSION=7.2` passes build/qemu-7.2, whose
+# results are build/results/qtest-7.2.*); QTEST_LOG=1 shows QEMU's own log;
 # VHCA_QTEST_PROGRAMS names
 # the programs to run (default: all but the benchmarks, vhca-bench-*, which
 # vhca-qtests.txt lists so that meson builds them; make bench-copy runs

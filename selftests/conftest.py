@@ -1,7 +1,8 @@
 """Fixtures for the VM tests (`make check-vm` leaves pytest's JUnit report
 in build/results/vm.xml, or vm-debug.xml on the debug kernel).
 
-Environment: VHCA_QEMU (QEMU binary, default build/qemu/qemu-system-x86_64),
+Environment: VHCA_QEMU (QEMU binary, default build/qemu/qemu-system-x86_64;
+the Makefile sets it for its QEMU_VERSION),
 VHCA_MODULE (default build/vhca.ko), VHCA_ACCEL (kvm or tcg, default:
 probe once, see vmlib.choose_accel), VHCA_KERNEL (default or debug: the
 debug kernel and build/debug/vhca.ko, and at the end a kmemleak scan and a

@@ -36,7 +36,9 @@ import tty
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(REPO, "build")
-DEFAULT_QEMU = os.path.join(BUILD, "qemu", "qemu-system-x86_64")
+# The Makefile exports VHCA_QEMU for its QEMU_VERSION (10.2: build/qemu/).
+DEFAULT_QEMU = (os.environ.get("VHCA_QEMU")
+                or os.path.join(BUILD, "qemu", "qemu-system-x86_64"))
 DEFAULT_INITRD = os.path.join(BUILD, "initramfs.cpio.gz")
 KVM_PROBE_FILE = os.path.join(BUILD, "kvm-probe")
 READY_LINE = b"vhca-guest: ready"

@@ -51,7 +51,7 @@ if DEVICE_ARGS:
     DEVICES = [d + "," + DEVICE_ARGS for d in DEVICES]
     HOST_DEVICE.update(a.split("=") for a in DEVICE_ARGS.split(","))
 DEVICES = ["pcie-root-port,id=rp0,chassis=1", "pcie-root-port,id=rp1,chassis=2"] + DEVICES
-# QEMU 7.2's q35 hands the root ports' hot-plug to ACPI by default, which
+# q35 (since QEMU 6.1) hands the root ports' hot-plug to ACPI by default, which
 # the debug kernel lacks (no HOTPLUG_PCI_ACPI): device_del was then never
 # seen there.  Native PCIe hot-plug (pciehp, the slot's attention button),
 # as on physical servers, works the same on both kernels.
