@@ -7,7 +7,8 @@ property (Documentation/fabric.md).  The switch's SM gives the ports their
 LIDs; its SA answers IPoIB's joins and path queries.  Across the VMs:
 IPoIB (ping and a TCP stream with the same SHA-256 at both ends), the
 libibverbs RC pingpong with data validation, perftest (SEND, WRITE, READ,
-atomics), rping with verification over rdma_cm, ucmatose, udaddy, NVMe
+atomics), rping with verification over rdma_cm, WRITE then SEND checked at
+the receive (last_byte.c, clean and lossy), ucmatose, udaddy, NVMe
 over RDMA (twovm_ulp.nvme_connect_fio_verify), and last a VM killed
 (QEMU SIGKILLed) while RC traffic runs: the peer's QP ends with a
 retry-exceeded completion, the switch sees the link go down and nothing
@@ -28,6 +29,7 @@ sys.path.insert(0, os.path.join(SELFTESTS, "verbs"))
 import fabriclib  # noqa: E402
 import rsockets  # noqa: E402
 import twovm_ulp  # noqa: E402
+import vmlib  # noqa: E402
 
 from fabriclib import (ADDR, TCP_BYTES, TOOL, background,  # noqa: E402
                        finish, log, pair, pair_ok, start_switch)
@@ -277,6 +279,45 @@ def test_riostream_verified(fabric, size, iters):
     rsockets.check(sout, cout, options)
 
 
+LAST_BYTE_PORT = 18520
+
+
+def fault_stats(vm):
+    """vhca0's port1-fault-stats ("lost N reordered N ...") as a dict."""
+    text = vm.qmp("qom-get", path="vhca0", property="port1-fault-stats")
+    return dict(zip(text.split()[::2], map(int, text.split()[1::2])))
+
+
+@pytest.mark.parametrize("lossy", [False, True], ids=["clean", "lossy"])
+def test_write_then_receive_across_vms(fabric, lossy):
+    """last_byte.c's WRITE then SEND and WRITE with immediate from VM a
+    into VM b, at 18 sizes from 1 byte to 64 KiB: at each receive's
+    completion b finds every written byte placed (IBA 9.5, 10.8.3), then
+    acknowledges.  lossy: each VM's link loses, reorders, duplicates and
+    corrupts packets (QMP_FAULTS), so WRITE packets, SENDs and ACKs are
+    retransmitted across the switch (issue 24)."""
+    program = os.path.join(fabriclib.PROVIDER, "last_byte")
+    vms = fabric["vms"]
+    before = {n: fault_stats(vm) for n, vm in vms.items()}
+    try:
+        if lossy:
+            for vm in vms.values():
+                set_port_faults(vm, QMP_FAULTS)
+        sout, cout = pair_ok(
+            fabric, "%s -n -l %d vhca0" % (program, LAST_BYTE_PORT),
+            "%s -n -r %s:%d vhca0" % (program, ADDR["b"], LAST_BYTE_PORT),
+            "last-byte", timeout=600,
+            listening=vmlib.tcp_listening(LAST_BYTE_PORT))
+    finally:
+        for vm in vms.values():
+            set_port_faults(vm, dict.fromkeys(QMP_FAULTS, 0))
+    for out in (sout, cout):
+        assert "last_byte: ok" in out and out.count("across hosts: placed") == 2, out
+    lost = sum(fault_stats(vm)["lost"] - before[n]["lost"] for n, vm in vms.items())
+    log("lost on the links", str(lost))
+    assert (lost > 0) == lossy, lost
+
+
 @pytest.mark.parametrize("tool", ["ucmatose", "udaddy"])
 def test_rdma_cm_tool(fabric, tool):
     """rdma_cm's RC connections (ucmatose, through ib_cm) and UD (udaddy,
@@ -357,11 +398,8 @@ def test_rc_recovers_from_faults_set_from_qmp(fabric):
     finally:
         for vm in vms.values():
             set_port_faults(vm, dict.fromkeys(QMP_FAULTS, 0))
-    counts = {}
-    for name, vm in vms.items():
-        text = vm.qmp("qom-get", path="vhca0", property="port1-fault-stats")
-        log("%s port1-fault-stats" % name, str(text))
-        counts[name] = dict(zip(text.split()[::2], map(int, text.split()[1::2])))
+    counts = {name: fault_stats(vm) for name, vm in vms.items()}
+    log("port1-fault-stats", str(counts))
     assert sum(c["lost"] for c in counts.values()) > 0, counts
     assert sum(c["reordered"] for c in counts.values()) > 0, counts
 

@@ -20,15 +20,23 @@
  * -n runs part 2 alone: with the device's rc-drop-request/-response set
  * (uverbs.py sets them from QMP) every lost WRITE packet, SEND or ACK is
  * retransmitted, and the receive must still find the data placed.
+ *
+ * last_byte -n -l PORT DEVICE / last_byte -n -r HOST:PORT DEVICE: part 2
+ * between two hosts (selftests/fabric/twovms.py: two VMs through the
+ * switch).  -l receives and checks, -r writes; they swap LID, QPN and the
+ * receiver's buffer over TCP, and after each check the receiver SENDs an
+ * acknowledgement so the next round cannot overwrite what it checks.
  * Every byte is checked.  Built by scripts/build-provider.sh; run by
  * selftests/verbs/uverbs.py.  Prints one line per check and
  * "last_byte: ok".
  */
 #include <getopt.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "ud_self.h"
 #include "rc_pair.h"
@@ -222,12 +230,13 @@ static void last_byte_polling(struct rc_pair *rc, struct ibv_mr *src_mr,
 
 /* ---- 2. WRITE then SEND, WRITE with immediate ------------------------- */
 
-static void post_recv(struct rc_pair *rc, struct ibv_mr *mr)
+/* One receive of 64 bytes on qp into mr at offset `at`. */
+static void post_recv_on(struct ibv_qp *qp, struct ibv_mr *mr, uint32_t at)
 {
-	struct ibv_sge sge = { (uintptr_t)mr->addr + RECV_OFF, 64, mr->lkey };
+	struct ibv_sge sge = { (uintptr_t)mr->addr + at, 64, mr->lkey };
 	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	ok(ibv_post_recv(rc->qp[1], &wr, &bad));
+	ok(ibv_post_recv(qp, &wr, &bad));
 }
 
 static void write_then_notify(struct rc_pair *rc, struct ibv_mr *src_mr,
@@ -240,7 +249,7 @@ static void write_then_notify(struct rc_pair *rc, struct ibv_mr *src_mr,
 		for (g = 1; g <= 20; g++) {
 			for (uint32_t i = 0; i < n; i++)
 				src[i] = pattern(g + 1000 * with_imm, i);
-			post_recv(rc, dst_mr);
+			post_recv_on(rc->qp[1], dst_mr, RECV_OFF);
 			if (with_imm) {
 				post_write_at(rc, src_mr, 0, n, dst, dst_mr->rkey,
 					   IBV_WR_RDMA_WRITE_WITH_IMM, 1);
@@ -326,6 +335,177 @@ static void registration_cycles(struct rc_pair *rc, struct ibv_pd *pd,
 	ok(ibv_dereg_mr(mr));
 }
 
+/* ---- 4. WRITE then SEND between two hosts (-l / -r) ------------------- */
+
+/* What each side tells the other over TCP (host byte order: both ends run
+ * the same build on x86). */
+struct remote_end {
+	uint64_t dst_addr;	/* the receiver's buffer; 0 from the writer */
+	uint32_t rkey;
+	uint32_t qpn;
+	uint16_t lid;
+};
+
+/* A TCP connection: listen on port (-l) or connect to host:port (-r). */
+static int tcp_connect(const char *listen_port, const char *host_port)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = listen_port ? AI_PASSIVE : 0 }, *ai;
+	char host[256], *colon;
+	int fd, conn, one = 1;
+
+	if (listen_port) {
+		check("getaddrinfo", getaddrinfo(NULL, listen_port, &hints, &ai), 0);
+		fd = socket(ai->ai_family, ai->ai_socktype, 0);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		check("bind", bind(fd, ai->ai_addr, ai->ai_addrlen), 0);
+		check("listen", listen(fd, 1), 0);
+		conn = accept(fd, NULL, NULL);
+		check("accept", conn < 0, 0);
+		close(fd);
+	} else {
+		snprintf(host, sizeof(host), "%s", host_port);
+		colon = strrchr(host, ':');
+		check("-r HOST:PORT", colon != NULL, 1);
+		*colon = 0;
+		check("getaddrinfo", getaddrinfo(host, colon + 1, &hints, &ai), 0);
+		conn = socket(ai->ai_family, ai->ai_socktype, 0);
+		check("connect", connect(conn, ai->ai_addr, ai->ai_addrlen), 0);
+	}
+	freeaddrinfo(ai);
+	return conn;
+}
+
+/* Send ours, read theirs. */
+static void swap_ends(int fd, const struct remote_end *ours, struct remote_end *theirs)
+{
+	check("send the QP's address", write(fd, ours, sizeof(*ours)), sizeof(*ours));
+	check("read the peer's address", recv(fd, theirs, sizeof(*theirs), MSG_WAITALL),
+	      sizeof(*theirs));
+}
+
+/* A signaled SEND of 4 bytes on qp (the writer's notice, the receiver's
+ * acknowledgement) or, with to/rkey, an RDMA WRITE of len bytes. */
+static void post_on(struct ibv_qp *qp, struct ibv_mr *from, uint32_t len,
+		    uint64_t to, uint32_t rkey, enum ibv_wr_opcode opcode, int signaled)
+{
+	struct ibv_sge sge = { (uintptr_t)from->addr, len, from->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = opcode,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+		.wr.rdma = { .remote_addr = to, .rkey = rkey },
+	}, *bad;
+
+	ok(ibv_post_send(qp, &wr, &bad));
+}
+
+/*
+ * Every size, 20 rounds, WRITE then SEND and then WRITE with immediate:
+ * the writer fills src with the round's pattern and posts; the receiver,
+ * at its receive's completion, checks every byte of dst and acknowledges.
+ */
+static void remote_rounds(struct ibv_qp *qp, struct ibv_cq *cq[2], struct ibv_mr *mr,
+			  const struct remote_end *peer, int writer)
+{
+	uint32_t s, g, n, bad, tag;
+	int imm;
+
+	for (imm = 0; imm <= 1; imm++) {
+		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			n = sizes[s];
+			for (g = 1; g <= 20; g++) {
+				tag = g + 1000 * imm + 100 * s;
+				if (writer) {
+					for (uint32_t i = 0; i < n; i++)
+						src[i] = pattern(tag, i);
+					/* the acknowledgement, past the data */
+					post_recv_on(qp, mr, MAX_MSG);
+					post_on(qp, mr, n, peer->dst_addr, peer->rkey,
+						imm ? IBV_WR_RDMA_WRITE_WITH_IMM :
+						IBV_WR_RDMA_WRITE, imm);
+					if (!imm)
+						post_on(qp, mr, 4, 0, 0, IBV_WR_SEND, 1);
+					expect_wc(cq[0], imm ? IBV_WC_RDMA_WRITE : IBV_WC_SEND,
+						  "requester");
+					expect_wc(cq[1], IBV_WC_RECV, "acknowledgement");
+					continue;
+				}
+				expect_wc(cq[1], imm ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV,
+					  "receive");
+				bad = first_wrong(dst, n, tag);
+				if (bad != n)
+					fail("%u bytes, round %u: byte %u not placed at the receive's completion",
+					     n, g, bad);
+				/* before the writer's next round */
+				post_recv_on(qp, mr, RECV_OFF);
+				post_on(qp, mr, 4, 0, 0, IBV_WR_SEND, 1);
+				expect_wc(cq[0], IBV_WC_SEND, "acknowledgement");
+			}
+		}
+		printf("%s across hosts: placed at the receive's completion, every size\n",
+		       imm ? "RDMA WRITE with immediate" : "RDMA WRITE then SEND");
+	}
+}
+
+/* -l PORT (receiver) or -r HOST:PORT (writer) on DEVICE port 1. */
+static int across_hosts(const char *device, const char *listen_port, const char *host_port)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_context *ctx = open_device(device);
+	struct ibv_pd *pd = must(ibv_alloc_pd(ctx), "ibv_alloc_pd");
+	int writer = host_port != NULL, fd;
+	struct remote_end ours = { 0 }, theirs;
+	struct ibv_port_attr attr;
+	struct ibv_qp_init_attr qp_attr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_cq *cq[2];	/* sends, receives */
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	int i;
+
+	/* The writer's source (its acknowledgements land at MAX_MSG) or the
+	 * receiver's destination (notices at RECV_OFF). */
+	mr = must(ibv_reg_mr(pd, writer ? (void *)src : (void *)dst,
+			     writer ? sizeof(src) : sizeof(dst), access), "ibv_reg_mr");
+	/* A send CQ and a receive CQ: the peer's next SEND may complete here
+	 * before the ACK of ours comes (a lost ACK is answered after our
+	 * retransmission), so the two kinds are awaited apart. */
+	for (i = 0; i < 2; i++)
+		cq[i] = must(ibv_create_cq(ctx, DEPTH, NULL, NULL, 0), "ibv_create_cq");
+	qp_attr.send_cq = cq[0];
+	qp_attr.recv_cq = cq[1];
+	qp = must(ibv_create_qp(pd, &qp_attr), "ibv_create_qp");
+	check("query port", ibv_query_port(ctx, 1, &attr), 0);
+	ours.lid = attr.lid;
+	ours.qpn = qp->qp_num;
+	if (!writer) {
+		ours.dst_addr = (uintptr_t)dst;
+		ours.rkey = mr->rkey;
+	}
+	fd = tcp_connect(listen_port, host_port);
+	swap_ends(fd, &ours, &theirs);
+	rc_connect(qp, 1, theirs.qpn, theirs.lid);
+	if (!writer)	/* a QP takes receives from INIT on */
+		post_recv_on(qp, mr, RECV_OFF);
+	/* Both in RTS, the first receive posted, before the writer posts. */
+	swap_ends(fd, &ours, &theirs);
+
+	remote_rounds(qp, cq, mr, &theirs, writer);
+
+	close(fd);
+	check("destroy QP", ibv_destroy_qp(qp), 0);
+	for (i = 0; i < 2; i++)
+		check("destroy CQ", ibv_destroy_cq(cq[i]), 0);
+	ok(ibv_dereg_mr(mr));
+	ok(ibv_dealloc_pd(pd));
+	ok(ibv_close_device(ctx));
+	printf("last_byte: ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx[2];
@@ -334,17 +514,32 @@ int main(int argc, char **argv)
 	struct rc_pair rc;
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	int notify_only = 0, opt, port[2];
-	const char *device, *peer;
+	const char *device, *peer, *listen_port = NULL, *host_port = NULL;
 
-	while ((opt = getopt(argc, argv, "n")) != -1) {
-		if (opt != 'n') {
-			fprintf(stderr, "usage: last_byte [-n] DEVICE [PEER]\n");
+	while ((opt = getopt(argc, argv, "nl:r:")) != -1) {
+		switch (opt) {
+		case 'n':
+			notify_only = 1;
+			break;
+		case 'l':
+			listen_port = optarg;
+			break;
+		case 'r':
+			host_port = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: last_byte [-n] DEVICE [PEER]\n"
+				"       last_byte -n -l PORT DEVICE | -n -r HOST:PORT DEVICE\n");
 			return 2;
 		}
-		notify_only = 1;
 	}
 	device = optind < argc ? argv[optind] : NULL;
 	peer = optind + 1 < argc ? argv[optind + 1] : NULL;
+	if (listen_port || host_port) {
+		check("-l or -r: with -n, one of them, no PEER",
+		      notify_only && !(listen_port && host_port) && !peer, 1);
+		return across_hosts(device, listen_port, host_port);
+	}
 	port[0] = 1;
 	port[1] = peer ? 1 : 2;
 	ctx[0] = open_device(device);
