@@ -347,7 +347,16 @@ PORT_AND_STACK_REPORT := sh $(CURDIR)/scripts/guest/port-report.sh 60 3 && \
 	sh $(CURDIR)/scripts/guest/stack-report.sh $(CURDIR)
 # The port table (port-report.sh), then an IPoIB ping, an rping exchange
 # and an ib_write_bw between the two adapters (stack-report.sh).
-ifeq ($(INTERACTIVE),1)
+# FABRIC=2: two guests on the standalone switch instead (scripts/fabric-run:
+# each guest's ports, then IPoIB ping, rping -V and ib_write_bw from VM a
+# to VM b across the switch; INTERACTIVE=1 then a shell in each).
+ifeq ($(FABRIC),2)
+run: deps qemu module initramfs provider switch
+	scripts/fabric-run $(if $(filter 1,$(INTERACTIVE)),--shell)
+else ifneq ($(FABRIC),)
+run:
+	@echo "make run: FABRIC=$(FABRIC): only FABRIC=2 (two VMs on the switch) is built" >&2; exit 1
+else ifeq ($(INTERACTIVE),1)
 run: deps qemu module initramfs provider
 	scripts/vm-run $(VM_DEVICES) --shell -- '$(GUEST_SETUP)'
 else
