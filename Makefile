@@ -54,7 +54,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-kernels-build check-smoke check-kernels-smoke check-vm-debug check-kunit check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
+	check-kernels-build check-smoke check-kernels-smoke check-vm-debug check-kunit check-kunit-verbs check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb check-capture \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
@@ -161,6 +161,11 @@ check-kunit: deps qemu initramfs
 # script).  Documentation/testing.md "check-verbs".
 check-verbs: deps qemu initramfs
 	scripts/run-verbs.sh
+
+# Both KUnit tiers in one boot of the debug kernel (`make test` runs this
+# for its kunit and verbs tiers; scripts/run-kunit.sh).
+check-kunit-verbs: deps qemu initramfs
+	scripts/run-kunit.sh kunit verbs
 
 # User verbs in a guest (a `make test` tier): the provider with the
 # ibv_*_pingpong programs, perftest, rping/ucmatose/udaddy/mckey and

@@ -8,17 +8,30 @@
 # and kunit.txt ("passed=N failed=M"); exits non-zero on any failed case,
 # missing suite, crash or report.  Documentation/testing.md
 # "KUnit".
+#
+#   scripts/run-kunit.sh [TIER...]   kunit (default) and/or verbs
+#                                    (scripts/run-verbs.sh): several share
+#                                    one boot of the debug kernel (`make
+#                                    check-kunit-verbs`, what `make test`
+#                                    runs), each judged and written apart.
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
+tiers=("${@:-kunit}")
 mkdir -p build/results
-rm -f build/results/kunit.xml build/results/kunit.txt
+for tier in "${tiers[@]}"; do
+	rm -f "build/results/$tier.xml" "build/results/$tier.txt"
+done
 
-# Builds are cached: a few seconds when nothing changed.
+# Builds are cached: a few seconds when nothing changed.  One build makes
+# every debug module (vhca, vhca_kunit, vhca_verbs_kunit).
 KERNEL=debug scripts/build-module.sh >/dev/null 2>build/debug-module.err || {
 	cat build/debug-module.err >&2
-	echo "run-kunit.sh: building vhca_kunit.ko against the debug kernel FAILED" >&2
-	exec /usr/bin/python3 scripts/junit.py finish kunit 1
+	echo "run-kunit.sh: building the KUnit modules against the debug kernel FAILED" >&2
+	for tier in "${tiers[@]}"; do
+		/usr/bin/python3 scripts/junit.py finish "$tier" 1 || true
+	done
+	exit 1
 }
 rm -f build/debug-module.err
-VHCA_KERNEL=debug exec /usr/bin/python3 scripts/kunit-vm.py kunit
+VHCA_KERNEL=debug exec /usr/bin/python3 scripts/kunit-vm.py "${tiers[@]}"

@@ -9,16 +9,4 @@
 # and verbs.txt; exits non-zero on any failed case, missing suite, crash
 # or report.  Documentation/testing.md "check-verbs".
 set -eu
-repo=$(cd "$(dirname "$0")/.." && pwd)
-cd "$repo"
-mkdir -p build/results
-rm -f build/results/verbs.xml build/results/verbs.txt
-
-# Builds are cached: a few seconds when nothing changed.
-KERNEL=debug scripts/build-module.sh >/dev/null 2>build/debug-module-verbs.err || {
-	cat build/debug-module-verbs.err >&2
-	echo "run-verbs.sh: building vhca_verbs_kunit.ko against the debug kernel FAILED" >&2
-	exec /usr/bin/python3 scripts/junit.py finish verbs 1
-}
-rm -f build/debug-module-verbs.err
-VHCA_KERNEL=debug exec /usr/bin/python3 scripts/kunit-vm.py verbs
+exec "$(dirname "$0")/run-kunit.sh" verbs
