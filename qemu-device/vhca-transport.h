@@ -154,7 +154,6 @@ int64_t vhca_rnr_delay_ns(uint8_t rnr_timer);
 
 /* vhca-transport.c: routing of requests; responder work outside a SQ. */
 void vhca_sq_nest_enter(void);
-bool vhca_sq_nested(void);
 void vhca_sq_nest_leave(void);
 bool vhca_qp_receives(const VhcaQp *qp);
 VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);

@@ -17,10 +17,8 @@
  * vhca-responder.c  responder: receives, RDMA/atomic targets, datagrams
  * vhca-verbs-cmd.c  dispatch and input checks of the data path commands
  *
- * Everything runs with the BQL held, or, for the send queue of an RC/UC
- * QP of a dp-lockless=on device, with the data-path lock that every other
- * entry point then also takes (vhca-dp-lock.c, Documentation/device.md
- * "Threading model").
+ * Everything runs with the BQL held (Documentation/device.md "Threading
+ * model").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
