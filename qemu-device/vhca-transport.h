@@ -6,8 +6,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_TRANSPORT_H
-#define HW_MISC_VHCA_TRANSPORT_H
+#ifndef HW_INFINIBAND_VHCA_TRANSPORT_H
+#define HW_INFINIBAND_VHCA_TRANSPORT_H
 
 #include "vhca.h"
 #include "vhca-wqe.h"
@@ -207,4 +207,4 @@ typedef struct VhcaSaReply {
 VhcaSaReply *vhca_sa_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 void vhca_sa_reply(VhcaState *s, VhcaQp *qp, const VhcaSaReply *reply);
 
-#endif /* HW_MISC_VHCA_TRANSPORT_H */
+#endif /* HW_INFINIBAND_VHCA_TRANSPORT_H */

@@ -23,8 +23,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_VERBS_H
-#define HW_MISC_VHCA_VERBS_H
+#ifndef HW_INFINIBAND_VHCA_VERBS_H
+#define HW_INFINIBAND_VHCA_VERBS_H
 
 #include "vhca_hw.h"
 #include "vhca-odp-table.h"     /* implicit ODP regions' translation */
@@ -479,4 +479,4 @@ void vhca_verbs_unrealize(VhcaState *s);
 void vhca_verbs_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
                          uint64_t value);
 
-#endif /* HW_MISC_VHCA_VERBS_H */
+#endif /* HW_INFINIBAND_VHCA_VERBS_H */

@@ -14,8 +14,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_H
-#define HW_MISC_VHCA_H
+#ifndef HW_INFINIBAND_VHCA_H
+#define HW_INFINIBAND_VHCA_H
 
 #include "vhca-qemu-compat.h"
 #include "qemu/bitmap.h"
@@ -256,4 +256,4 @@ VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port);
 uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,
                                         VhcaPortCounters **out);
 
-#endif /* HW_MISC_VHCA_H */
+#endif /* HW_INFINIBAND_VHCA_H */
