@@ -58,7 +58,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb check-capture \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
-	bench-dplockless bench-copy run clean qemu-patches check-qemu-patches rdma-core-patches \
+	bench-copy run clean qemu-patches check-qemu-patches rdma-core-patches \
 	check-rdma-core-patches
 
 all: qemu module initramfs
@@ -331,15 +331,6 @@ bench-sqpoll: deps qemu module initramfs provider
 	cc -O2 -Wall -Wextra -Werror -pthread -o build/bench/ceilings scripts/bench-ceilings.c
 	cc -O2 -Wall -Wextra -Werror -o build/bench/memcpy-bw scripts/bench-memcpy.c
 	$(PYTHON) scripts/bench_sqpoll.py
-
-# One QP against two QPs on two vCPUs (two perftest clients pinned with
-# taskset), the send path under the BQL and off it (dp-lockless=off/on),
-# alternating boots (scripts/bench_dplockless.py); not part of `make
-# test`.  Documentation/performance.md "The send path off the BQL".
-bench-dplockless: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "bench-dplockless: KERNEL=default only" >&2; exit 1; }
-	mkdir -p build/bench
-	$(PYTHON) scripts/bench_dplockless.py
 
 # QEMU's CPU time per message and per payload byte of RDMA WRITE, READ
 # and SEND, qtest-driven (scripts/bench-copy.sh; VHCA_BENCH_BEFORE=<another

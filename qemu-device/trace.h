@@ -1,1 +1,1 @@
-#include "trace/trace-hw_misc_vhca.h"
+#include "trace/trace-hw_infiniband_vhca.h"

@@ -26,8 +26,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_CAPTURE_H
-#define HW_MISC_VHCA_CAPTURE_H
+#ifndef HW_INFINIBAND_VHCA_CAPTURE_H
+#define HW_INFINIBAND_VHCA_CAPTURE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -106,4 +106,4 @@ size_t vhca_capture_packet(const VhcaWireFrame *f, unsigned port_mtu,
 uint32_t vhca_capture_icrc(const uint8_t *pkt, size_t icrc_off);
 uint16_t vhca_capture_vcrc(const uint8_t *pkt, size_t vcrc_off);
 
-#endif /* HW_MISC_VHCA_CAPTURE_H */
+#endif /* HW_INFINIBAND_VHCA_CAPTURE_H */

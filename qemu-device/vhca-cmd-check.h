@@ -9,8 +9,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_CMD_CHECK_H
-#define HW_MISC_VHCA_CMD_CHECK_H
+#ifndef HW_INFINIBAND_VHCA_CMD_CHECK_H
+#define HW_INFINIBAND_VHCA_CMD_CHECK_H
 
 #include "vhca_hw.h"
 
@@ -104,4 +104,4 @@ VhcaCmdCheck vhca_cmd_check(const VhcaCmd *cmd, const VhcaCmdLimits *limits);
 VhcaCmdCheck vhca_odp_cmd_check(uint16_t opcode, const uint8_t in[32],
                                 uint32_t in_len);
 
-#endif /* HW_MISC_VHCA_CMD_CHECK_H */
+#endif /* HW_INFINIBAND_VHCA_CMD_CHECK_H */

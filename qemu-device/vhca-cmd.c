@@ -17,7 +17,6 @@
 #include "vhca-cmd-check.h"
 #include "vhca-transport.h"
 #include "vhca-ring.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 typedef uint8_t (*VhcaCmdExec)(VhcaState *s, const VhcaCmd *cmd,
@@ -370,7 +369,6 @@ static void vhca_cmd_process_one(VhcaState *s)
  */
 void vhca_cmd_bh(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaState *s = opaque;
     uint32_t size, done;
 

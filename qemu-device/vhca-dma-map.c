@@ -38,7 +38,6 @@
 #include "qemu/rcu.h"
 #include "vhca-qemu-compat.h"
 #include "vhca-dma-map.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 /*
@@ -53,7 +52,6 @@
 
 struct VhcaRamMap {
     MemoryListener listener;
-    bool dp_taken;                  /* the data-path lock, begin to commit */
     uint32_t n;
     struct {
         uint64_t start;
@@ -63,25 +61,7 @@ struct VhcaRamMap {
 
 static void vhca_ram_map_begin(MemoryListener *listener)
 {
-    VhcaRamMap *map = container_of(listener, VhcaRamMap, listener);
-
-    /*
-     * dp-lockless: a lockless send path DMAs to what it found RAM in the
-     * flat view (vhca-dp-lock.c); the memory API publishes the new view
-     * after the listeners' callbacks, so holding the data-path lock from
-     * here to commit keeps the old view for the whole of a lockless run.
-     */
-    map->dp_taken = vhca_dp_enter();
-    map->n = 0;
-}
-
-static void vhca_ram_map_commit(MemoryListener *listener)
-{
-    VhcaRamMap *map = container_of(listener, VhcaRamMap, listener);
-    bool taken = map->dp_taken;
-
-    map->dp_taken = false;
-    vhca_dp_leave(taken);
+    container_of(listener, VhcaRamMap, listener)->n = 0;
 }
 
 /* region_add and region_nop: every section of the new topology. */
@@ -109,7 +89,6 @@ void vhca_dma_map_realize(VhcaState *s)
     map->listener.begin = vhca_ram_map_begin;
     map->listener.region_add = vhca_ram_map_section;
     map->listener.region_nop = vhca_ram_map_section;
-    map->listener.commit = vhca_ram_map_commit;
     memory_listener_register(&map->listener,
                              pci_get_address_space(&s->parent_obj));
     s->ram_map = map;

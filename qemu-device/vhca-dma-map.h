@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_DMA_MAP_H
-#define HW_MISC_VHCA_DMA_MAP_H
+#ifndef HW_INFINIBAND_VHCA_DMA_MAP_H
+#define HW_INFINIBAND_VHCA_DMA_MAP_H
 
 #include "vhca.h"
 

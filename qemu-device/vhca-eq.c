@@ -15,7 +15,6 @@
 #include "hw/pci/msix.h"
 #include "vhca.h"
 #include "vhca-ring.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_EQE_OWNER_OFFSET   offsetof(struct vhca_eqe, owner)
@@ -63,9 +62,6 @@ static void vhca_eq_interrupt(VhcaState *s, uint32_t eqn)
 
     eq->armed = false;
     trace_vhca_eq_interrupt(eqn, eq->vector);
-    if (vhca_dp_defer_msix(s, eq->vector)) {
-        return;         /* APIC delivery needs the BQL: sent after the WQEs */
-    }
     if (msix_enabled(pdev)) {
         /*
          * The MSI-X message is a write the guest aimed: it may target our

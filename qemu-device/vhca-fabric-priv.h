@@ -6,8 +6,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_FABRIC_PRIV_H
-#define HW_MISC_VHCA_FABRIC_PRIV_H
+#ifndef HW_INFINIBAND_VHCA_FABRIC_PRIV_H
+#define HW_INFINIBAND_VHCA_FABRIC_PRIV_H
 
 #include "vhca.h"
 #include "vhca-sa.h"
@@ -62,4 +62,4 @@ VhcaPort *vhca_fabric_switch_out(VhcaFabric *f, uint16_t dlid);
 bool vhca_fabric_sm_configure(VhcaFabric *f, const VhcaFabricSmConf *conf,
                               bool first, Error **errp);
 
-#endif /* HW_MISC_VHCA_FABRIC_PRIV_H */
+#endif /* HW_INFINIBAND_VHCA_FABRIC_PRIV_H */

@@ -32,7 +32,6 @@
 #include "qapi/error.h"
 #include "vhca-fabric-priv.h"
 #include "vhca-transport.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 static int64_t sm_now(void)
@@ -52,7 +51,6 @@ static void sm_sync_timer(VhcaFabric *f)
 
 static void sm_tick(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaFabric *f = opaque;
 
     if (f->arb.state != VHCA_SM_STATE_MASTER) {

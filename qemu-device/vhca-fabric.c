@@ -46,7 +46,6 @@
 #include "vhca-port-faults.h"
 #include "vhca-transport.h"
 #include "vhca-trap.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_FIRST_PORT_LID     2
@@ -237,7 +236,6 @@ void vhca_port_reconfigure(VhcaPort *port, uint16_t lid, uint16_t sm_lid)
  */
 static void vhca_fabric_sm_sweep(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaFabric *f = opaque;
     VhcaPort *port;
     bool rereg = f->sm_rereg;

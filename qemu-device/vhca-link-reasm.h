@@ -14,8 +14,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_LINK_REASM_H
-#define HW_MISC_VHCA_LINK_REASM_H
+#ifndef HW_INFINIBAND_VHCA_LINK_REASM_H
+#define HW_INFINIBAND_VHCA_LINK_REASM_H
 
 #include "vhca-wire.h"
 
@@ -51,4 +51,4 @@ void vhca_reasm_done(VhcaReasmMsg *m);
 /* A QP was reset or destroyed: what it was receiving is stale. */
 void vhca_reasm_forget(VhcaReasm *r, uint32_t qpn);
 
-#endif /* HW_MISC_VHCA_LINK_REASM_H */
+#endif /* HW_INFINIBAND_VHCA_LINK_REASM_H */

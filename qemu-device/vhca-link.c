@@ -51,7 +51,6 @@
 #include "vhca-port-capture.h"
 #include "vhca-switch-sma.h"
 #include "vhca-wire.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_LINK_HELLO_MS      200
@@ -137,7 +136,6 @@ void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
 /* One encoded frame onto the port's netdev. */
 void vhca_link_put(VhcaPort *port, const uint8_t *frame, uint32_t len)
 {
-    assert(!vhca_dp_lockless());    /* netdevs need the BQL */
     if (port->link) {
         qemu_send_packet(qemu_get_queue(port->link->nic), frame, len);
     }
@@ -159,7 +157,6 @@ static void vhca_link_send_message(VhcaPort *port, VhcaWireFrame *f,
 
 static void vhca_link_hello(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaPort *port = opaque;
     struct vhca_wire_hello out;
     VhcaWireFrame f = { .kind = VHCA_WIRE_HELLO };
@@ -215,7 +212,6 @@ void vhca_link_port_down(VhcaPort *port)
  */
 static void vhca_link_watch(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaPort *port = opaque;
     NetClientState *peer = qemu_get_queue(port->link->nic)->peer;
     bool up = peer && !peer->link_down;
@@ -731,7 +727,6 @@ static void vhca_link_dispatch(VhcaLink *link, const VhcaWireFrame *f)
 static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
                                  size_t size)
 {
-    VHCA_DP_GUARD();
     VhcaLink *link = qemu_get_nic_opaque(nc);
     VhcaPort *port = link->port;
     VhcaWireFrame f;
@@ -768,7 +763,6 @@ void vhca_link_attach(VhcaPort *port, NICConf *conf)
     DeviceState *dev = DEVICE(s);
     VhcaLink *link = g_new0(VhcaLink, 1);
 
-    vhca_dp_cabled(1);
     link->port = port;
     link->answers = g_hash_table_new_full(g_direct_hash, g_direct_equal,
                                           NULL, g_free);
@@ -794,7 +788,6 @@ void vhca_link_detach(VhcaPort *port)
     if (!link) {
         return;
     }
-    vhca_dp_cabled(-1);
     vhca_trap_fini(&port->trap);
     vhca_port_faults_free(port);
     qemu_del_nic(link->nic);

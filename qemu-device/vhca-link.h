@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_LINK_H
-#define HW_MISC_VHCA_LINK_H
+#ifndef HW_INFINIBAND_VHCA_LINK_H
+#define HW_INFINIBAND_VHCA_LINK_H
 
 #include "net/net.h"
 #include "vhca-transport.h"
@@ -44,4 +44,4 @@ void vhca_link_trap_send(VhcaPort *port, const uint8_t *mad);
  * for it are stale. */
 void vhca_link_forget(VhcaQp *qp);
 
-#endif /* HW_MISC_VHCA_LINK_H */
+#endif /* HW_INFINIBAND_VHCA_LINK_H */

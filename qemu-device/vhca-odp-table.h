@@ -6,8 +6,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_ODP_TABLE_H
-#define HW_MISC_VHCA_ODP_TABLE_H
+#ifndef HW_INFINIBAND_VHCA_ODP_TABLE_H
+#define HW_INFINIBAND_VHCA_ODP_TABLE_H
 
 #define VHCA_ODP_LEAF_ENTRIES   512u    /* entries per leaf (budget unit) */
 
@@ -22,4 +22,4 @@ void vhca_odp_table_set(VhcaOdpTable *t, uint64_t first, uint32_t n,
                         const uint64_t *pages);
 uint64_t vhca_odp_table_clear(VhcaOdpTable *t, uint64_t first, uint64_t n);
 
-#endif /* HW_MISC_VHCA_ODP_TABLE_H */
+#endif /* HW_INFINIBAND_VHCA_ODP_TABLE_H */

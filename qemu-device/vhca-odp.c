@@ -14,9 +14,8 @@
  * vhca_odp_fault_event() and waits (requester) or answers RNR (responder).
  *
  * Invalidation is synchronous because an access is checked and done
- * within one hold of the lock that serializes the data path (the BQL, or
- * with dp-lockless=on the data-path lock, which commands such as
- * ODP_INVALIDATE take too): no access is ever half-way through a page
+ * within one hold of the BQL, which serializes the data path and the
+ * commands such as ODP_INVALIDATE: no access is ever half-way through a page
  * when ODP_INVALIDATE executes.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -11,8 +11,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_PMA_H
-#define HW_MISC_VHCA_PMA_H
+#ifndef HW_INFINIBAND_VHCA_PMA_H
+#define HW_INFINIBAND_VHCA_PMA_H
 
 #include "vhca-sma.h"
 
@@ -77,4 +77,4 @@ VhcaPmaAction vhca_pma_process(const uint8_t *req, uint64_t len,
                                uint8_t *resp,
                                uint16_t *status);
 
-#endif /* HW_MISC_VHCA_PMA_H */
+#endif /* HW_INFINIBAND_VHCA_PMA_H */

@@ -22,7 +22,6 @@
 #include "qapi/visitor.h"
 #include "vhca.h"
 #include "vhca-capture.h"
-#include "vhca-dp-lock.h"
 #include "vhca-port-capture.h"
 
 static void vhca_capture_stop(VhcaPort *port)
@@ -124,7 +123,7 @@ static char *vhca_capture_stats_get(Object *obj, Error **errp, VhcaPort *port)
 static char *vhca_p##n##_capture_get(Object *o, Error **e)                  \
 { return vhca_capture_path_get(o, e, &VHCA(o)->ports[n - 1]); }             \
 static void vhca_p##n##_capture_set(Object *o, const char *v, Error **e)    \
-{ VHCA_DP_GUARD(); vhca_capture_path_set(o, v, e, &VHCA(o)->ports[n - 1]); } \
+{ vhca_capture_path_set(o, v, e, &VHCA(o)->ports[n - 1]); }                 \
 static char *vhca_p##n##_filter_get(Object *o, Error **e)                   \
 { return vhca_capture_filter_get(o, e, &VHCA(o)->ports[n - 1]); }           \
 static void vhca_p##n##_filter_set(Object *o, const char *v, Error **e)     \

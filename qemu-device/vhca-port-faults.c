@@ -25,7 +25,6 @@
 #include "vhca.h"
 #include "vhca-link.h"
 #include "vhca-port-faults.h"
-#include "vhca-dp-lock.h"
 
 /* One settable field of a port's rates. */
 typedef struct VhcaFaultProp {
@@ -61,7 +60,6 @@ static uint32_t *vhca_fault_field(VhcaFaultRates *r, const VhcaFaultProp *p)
 static void vhca_fault_prop_get(Object *obj, Visitor *v, const char *name,
                                 void *opaque, Error **errp)
 {
-    VHCA_DP_GUARD();
     VhcaFaultPropRef *ref = opaque;
     uint32_t value = *vhca_fault_field(&ref->port->faults.rates, ref->prop);
 
@@ -72,7 +70,6 @@ static void vhca_fault_prop_get(Object *obj, Visitor *v, const char *name,
 static void vhca_fault_prop_set(Object *obj, Visitor *v, const char *name,
                                 void *opaque, Error **errp)
 {
-    VHCA_DP_GUARD();
     VhcaFaultPropRef *ref = opaque;
     VhcaPort *port = ref->port;
     VhcaFaultRates rates = port->faults.rates;
@@ -98,7 +95,6 @@ static void vhca_fault_prop_set(Object *obj, Visitor *v, const char *name,
 static void vhca_fault_stats_get(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    VHCA_DP_GUARD();
     const VhcaFaultStats *st = &((VhcaPort *)opaque)->faults.stats;
     g_autofree char *text = g_strdup_printf(
         "lost %" PRIu64 " dup %" PRIu64 " reordered %" PRIu64 " icrc %"
@@ -140,7 +136,6 @@ void vhca_port_faults_init(Object *obj, VhcaPort *port)
 
 static void vhca_port_faults_tick(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaPort *port = opaque;
     int64_t next = vhca_faults_due(&port->faults,
                                    qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL));

@@ -16,7 +16,6 @@
 #include "vhca.h"
 #include "vhca-wqe.h"
 #include "vhca-link.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 void vhca_qp_init(VhcaState *s)
@@ -533,7 +532,7 @@ void vhca_wq_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
         /* A doorbell: the driver saw the poller asleep (or has no send
          * record); the poller watches this QP's record again. */
         vhca_sqpoll_kick(s);
-        vhca_dp_sq_produced(s, qp);
+        vhca_sq_produced(s, qp);
     } else if (qp->state == VHCA_QPS_ERR) {
         vhca_qp_flush(s, qp);
     }

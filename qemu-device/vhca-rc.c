@@ -51,7 +51,6 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "vhca-link.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_ACK_TIMEOUT_UNIT_NS    4096    /* IBA 9.7.6.1.3: 4.096 us */
@@ -60,8 +59,8 @@
 /*
  * rc-drop-request and rc-drop-response, plain uint32 QOM properties rather
  * than qdev ones so that qom-set may change them on a running device.  The
- * send path reads them with the BQL held (vhca-dp-lock.c falls back to it
- * while either is set), and a new rate takes effect at the next request.
+ * send path reads them with the BQL held, and a new rate takes effect at
+ * the next request.
  */
 void vhca_rc_drop_props_init(Object *obj)
 {
@@ -349,7 +348,6 @@ void vhca_rc_wait_ack(VhcaQp *qp)
 /* The send queue's timer: an RNR wait or a local ACK timeout is over. */
 void vhca_qp_sq_timer(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaQp *qp = opaque;
     VhcaState *s = qp->dev;
 

@@ -326,8 +326,7 @@ VhcaAck vhca_respond_read(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 
 /*
  * Atomics (IBA 9.4.5): read, modify and write the 8 bytes with the BQL
- * held (with dp-lockless=on, the data-path lock, which every other entry
- * point then takes too), so they are atomic against every other access of
+ * held, so they are atomic against every other access of
  * the devices of this process (not against the guest's CPUs, as on real
  * HCAs).
  */
@@ -372,7 +371,7 @@ static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 
 /*
  * ATOMIC WRITE (IBA 1.5 9.4.6): the request's 8 bytes stored at an 8-byte
- * aligned address as one write under the BQL or the data-path lock
+ * aligned address as one write under the BQL
  * (atomic against the other accesses of this process's devices, as the
  * atomics above), with RDMA WRITE's access rights: the QP's and the
  * region's remote write.

@@ -14,8 +14,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_RING_H
-#define HW_MISC_VHCA_RING_H
+#ifndef HW_INFINIBAND_VHCA_RING_H
+#define HW_INFINIBAND_VHCA_RING_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -88,4 +88,4 @@ static inline VhcaEqDoorbell vhca_eq_doorbell_decode(uint32_t value)
     return db;
 }
 
-#endif /* HW_MISC_VHCA_RING_H */
+#endif /* HW_INFINIBAND_VHCA_RING_H */

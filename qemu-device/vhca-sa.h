@@ -15,8 +15,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_SA_H
-#define HW_MISC_VHCA_SA_H
+#ifndef HW_INFINIBAND_VHCA_SA_H
+#define HW_INFINIBAND_VHCA_SA_H
 
 #include "vhca-sma.h"
 
@@ -182,4 +182,4 @@ void vhca_sa_rmpp_send(VhcaSa *sa, uint16_t lid, const uint8_t *hdr,
 VhcaSaResult vhca_sa_rmpp_recv(VhcaSa *sa, uint16_t lid, const uint8_t *mad,
                                VhcaSaEmit *emit, void *opaque);
 
-#endif /* HW_MISC_VHCA_SA_H */
+#endif /* HW_INFINIBAND_VHCA_SA_H */

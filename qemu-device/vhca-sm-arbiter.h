@@ -14,8 +14,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_SM_ARBITER_H
-#define HW_MISC_VHCA_SM_ARBITER_H
+#ifndef HW_INFINIBAND_VHCA_SM_ARBITER_H
+#define HW_INFINIBAND_VHCA_SM_ARBITER_H
 
 #include "vhca-sma.h"
 #include "vhca-sm-state.h"
@@ -83,4 +83,4 @@ VhcaSmaAction vhca_sm_arbiter_smp(VhcaSmArbiter *arb, const uint8_t *req,
                                   bool dr, uint8_t *resp, uint16_t *status,
                                   int64_t now_ms);
 
-#endif /* HW_MISC_VHCA_SM_ARBITER_H */
+#endif /* HW_INFINIBAND_VHCA_SM_ARBITER_H */

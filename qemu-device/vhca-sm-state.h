@@ -11,8 +11,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_SM_STATE_H
-#define HW_MISC_VHCA_SM_STATE_H
+#ifndef HW_INFINIBAND_VHCA_SM_STATE_H
+#define HW_INFINIBAND_VHCA_SM_STATE_H
 
 /* IBA 14.4.1 SMInfo:SMState */
 #define VHCA_SM_STATE_NOT_ACTIVE    0
@@ -88,4 +88,4 @@ typedef struct VhcaFabricSmConf {
     uint64_t sm_key;            /* sm-key: SMInfo:SM_Key, shared by SMs */
 } VhcaFabricSmConf;
 
-#endif /* HW_MISC_VHCA_SM_STATE_H */
+#endif /* HW_INFINIBAND_VHCA_SM_STATE_H */

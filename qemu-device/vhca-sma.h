@@ -11,8 +11,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_SMA_H
-#define HW_MISC_VHCA_SMA_H
+#ifndef HW_INFINIBAND_VHCA_SMA_H
+#define HW_INFINIBAND_VHCA_SMA_H
 
 #include "vhca_hw.h"
 
@@ -151,4 +151,4 @@ uint16_t vhca_sma_node_info(const VhcaSmaNode *node, uint8_t *d);
 uint16_t vhca_sma_port_info(const VhcaSmaNode *node, uint32_t mod,
                             uint8_t *d);
 
-#endif /* HW_MISC_VHCA_SMA_H */
+#endif /* HW_INFINIBAND_VHCA_SMA_H */

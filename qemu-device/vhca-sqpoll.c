@@ -41,7 +41,6 @@
 #include "vhca-qemu-compat.h"
 #include "vhca.h"
 #include "vhca-sqpoll.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 struct VhcaSqPoller {
@@ -72,7 +71,6 @@ static void vhca_sqpoll_flag(VhcaSqPoller *p, uint32_t slot)
 
 static void vhca_sqpoll_set_polling(VhcaSqPoller *p, bool polling)
 {
-    VHCA_DP_GUARD();
     unsigned long slot;
 
     p->polling = polling;
@@ -90,7 +88,6 @@ static void vhca_sqpoll_set_polling(VhcaSqPoller *p, bool polling)
  */
 static bool vhca_sqpoll_pass(VhcaSqPoller *p)
 {
-    VHCA_DP_GUARD();
     VhcaState *s = p->s;
     unsigned long slot;
     bool found = false;

@@ -16,8 +16,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_SWITCH_SMA_H
-#define HW_MISC_VHCA_SWITCH_SMA_H
+#ifndef HW_INFINIBAND_VHCA_SWITCH_SMA_H
+#define HW_INFINIBAND_VHCA_SWITCH_SMA_H
 
 #include "vhca-sma.h"
 #include "vhca-sm-state.h"
@@ -99,4 +99,4 @@ VhcaSmaAction vhca_switch_sma_answer(const uint8_t *req, bool dr,
                                      uint8_t in_port, uint8_t *resp,
                                      uint16_t *status);
 
-#endif /* HW_MISC_VHCA_SWITCH_SMA_H */
+#endif /* HW_INFINIBAND_VHCA_SWITCH_SMA_H */

@@ -21,7 +21,6 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "vhca-tm.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 /* The first CQE (TM_F_MATCH); the entry waits for the bottom half. */
@@ -169,7 +168,6 @@ static void vhca_tm_rndv_one(VhcaState *s, VhcaSrq *srq, uint32_t handle)
 
 void vhca_tm_rndv_bh(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaTm *tm = opaque;
     VhcaState *s = tm->dev;
     VhcaSrq *srq = tm->srq;

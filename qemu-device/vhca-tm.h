@@ -6,8 +6,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_TM_H
-#define HW_MISC_VHCA_TM_H
+#ifndef HW_INFINIBAND_VHCA_TM_H
+#define HW_INFINIBAND_VHCA_TM_H
 
 #include "vhca-transport.h"
 
@@ -57,4 +57,4 @@ VhcaAck vhca_tm_rndv(VhcaState *s, VhcaQp *qp, VhcaSrq *srq, VhcaPacket *pkt,
                      uint32_t handle, const VhcaTmh *h);
 void vhca_tm_rndv_bh(void *opaque);
 
-#endif /* HW_MISC_VHCA_TM_H */
+#endif /* HW_INFINIBAND_VHCA_TM_H */

@@ -2,10 +2,9 @@
  * vhca - the requester side of the data path: send queue processing.
  *
  * A send queue doorbell executes WQEs at once, in the thread that rang it
- * (a vCPU thread, with the BQL held, or with dp-lockless=on the data-path
- * lock alone), up to VHCA_WQE_BATCH of them; the rest is left to the
- * transport bottom half (Documentation/device.md "Threading model"
- * explains why).  Each WQE is fetched with DMA, decoded
+ * (a vCPU thread, with the BQL held), up to VHCA_WQE_BATCH of them; the
+ * rest is left to the transport bottom half (Documentation/device.md
+ * "Threading model" explains why).  Each WQE is fetched with DMA, decoded
  * and validated (vhca-wqe.c), its local buffers are protection-checked
  * (vhca-mr.c), and the message is handed to the responder QP found by
  * routing the DLID on the fabric (vhca-responder.c).  The whole message
@@ -37,7 +36,6 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "vhca-link.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_UD_MAX_PAYLOAD     4096    /* the port's MTU */
@@ -551,12 +549,7 @@ static bool vhca_sq_execute(VhcaState *s, VhcaQp *qp)
  * run a send queue inside the first one's WQE, so it defers to the bottom
  * half.
  */
-static __thread unsigned vhca_sq_depth;     /* per thread: dp-lockless */
-
-bool vhca_sq_nested(void)
-{
-    return vhca_sq_depth != 0;
-}
+static unsigned vhca_sq_depth;
 
 /*
  * Responder work that runs outside any send queue (a request or datagram
@@ -607,7 +600,6 @@ static void vhca_sq_run(VhcaState *s, VhcaQp *qp, uint32_t budget)
 /* Send queues left over by a doorbell's batch, or made ready by RTS. */
 void vhca_transport_bh(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaState *s = opaque;
     uint32_t i;
 

@@ -6,8 +6,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_TRANSPORT_H
-#define HW_MISC_VHCA_TRANSPORT_H
+#ifndef HW_INFINIBAND_VHCA_TRANSPORT_H
+#define HW_INFINIBAND_VHCA_TRANSPORT_H
 
 #include "vhca.h"
 #include "vhca-wqe.h"
@@ -154,7 +154,6 @@ int64_t vhca_rnr_delay_ns(uint8_t rnr_timer);
 
 /* vhca-transport.c: routing of requests; responder work outside a SQ. */
 void vhca_sq_nest_enter(void);
-bool vhca_sq_nested(void);
 void vhca_sq_nest_leave(void);
 bool vhca_qp_receives(const VhcaQp *qp);
 VhcaPort *vhca_qp_route(VhcaState *s, VhcaQp *qp, const struct vhca_av *av);
@@ -208,4 +207,4 @@ typedef struct VhcaSaReply {
 VhcaSaReply *vhca_sa_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 void vhca_sa_reply(VhcaState *s, VhcaQp *qp, const VhcaSaReply *reply);
 
-#endif /* HW_MISC_VHCA_TRANSPORT_H */
+#endif /* HW_INFINIBAND_VHCA_TRANSPORT_H */

@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_TRAP_MAD_H
-#define HW_MISC_VHCA_TRAP_MAD_H
+#ifndef HW_INFINIBAND_VHCA_TRAP_MAD_H
+#define HW_INFINIBAND_VHCA_TRAP_MAD_H
 
 #include "vhca-sma.h"
 
@@ -30,4 +30,4 @@ int vhca_trap_number(const uint8_t *req);
 /* The master SM's TrapRepress of trap (VHCA_MAD_SIZE bytes) into resp. */
 void vhca_trap_repress_build(uint8_t *resp, const uint8_t *trap, bool dr);
 
-#endif /* HW_MISC_VHCA_TRAP_MAD_H */
+#endif /* HW_INFINIBAND_VHCA_TRAP_MAD_H */

@@ -23,11 +23,9 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "vhca-trap.h"
-#include "vhca-dp-lock.h"
 
 static void vhca_trap_timer(void *opaque)
 {
-    VHCA_DP_GUARD();
     VhcaTrap *t = opaque;
 
     if (!t->sends || t->sends > VHCA_TRAP_MAX_SENDS) {

@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_TRAP_H
-#define HW_MISC_VHCA_TRAP_H
+#ifndef HW_INFINIBAND_VHCA_TRAP_H
+#define HW_INFINIBAND_VHCA_TRAP_H
 
 #include "qemu/timer.h"
 #include "vhca-trap-mad.h"
@@ -34,4 +34,4 @@ void vhca_trap_raise(VhcaTrap *t, uint8_t type, uint16_t num,
 bool vhca_trap_repress(VhcaTrap *t, const uint8_t *req);
 void vhca_trap_fini(VhcaTrap *t);
 
-#endif /* HW_MISC_VHCA_TRAP_H */
+#endif /* HW_INFINIBAND_VHCA_TRAP_H */

@@ -17,16 +17,14 @@
  * vhca-responder.c  responder: receives, RDMA/atomic targets, datagrams
  * vhca-verbs-cmd.c  dispatch and input checks of the data path commands
  *
- * Everything runs with the BQL held, or, for the send queue of an RC/UC
- * QP of a dp-lockless=on device, with the data-path lock that every other
- * entry point then also takes (vhca-dp-lock.c, Documentation/device.md
- * "Threading model").
+ * Everything runs with the BQL held (Documentation/device.md "Threading
+ * model").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_VERBS_H
-#define HW_MISC_VHCA_VERBS_H
+#ifndef HW_INFINIBAND_VHCA_VERBS_H
+#define HW_INFINIBAND_VHCA_VERBS_H
 
 #include "vhca_hw.h"
 #include "vhca-odp-table.h"     /* implicit ODP regions' translation */
@@ -481,4 +479,4 @@ void vhca_verbs_unrealize(VhcaState *s);
 void vhca_verbs_doorbell(VhcaState *s, uint32_t page, hwaddr offset,
                          uint64_t value);
 
-#endif /* HW_MISC_VHCA_VERBS_H */
+#endif /* HW_INFINIBAND_VHCA_VERBS_H */

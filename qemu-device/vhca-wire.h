@@ -26,8 +26,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_WIRE_H
-#define HW_MISC_VHCA_WIRE_H
+#ifndef HW_INFINIBAND_VHCA_WIRE_H
+#define HW_INFINIBAND_VHCA_WIRE_H
 
 #include "vhca_hw.h"
 
@@ -202,4 +202,4 @@ const char *vhca_wire_hello_parse(const VhcaWireFrame *f, VhcaWireHello *h);
 void vhca_wire_hello_encode(const VhcaWireHello *h,
                             struct vhca_wire_hello *out);
 
-#endif /* HW_MISC_VHCA_WIRE_H */
+#endif /* HW_INFINIBAND_VHCA_WIRE_H */

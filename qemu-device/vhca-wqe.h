@@ -10,8 +10,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_WQE_H
-#define HW_MISC_VHCA_WQE_H
+#ifndef HW_INFINIBAND_VHCA_WQE_H
+#define HW_INFINIBAND_VHCA_WQE_H
 
 #include "vhca_hw.h"
 
@@ -67,4 +67,4 @@ uint8_t vhca_wqe_decode_recv(const uint8_t *buf, uint32_t stride,
 /* The CQE opcode that completes a send WQE opcode: vhca_wqe_cqe_opcode(),
  * a column of uapi/vhca_hw_wqe_rules.h's opcode table. */
 
-#endif /* HW_MISC_VHCA_WQE_H */
+#endif /* HW_INFINIBAND_VHCA_WQE_H */

@@ -15,7 +15,7 @@
  *                    [,portN-loss=PCT][,portN-dup=PCT][,portN-reorder=PCT]
  *                    [,portN-corrupt=PCT][,portN-delay-ms=MS]
  *                    [,sq-poll=on|off][,sq-poll-window=MICROSECONDS]
- *                    [,rc-window=on|off][,dp-lockless=on|off]
+ *                    [,rc-window=on|off]
  *
  * Properties:
  *   ports          (uint8, 1..2, default 1) number of IB ports.
@@ -86,12 +86,6 @@
  *                  check-fabric` is explained (Documentation/fabric.md
  *                  "RC over the wire"); `make check-fabric-rcwin` runs the
  *                  fabric tier with it on.
- *   dp-lockless    (bool, default off) an SQ doorbell of an RC/UC QP on an
- *                  in-process port runs its send queue off the BQL, under
- *                  the data-path lock (vhca-dp-lock.c: its DMA must be guest
- *                  RAM, MSI-X waits for the end of the doorbell);
- *                  dp-lockless-runs and dp-lockless-fallbacks (uint64,
- *                  read only) count the doorbells of each kind.
  *
  * The device cannot be migrated (its state lives partly in the fabric).
  *
@@ -114,7 +108,6 @@
 #include "vhca-link.h"
 #include "vhca-dma-map.h"
 #include "vhca-sm-arbiter.h"
-#include "vhca-dp-lock.h"
 #include "trace.h"
 
 #define VHCA_DEFAULT_NODE_DESC  "QEMU vhca"
@@ -156,10 +149,6 @@ bool vhca_dma_hits_own_bars(VhcaState *s, uint64_t addr, uint64_t len)
     uint64_t last = addr + len - 1;
     int bar;
 
-    if (vhca_dp_lockless()) {
-        /* BAR addresses change under the BQL alone: ask the flat view */
-        return vhca_dp_dma_refused(s, addr, len);
-    }
     if (len == 0) {
         return false;
     }
@@ -317,7 +306,6 @@ static uint32_t vhca_caps(const VhcaState *s)
 
 static uint64_t vhca_reg_read(void *opaque, hwaddr addr, unsigned size)
 {
-    VHCA_DP_GUARD();
     VhcaState *s = opaque;
     uint32_t val = 0;
 
@@ -389,7 +377,6 @@ static bool vhca_queue_reg_writable(VhcaState *s, hwaddr addr)
 static void vhca_reg_write(void *opaque, hwaddr addr, uint64_t data,
                            unsigned size)
 {
-    VHCA_DP_GUARD();
     VhcaState *s = opaque;
     uint32_t val = data;
 
@@ -460,7 +447,6 @@ static const MemoryRegionOps vhca_reg_ops = {
  * clock (VHCA_DB_CLOCK) of every page, read with one 64-bit access. */
 static uint64_t vhca_db_read(void *opaque, hwaddr addr, unsigned size)
 {
-    VHCA_DP_GUARD();
     VhcaState *s = opaque;
 
     if (size == 8 && addr % VHCA_DB_PAGE_SIZE == VHCA_DB_CLOCK &&
@@ -478,7 +464,6 @@ static uint64_t vhca_db_read(void *opaque, hwaddr addr, unsigned size)
 static void vhca_db_write(void *opaque, hwaddr addr, uint64_t data,
                           unsigned size)
 {
-    VHCA_DP_GUARD();
     VhcaState *s = opaque;
     uint32_t page = addr / VHCA_DB_PAGE_SIZE;
     hwaddr offset = addr % VHCA_DB_PAGE_SIZE;
@@ -576,7 +561,6 @@ static void vhca_teardown(PCIDevice *pdev)
     VhcaState *s = VHCA(pdev);
     int i;
 
-    s->dp_dead = true;
     vhca_dma_map_unrealize(s);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_fabric_detach(&s->ports[i]);
@@ -593,26 +577,19 @@ static void vhca_teardown(PCIDevice *pdev)
     msix_uninit_exclusive_bar(pdev);
 }
 
-/* The sq-poll thread takes the BQL, then the data-path lock: join it first */
+/* The sq-poll thread's passes touch the device: join it first */
 static void vhca_unrealize(PCIDevice *pdev)
 {
-    VhcaState *s = VHCA(pdev);
-
-    vhca_sqpoll_unrealize(s);
-    {
-        VHCA_DP_GUARD();
-        vhca_teardown(pdev);
-    }
-    vhca_dp_unrealize(s);
+    vhca_sqpoll_unrealize(VHCA(pdev));
+    vhca_teardown(pdev);
 }
 
-static bool vhca_realize_locked(PCIDevice *pdev, Error **errp)
+static bool vhca_realize_device(PCIDevice *pdev, Error **errp)
 {
     VhcaState *s = VHCA(pdev);
     uint64_t db_bar_size;
     uint32_t i;
 
-    VHCA_DP_GUARD();
     s->num_vectors = 1 + s->comp_vectors;
     s->node_guid = s->node_guid_prop ? s->node_guid_prop
                                      : vhca_auto_node_guid();
@@ -664,16 +641,14 @@ static bool vhca_realize_locked(PCIDevice *pdev, Error **errp)
 
 static void vhca_realize(PCIDevice *pdev, Error **errp)
 {
-    if (vhca_check_properties(VHCA(pdev), errp) &&
-        vhca_realize_locked(pdev, errp)) {
-        vhca_dp_realize(VHCA(pdev));
+    if (vhca_check_properties(VHCA(pdev), errp)) {
+        vhca_realize_device(pdev, errp);
     }
 }
 
 /* Every reset (bus, system, device_cold_reset) in its hold phase. */
 static void vhca_reset_hold(Object *obj, ResetType type)
 {
-    VHCA_DP_GUARD();
     vhca_reset(VHCA(obj));
 }
 VHCA_DEFINE_RESET_HOLD(vhca_reset_hold)
@@ -682,7 +657,6 @@ VHCA_DEFINE_RESET_HOLD(vhca_reset_hold)
 static void vhca_port_link_set(Object *obj, uint32_t num, bool value,
                                Error **errp)
 {
-    VHCA_DP_GUARD();
     VhcaState *s = VHCA(obj);
 
     if (DEVICE(obj)->realized && num > s->num_ports) {
@@ -694,7 +668,6 @@ static void vhca_port_link_set(Object *obj, uint32_t num, bool value,
 
 static bool vhca_port1_link_get(Object *obj, Error **errp)
 {
-    VHCA_DP_GUARD();
     return VHCA(obj)->ports[0].link_up;
 }
 
@@ -705,7 +678,6 @@ static void vhca_port1_link_set(Object *obj, bool value, Error **errp)
 
 static bool vhca_port2_link_get(Object *obj, Error **errp)
 {
-    VHCA_DP_GUARD();
     return VHCA(obj)->ports[1].link_up;
 }
 
@@ -734,7 +706,6 @@ static void vhca_instance_init(Object *obj)
                              vhca_port2_link_set);
     object_property_set_description(obj, "port2-link",
                                     "Physical link of port 2 (up = true)");
-    vhca_dp_instance_init(obj);
     vhca_rc_drop_props_init(obj);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_port_faults_init(obj, &s->ports[i]);
@@ -768,7 +739,6 @@ static const Property vhca_properties[] = {
     DEFINE_PROP_BOOL("tag-matching", VhcaState, tag_matching, true),
     DEFINE_PROP_UINT32("sq-poll-window", VhcaState, sq_poll_window_us, 100),
     DEFINE_PROP_BOOL("rc-window", VhcaState, rc_window, false),
-    DEFINE_PROP_BOOL("dp-lockless", VhcaState, dp_lockless, false),
 };
 
 static void vhca_class_init(ObjectClass *klass, VhcaClassData data)

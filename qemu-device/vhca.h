@@ -9,16 +9,13 @@
  *
  * Every piece of state below is touched only with the BQL held: MMIO
  * handlers, the command bottom half, the SM timer and QOM property setters
- * all run under it; except that while a device has dp-lockless=on, every
- * entry point also takes the data-path lock, and an eligible SQ doorbell
- * runs its send queue under that lock alone (vhca-dp-lock.c,
- * Documentation/device.md "Threading model").
+ * all run under it (Documentation/device.md "Threading model").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_MISC_VHCA_H
-#define HW_MISC_VHCA_H
+#ifndef HW_INFINIBAND_VHCA_H
+#define HW_INFINIBAND_VHCA_H
 
 #include "vhca-qemu-compat.h"
 #include "qemu/bitmap.h"
@@ -134,7 +131,6 @@ struct VhcaState {
     bool tag_matching;              /* TM SRQs (vhca-tm.c) */
     bool rc_window;                 /* RC across the wire: a window */
     uint32_t sq_poll_window_us;     /* ... for this long after activity */
-    bool dp_lockless;               /* SQ doorbells off the BQL */
 
     /* Fixed at realize. */
     uint64_t node_guid;
@@ -188,14 +184,6 @@ struct VhcaState {
 
     /* The RAM of the DMA address space (vhca-dma-map.c). */
     struct VhcaRamMap *ram_map;
-
-    /* dp-lockless (vhca-dp-lock.c), under the data-path lock. */
-    bool dp_dead;                   /* unrealized: tables freed */
-    bool dp_msix_queued;            /* on the deferred MSI-X list */
-    uint64_t dp_msix_pending;       /* vectors the lockless path owes */
-    uint64_t dp_lockless_runs;      /* SQ doorbells run off the BQL */
-    uint64_t dp_fallbacks;          /* ... and those that could not */
-    QTAILQ_ENTRY(VhcaState) dp_msix_link;
 };
 
 /* vhca.c */
@@ -268,4 +256,4 @@ VhcaPortCounters *vhca_fabric_switch_counters(VhcaPort *port);
 uint8_t vhca_fabric_switch_counters_all(VhcaPort *port,
                                         VhcaPortCounters **out);
 
-#endif /* HW_MISC_VHCA_H */
+#endif /* HW_INFINIBAND_VHCA_H */

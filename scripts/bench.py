@@ -63,8 +63,7 @@ METRICS = [
     ("send_rate_64b", "Mpps", "ib_send_bw", "-s 64 -n 20000", "MsgRate", False),
     # One doorbell per chain of 16 (perftest --post_list), and two QPs
     # (perftest -q 2: the aggregate rate of two QPs that one client thread
-    # posts to in turn, so one vCPU rings both QPs' doorbells; two vCPUs
-    # at once: make bench-dplockless).
+    # posts to in turn, so one vCPU rings both QPs' doorbells).
     ("send_rate_64b_pl16", "Mpps", "ib_send_bw", "-s 64 -n 20000 -l 16", "MsgRate", False),
     ("send_rate_64b_2qp", "Mpps", "ib_send_bw", "-s 64 -n 20000 -q 2", "MsgRate", False),
     ("send_bw_4k", "MB/s", "ib_send_bw", "-s 4096 -n 5000", "BW average", False),

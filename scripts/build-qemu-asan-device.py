@@ -96,7 +96,7 @@ def device_objects(build, entries):
     """Compile jobs and {plain object: instrumented object} for the device."""
     jobs, objs = [], {}
     for e in entries:
-        if e["file"].startswith("../hw/misc/vhca/"):
+        if e["file"].startswith("../hw/infiniband/vhca/"):
             name = os.path.basename(e["file"])
             src = os.path.join(REPO, "qemu-device", name)
             if not os.path.exists(src):

@@ -18,7 +18,7 @@
 # `declare -f`) of the functions below that extract, glue and configure it,
 # device list included.  Editing the rest of this script (messages, syncing,
 # linking) keeps the cached tree.  The hash does NOT cover the device
-# sources: qemu-device/ and uapi/vhca_hw*.h are synced into hw/misc/vhca/
+# sources: qemu-device/ and uapi/vhca_hw*.h are synced into hw/infiniband/vhca/
 # (a file is copied only when its content differs, so that ninja stays
 # incremental) and ninja rebuilds what changed.
 #
@@ -71,15 +71,31 @@ qtest_glue() {
         "endif"
 }
 
+# hw/infiniband/: InfiniBand devices get a directory of their own (QEMU's
+# old pvrdma had hw/rdma/), hooked in as QEMU's other hw/ directories are:
+# `source` in hw/Kconfig and `subdir()` in hw/meson.build (after ide's:
+# both lists are in alphabetical order), its own Kconfig and meson.build
+# naming vhca/, and hw/infiniband/vhca in trace_events_subdirs.
+glue_infiniband() {
+    local tree=$1
+    mkdir -p "$tree/hw/infiniband/vhca"
+    echo 'source vhca/Kconfig' > "$tree/hw/infiniband/Kconfig"
+    echo "subdir('vhca')" > "$tree/hw/infiniband/meson.build"
+    sed -i 's|^source ide/Kconfig$|&\nsource infiniband/Kconfig|' "$tree/hw/Kconfig"
+    sed -i "s|^subdir('ide')$|&\nsubdir('infiniband')|" "$tree/hw/meson.build"
+    sed -i "s|^    'hw/ide',$|&\n    'hw/infiniband/vhca',|" "$tree/meson.build"
+    grep -q '^source infiniband/Kconfig$' "$tree/hw/Kconfig" ||
+        die "could not add infiniband/Kconfig to hw/Kconfig"
+    grep -q "^subdir('infiniband')$" "$tree/hw/meson.build" ||
+        die "could not add subdir('infiniband') to hw/meson.build"
+    grep -q "^    'hw/infiniband/vhca',$" "$tree/meson.build" ||
+        die "could not add hw/infiniband/vhca to trace_events_subdirs"
+}
+
 # Hook the device into the QEMU tree: Kconfig, meson, trace events, qtest.
 glue_tree() {
     local tree=$1
-    mkdir -p "$tree/hw/misc/vhca"
-    echo 'source vhca/Kconfig' >> "$tree/hw/misc/Kconfig"
-    echo "subdir('vhca')" >> "$tree/hw/misc/meson.build"
-    sed -i "s|^    'hw/misc/macio',$|&\n    'hw/misc/vhca',|" "$tree/meson.build"
-    grep -q "'hw/misc/vhca'," "$tree/meson.build" ||
-        die "could not add hw/misc/vhca to trace_events_subdirs"
+    glue_infiniband "$tree"
     # The qtest programs are named in qemu-device/tests/vhca-qtests.txt,
     # the helper sources each links in vhca-qtest-libs.txt (both synced
     # next to them; meson reconfigures when they change, and neither is
@@ -123,7 +139,7 @@ fetch_source() {
 tree_hash() {
     {
         cat "$DSC"
-        declare -f device_list qtest_glue glue_tree configure_tree prepare_tree
+        declare -f device_list qtest_glue glue_infiniband glue_tree configure_tree prepare_tree
         if [ "$SANITIZE" = 1 ]; then
             declare -f sanitize_tree
         fi
@@ -142,10 +158,10 @@ sync_device() {
     local f
     SYNCED=()
     for f in "$REPO"/qemu-device/*; do
-        [ -f "$f" ] && sync_file "$f" "$TREE/hw/misc/vhca/$(basename "$f")"
+        [ -f "$f" ] && sync_file "$f" "$TREE/hw/infiniband/vhca/$(basename "$f")"
     done
     for f in "$REPO"/uapi/vhca_hw*.h; do
-        sync_file "$f" "$TREE/hw/misc/vhca/$(basename "$f")"
+        sync_file "$f" "$TREE/hw/infiniband/vhca/$(basename "$f")"
     done
     for f in "$REPO"/qemu-device/tests/*; do
         [ -f "$f" ] && sync_file "$f" "$TREE/tests/qtest/$(basename "$f")"

@@ -178,8 +178,8 @@ user_tree() {
     exec 9> "$CACHE/.lock-qemu-src-$(echo "$TREE" | sha256sum | cut -c1-8)"
     flock 9
     if [ ! -e "$TREE/.git/vhca-series-base" ]; then
-        [ ! -e "$TREE/hw/misc/vhca" ] ||
-            die "$TREE has hw/misc/vhca but no record of the series: check it out without it"
+        [ ! -e "$TREE/hw/infiniband/vhca" ] ||
+            die "$TREE has hw/infiniband/vhca but no record of the series: check it out without it"
         git -C "$TREE" rev-parse HEAD > "$TREE/.git/vhca-series-base"
     fi
     apply_series "$TREE"

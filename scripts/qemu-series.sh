@@ -8,8 +8,9 @@
 # (`make qemu QEMU_SRC=DIR`).  Documentation/device.md "QEMU versions".
 #
 # The series (build/qemu-patches/):
-#   1. hw/misc/vhca: the device (qemu-device/, uapi/vhca_hw*.h), its Kconfig
-#      and meson lines and trace-events directory;
+#   1. hw/infiniband/vhca: the device (qemu-device/, uapi/vhca_hw*.h), the
+#      directory hw/infiniband/ with its Kconfig and meson.build, their lines
+#      in hw/ and the trace-events directory (glue_infiniband, build-qemu.sh);
 #   2. tests/qtest: the vhca qtests (qemu-device/tests/), their meson lines;
 #   3. docs/system/devices/vhca.rst (qemu-device/docs/vhca.rst).
 #
@@ -59,15 +60,10 @@ commit_step() {
 # The device's files and its Kconfig, meson and trace-events lines.
 add_device() {
     local tree=$1 f
-    mkdir -p "$tree/hw/misc/vhca"
+    glue_infiniband "$tree"
     for f in "$REPO"/qemu-device/* "$REPO"/uapi/vhca_hw*.h; do
-        [ -f "$f" ] && cp "$f" "$tree/hw/misc/vhca/"
+        [ -f "$f" ] && cp "$f" "$tree/hw/infiniband/vhca/"
     done
-    echo 'source vhca/Kconfig' >> "$tree/hw/misc/Kconfig"
-    echo "subdir('vhca')" >> "$tree/hw/misc/meson.build"
-    sed -i "s|^    'hw/misc/macio',$|&\n    'hw/misc/vhca',|" "$tree/meson.build"
-    grep -q "'hw/misc/vhca'," "$tree/meson.build" ||
-        die "could not add hw/misc/vhca to trace_events_subdirs"
 }
 
 # The qtest programs are named in qemu-device/tests/vhca-qtests.txt, the
@@ -99,7 +95,7 @@ add_docs() {
 series_inputs() {
     {
         git -C "$PRISTINE" rev-parse pristine
-        declare -f qtest_glue add_device add_qtests add_docs write_series commit_step
+        declare -f qtest_glue glue_infiniband add_device add_qtests add_docs write_series commit_step
         find "$REPO"/qemu-device "$REPO"/qemu-device/tests -maxdepth 1 -type f |
             LC_ALL=C sort | xargs cat
         cat "$REPO"/qemu-device/docs/vhca.rst "$REPO"/uapi/vhca_hw*.h
@@ -119,7 +115,7 @@ write_series() {
     git -C "$work" reset -q --hard pristine
     git -C "$work" clean -q -fdx
     add_device "$work"
-    commit_step "$work" "hw/misc/vhca: add the vhca virtual InfiniBand HCA" \
+    commit_step "$work" "hw/infiniband/vhca: add the vhca virtual InfiniBand HCA" \
 "vhca is a PCI model of an InfiniBand host channel adapter with one or two
 ports: a command queue and event queues in guest memory, protection
 domains, memory regions and windows, completion queues, queue pairs (RC,

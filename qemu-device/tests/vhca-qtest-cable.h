@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include "vhca-qtest.h"
-#include "hw/misc/vhca/vhca-wire.h"
+#include "hw/infiniband/vhca/vhca-wire.h"
 
 typedef struct VhcaCable {
     Vhca *v;

@@ -109,7 +109,11 @@ static inline void win_send_frame(Win *w, struct vhca_wire_hdr *h,
 {
     uint32_t len = le32_to_cpu(h->payload_len);
 
-    memcpy(h + 1, payload, len);
+    /* NULL: no payload (READ requests, ACKs); memcpy from NULL is UB */
+    g_assert(payload || !len);
+    if (payload) {
+        memcpy(h + 1, payload, len);
+    }
     cable_send(&w->cable, (uint8_t *)h, sizeof(*h) + len);
     g_free(h);
 }
