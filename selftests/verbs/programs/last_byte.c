@@ -125,19 +125,26 @@ static void expect_wc(struct ibv_cq *cq, enum ibv_wc_opcode opcode, const char *
 	}
 }
 
-/* An RDMA WRITE (or SEND) on qp[0] of len bytes at offset `at` of from. */
-static void post_write_at(struct rc_pair *rc, struct ibv_mr *from, uint32_t at,
-			  uint32_t len, const void *to, uint32_t rkey,
-			  enum ibv_wr_opcode opcode, int signaled)
+/* An RDMA WRITE (or SEND) on qp of len bytes at offset `at` of from. */
+static void post_on(struct ibv_qp *qp, struct ibv_mr *from, uint32_t at, uint32_t len,
+		    uint64_t to, uint32_t rkey, enum ibv_wr_opcode opcode, int signaled)
 {
 	struct ibv_sge sge = { (uintptr_t)from->addr + at, len, from->lkey };
 	struct ibv_send_wr wr = {
 		.sg_list = &sge, .num_sge = 1, .opcode = opcode,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
-		.wr.rdma = { .remote_addr = (uintptr_t)to, .rkey = rkey },
+		.wr.rdma = { .remote_addr = to, .rkey = rkey },
 	}, *bad;
 
-	ok(ibv_post_send(rc->qp[0], &wr, &bad));
+	ok(ibv_post_send(qp, &wr, &bad));
+}
+
+/* The same on the pair's requester, qp[0]. */
+static void post_write_at(struct rc_pair *rc, struct ibv_mr *from, uint32_t at,
+			  uint32_t len, const void *to, uint32_t rkey,
+			  enum ibv_wr_opcode opcode, int signaled)
+{
+	post_on(rc->qp[0], from, at, len, (uintptr_t)to, rkey, opcode, signaled);
 }
 
 /* ---- 1. last-byte polling --------------------------------------------- */
@@ -384,21 +391,6 @@ static void swap_ends(int fd, const struct remote_end *ours, struct remote_end *
 	      sizeof(*theirs));
 }
 
-/* A signaled SEND of 4 bytes on qp (the writer's notice, the receiver's
- * acknowledgement) or, with to/rkey, an RDMA WRITE of len bytes. */
-static void post_on(struct ibv_qp *qp, struct ibv_mr *from, uint32_t len,
-		    uint64_t to, uint32_t rkey, enum ibv_wr_opcode opcode, int signaled)
-{
-	struct ibv_sge sge = { (uintptr_t)from->addr, len, from->lkey };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = opcode,
-		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
-		.wr.rdma = { .remote_addr = to, .rkey = rkey },
-	}, *bad;
-
-	ok(ibv_post_send(qp, &wr, &bad));
-}
-
 /*
  * Every size, 20 rounds, WRITE then SEND and then WRITE with immediate:
  * the writer fills src with the round's pattern and posts; the receiver,
@@ -420,11 +412,11 @@ static void remote_rounds(struct ibv_qp *qp, struct ibv_cq *cq[2], struct ibv_mr
 						src[i] = pattern(tag, i);
 					/* the acknowledgement, past the data */
 					post_recv_on(qp, mr, MAX_MSG);
-					post_on(qp, mr, n, peer->dst_addr, peer->rkey,
+					post_on(qp, mr, 0, n, peer->dst_addr, peer->rkey,
 						imm ? IBV_WR_RDMA_WRITE_WITH_IMM :
 						IBV_WR_RDMA_WRITE, imm);
 					if (!imm)
-						post_on(qp, mr, 4, 0, 0, IBV_WR_SEND, 1);
+						post_on(qp, mr, 0, 4, 0, 0, IBV_WR_SEND, 1);
 					expect_wc(cq[0], imm ? IBV_WC_RDMA_WRITE : IBV_WC_SEND,
 						  "requester");
 					expect_wc(cq[1], IBV_WC_RECV, "acknowledgement");
@@ -438,7 +430,7 @@ static void remote_rounds(struct ibv_qp *qp, struct ibv_cq *cq[2], struct ibv_mr
 					     n, g, bad);
 				/* before the writer's next round */
 				post_recv_on(qp, mr, RECV_OFF);
-				post_on(qp, mr, 4, 0, 0, IBV_WR_SEND, 1);
+				post_on(qp, mr, 0, 4, 0, 0, IBV_WR_SEND, 1);
 				expect_wc(cq[0], IBV_WC_SEND, "acknowledgement");
 			}
 		}
@@ -456,11 +448,6 @@ static int across_hosts(const char *device, const char *listen_port, const char 
 	int writer = host_port != NULL, fd;
 	struct remote_end ours = { 0 }, theirs;
 	struct ibv_port_attr attr;
-	struct ibv_qp_init_attr qp_attr = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct ibv_cq *cq[2];	/* sends, receives */
 	struct ibv_mr *mr;
 	struct ibv_qp *qp;
@@ -475,9 +462,7 @@ static int across_hosts(const char *device, const char *listen_port, const char 
 	 * retransmission), so the two kinds are awaited apart. */
 	for (i = 0; i < 2; i++)
 		cq[i] = must(ibv_create_cq(ctx, DEPTH, NULL, NULL, 0), "ibv_create_cq");
-	qp_attr.send_cq = cq[0];
-	qp_attr.recv_cq = cq[1];
-	qp = must(ibv_create_qp(pd, &qp_attr), "ibv_create_qp");
+	qp = rc_qp(pd, cq[0], cq[1], DEPTH);
 	check("query port", ibv_query_port(ctx, 1, &attr), 0);
 	ours.lid = attr.lid;
 	ours.qpn = qp->qp_num;

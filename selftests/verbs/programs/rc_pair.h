@@ -15,11 +15,13 @@ struct rc_pair {
 	int port[2];
 };
 
-/* An RC QP of pd with send and receive on cq, depth WRs each way. */
-static inline struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq, int depth)
+/* An RC QP of pd completing sends on send_cq and receives on recv_cq
+ * (they may be one CQ), depth WRs each way. */
+static inline struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *send_cq,
+				   struct ibv_cq *recv_cq, int depth)
 {
 	struct ibv_qp_init_attr attr = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.send_cq = send_cq, .recv_cq = recv_cq, .qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = depth, .max_recv_wr = depth,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
@@ -79,7 +81,7 @@ static inline void rc_create(struct rc_pair *rc, struct ibv_pd *pd[2],
 		rc->lid[i] = attr.lid;
 		rc->cq[i] = must(ibv_create_cq(pd[i]->context, 2 * depth, NULL, NULL, 0),
 				 "ibv_create_cq");
-		rc->qp[i] = rc_qp(pd[i], rc->cq[i], depth);
+		rc->qp[i] = rc_qp(pd[i], rc->cq[i], rc->cq[i], depth);
 	}
 	for (i = 0; i < 2; i++)
 		rc_connect(rc->qp[i], port[i], rc->qp[1 - i]->qp_num, rc->lid[1 - i]);
