@@ -29,21 +29,22 @@ endif
 # VHCA_QEMU (unless the caller set it).
 export VHCA_QEMU_OUT := $(QEMU_OUT)
 export VHCA_QEMU ?= $(CURDIR)/$(QEMU_OUT)/qemu-system-x86_64
-# KERNEL=debug: the debug guest kernel (scripts/build-debug-kernel.sh: 7.3,
-# KASAN, lockdep, kmemleak, KUnit) for `module`, `check-vm`, `check-ulp`
-# and `run`.  KERNEL=6.12 or 7.3: Debian's kernel of that series, fetched
-# into the cache (scripts/fetch-kernel.sh), for `module`, `initramfs`,
-# `run` and every guest tier (selftests/vmlib.py picks the image, its
-# modules and vhca.ko); KERNEL=6.1 is default.
-KERNEL ?= $(or $(VHCA_KERNEL),default)
+# KERNEL: the guest kernel of `module`, `initramfs`, `run` and every guest
+# tier (selftests/vmlib.py picks the image, its modules and vhca.ko).
+# 7.3 (default): Debian's newest (trixie-backports), 6.12 (Debian 13's
+# long-term kernel) or 6.1 (Debian 12's, the host's /boot): 7.3 and 6.12
+# fetched into the cache by scripts/fetch-kernel.sh.  debug: the debug
+# kernel (scripts/build-debug-kernel.sh: 7.3 with KASAN, lockdep, kmemleak,
+# KUnit).  Documentation/testing.md "Guest kernels".
+KERNEL ?= $(or $(VHCA_KERNEL),7.3)
 ifeq ($(KERNEL),debug)
 MODULE_KO := build/debug/vhca.ko
-else ifneq ($(filter default 6.1,$(KERNEL)),)
+else ifeq ($(KERNEL),6.1)
 MODULE_KO := build/vhca.ko
 else ifneq ($(filter 6.12 7.3,$(KERNEL)),)
 MODULE_KO := build/kernel-$(KERNEL)/vhca.ko
 else
-$(error KERNEL=$(KERNEL): expected default, debug, 6.1, 6.12 or 7.3)
+$(error KERNEL=$(KERNEL): expected 7.3, 6.12, 6.1 or debug)
 endif
 export VHCA_KERNEL := $(KERNEL)
 # The same two devices as selftests/conftest.py DEVICES.
@@ -54,7 +55,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-kernels-build check-smoke check-kernels-smoke check-vm-debug check-kunit check-kunit-verbs check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
+	check-kernels-build check-kernels check-smoke check-kernels-smoke check-vm-debug check-kunit check-kunit-verbs check-debug-tiers check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb check-capture \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
@@ -167,6 +168,14 @@ check-verbs: deps qemu initramfs
 check-kunit-verbs: deps qemu initramfs
 	scripts/run-kunit.sh kunit verbs
 
+# The kunit, verbs and vm-debug tiers, what `make test` runs for them: the
+# debug modules built once, then two debug guests at once, one booted for
+# both KUnit modules and one for $(VM_DEBUG_TESTS)
+# (scripts/run-debug-tiers.sh).
+check-debug-tiers: deps qemu
+	$(MAKE) --no-print-directory initramfs KERNEL=debug
+	scripts/run-debug-tiers.sh $(VM_DEBUG_TESTS)
+
 # User verbs in a guest (a `make test` tier): the provider with the
 # ibv_*_pingpong programs, perftest, rping/ucmatose/udaddy/mckey and
 # rdma-core's own tests (selftests/verbs/uverbs.py).
@@ -267,7 +276,7 @@ check-fabric-ulp: deps qemu module initramfs provider switch
 # checked from its fields: build/results/capture.txt.
 # Documentation/fabric.md "Capture".
 check-capture: deps qemu module initramfs provider switch
-	@test "$(KERNEL)" = default || { echo "check-capture: KERNEL=default only" >&2; exit 1; }
+	@test "$(KERNEL)" != debug || { echo "check-capture: not on the debug kernel" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh capture selftests/capture/capture_fabric.py
 
 # UCX (ucx_perftest over rc_verbs and ud_verbs) and libfabric (fi_pingpong
@@ -304,13 +313,18 @@ check-fabric-arb: deps qemu module initramfs provider switch
 check-smoke: deps qemu module initramfs provider
 	PYTHON=$(PYTHON) scripts/run-smoke.sh
 
-# The smoke tier on 6.12 and on 6.1, both run even if the first fails.
-check-kernels-smoke: deps
-	status=0; \
-	for k in 6.12 6.1; do \
-		$(MAKE) --no-print-directory check-smoke KERNEL=$$k || status=1; \
-	done; \
-	exit $$status
+# The smoke tier on 6.12 and on 6.1 (a `make test` tier): their modules and
+# initramfs built one after the other, then both guests at once
+# (scripts/run-smoke.sh --kernels), both run even if one fails.
+# Every guest tier on 7.3, 6.12 and 6.1 (scripts/run-kernels.sh): a table
+# of kernel x tier.  Hours under TCG; not in `make test`.
+check-kernels: deps
+	scripts/run-kernels.sh
+
+check-kernels-smoke: deps qemu provider
+	$(MAKE) --no-print-directory module initramfs KERNEL=6.12
+	$(MAKE) --no-print-directory module initramfs KERNEL=6.1
+	PYTHON=$(PYTHON) scripts/run-smoke.sh --kernels 6.12 6.1
 
 test: deps
 	scripts/run-tests.sh
@@ -319,14 +333,14 @@ test: deps
 # guest's memcpy ceiling: prints a table, writes build/bench/results.json.
 # Not part of `make test`.  Documentation/performance.md.
 bench: deps qemu module initramfs provider switch
-	@test "$(KERNEL)" = default || { echo "bench: KERNEL=default only" >&2; exit 1; }
+	@test "$(KERNEL)" != debug || { echo "bench: not on the debug kernel" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/bench.sh
 
 # The message rate and latency rows with the device's send record polling
 # off and on, alternating boots (scripts/bench_sqpoll.py); not part of
 # `make test`.  Documentation/performance.md "Device-side SQ polling".
 bench-sqpoll: deps qemu module initramfs provider
-	@test "$(KERNEL)" = default || { echo "bench-sqpoll: KERNEL=default only" >&2; exit 1; }
+	@test "$(KERNEL)" != debug || { echo "bench-sqpoll: not on the debug kernel" >&2; exit 1; }
 	mkdir -p build/bench
 	cc -O2 -Wall -Wextra -Werror -pthread -o build/bench/ceilings scripts/bench-ceilings.c
 	cc -O2 -Wall -Wextra -Werror -o build/bench/memcpy-bw scripts/bench-memcpy.c

@@ -7,16 +7,18 @@
 # build/initramfs.cpio.gz was made from, and ~/.cache/vhca keeps a copy so a
 # fresh clone on the same machine reuses it.
 #
-# KERNEL=6.12|7.3 (or VHCA_KERNEL): for that cached Debian kernel
-# (scripts/fetch-kernel.sh), its modules from the cache:
-# build/kernel-<series>/initramfs.cpio.gz.
+# KERNEL=7.3 (default) or 6.12 (or VHCA_KERNEL): for that cached Debian
+# kernel (scripts/fetch-kernel.sh), its modules from the cache:
+# build/kernel-<series>/initramfs.cpio.gz.  KERNEL=6.1: Debian 12's kernel
+# of the host, build/initramfs.cpio.gz, which the debug kernel boots too
+# (its virtio and 9p are built in: the modules in it are not needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 busybox=/bin/busybox
 modules_wanted="virtio_pci 9pnet_virtio 9p overlay"
 cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
-series=${KERNEL:-${VHCA_KERNEL:-default}}
+series=${KERNEL:-${VHCA_KERNEL:-7.3}}
 case $series in
 6.12|7.3)
 	kernel_cache=$(scripts/fetch-kernel.sh "$series" | tail -n 1)
@@ -24,10 +26,14 @@ case $series in
 	modprobe_root=(-d "$kernel_cache/root")
 	build=build/kernel-$series
 	;;
-*)
+6.1|debug)
 	kver=$(scripts/kver.sh)
 	modprobe_root=()
 	build=build
+	;;
+*)
+	echo "build-initramfs: KERNEL=$series: expected 7.3, 6.12, 6.1 or debug" >&2
+	exit 1
 	;;
 esac
 out=$build/initramfs.cpio.gz

@@ -3,7 +3,7 @@
 # Exits non-zero if the build or any check fails.  Documentation/driver.md
 # "Build rules" explains each check.
 #
-#   scripts/build-module.sh            Debian's kernel (headers package):
+#   KERNEL=6.1 scripts/build-module.sh  Debian 12's kernel (headers package):
 #                                      build/vhca.ko, build/module.log
 #   KERNEL=debug scripts/build-module.sh   (or VHCA_KERNEL=debug) the debug
 #                                      kernel of scripts/build-debug-kernel.sh
@@ -12,12 +12,11 @@
 #                                      build/debug/vhca_kunit.ko and
 #                                      vhca_verbs_kunit.ko (KUnit),
 #                                      build/debug/module.log
-#   KERNEL=6.12 / KERNEL=7.3 ...       a newer Debian kernel, fetched into the
+#   KERNEL=7.3 (default) / KERNEL=6.12 a newer Debian kernel, fetched into the
 #                                      cache (scripts/fetch-kernel.sh):
 #                                      build/kernel-<series>/vhca.ko; 7.3's
 #                                      module is built in the Debian 13 root
 #                                      (scripts/build-trixie-root.sh: gcc-14)
-#   KERNEL=6.1                         the same as default (Debian 12's kernel)
 #   VHCA_KVER=6.1.0-56-amd64 ...       another Debian kernel than kver.sh's
 #   VHCA_KDIR=/lib/modules/$KVER/build  its headers elsewhere (DKMS, dkms.conf)
 # Every build first runs the kernel feature probes (scripts/compat-probes.sh)
@@ -26,7 +25,7 @@ set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-kernel=${KERNEL:-${VHCA_KERNEL:-default}}
+kernel=${KERNEL:-${VHCA_KERNEL:-7.3}}
 mkdir -p build
 fail=0
 
@@ -66,8 +65,7 @@ link_sources() { # dir
 
 kernel_cache=
 case $kernel in
-default|6.1)
-	kernel=default
+6.1)
 	kver=${VHCA_KVER:-$(scripts/kver.sh)}
 	kdir=${VHCA_KDIR:-/usr/src/linux-headers-$kver}
 	[ -d "$kdir" ] || { echo "build-module.sh: no headers in $kdir" >&2; exit 1; }
@@ -105,7 +103,7 @@ debug)
 	extra_allow=
 	;;
 *)
-	echo "build-module.sh: KERNEL=$kernel: expected default, debug, 6.1, 6.12 or 7.3" >&2
+	echo "build-module.sh: KERNEL=$kernel: expected 7.3, 6.12, 6.1 or debug" >&2
 	exit 1
 	;;
 esac

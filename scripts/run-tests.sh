@@ -13,12 +13,16 @@ cd "$(dirname "$0")/.."
 
 # kunit, verbs and vm-debug run on the debug kernel (KASAN, lockdep,
 # kmemleak); the first run builds it (scripts/build-debug-kernel.sh, cached).
-tiers=(unit qtest fuzz vm uverbs ulp middleware fabric kunit verbs vm-debug)
-# A tier run by another tier's make target: kunit's (check-kunit-verbs)
-# boots the debug kernel once for both KUnit modules and writes both
-# tiers' results; the time is the pair's.
-declare -A target=([kunit]=check-kunit-verbs)
-declare -A run_with=([verbs]=kunit)
+# The guest tiers run on the Makefile's default kernel (7.3); smoke-6.12
+# and smoke-6.1 are the older kernels' smoke tier.
+tiers=(unit qtest fuzz vm uverbs ulp middleware fabric smoke-6.12 smoke-6.1 kunit verbs vm-debug)
+# A tier run by another tier's make target, which writes the results of
+# all of them; the time is the group's.  check-kernels-smoke runs the 6.12
+# and 6.1 guests at once; check-debug-tiers boots the debug kernel once for
+# both KUnit modules (kunit, verbs) and, at the same time, once for the
+# vm-debug tests.
+declare -A target=([smoke-6.12]=check-kernels-smoke [kunit]=check-debug-tiers)
+declare -A run_with=([smoke-6.1]=smoke-6.12 [verbs]=kunit [vm-debug]=kunit)
 # "12 min 5 s" for a number of seconds.
 duration() {
 	if [ "$1" -ge 60 ]; then

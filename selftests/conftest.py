@@ -3,8 +3,8 @@ in build/results/vm.xml, or vm-debug.xml on the debug kernel).
 
 Environment: VHCA_QEMU (QEMU binary, default build/qemu/qemu-system-x86_64;
 the Makefile sets it for its QEMU_VERSION),
-VHCA_MODULE (default build/vhca.ko), VHCA_ACCEL (kvm or tcg, default:
-probe once, see vmlib.choose_accel), VHCA_KERNEL (default or debug: the
+VHCA_MODULE (default: vhca.ko for VHCA_KERNEL, vmlib.MODULE), VHCA_ACCEL (kvm or tcg, default:
+probe once, see vmlib.choose_accel), VHCA_KERNEL (7.3, 6.12, 6.1, or debug: the
 debug kernel and build/debug/vhca.ko, and at the end a kmemleak scan and a
 kernel log check that fail the run),
 VHCA_TIMEOUT_SCALE (see vmlib.TIMEOUT_SCALE).

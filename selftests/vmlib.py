@@ -54,24 +54,21 @@ BAD_DMESG = re.compile(
     r"possible circular locking|inconsistent lock state|possible recursive locking|"
     r"scheduling while atomic|unreferenced object|suspected memory leak")
 
-# Which guest kernel: "default" (Debian's, the host's /boot and
-# /lib/modules; "6.1" says the same), "debug" (scripts/build-debug-kernel.sh:
-# KASAN, lockdep, kmemleak, KUnit; bzImage and modules under
-# build/kernel-debug/), or "6.12"/"7.3": Debian's kernel of that series
-# unpacked in the cache (scripts/fetch-kernel.sh), with its own modules
-# and build/kernel-<series>/initramfs.cpio.gz.
-KERNEL_CHOICE = os.environ.get("VHCA_KERNEL") or "default"
-if KERNEL_CHOICE == "6.1":
-    KERNEL_CHOICE = "default"
+# Which guest kernel (VHCA_KERNEL; the Makefile's KERNEL, 7.3 when unset):
+# "7.3"/"6.12", Debian's kernel of that series unpacked in the cache
+# (scripts/fetch-kernel.sh), with its own modules and
+# build/kernel-<series>/initramfs.cpio.gz; "6.1", Debian 12's (the host's
+# /boot and /lib/modules); "debug" (scripts/build-debug-kernel.sh: KASAN,
+# lockdep, kmemleak, KUnit; bzImage and modules under build/kernel-debug/).
+KERNEL_CHOICE = os.environ.get("VHCA_KERNEL") or "7.3"
 CACHED_KERNELS = ("6.12", "7.3")
-if KERNEL_CHOICE not in ("default", "debug") + CACHED_KERNELS:
-    raise ValueError("VHCA_KERNEL=%s: expected default, debug, 6.1, 6.12 or 7.3"
-                     % KERNEL_CHOICE)
+if KERNEL_CHOICE not in ("6.1", "debug") + CACHED_KERNELS:
+    raise ValueError("VHCA_KERNEL=%s: expected 7.3, 6.12, 6.1 or debug" % KERNEL_CHOICE)
 DEBUG_KERNEL_DIR = os.path.join(BUILD, "kernel-debug")
 # vhca.ko for that kernel (the Makefile's MODULE_KO, scripts/build-module.sh);
 # VHCA_MODULE overrides it.
 MODULE = os.environ.get("VHCA_MODULE") or os.path.join(
-    BUILD, {"default": "vhca.ko", "debug": os.path.join("debug", "vhca.ko")}.get(
+    BUILD, {"6.1": "vhca.ko", "debug": os.path.join("debug", "vhca.ko")}.get(
         KERNEL_CHOICE, os.path.join("kernel-" + KERNEL_CHOICE, "vhca.ko")))
 _cached_kernel_dir = None
 
