@@ -27,6 +27,9 @@ packages=(
 	# what scripts/guest/init-stage2 and the harness run
 	busybox bash iproute2 kmod procps pciutils util-linux lsof psmisc
 	python3 python3-pytest gzip
+	# pyverbs' modules, built in the tree with CMake's Python3 Development,
+	# link libpython (Debian's python3 package does not bring it)
+	libpython3.13
 	# user verbs and the fabric (rdma-core's own tools come from 65)
 	perftest opensm qperf
 	# middleware
@@ -102,6 +105,9 @@ case $version in
 *65.0*) ;;
 *) echo "build-guest-root: ibstat -V says '$version'" >&2; exit 1 ;;
 esac
+# pyverbs loads (its modules link libpython, which python3 does not bring)
+PYTHONDONTWRITEBYTECODE=1 chroot "$tmp" python3 -c 'import pyverbs.device' ||
+	{ echo "build-guest-root: pyverbs does not import" >&2; exit 1; }
 du -sh "$tmp" | cut -f1 >"$tmp/.vhca-size"
 touch "$tmp/.vhca-complete"
 rm -f "$tmp.log"
