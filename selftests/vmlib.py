@@ -1,7 +1,8 @@
 """Boot and drive a vhca guest: QEMU, its serial console, and QMP.
 
-The guest is Debian's kernel on the host's own root filesystem (read-only
-over 9p, tmpfs overlay on top; see Documentation/testing.md).  The serial
+The guest is Debian's kernel on the host's own root filesystem, or with
+VHCA_GUEST_ROOT=trixie on the Debian 13 root of scripts/build-guest-root.sh
+(read-only over 9p, tmpfs overlay on top; see Documentation/testing.md).  The serial
 console is a unix socket: a reader thread copies everything the guest
 prints into a buffer and a log file, and run() types a command into the
 guest's shell and waits for an end marker carrying the exit status.
