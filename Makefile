@@ -47,6 +47,17 @@ else
 $(error KERNEL=$(KERNEL): expected 7.3, 6.12, 6.1 or debug)
 endif
 export VHCA_KERNEL := $(KERNEL)
+# GUEST_ROOT=trixie: every guest boots on the Debian 13 root of
+# scripts/build-guest-root.sh (rdma-core 65 with the provider in its tree)
+# instead of the host's / (GUEST_ROOT=host, the default); the guest tiers
+# then build it first (`make guest-root`).  Documentation/testing.md "The
+# guest's root".
+GUEST_ROOT ?= $(or $(VHCA_GUEST_ROOT),host)
+ifeq ($(filter host trixie,$(GUEST_ROOT)),)
+$(error GUEST_ROOT=$(GUEST_ROOT): expected host or trixie)
+endif
+export VHCA_GUEST_ROOT := $(GUEST_ROOT)
+GUEST_ROOT_DEP := $(if $(filter trixie,$(GUEST_ROOT)),guest-root)
 # The same two devices as selftests/conftest.py DEVICES.
 VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x5254000000000100 \
               --device vhca,id=vhca1,ports=1,node-guid=0x5254000000000200
@@ -60,7 +71,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb check-capture \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
 	bench-copy run clean qemu-patches check-qemu-patches rdma-core-patches \
-	check-rdma-core-patches
+	check-rdma-core-patches guest-root
 
 all: qemu module initramfs
 
@@ -121,6 +132,12 @@ rdma-core-patches: deps
 check-rdma-core-patches: deps rdma-core-patches
 	scripts/check-rdma-core-patches.sh
 
+# The Debian 13 guest root (GUEST_ROOT=trixie): trixie's packages by
+# mmdebstrap, and rdma-core 65 with the series built for /usr
+# (scripts/build-rdma-core-usr.sh) installed over trixie's 56.
+guest-root: deps rdma-core-patches
+	scripts/build-guest-root.sh
+
 check-unit: deps
 	scripts/run-unit.sh
 
@@ -142,7 +159,7 @@ VM_TIER := $(if $(filter debug,$(KERNEL)),vm-debug,vm)
 # SA and PMA behind that same GSI/SMI path.
 VM_DEBUG_TESTS := selftests/test_first_light.py selftests/test_ipoib.py
 VM_PYTEST_ARGS := $(if $(filter debug,$(KERNEL)),$(VM_DEBUG_TESTS),selftests)
-check-vm: deps qemu module initramfs
+check-vm: deps qemu module initramfs $(GUEST_ROOT_DEP)
 	rm -f build/results/$(VM_TIER).xml
 	$(PYTHON) -m pytest -v --junitxml=build/results/$(VM_TIER).xml $(VM_PYTEST_ARGS); \
 	$(PYTHON) scripts/junit.py finish $(VM_TIER) $$?
@@ -179,7 +196,7 @@ check-debug-tiers: deps qemu
 # User verbs in a guest (a `make test` tier): the provider with the
 # ibv_*_pingpong programs, perftest, rping/ucmatose/udaddy/mckey and
 # rdma-core's own tests (selftests/verbs/uverbs.py).
-check-uverbs: deps qemu module initramfs provider
+check-uverbs: deps qemu module initramfs provider $(GUEST_ROOT_DEP)
 	PYTHON=$(PYTHON) scripts/run-uverbs.sh
 
 # Storage ULPs in a guest (Documentation/ulps.md): NVMe over RDMA, iSER,

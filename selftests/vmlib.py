@@ -1,7 +1,8 @@
 """Boot and drive a vhca guest: QEMU, its serial console, and QMP.
 
-The guest is Debian's kernel on the host's own root filesystem (read-only
-over 9p, tmpfs overlay on top; see Documentation/testing.md).  The serial
+The guest is Debian's kernel on the host's own root filesystem, or with
+VHCA_GUEST_ROOT=trixie on the Debian 13 root of scripts/build-guest-root.sh
+(read-only over 9p, tmpfs overlay on top; see Documentation/testing.md).  The serial
 console is a unix socket: a reader thread copies everything the guest
 prints into a buffer and a log file, and run() types a command into the
 guest's shell and waits for an end marker carrying the exit status.
@@ -83,6 +84,46 @@ def cached_kernel_dir():
                              check=True, stdout=subprocess.PIPE, text=True)
         _cached_kernel_dir = out.stdout.strip().splitlines()[-1]
     return _cached_kernel_dir
+
+
+# Which root filesystem the guest runs (Documentation/testing.md "The
+# guest's root"): "host" (default) the host's own /, or "trixie": the
+# Debian 13 root of scripts/build-guest-root.sh (rdma-core 65 with the vhca
+# provider, trixie's perftest, UCX, Open MPI, libfabric, ...), exported as
+# hostroot instead of /.  The harness's own files are then reached through
+# a second share of the host's / (mount_tag hostfs): the guest's stage 1
+# binds HOST_PATHS from it at the same paths (vhca_host_paths=).
+GUEST_ROOT = os.environ.get("VHCA_GUEST_ROOT") or "host"
+if GUEST_ROOT not in ("host", "trixie"):
+    raise ValueError("VHCA_GUEST_ROOT=%s: expected host or trixie" % GUEST_ROOT)
+_guest_root_dir = None
+
+
+def guest_root_dir():
+    """The directory the guest's root is: / for "host", else the cached
+    root of scripts/build-guest-root.sh (built on first use)."""
+    global _guest_root_dir
+    if GUEST_ROOT == "host":
+        return "/"
+    if _guest_root_dir is None:
+        out = subprocess.run([os.path.join(REPO, "scripts", "build-guest-root.sh")],
+                             check=True, stdout=subprocess.PIPE, text=True)
+        _guest_root_dir = out.stdout.strip().splitlines()[-1]
+    return _guest_root_dir
+
+
+def host_paths(*more):
+    """The host directories a guest on another root must see at the same
+    path: the repository (scripts, selftests, build/), the cache (kernels,
+    their modules, the provider; build/ links into it) and `more`; none
+    below another."""
+    cache = os.environ.get("VHCA_CACHE") or os.path.expanduser("~/.cache/vhca")
+    paths = sorted({os.path.realpath(p) for p in (REPO, cache) + more if p})
+    kept = []
+    for path in paths:
+        if not any(path == k or path.startswith(k + "/") for k in kept):
+            kept.append(path)
+    return kept
 
 
 # The one knob for every guest timeout (boot, run(), wait_until()): the
@@ -241,6 +282,11 @@ class VM:
         else:
             self.kernel = kernel or "/boot/vmlinuz-" + self.kver
         self.initrd = initrd or DEFAULT_INITRD
+        if GUEST_ROOT != "host":
+            more = [os.path.dirname(os.path.realpath(MODULE))]
+            if "vhca_modules=" in append:
+                more.append(re.search(r"vhca_modules=(\S+)", append).group(1))
+            append = ("vhca_host_paths=%s %s" % (":".join(host_paths(*more)), append)).strip()
         self.extra_args = list(extra_args)
         self.append = append
         self.log_dir = log_dir or os.path.join(BUILD, "vm-logs")
@@ -283,14 +329,17 @@ class VM:
             # no such check.
             "-append", ("console=ttyS0,115200 quiet panic=-1 no_timer_check " +
                         self.append).strip(),
-            "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
-                       "readonly=on,multidevs=remap",
+            "-virtfs", "local,path=%s,mount_tag=hostroot,security_model=none,"
+                       "readonly=on,multidevs=remap" % guest_root_dir(),
             "-qmp", "unix:%s,server=on,wait=off" % self._path("qmp.sock"),
             "-chardev", "socket,id=console,path=%s,server=on,wait=on"
                         % self._path("console.sock"),
             "-serial", "chardev:console",
             "-monitor", "none",
         ]
+        if GUEST_ROOT != "host":
+            args += ["-virtfs", "local,path=/,mount_tag=hostfs,security_model=none,"
+                                "readonly=on,multidevs=remap"]
         for pattern in QEMU_TRACE:
             args += ["-trace", "enable=" + pattern]
         for dev in self.devices:

@@ -13,7 +13,10 @@ re-registered with
 with the lkey and rkey it had.  Prints one line per step and "rereg_mr: ok"."""
 import sys
 
-import pyverbs.enums as e
+try:
+    import pyverbs.enums as e  # rdma-core 44 (Debian 12)
+except ImportError:  # rdma-core 65: renamed, the same module-level names
+    import pyverbs.libibverbs_enums as e
 from pyverbs.addr import AHAttr
 from pyverbs.cq import CQ
 from pyverbs.device import Context
