@@ -58,7 +58,8 @@ def test_rdma_statistic_lists_the_device_counters(vm, lids):
         stats = rdma_stats(vm, dev, port)
         assert tuple(stats) == NAMES, stats
         assert stats["port_xmit_packets"] > 0, stats   # its SM's MADs at least
-        assert stats["port_rcv_errors"] == 0 and stats["link_downed"] == 0, stats
+        # (link_downed is not 0 after test_first_light's QMP link down.)
+        assert stats["port_rcv_errors"] == 0, stats
     _, out = vm.run("ls /sys/class/infiniband/vhca0/ports/1/hw_counters",
                     timeout=60, check=True)
     for name in NAMES:

@@ -393,6 +393,7 @@ int vhca_ib_register(struct vhca_kapi_device *kdev)
 	ibdev->dev.parent = &kdev->pdev->dev;
 	ib_set_device_ops(ibdev, &vhca_dev_ops);
 	ib_set_device_ops(ibdev, &vhca_stats_ops);	/* rdma statistic */
+	ib_set_device_ops(ibdev, &vhca_restrack_ops);	/* rdma resource -d */
 	/* The data path (verbs*.c) makes it a kernel-verbs provider. */
 	ib_set_device_ops(ibdev, &vhca_verbs_ops);
 	ib_set_device_ops(ibdev, &vhca_compat_ops);
