@@ -310,6 +310,14 @@ bool CompletionQueue::Decode(const vhca_cqe& cqe, vhca_core_wc* wc) {
   return true;
 }
 
+void CompletionQueue::Snapshot(vhca_core_cq_res* res) {
+  LockGuard guard(lock_);
+  res->cqn = cqn_;
+  res->log_size = log_size_;
+  res->user = user() ? 1 : 0;
+  res->consumer_index = user() ? 0 : consumer_index_;
+}
+
 int CompletionQueue::Arm(uint32_t flags) {
   const bool solicited = (flags & (VHCA_CORE_CQ_SOLICITED | VHCA_CORE_CQ_NEXT_COMP)) ==
                          VHCA_CORE_CQ_SOLICITED;

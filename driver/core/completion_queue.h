@@ -72,6 +72,8 @@ class CompletionQueue : public DeviceResource {
   int Poll(int max, vhca_core_wc_convert convert, void* ctx);
   // Arms (VHCA_CORE_CQ_* flags); 1 with REPORT_MISSED when a CQE waits.
   int Arm(uint32_t flags);
+  // vhca_core_cq_snapshot (restrack), under lock_.
+  void Snapshot(vhca_core_cq_res* res);
 
   void Attach(CqAttachment* attachment);
   // Detaches and marks the QP's unpolled CQEs stale (Guide 8.2.3 note 2).

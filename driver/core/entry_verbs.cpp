@@ -107,6 +107,10 @@ int vhca_core_poll_cq(vhca_core_cq* cq, int num, vhca_core_wc_convert convert,
   return AsCq(cq)->Poll(num, convert, ctx);
 }
 
+void vhca_core_cq_snapshot(vhca_core_cq* cq, vhca_core_cq_res* res) {
+  AsCq(cq)->Snapshot(res);
+}
+
 int vhca_core_arm_cq(vhca_core_cq* cq, unsigned int flags) {
   return AsCq(cq)->Arm(flags);
 }
@@ -120,6 +124,10 @@ int vhca_core_create_qp(vhca_core_device* dev, vhca_core_qp_init* init,
 }
 
 unsigned int vhca_core_qp_num(const vhca_core_qp* qp) { return AsQp(qp)->qp_num(); }
+
+void vhca_core_qp_snapshot(vhca_core_qp* qp, vhca_core_qp_res* res) {
+  AsQp(qp)->Snapshot(res);
+}
 
 int vhca_core_modify_qp(vhca_core_qp* qp, const vhca_core_qp_attr* attr,
                         unsigned int attr_mask) {

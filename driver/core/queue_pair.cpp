@@ -249,6 +249,25 @@ bool QueuePair::PublishSend() {
   return sq_.DevicePolls();
 }
 
+void QueuePair::Snapshot(vhca_core_qp_res* res) {
+  *res = vhca_core_qp_res{};
+  res->handle = handle_;
+  res->user = user_ ? 1 : 0;
+  if (user_) return;
+  {
+    LockGuard guard(sq_lock_);
+    res->sq_log_size = sq_.log_size();
+    res->sq_producer = sq_.producer();
+    res->sq_consumer = sq_.consumer();
+  }
+  if (!HasRq()) return;
+  LockGuard guard(rq_lock_);
+  res->has_rq = 1;
+  res->rq_log_size = rq_.log_size();
+  res->rq_producer = rq_.producer();
+  res->rq_consumer = rq_.consumer();
+}
+
 bool QueuePair::RecvNeedsDoorbell() const {
   return !device_.reads_recv_dbrec() || ReadOnce(&recv_in_error_);
 }

@@ -70,6 +70,8 @@ class QueuePair : public DeviceResource {
   const SendQueueLayout& send_layout() const { return send_layout_; }
   const WorkQueue& sq() const { return sq_; }
   const WorkQueue& rq() const { return rq_; }
+  // vhca_core_qp_snapshot (restrack), each ring under its lock.
+  void Snapshot(vhca_core_qp_res* res);
 
   // A whole chain under one lock and one doorbell (vhca_core_verbs.h).
   Status PostSendChain(const void** item, vhca_core_send_wr_convert convert,

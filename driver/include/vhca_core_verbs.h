@@ -159,6 +159,19 @@ int vhca_core_destroy_cq(struct vhca_core_cq *cq);
 int vhca_core_resize_cq(struct vhca_core_cq *cq, unsigned int entries,
 			unsigned int *actual_entries);
 /*
+ * A snapshot for restrack's fill_res_cq_entry (`rdma -dd resource show
+ * cq`), taken under the CQ's lock: the device's CQN, the ring's
+ * 2^log_size CQEs and, for a kernel CQ, the consumer index the core
+ * polls at (a user CQ's is the provider's: user 1, consumer_index 0).
+ */
+struct vhca_core_cq_res {
+	unsigned int cqn;
+	unsigned int log_size;
+	unsigned int consumer_index;
+	unsigned int user;
+};
+void vhca_core_cq_snapshot(struct vhca_core_cq *cq, struct vhca_core_cq_res *res);
+/*
  * poll_cq: up to num completions, each decoded once and handed to the
  * shim's converter as completion number index (0..num-1), which writes it
  * into the caller's array (ib_wc[index]); returns how many.  The converter
@@ -223,6 +236,25 @@ int vhca_core_create_qp(struct vhca_core_device *dev,
 			struct vhca_core_qp **out);
 /* The QPN of IBA for ib_qp.qp_num (0/1 for SMI/GSI). */
 unsigned int vhca_core_qp_num(const struct vhca_core_qp *qp);
+/*
+ * A snapshot for restrack's fill_res_qp_entry (`rdma -dd resource show
+ * qp`): the device's handle (the QPN; SMI/GSI's names the port too) and,
+ * for a kernel QP, its rings' 2^log_size WQEs and producer and consumer
+ * indexes, each read under its ring's lock (a user QP's rings are the
+ * provider's: user 1, the rest 0).  has_rq 0: an SRQ or XRC, no RQ.
+ */
+struct vhca_core_qp_res {
+	unsigned int handle;
+	unsigned int user;
+	unsigned int sq_log_size;
+	unsigned int sq_producer;
+	unsigned int sq_consumer;
+	unsigned int has_rq;
+	unsigned int rq_log_size;
+	unsigned int rq_producer;
+	unsigned int rq_consumer;
+};
+void vhca_core_qp_snapshot(struct vhca_core_qp *qp, struct vhca_core_qp_res *res);
 int vhca_core_modify_qp(struct vhca_core_qp *qp,
 			const struct vhca_core_qp_attr *attr,
 			unsigned int attr_mask);

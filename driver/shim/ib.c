@@ -392,6 +392,8 @@ int vhca_ib_register(struct vhca_kapi_device *kdev)
 	ibdev->num_comp_vectors = max(comp_vectors, 1u);
 	ibdev->dev.parent = &kdev->pdev->dev;
 	ib_set_device_ops(ibdev, &vhca_dev_ops);
+	ib_set_device_ops(ibdev, &vhca_stats_ops);	/* rdma statistic */
+	ib_set_device_ops(ibdev, &vhca_restrack_ops);	/* rdma resource -d */
 	/* The data path (verbs*.c) makes it a kernel-verbs provider. */
 	ib_set_device_ops(ibdev, &vhca_verbs_ops);
 	ib_set_device_ops(ibdev, &vhca_compat_ops);

@@ -181,6 +181,11 @@ void vhca_pci_unregister(void);
 int vhca_irq_setup(struct vhca_kapi_device *kdev);
 void vhca_irq_teardown(struct vhca_kapi_device *kdev);
 
+/* stats.c: the ports' hardware counters, read from the device's PMA. */
+extern const struct ib_device_ops vhca_stats_ops;
+/* restrack.c: the driver attributes of `rdma -dd resource show ...`. */
+extern const struct ib_device_ops vhca_restrack_ops;
+
 /* verbs.c: the data path ops, device attributes and events. */
 extern const struct ib_device_ops vhca_verbs_ops;
 void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
