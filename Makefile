@@ -159,7 +159,7 @@ VM_TIER := $(if $(filter debug,$(KERNEL)),vm-debug,vm)
 # SA and PMA behind that same GSI/SMI path.
 VM_DEBUG_TESTS := selftests/test_first_light.py selftests/test_ipoib.py
 VM_PYTEST_ARGS := $(if $(filter debug,$(KERNEL)),$(VM_DEBUG_TESTS),selftests)
-check-vm: deps qemu module initramfs $(GUEST_ROOT_DEP)
+check-vm: deps qemu module initramfs provider $(GUEST_ROOT_DEP)
 	rm -f build/results/$(VM_TIER).xml
 	$(PYTHON) -m pytest -v --junitxml=build/results/$(VM_TIER).xml $(VM_PYTEST_ARGS); \
 	$(PYTHON) scripts/junit.py finish $(VM_TIER) $$?
