@@ -121,7 +121,9 @@ if [ -z "$in_root" ]; then
 	. scripts/ccache-env.sh
 	[ -z "$VHCA_CCACHE" ] || ccache_cc="CC=${VHCA_CCACHE}gcc"
 fi
-if ! run make -C "$kdir" M="$moddir" VHCA_COMPAT_DIR="$compat_dir" ${ccache_cc:+"$ccache_cc"} modules >"$log" 2>&1; then
+# Every core: a fresh clone compiles the driver once per kernel (7.3's and
+# the debug kernel's in the Debian 13 root, where there is no ccache).
+if ! run make -j"$(nproc)" -C "$kdir" M="$moddir" VHCA_COMPAT_DIR="$compat_dir" ${ccache_cc:+"$ccache_cc"} modules >"$log" 2>&1; then
 	cat "$log"
 	echo "build-module.sh: build FAILED" >&2
 	exit 1
