@@ -37,13 +37,7 @@ run() {
 		"$@"
 		return
 	fi
-	# shellcheck disable=SC2016
-	unshare -m sh -c '
-		root=$1; shift; binds=$1; shift
-		for d in $binds /dev /proc; do
-			mkdir -p "$root$d" && mount --bind "$d" "$root$d" || exit 1
-		done
-		exec chroot "$root" "$@"' sh "$in_root" "$repo $kernel_cache" "$@"
+	"$repo/scripts/in-root.sh" "$in_root" "$repo $kernel_cache" "$@"
 }
 
 # A second source tree of symlinks under $1, so that the objects of two

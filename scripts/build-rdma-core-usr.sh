@@ -34,29 +34,23 @@ git -C "$tree" archive HEAD | tar -x -C "$out/src"
 log=$out/build.log
 echo "build-rdma-core-usr: building $out (log: $log)" >&2
 start=$(date +%s)
-# shellcheck disable=SC2016
-if ! nice -n 10 unshare -m sh -c '
-	root=$1; out=$2
-	for d in "$out" /dev /proc; do
-		mkdir -p "$root$d" && mount --bind "$d" "$root$d" || exit 1
-	done
-	exec chroot "$root" sh -ec "
-		mkdir -p \"$out/build\" && cd \"$out/build\"
-		CC=gcc-14 cmake -GNinja ../src -DCMAKE_BUILD_TYPE=Release \
-			-DCMAKE_INSTALL_PREFIX=/usr \
-			-DCMAKE_INSTALL_LIBDIR=lib/x86_64-linux-gnu \
-			-DCMAKE_INSTALL_SYSCONFDIR:PATH=/etc \
-			-DCMAKE_INSTALL_SYSTEMD_SERVICEDIR:PATH=/usr/lib/systemd/system \
-			-DCMAKE_INSTALL_INITDDIR:PATH=/etc/init.d \
-			-DCMAKE_INSTALL_LIBEXECDIR:PATH=/usr/lib \
-			-DCMAKE_INSTALL_SHAREDSTATEDIR:PATH=/var/lib \
-			-DCMAKE_INSTALL_RUNDIR:PATH=/run \
-			-DCMAKE_INSTALL_UDEV_RULESDIR:PATH=/usr/lib/udev/rules.d \
-			-DCMAKE_INSTALL_PERLDIR:PATH=/usr/share/perl5 \
-			-DPYTHON_EXECUTABLE:PATH=/usr/bin/python3 \
-			-DCMAKE_INSTALL_PYTHON_ARCH_LIB:PATH=/usr/lib/python3/dist-packages
-		ninja -j2
-		DESTDIR=\"$out/destdir\" ninja install"' sh "$root" "$out" >"$log" 2>&1; then
+if ! nice -n 10 scripts/in-root.sh "$root" "$out" sh -ec "
+	mkdir -p '$out/build' && cd '$out/build'
+	CC=gcc-14 cmake -GNinja ../src -DCMAKE_BUILD_TYPE=Release \\
+		-DCMAKE_INSTALL_PREFIX=/usr \\
+		-DCMAKE_INSTALL_LIBDIR=lib/x86_64-linux-gnu \\
+		-DCMAKE_INSTALL_SYSCONFDIR:PATH=/etc \\
+		-DCMAKE_INSTALL_SYSTEMD_SERVICEDIR:PATH=/usr/lib/systemd/system \\
+		-DCMAKE_INSTALL_INITDDIR:PATH=/etc/init.d \\
+		-DCMAKE_INSTALL_LIBEXECDIR:PATH=/usr/lib \\
+		-DCMAKE_INSTALL_SHAREDSTATEDIR:PATH=/var/lib \\
+		-DCMAKE_INSTALL_RUNDIR:PATH=/run \\
+		-DCMAKE_INSTALL_UDEV_RULESDIR:PATH=/usr/lib/udev/rules.d \\
+		-DCMAKE_INSTALL_PERLDIR:PATH=/usr/share/perl5 \\
+		-DPYTHON_EXECUTABLE:PATH=/usr/bin/python3 \\
+		-DCMAKE_INSTALL_PYTHON_ARCH_LIB:PATH=/usr/lib/python3/dist-packages
+	ninja -j2
+	DESTDIR='$out/destdir' ninja install" >"$log" 2>&1; then
 	grep -E 'error|Error|FAILED' "$log" | head -40 >&2
 	tail -20 "$log" >&2
 	echo "build-rdma-core-usr: build FAILED (log: $log)" >&2

@@ -48,16 +48,10 @@ echo "check-rdma-core-patches: $(ls "$patches"/*.patch | wc -l) patches applied"
 # 2. the whole build inside the Debian 13 root, the tree at its own path
 log=$tree/.vhca-build.log
 start=$(date +%s)
-# shellcheck disable=SC2016
-if ! nice -n 10 unshare -m sh -c '
-	root=$1; tree=$2
-	for d in "$tree" /dev /proc; do
-		mkdir -p "$root$d" && mount --bind "$d" "$root$d" || exit 1
-	done
-	exec chroot "$root" sh -ec "
-		mkdir -p \"$tree/build\" && cd \"$tree/build\"
-		CC=gcc-14 cmake -GNinja .. -DIOCTL_MODE=both -DENABLE_WERROR=1 -DIN_PLACE=1
-		ninja -j2"' sh "$root" "$tree" >"$log" 2>&1; then
+if ! nice -n 10 scripts/in-root.sh "$root" "$tree" sh -ec "
+	mkdir -p '$tree/build' && cd '$tree/build'
+	CC=gcc-14 cmake -GNinja .. -DIOCTL_MODE=both -DENABLE_WERROR=1 -DIN_PLACE=1
+	ninja -j2" >"$log" 2>&1; then
 	grep -E 'error|Error|FAILED' "$log" | head -40 >&2
 	tail -20 "$log" >&2
 	echo "check-rdma-core-patches: build FAILED (log: $log)" >&2
