@@ -34,7 +34,23 @@ release=${release#linux-image-}
 
 cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
 dir=$cache_dir/kernel-$release
+
+# The headers' Makefile names the -common tree (and, from 7.x, its own
+# KBUILD_OUTPUT) by absolute /usr/src paths: point them at the unpacked
+# ones, relative to the Makefile's own directory, so that the entry works
+# wherever it lies (a copied or hard-linked cache: sed -i writes a new
+# file, not the shared one).  Also run on cached entries: it rewrites the
+# absolute cache paths an older version of this script wrote.
+relocatable_headers() { # root
+	local makefile=$1/usr/src/linux-headers-$release/Makefile
+	! grep -q '^vhca_usr_src :=' "$makefile" || return 0
+	sed -i -e 's#\([ =]\)[^ =]*/usr/src/#\1$(vhca_usr_src)/#g' \
+		-e '1i vhca_usr_src := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))..)' \
+		"$makefile"
+}
+
 if [ -f "$dir/.vhca-complete" ]; then
+	relocatable_headers "$dir/root"
 	echo "$dir"
 	exit 0
 fi
@@ -74,11 +90,7 @@ done
 [ -n "$image" ] || { echo "fetch-kernel: no vmlinuz in $(echo $wanted)" >&2; exit 1; }
 ln -s "root/$image" "$tmp/vmlinuz"
 /sbin/depmod -b "$root" "$release"
-# The headers' Makefile names the -common tree (and, from 7.x, its own
-# KBUILD_OUTPUT) by absolute /usr/src paths: point them at the unpacked
-# ones (their final path).
-hdr=$root/usr/src/linux-headers-$release
-sed -i "s#\([ =]\)/usr/src/#\1$dir/root/usr/src/#g" "$hdr/Makefile"
+relocatable_headers "$root"
 chmod 755 "$tmp"
 rm -rf "$tmp/debs"
 touch "$tmp/.vhca-complete"
