@@ -17,7 +17,7 @@
  * vhca-responder.c  responder: receives, RDMA/atomic targets, datagrams
  * vhca-verbs-cmd.c  dispatch and input checks of the data path commands
  *
- * Everything runs with the BQL held (Documentation/device.md "Threading
+ * Everything runs with the BQL held (Documentation/device-qemu.md "Threading
  * model").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

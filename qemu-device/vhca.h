@@ -9,7 +9,7 @@
  *
  * Every piece of state below is touched only with the BQL held: MMIO
  * handlers, the command bottom half, the SM timer and QOM property setters
- * all run under it (Documentation/device.md "Threading model").
+ * all run under it (Documentation/device-qemu.md "Threading model").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
