@@ -4,7 +4,7 @@
  * (Documentation/fabric.md "Capture").
  *
  * Plain C (stdio, pthread; no QEMU header): the device (vhca-link.c,
- * vhca-capture-qmp.c), the standalone switch (tools/vhca-switch*.c) and
+ * vhca-port-capture.c), the standalone switch (tools/vhca-switch*.c) and
  * the host tests (qemu-device/tests/host/capture_test.cpp) link the same
  * file.
  *
