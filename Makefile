@@ -92,7 +92,7 @@ module: deps
 	KERNEL=$(KERNEL) scripts/build-module.sh
 
 # vhca.ko for each kernel it supports: 6.1 (Debian 12), 6.12 and 7.3
-# (Documentation/driver.md "Kernel compatibility").  Not in `make test`.
+# (Documentation/driver-build.md "Kernel compatibility").  Not in `make test`.
 check-kernels-build: deps
 	KERNEL=6.1 scripts/build-module.sh
 	KERNEL=6.12 scripts/build-module.sh

@@ -8,7 +8,7 @@ the whole session's log.  The tests run in file order and each needs the
 one before it (pytest -x: run-smoke.sh).
 
 The guest tiers run on the newest kernel (7.3); this one checks that the
-compat points of driver/shim (Documentation/driver.md "Kernel
+compat points of driver/shim (Documentation/driver-build.md "Kernel
 compatibility") give a working stack on the older ones too.
 """
 import os
