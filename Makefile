@@ -280,7 +280,7 @@ check-fabric-rcwin: deps qemu module initramfs provider switch
 # The storage ULPs between two VMs through the standalone switch (not in
 # `make test`; check-fabric runs its NVMe over RDMA test): NVMe over RDMA,
 # iSER, NFS over RDMA and SRP, the target in VM a, the host in VM b,
-# build/results/fabric-ulp.txt.  Documentation/fabric.md "Storage ULPs
+# build/results/fabric-ulp.txt.  Documentation/fabric-tests.md "Storage ULPs
 # across VMs".
 check-fabric-ulp: deps qemu module initramfs provider switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-ulp selftests/fabric/twovm_ulp.py
@@ -291,7 +291,7 @@ check-fabric-ulp: deps qemu module initramfs provider switch
 # build/capture/, tshark must decode every packet (no malformed mark, CRCs
 # recomputed) and the opcode counts, PSN sequences and CM REQ/REP/RTU are
 # checked from its fields: build/results/capture.txt.
-# Documentation/fabric.md "Capture".
+# Documentation/fabric-tests.md "Capture".
 check-capture: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" != debug || { echo "check-capture: not on the debug kernel" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh capture selftests/capture/capture_fabric.py
@@ -299,7 +299,7 @@ check-capture: deps qemu module initramfs provider switch
 # UCX (ucx_perftest over rc_verbs and ud_verbs) and libfabric (fi_pingpong
 # over msg and rdm endpoints) between two VMs through the standalone switch
 # (not in `make test`): build/results/fabric-middleware.txt.
-# Documentation/fabric.md "Middleware across VMs".
+# Documentation/fabric-tests.md "Middleware across VMs".
 check-fabric-middleware: deps qemu module initramfs provider switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-middleware \
 		selftests/fabric/twovm_middleware.py

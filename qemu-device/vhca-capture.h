@@ -1,7 +1,7 @@
 /*
  * vhca - packet capture of a port's frames as the IBA packets they stand
  * for, in pcapng files Wireshark's InfiniBand dissector reads
- * (Documentation/fabric.md "Capture").
+ * (Documentation/fabric-tests.md "Capture").
  *
  * Plain C (stdio, pthread; no QEMU header): the device (vhca-link.c,
  * vhca-port-capture.c), the standalone switch (tools/vhca-switch*.c) and
