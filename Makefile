@@ -145,7 +145,7 @@ check-qtest: deps qemu
 	scripts/run-qtest.sh
 
 # libFuzzer targets of the device's parsers, on the host (fuzz/README.md);
-# FUZZ_SECONDS per target, default 30.
+# FUZZ_SECONDS per target, default 10 (the corpus grows in the cache).
 check-fuzz: deps
 	scripts/run-fuzz.sh
 
