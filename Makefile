@@ -323,7 +323,7 @@ check-fabric-arb: deps qemu module initramfs provider switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-arb selftests/fabric/onevm_arb.py \
 		selftests/fabric/twovm_arb.py
 
-# The smoke tier of one kernel (KERNEL=6.12 or 6.1; Documentation/testing.md
+# The smoke tier of one kernel (KERNEL=6.12 or 6.1; Documentation/testing-vm.md
 # "check-smoke"): vhca.ko built for it, then one guest: load, ports ACTIVE,
 # IPoIB ping, rping, ib_write_bw, NVMe over RDMA with fio verify, unload,
 # no kernel report.  build/results/smoke-<kernel>.xml.
