@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build vhca.ko against a guest kernel and check it (`make module`).
-# Exits non-zero if the build or any check fails.  Documentation/driver.md
+# Exits non-zero if the build or any check fails.  Documentation/driver-build.md
 # "Build rules" explains each check.
 #
 #   KERNEL=6.1 scripts/build-module.sh  Debian 12's kernel (headers package):

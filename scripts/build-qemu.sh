@@ -25,8 +25,8 @@
 # Environment: VHCA_CACHE overrides ~/.cache/vhca; JOBS the ninja -j value;
 # VHCA_QEMU_SANITIZE=1 builds a separate tree (its own hash) configured with
 # --enable-sanitizers (AddressSanitizer + UBSan) and links its products into
-# build/qemu-asan/ instead of build/qemu-7.2/ (Documentation/device.md,
-# "Debugging").
+# build/qemu-asan/ instead of build/qemu-7.2/ (Documentation/device-qemu.md
+# "Debugging with AddressSanitizer").
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -5,7 +5,7 @@
  * results: the generated vhca_compat.h of the build directory,
  * scripts/compat-probes.sh), never by a kernel version.  The one place
  * the shims test a VHCA_HAVE_* macro, with compat.c (the op adapters).
- * Documentation/driver.md "Kernel compatibility" lists each point.
+ * Documentation/driver-build.md "Kernel compatibility" lists each point.
  */
 #ifndef VHCA_SHIM_COMPAT_H
 #define VHCA_SHIM_COMPAT_H
