@@ -27,12 +27,25 @@ case $series in
 *) echo "fetch-kernel: series $series: expected 6.12 or 7.3" >&2; exit 1 ;;
 esac
 scripts/apt-trixie.sh >&2
+cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
+mkdir -p "$cache_dir"
+
+# The newest release of the series.  apt-cache takes seconds (apt builds
+# its cache in memory when /var/cache/apt keeps none, as Debian's container
+# images configure it) and every make target that boots a guest asks, so
+# the answer is kept until apt's package lists change.
 pattern="^linux-image-${series//./\\.}\\.[0-9]+\\+$build-amd64\$"
-release=$(apt-cache pkgnames "linux-image-$series." | grep -E "$pattern" | sort -V | tail -n 1)
-release=${release#linux-image-}
+lists=$(stat -c '%n %Y %s' /var/lib/apt/lists/*Packages* 2> /dev/null | sha256sum | cut -c1-16)
+memo=$cache_dir/kernel-$series.release
+if [ "$(sed -n 1p "$memo" 2> /dev/null)" = "$lists" ]; then
+	release=$(sed -n 2p "$memo")
+else
+	release=$(apt-cache pkgnames "linux-image-$series." | grep -E "$pattern" | sort -V | tail -n 1)
+	release=${release#linux-image-}
+	[ -z "$release" ] || { printf '%s\n%s\n' "$lists" "$release" > "$memo.$$" && mv "$memo.$$" "$memo"; }
+fi
 [ -n "$release" ] || { echo "fetch-kernel: no package matches $pattern" >&2; exit 1; }
 
-cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
 dir=$cache_dir/kernel-$release
 
 # The headers' Makefile names the -common tree (and, from 7.x, its own
@@ -70,7 +83,6 @@ wanted=$( {
 	[ -z "$level1" ] || same_release_deps $level1
 } | grep -v -- '-unsigned$' | sort -u)
 
-mkdir -p "$cache_dir"
 tmp=$(mktemp -d "$dir.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/debs" "$tmp/root"
