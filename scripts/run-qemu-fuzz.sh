@@ -140,8 +140,11 @@ fuzz() {
     grep -E '^#[0-9]+ +(DONE|INITED)' "$log" | tail -n 2 | sed 's/^/  /'
     grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" |
         sed 's/^/  /'
-    crash=$(ls -t "$REGRESSIONS"/* 2> /dev/null | head -n 1 || true)
-    if [ "$rc" -ne 0 ] || [ "$(ls "$REGRESSIONS" | wc -l)" -ne "$before" ]; then
+    crash=none
+    if [ "$(ls "$REGRESSIONS" | wc -l)" -ne "$before" ]; then
+        crash=$(ls -t "$REGRESSIONS"/* | head -n 1)
+    fi
+    if [ "$rc" -ne 0 ] || [ "$crash" != none ]; then
         grep -E 'ERROR: |SUMMARY: |runtime error|#[0-9]+ 0x' "$log" | head -n 30 >&2 || true
         say "reproducer: ${crash#"$REPO"/} (commit it with the fix, under a name that says what it is)"
         say "replay: ${OUT#"$REPO"/}/qemu-fuzz-x86_64 --fuzz-target=$TARGET ${crash#"$REPO"/}"
