@@ -22,8 +22,9 @@
 # fuzz/regressions/generic-fuzz-vhca/ and the command that replays it is
 # printed (fuzzing.rst "Building Crash Reproducers" turns it into a qtest
 # trace for a plain QEMU); every file there is replayed before fuzzing.
-# The inputs that reached new coverage are kept in
-# $VHCA_CACHE/qemu-fuzz-corpus/vhca/, so each run continues from the last.
+# Fuzzing starts from the seeds in fuzz/corpus/generic-fuzz-vhca/ and the
+# inputs earlier runs found ($VHCA_CACHE/qemu-fuzz-corpus/vhca/, where new
+# ones go), so each run continues from the last.
 #
 # Environment: FUZZ_SECONDS (default 60); JOBS ninja's -j (default 2);
 # CLANG (default clang-14); FUZZ_ARGS more libFuzzer options.
@@ -40,6 +41,9 @@ TARGET=generic-fuzz-vhca
 OUT=$REPO/build/qemu-fuzz
 CORPUS=$CACHE/qemu-fuzz-corpus/vhca
 REGRESSIONS=$REPO/fuzz/regressions/$TARGET
+# Checked-in seeds (fuzz/generic_fuzz_vhca_seeds.py): the queue set-up a
+# driver does first; libFuzzer reads them and writes only into $CORPUS.
+SEEDS=$REPO/fuzz/corpus/$TARGET
 
 # Replaces build-qemu.sh's device_list (ready_config writes it into the
 # tree): the fuzzer's machine is q35 with vhca and nothing else, so none of
@@ -131,12 +135,12 @@ fuzz() {
     local log=$OUT/$TARGET.log rc=0 crash before
     mkdir -p "$CORPUS" "$REGRESSIONS"
     before=$(ls "$REGRESSIONS" | wc -l)
-    say "fuzzing $TARGET for $FUZZ_SECONDS s (corpus $CORPUS: $(ls "$CORPUS" | wc -l) inputs; log $log)"
+    say "fuzzing $TARGET for $FUZZ_SECONDS s (corpus $CORPUS: $(ls "$CORPUS" | wc -l) inputs, $(ls "$SEEDS" | wc -l) seeds; log $log)"
     # libFuzzer's -timeout: one input's run (a few qtest operations and
     # the main loop after each) taking 10 s is a hang.
     (cd "$OUT" && ./qemu-fuzz-x86_64 --fuzz-target="$TARGET" \
         -max_total_time="$FUZZ_SECONDS" -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$REGRESSIONS/" ${FUZZ_ARGS:-} "$CORPUS") > "$log" 2>&1 || rc=$?
+        -artifact_prefix="$REGRESSIONS/" ${FUZZ_ARGS:-} "$CORPUS" "$SEEDS") > "$log" 2>&1 || rc=$?
     grep -E '^#[0-9]+ +(DONE|INITED)' "$log" | tail -n 2 | sed 's/^/  /'
     grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" |
         sed 's/^/  /'
