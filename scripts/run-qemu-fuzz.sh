@@ -110,6 +110,8 @@ build_fuzz_tree() {
         grep -v '^\[' "$log" | tail -n 60 >&2
         die "ninja failed, full log: $log"
     fi
+    # The q35 machine's firmware, from the tree's qemu-bundle.
+    link_firmware
     mkdir -p "$OUT"
     ln -sfn "$TREE/build/qemu-fuzz-x86_64" "$OUT/qemu-fuzz-x86_64"
 }
@@ -141,9 +143,9 @@ fuzz() {
     (cd "$OUT" && ./qemu-fuzz-x86_64 --fuzz-target="$TARGET" \
         -max_total_time="$FUZZ_SECONDS" -timeout=10 -print_final_stats=1 \
         -artifact_prefix="$REGRESSIONS/" ${FUZZ_ARGS:-} "$CORPUS" "$SEEDS") > "$log" 2>&1 || rc=$?
-    grep -E '^#[0-9]+ +(DONE|INITED)' "$log" | tail -n 2 | sed 's/^/  /'
+    grep -E '^#[0-9]+ +(DONE|INITED)' "$log" | tail -n 2 | sed 's/^/  /' || true
     grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" |
-        sed 's/^/  /'
+        sed 's/^/  /' || true
     crash=none
     if [ "$(ls "$REGRESSIONS" | wc -l)" -ne "$before" ]; then
         crash=$(ls -t "$REGRESSIONS"/* | head -n 1)
