@@ -152,7 +152,7 @@ check-fuzz: deps
 # The device fuzzed in QEMU's own form: a fuzzing QEMU 10.2 (clang,
 # libFuzzer, ASan, UBSan) with the series, its generic-fuzz-vhca target for
 # FUZZ_SECONDS (default 60); Documentation/testing.md "Fuzzing in QEMU's
-# form".  Not part of `make test` (a cold build is 20 to 40 minutes).
+# form".  Not part of `make test` (a cold build is about 20 minutes).
 check-qemu-fuzz: deps
 	nice -n 10 scripts/run-qemu-fuzz.sh
 
