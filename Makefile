@@ -66,7 +66,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	sh $(CURDIR)/scripts/guest/install-provider.sh $(CURDIR)/build/provider
 
 .PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
-	check-kernels-build check-kernels check-smoke check-kernels-smoke check-vm-debug check-kunit check-kunit-verbs check-debug-tiers check-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
+	check-kernels-build check-kernels check-smoke check-kernels-smoke check-vm-debug check-kunit check-kunit-verbs check-debug-tiers check-fuzz check-qemu-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb check-capture \
 	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
@@ -148,6 +148,13 @@ check-qtest: deps qemu
 # FUZZ_SECONDS per target, default 10 (the corpus grows in the cache).
 check-fuzz: deps
 	scripts/run-fuzz.sh
+
+# The device fuzzed in QEMU's own form: a fuzzing QEMU 10.2 (clang,
+# libFuzzer, ASan, UBSan) with the series, its generic-fuzz-vhca target for
+# FUZZ_SECONDS (default 60); Documentation/testing.md "Fuzzing in QEMU's
+# form".  Not part of `make test` (a cold build is about 20 minutes).
+check-qemu-fuzz: deps
+	nice -n 10 scripts/run-qemu-fuzz.sh
 
 # pytest's JUnit report: build/results/vm.xml (vm-debug.xml with KERNEL=debug).
 VM_TIER := $(if $(filter debug,$(KERNEL)),vm-debug,vm)

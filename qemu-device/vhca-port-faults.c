@@ -92,6 +92,16 @@ static void vhca_fault_prop_set(Object *obj, Visitor *v, const char *name,
     port->faults.rates = rates;
 }
 
+/* Each property owns its reference: freed when the object's properties
+ * are, at finalize (also of an instance that is never realized: -device
+ * help, the NIC model list that q35's board init builds, device-list-
+ * properties).  Found by generic-fuzz-vhca's leak check. */
+static void vhca_fault_prop_release(Object *obj, const char *name,
+                                    void *opaque)
+{
+    g_free(opaque);
+}
+
 static void vhca_fault_stats_get(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
@@ -123,7 +133,8 @@ void vhca_port_faults_init(Object *obj, VhcaPort *port)
         ref->prop = &vhca_fault_props[i];
         name = g_strdup_printf("port%u-%s", port->num, ref->prop->suffix);
         object_property_add(obj, name, "uint32", vhca_fault_prop_get,
-                            vhca_fault_prop_set, NULL, ref);
+                            vhca_fault_prop_set, vhca_fault_prop_release,
+                            ref);
         object_property_set_description(obj, name, ref->prop->description);
         g_free(name);
     }

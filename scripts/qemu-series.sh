@@ -12,12 +12,15 @@
 #      directory hw/infiniband/ with its Kconfig and meson.build, their lines
 #      in hw/ and the trace-events directory (glue_infiniband, build-qemu.sh);
 #   2. tests/qtest: the vhca qtests (qemu-device/tests/), their meson lines;
-#   3. docs/system/devices/vhca.rst (qemu-device/docs/vhca.rst).
+#   3. tests/qtest/fuzz: the generic-fuzz config `vhca` in
+#      generic_fuzz_configs.h (qemu-device/tests/fuzz/generic-fuzz-vhca.inc),
+#      the target generic-fuzz-vhca of a fuzzing build (scripts/run-qemu-fuzz.sh);
+#   4. docs/system/devices/vhca.rst (qemu-device/docs/vhca.rst).
 #
 # Cache, under $VHCA_CACHE/qemu-patches/:
 #   pristine-<version>/  dpkg-source's extraction as a git repository, its
 #                        one commit tagged `pristine`;
-#   write/               a clone where the three commits are made from the
+#   write/               a clone where the four commits are made from the
 #                        project's files and format-patch'ed;
 #   am-<name>/           a clone reset to the base and the series `git am`ed
 #                        onto it, from which a tree takes the result.
@@ -78,6 +81,26 @@ add_qtests() {
         die "could not add the vhca qtests to tests/qtest/meson.build"
 }
 
+# The config's fields, as the other entries of predefined_configs[] are
+# written, become its last entry: the closing "    }" before "};" opens it.
+add_fuzz_config() {
+    local tree=$1 configs=$1/tests/qtest/fuzz/generic_fuzz_configs.h
+    awk -v inc="$REPO/qemu-device/tests/fuzz/generic-fuzz-vhca.inc" '
+        { line[NR] = $0 } /^};$/ && line[NR - 1] == "    }" { close_at = NR - 1 }
+        END {
+            for (i = 1; i <= NR; i++) {
+                if (i == close_at) {
+                    print "    },{"
+                    while ((getline l < inc) > 0) print l
+                }
+                print line[i]
+            }
+        }' "$configs" > "$configs.new"
+    mv "$configs.new" "$configs"
+    grep -q '^        .name = "vhca",$' "$configs" ||
+        die "could not add the vhca config to $configs"
+}
+
 add_docs() {
     local tree=$1 index=$1/docs/system/device-emulation.rst
     cp "$REPO/qemu-device/docs/vhca.rst" "$tree/docs/system/devices/vhca.rst"
@@ -95,10 +118,11 @@ add_docs() {
 series_inputs() {
     {
         git -C "$PRISTINE" rev-parse pristine
-        declare -f qtest_glue glue_infiniband add_device add_qtests add_docs write_series commit_step
+        declare -f qtest_glue glue_infiniband add_device add_qtests add_fuzz_config add_docs write_series commit_step
         find "$REPO"/qemu-device "$REPO"/qemu-device/tests -maxdepth 1 -type f |
             LC_ALL=C sort | xargs cat
-        cat "$REPO"/qemu-device/docs/vhca.rst "$REPO"/uapi/vhca_hw*.h
+        cat "$REPO"/qemu-device/docs/vhca.rst "$REPO"/uapi/vhca_hw*.h \
+            "$REPO"/qemu-device/tests/fuzz/generic-fuzz-vhca.inc
     } | sha256sum | cut -c1-16
 }
 
@@ -131,6 +155,12 @@ tree it only includes the system/ headers."
 "One program per concept (command queue, ports, data path, subnet
 management, faults), named in vhca-qtests.txt and linked with the helper
 sources named in vhca-qtest-libs.txt."
+    add_fuzz_config "$work"
+    commit_step "$work" "tests/qtest/fuzz: add a generic-fuzz config for vhca" \
+"generic-fuzz-vhca fuzzes the device's registers, doorbells, MSI-X table
+and PCI configuration, with DMA patterns answering its guest-memory reads
+(command and event queues, work requests, payloads): one vhca with two
+ports on the default in-process fabric of a q35 machine."
     add_docs "$work"
     commit_step "$work" "docs/system/devices: add vhca.rst" \
 "What the guest sees, the topology (in-process fabrics, VMs cabled
