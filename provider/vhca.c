@@ -69,6 +69,28 @@ static struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/* ibv_reg_dmabuf_mr: the kernel pins the dma-buf's pages for the
+ * region's life (driver.md "User verbs"); no driver data. */
+static struct ibv_mr *vhca_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					 size_t length, uint64_t iova, int fd,
+					 int access)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr,
+				    NULL);
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
 /* ibv_rereg_mr: the kernel registers the region again on the same handle
  * (driver.md "User verbs"); libibverbs checked the flags and takes the
  * new lkey and rkey from the answer. */
@@ -225,6 +247,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.query_rt_values = vhca_query_rt_values,
 	.query_srq = vhca_query_srq,
 	.reg_dm_mr = vhca_reg_dm_mr,
+	.reg_dmabuf_mr = vhca_reg_dmabuf_mr,
 	.reg_mr = vhca_reg_mr,
 	.req_notify_cq = vhca_req_notify_cq,
 	.rereg_mr = vhca_rereg_mr,

@@ -96,7 +96,9 @@ static inline int vhca_odp_page_dma(struct ib_umem_odp *umem, unsigned long i,
  * The ops whose C type differs between kernels (compat.c adapts them to
  * the shims' one signature): create_cq (uverbs_attr_bundle from 6.12; a
  * separate create_user_cq from 7.3), resize_cq (resize_user_cq from 7.3,
- * user CQs only), reg_user_mr (a struct ib_dmah * from 7.3).
+ * user CQs only), reg_user_mr (a struct ib_dmah * from 7.3),
+ * reg_user_mr_dmabuf (the attribute bundle from 6.12, a struct ib_dmah *
+ * from 7.3).
  */
 extern const struct ib_device_ops vhca_compat_ops;
 
