@@ -48,6 +48,16 @@ static int vhca_query_port(struct ibv_context *context, uint8_t port,
 	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
 }
 
+#if IBVERBS_PABI_VERSION >= 65
+/* ibv_query_port_speed (rdma-core 65; not in 44's verbs_context_ops):
+ * the kernel answers from the port's width and speed. */
+static int vhca_query_port_speed(struct ibv_context *context,
+				 uint32_t port_num, uint64_t *speed)
+{
+	return ibv_cmd_query_port_speed(context, port_num, speed);
+}
+#endif
+
 static struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				  uint64_t hca_va, int access)
 {
@@ -243,6 +253,9 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.post_srq_ops = vhca_post_srq_ops,
 	.query_device_ex = vhca_query_device_ex,
 	.query_port = vhca_query_port,
+#if IBVERBS_PABI_VERSION >= 65
+	.query_port_speed = vhca_query_port_speed,
+#endif
 	.query_qp = vhca_query_qp,
 	.query_rt_values = vhca_query_rt_values,
 	.query_srq = vhca_query_srq,
