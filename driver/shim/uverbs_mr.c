@@ -121,8 +121,9 @@ struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
  * translation is written once, like a pinned user region's, so the
  * exporter may not move the buffer (a pinned attachment).  The dynamic,
  * revocable kind (move_notify, ODP-like invalidation) is not provided:
- * IB_ACCESS_ON_DEMAND is -EOPNOTSUPP.  dereg_mr releases the attachment
- * through ib_umem_release.
+ * ib_uverbs passes no IB_ACCESS_ON_DEMAND here (not a REG_DMABUF_MR
+ * access flag), and it would be -EOPNOTSUPP.  dereg_mr releases the
+ * attachment through ib_umem_release.
  */
 struct ib_mr *vhca_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 					 u64 length, u64 virt_addr, int fd,
