@@ -92,6 +92,13 @@ static inline int vhca_odp_page_dma(struct ib_umem_odp *umem, unsigned long i,
 #endif
 }
 
+/* The ODP capability bit of ATOMIC WRITE: 7.3; none to set before. */
+#ifdef VHCA_HAVE_ODP_SUPPORT_ATOMIC_WRITE
+#define VHCA_ODP_SUPPORT_ATOMIC_WRITE	IB_ODP_SUPPORT_ATOMIC_WRITE
+#else
+#define VHCA_ODP_SUPPORT_ATOMIC_WRITE	0
+#endif
+
 /*
  * The ops whose C type differs between kernels (compat.c adapts them to
  * the shims' one signature): create_cq (uverbs_attr_bundle from 6.12; a

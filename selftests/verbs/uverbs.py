@@ -263,6 +263,13 @@ def test_dmabuf_mr(vm):
     run_c_program(vm, "dmabuf_mr")
 
 
+def test_odp_atomic_write(vm):
+    """ATOMIC WRITE into an ODP region whose pages were dropped: the RC ODP
+    caps announce it, the responder faults and the 8 bytes land in the
+    process's new page: programs/odp_atomic_write.c."""
+    run_c_program(vm, "odp_atomic_write")
+
+
 def test_fork_keeps_the_parent_working(vm):
     """A process with an MR and queues forks; while the child (scribbling
     over its copies) lives, the parent writes new data into its buffers
