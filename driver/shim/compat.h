@@ -4,7 +4,8 @@
  * 6.12, 7.3), decided by the feature probes of driver/compat (their
  * results: the generated vhca_compat.h of the build directory,
  * scripts/compat-probes.sh), never by a kernel version.  The one place
- * the shims test a VHCA_HAVE_* macro, with compat.c (the op adapters).
+ * the shims test a VHCA_HAVE_* macro, with compat.c (the op adapters),
+ * restrack.c and ib.c (ops set only where they exist).
  * Documentation/driver.md "Kernel compatibility" lists each point.
  */
 #ifndef VHCA_SHIM_COMPAT_H
