@@ -17,7 +17,10 @@
 #     the man page in the file lists;
 #  4. pyverbs: dma-bufs from vgem (provider/rdma-core/pyverbs-dmabuf-vgem.patch,
 #     a change to rdma-core's own file, kept as the diff), so that the
-#     dma-buf MR tests run in a guest without a GPU.
+#     dma-buf MR tests run in a guest without a GPU;
+#  5. pyverbs: DmaBufMR's reference on its DmaBuf
+#     (provider/rdma-core/pyverbs-dmabuf-mr-ref.patch), without which every
+#     dma-buf MR test of 65 fails once a dma-buf can be allocated.
 # scripts/check-rdma-core-patches.sh applies the series with git am to a
 # clean tree and builds it.
 set -euo pipefail
@@ -158,6 +161,20 @@ driver) a render node too, on which the dma-buf MR tests skip with
 node refuses DRM_IOCTL_MODE_CREATE_DUMB (not DRM_RENDER_ALLOW), so the
 buffers are created, exported and mapped through the primary node of
 the same device, found through sysfs.
+EOF
+
+# ---- 5. pyverbs fix ----
+g apply "$repo/provider/rdma-core/pyverbs-dmabuf-mr-ref.patch"
+g add -A
+g commit -q -s -F - <<'EOF'
+pyverbs: Fix DmaBufMR's reference to its DmaBuf
+
+DmaBufMR takes a DmaBuf object or a dma-buf fd, so its dmabuf argument
+is untyped, and dmabuf.add_ref(self) is looked up as a Python attribute:
+add_ref is a cdef method, and every DmaBufMR of a DmaBuf fails with
+"AttributeError: 'pyverbs.dmabuf.DmaBuf' object has no attribute
+'add_ref'" after registering the MR.  Cast it to DmaBuf once isinstance
+has checked it.
 EOF
 
 mkdir -p "$out"
