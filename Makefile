@@ -2,7 +2,7 @@
 # boots a guest with two vhca devices and shows their ports; `make bench`
 # compares perftest on vhca and rdma_rxe (not part of `make test`).  Each target
 # first runs scripts/deps.sh (a few milliseconds when nothing is missing).
-# Documentation/testing.md describes the tiers and the VM harness.
+# Documentation/testing.md describes the tiers, testing-vm.md the VM harness.
 
 PYTHON := /usr/bin/python3
 # QEMU_VERSION: the QEMU every target builds and runs.  10.2 (default):
@@ -10,7 +10,7 @@ PYTHON := /usr/bin/python3
 # (scripts/build-qemu10.sh), linked into build/qemu/; QEMU_SRC=DIR builds
 # the device into the user's own git checkout of 10.2 instead.  7.2:
 # Debian 12's package, glued in (scripts/build-qemu.sh), build/qemu-7.2/.
-# Documentation/device.md "QEMU versions".
+# Documentation/device-qemu.md "QEMU versions".
 QEMU_VERSION ?= 10.2
 ifeq ($(QEMU_VERSION),10.2)
 BUILD_QEMU := scripts/build-qemu10.sh
@@ -35,7 +35,7 @@ export VHCA_QEMU ?= $(CURDIR)/$(QEMU_OUT)/qemu-system-x86_64
 # long-term kernel) or 6.1 (Debian 12's, the host's /boot): 7.3 and 6.12
 # fetched into the cache by scripts/fetch-kernel.sh.  debug: the debug
 # kernel (scripts/build-debug-kernel.sh: 7.3 with KASAN, lockdep, kmemleak,
-# KUnit).  Documentation/testing.md "Guest kernels".
+# KUnit).  Documentation/testing-vm.md "Guest kernels".
 KERNEL ?= $(or $(VHCA_KERNEL),7.3)
 ifeq ($(KERNEL),debug)
 MODULE_KO := build/debug/vhca.ko
@@ -50,8 +50,8 @@ export VHCA_KERNEL := $(KERNEL)
 # GUEST_ROOT=trixie: every guest boots on the Debian 13 root of
 # scripts/build-guest-root.sh (rdma-core 65 with the provider in its tree)
 # instead of the host's / (GUEST_ROOT=host, the default); the guest tiers
-# then build it first (`make guest-root`).  Documentation/testing.md "The
-# guest's root".
+# then build it first (`make guest-root`).  Documentation/testing-vm.md "The
+# Debian 13 guest root".
 GUEST_ROOT ?= $(or $(VHCA_GUEST_ROOT),host)
 ifeq ($(filter host trixie,$(GUEST_ROOT)),)
 $(error GUEST_ROOT=$(GUEST_ROOT): expected host or trixie)
@@ -82,8 +82,8 @@ qemu: deps
 	$(BUILD_QEMU)
 
 # QEMU with only the device model under AddressSanitizer, from the plain
-# tree (Documentation/device.md "Debugging"); ASAN_QTESTS: qtest programs
-# to build against it, e.g. ASAN_QTESTS="vhca-hotplug-test vhca-rc-test".
+# tree (Documentation/device-qemu.md "Debugging with AddressSanitizer");
+# ASAN_QTESTS: qtest programs to build against it, e.g. ASAN_QTESTS="vhca-hotplug-test vhca-rc-test".
 ASAN_QTESTS ?= vhca-hotplug-test
 qemu-asan-device: deps qemu
 	scripts/build-qemu-asan-device.py $(ASAN_QTESTS)
@@ -92,7 +92,7 @@ module: deps
 	KERNEL=$(KERNEL) scripts/build-module.sh
 
 # vhca.ko for each kernel it supports: 6.1 (Debian 12), 6.12 and 7.3
-# (Documentation/driver.md "Kernel compatibility").  Not in `make test`.
+# (Documentation/driver-build.md "Kernel compatibility").  Not in `make test`.
 check-kernels-build: deps
 	KERNEL=6.1 scripts/build-module.sh
 	KERNEL=6.12 scripts/build-module.sh
@@ -145,7 +145,7 @@ check-qtest: deps qemu
 	scripts/run-qtest.sh
 
 # libFuzzer targets of the device's parsers, on the host (fuzz/README.md);
-# FUZZ_SECONDS per target, default 30.
+# FUZZ_SECONDS per target, default 10 (the corpus grows in the cache).
 check-fuzz: deps
 	scripts/run-fuzz.sh
 
@@ -176,7 +176,7 @@ check-kunit: deps qemu initramfs
 # Kernel verbs in a guest (a `make test` tier): the KUnit suites of
 # driver/verbs_kunit (vhca_verbs_kunit.ko) against two vhca devices with
 # vhca.ko, both built for the debug kernel (built and cached by the
-# script).  Documentation/testing.md "check-verbs".
+# script).  Documentation/testing-guest-tiers.md "check-verbs".
 check-verbs: deps qemu initramfs
 	scripts/run-verbs.sh
 
@@ -280,7 +280,7 @@ check-fabric-rcwin: deps qemu module initramfs provider switch
 # The storage ULPs between two VMs through the standalone switch (not in
 # `make test`; check-fabric runs its NVMe over RDMA test): NVMe over RDMA,
 # iSER, NFS over RDMA and SRP, the target in VM a, the host in VM b,
-# build/results/fabric-ulp.txt.  Documentation/fabric.md "Storage ULPs
+# build/results/fabric-ulp.txt.  Documentation/fabric-tests.md "Storage ULPs
 # across VMs".
 check-fabric-ulp: deps qemu module initramfs provider switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-ulp selftests/fabric/twovm_ulp.py
@@ -291,7 +291,7 @@ check-fabric-ulp: deps qemu module initramfs provider switch
 # build/capture/, tshark must decode every packet (no malformed mark, CRCs
 # recomputed) and the opcode counts, PSN sequences and CM REQ/REP/RTU are
 # checked from its fields: build/results/capture.txt.
-# Documentation/fabric.md "Capture".
+# Documentation/fabric-tests.md "Capture".
 check-capture: deps qemu module initramfs provider switch
 	@test "$(KERNEL)" != debug || { echo "check-capture: not on the debug kernel" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh capture selftests/capture/capture_fabric.py
@@ -299,7 +299,7 @@ check-capture: deps qemu module initramfs provider switch
 # UCX (ucx_perftest over rc_verbs and ud_verbs) and libfabric (fi_pingpong
 # over msg and rdm endpoints) between two VMs through the standalone switch
 # (not in `make test`): build/results/fabric-middleware.txt.
-# Documentation/fabric.md "Middleware across VMs".
+# Documentation/fabric-tests.md "Middleware across VMs".
 check-fabric-middleware: deps qemu module initramfs provider switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-middleware \
 		selftests/fabric/twovm_middleware.py
@@ -323,7 +323,7 @@ check-fabric-arb: deps qemu module initramfs provider switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-arb selftests/fabric/onevm_arb.py \
 		selftests/fabric/twovm_arb.py
 
-# The smoke tier of one kernel (KERNEL=6.12 or 6.1; Documentation/testing.md
+# The smoke tier of one kernel (KERNEL=6.12 or 6.1; Documentation/testing-vm.md
 # "check-smoke"): vhca.ko built for it, then one guest: load, ports ACTIVE,
 # IPoIB ping, rping, ib_write_bw, NVMe over RDMA with fio verify, unload,
 # no kernel report.  build/results/smoke-<kernel>.xml.

@@ -144,10 +144,10 @@ static uint8_t model_buffers(const uint8_t *raw, uint32_t in_size,
 }
 
 /*
- * device.md "Device memory": lengths within max_dm_size, log_align <= 20,
- * FREE_DM's offset a 4 KiB multiple inside BAR 3, a REG_DM_MR range inside
- * BAR 3 with access bits 0..4 where remote write (bit 1) and atomic (bit 3)
- * need local write (bit 0).
+ * device-datapath.md "Device memory": lengths within max_dm_size,
+ * log_align <= 20, FREE_DM's offset a 4 KiB multiple inside BAR 3, a
+ * REG_DM_MR range inside BAR 3 with access bits 0..4 where remote write
+ * (bit 1) and atomic (bit 3) need local write (bit 0).
  */
 static uint8_t model_dm(const uint8_t *in, uint16_t opcode, uint64_t dm_size)
 {
@@ -316,8 +316,8 @@ static void check_verdict(const uint8_t *raw, const VhcaCmd *cmd,
 }
 
 /*
- * The ODP commands' own input check (vhca_hw_odp.h, device.md "On-demand
- * paging"): npages 1.., ODP_MAP at most 512 pages and in_len holding 8
+ * The ODP commands' own input check (vhca_hw_odp.h,
+ * device-datapath.md "On-demand paging"): npages 1.., ODP_MAP at most 512 pages and in_len holding 8
  * bytes per page; ODP_RESUME flags only VHCA_ODP_RESUME_F_ERROR.
  */
 static void check_odp_range(const uint8_t *raw, uint16_t op)

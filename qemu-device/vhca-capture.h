@@ -1,10 +1,10 @@
 /*
  * vhca - packet capture of a port's frames as the IBA packets they stand
  * for, in pcapng files Wireshark's InfiniBand dissector reads
- * (Documentation/fabric.md "Capture").
+ * (Documentation/fabric-tests.md "Capture").
  *
  * Plain C (stdio, pthread; no QEMU header): the device (vhca-link.c,
- * vhca-capture-qmp.c), the standalone switch (tools/vhca-switch*.c) and
+ * vhca-port-capture.c), the standalone switch (tools/vhca-switch*.c) and
  * the host tests (qemu-device/tests/host/capture_test.cpp) link the same
  * file.
  *

@@ -208,7 +208,7 @@ static uint8_t vhca_cq_migrate(VhcaState *s, uint32_t cqn, VhcaCq *old,
 /*
  * RESIZE_CQ: a new ring (and doorbell record, EQ) for a CQ, in use or not.
  * The driver stops polling the old ring before the command and starts at
- * index 0 of the new one after it (Documentation/device.md).
+ * index 0 of the new one after it (Documentation/device-datapath.md).
  */
 uint8_t vhca_cmd_resize_cq(VhcaState *s, uint32_t cqn, uint64_t in_addr)
 {

@@ -1,7 +1,8 @@
 /*
  * vhca - SMPs that leave a port for the in-process fabric: to the switch
  * (its SMA, the SMInfo of the SM at its port 0) and through the switch to
- * the SMA of another CA port (Documentation/device.md "The switch's SMA").
+ * the SMA of another CA port (Documentation/device-agents.md "The
+ * switch's SMA").
  *
  * LID-routed (class 0x01): to the switch's LID (the SM's, 1) or to
  * another port's LID.  Directed route (class 0x81, IBA 14.2.2): the

@@ -1,5 +1,5 @@
 /*
- * vhca - link faults on demand (Documentation/fabric.md "Faults on
+ * vhca - link faults on demand (Documentation/fabric-tests.md "Faults on
  * demand"): what a frame meets on a lossy link, shared by the standalone
  * switch (each switch port's link, tools/vhca-switch-faults.c) and the
  * device (each cabled port's link, vhca-port-faults.c), so both inject

@@ -6,7 +6,7 @@
  * counters and writes the answer; it touches nothing else, so that
  * fuzz/fuzz_pma.c can link it alone.  vhca-pma-hook.c counts the traffic
  * of the ports and gives the PMA the PerfMgt requests that reach a port's
- * QPN 1 (Documentation/device.md "Performance management agent").
+ * QPN 1 (Documentation/device-agents.md "Performance management agent").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -1,5 +1,5 @@
 /*
- * vhca - capture of a cabled port's packets (Documentation/fabric.md
+ * vhca - capture of a cabled port's packets (Documentation/fabric-tests.md
  * "Capture"), started and stopped from QMP or the command line:
  *
  *   -device vhca,...,port1-netdev=wire0,port1-capture=/tmp/p1.pcapng

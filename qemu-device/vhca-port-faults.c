@@ -1,5 +1,5 @@
 /*
- * vhca - faults on a cabled port's link (Documentation/fabric.md "Faults
+ * vhca - faults on a cabled port's link (Documentation/fabric-tests.md "Faults
  * on demand"), set by properties and changed at run time from QMP:
  *
  *   qom-set vhca0 port2-loss 5        percent of data frames lost

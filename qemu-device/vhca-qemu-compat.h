@@ -6,7 +6,7 @@
  * maps those names back.  Header moves are tested with __has_include (the
  * header is there or not); API changes with the version of the release
  * that made them (QEMU_VERSION_MAJOR/MINOR from config-host.h, which
- * qemu/osdep.h includes first).  Documentation/device.md "QEMU versions".
+ * qemu/osdep.h includes first).  Documentation/device-qemu.md "QEMU versions".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -494,7 +494,7 @@ void vhca_qp_to_error(VhcaState *s, VhcaQp *qp)
 /*
  * VHCA_DB_SQ / VHCA_DB_RQ: [23:0] QP handle, [63:32] producer index.  The
  * send queue runs at once, in the doorbell's own thread, for up to
- * VHCA_WQE_BATCH WQEs (Documentation/device.md "Threading model").  A
+ * VHCA_WQE_BATCH WQEs (Documentation/device-qemu.md "Threading model").  A
  * receive queue with a doorbell record needs no RQ doorbell; its driver
  * rings one only to have WQEs posted in ERR flushed.
  */

@@ -4,7 +4,7 @@
  * carrying a SubnAdm MAD (class 0x03) is given to the SA; the send
  * completes as any datagram's, then the SA's answers (one MAD, or the
  * segments of a GetTableResp the RMPP window allows) arrive on the same
- * GSI QP, from SLID 1 and source QPN 1 (Documentation/device.md "Subnet
+ * GSI QP, from SLID 1 and source QPN 1 (Documentation/device-agents.md "Subnet
  * administration").  RMPP ACKs the guest sends to the SA are taken the
  * same way and answered with the next segments.  With the embedded SM off
  * there is no SA here (opensm answers, at its own LID) and the switch's

@@ -1,7 +1,7 @@
 /*
  * vhca - the hook between the requester and the Subnet Management Agent
  * (vhca-sma.c): an SMI send is read and, when it is an SMP for the port's
- * own SMA, answered on the same SMI QP (Documentation/device.md "Subnet
+ * own SMA, answered on the same SMI QP (Documentation/device-agents.md "Subnet
  * management agent").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -21,7 +21,7 @@
  * full barrier between their store and their load: the driver smp_mb, the
  * device the one every DMA starts with).
  *
- * Locking: the device state is the BQL's (Documentation/device.md
+ * Locking: the device state is the BQL's (Documentation/device-qemu.md
  * "Threading model").  The thread takes the BQL for each pass over the
  * records and runs exactly the code an SQ doorbell runs
  * (vhca_sq_produced); between passes it holds no lock and no pointer, so

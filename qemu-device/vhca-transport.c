@@ -3,7 +3,7 @@
  *
  * A send queue doorbell executes WQEs at once, in the thread that rang it
  * (a vCPU thread, with the BQL held), up to VHCA_WQE_BATCH of them; the
- * rest is left to the transport bottom half (Documentation/device.md
+ * rest is left to the transport bottom half (Documentation/device-qemu.md
  * "Threading model" explains why).  Each WQE is fetched with DMA, decoded
  * and validated (vhca-wqe.c), its local buffers are protection-checked
  * (vhca-mr.c), and the message is handed to the responder QP found by

@@ -11,13 +11,20 @@
  * vhca-srq.c        shared receive queues
  * vhca-xrc.c        XRC domains, XRC target QPs bound to XRC SRQs
  * vhca-mcast.c      multicast attachments
+ * vhca-mw.c         memory windows: ALLOC_MW/DEALLOC_MW, BIND_MW
+ * vhca-dm.c         device memory (BAR 3): ALLOC_DM/FREE_DM, REG_DM_MR
+ * vhca-tm.c         tag matching SRQs (vhca-tm-rndv.c: rendezvous READs)
  * vhca-wqe.c/.h     WQE decoding and validation (pure functions)
  * vhca-transport.c  requester: send queue execution, RNR, completions
  * vhca-rc.c         RC reliability: PSNs, ACK timeout, retries, duplicates
+ * vhca-rc-window.c  RC requests in flight across the wire (rc-window=on)
  * vhca-responder.c  responder: receives, RDMA/atomic targets, datagrams
  * vhca-verbs-cmd.c  dispatch and input checks of the data path commands
+ * vhca-sgl.c, vhca-dma-map.c, vhca-place.c  the payload copy
  *
- * Everything runs with the BQL held (Documentation/device.md "Threading
+ * Everything runs with the BQL held: doorbells in vCPU threads, bottom
+ * halves, timers and netdev receives in the main loop, and the sq-poll
+ * thread takes it for each pass (Documentation/device-qemu.md "Threading
  * model").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -2,8 +2,8 @@
  * vhca - virtual InfiniBand host channel adapter (PCI device model)
  *
  * The device ABI (registers, doorbells, commands, EQEs) is uapi/vhca_hw.h,
- * copied unchanged next to this file; Documentation/device.md describes it
- * in prose.  This file holds the PCI device: BAR 0 registers, the doorbell
+ * which the patch series puts unchanged next to this file;
+ * Documentation/device.md describes it in prose.  This file holds the PCI device: BAR 0 registers, the doorbell
  * BAR, MSI-X, reset and properties.
  *
  * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME][,embedded-sm=on|off]
@@ -14,8 +14,9 @@
  *                    [,port1-netdev=NETDEV][,port2-netdev=NETDEV]
  *                    [,portN-loss=PCT][,portN-dup=PCT][,portN-reorder=PCT]
  *                    [,portN-corrupt=PCT][,portN-delay-ms=MS]
+ *                    [,portN-capture=FILE][,portN-capture-filter=FILTER]
  *                    [,sq-poll=on|off][,sq-poll-window=MICROSECONDS]
- *                    [,rc-window=on|off]
+ *                    [,tag-matching=on|off][,rc-window=on|off]
  *
  * Properties:
  *   ports          (uint8, 1..2, default 1) number of IB ports.
@@ -69,6 +70,11 @@
  *                  faults of a cabled port's link, in percent of its data
  *                  frames, and an added delay (vhca-port-faults.c);
  *                  portN-fault-stats (string, read only) counts them.
+ *   portN-capture, portN-capture-filter
+ *                  (string, default "", settable at run time) a pcapng file
+ *                  of a cabled port's packets and what the next capture
+ *                  keeps (vhca-port-capture.c); portN-capture-stats (string,
+ *                  read only) counts them.
  *   sq-poll        (bool, default off) a thread polls the send doorbell
  *                  records of the QPs for sq-poll-window microseconds
  *                  (1..60000000, default 100) after activity, so that a busy

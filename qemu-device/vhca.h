@@ -8,8 +8,9 @@
  * vhca-verbs.h   data path: memory regions, CQs, QPs, WQE execution
  *
  * Every piece of state below is touched only with the BQL held: MMIO
- * handlers, the command bottom half, the SM timer and QOM property setters
- * all run under it (Documentation/device.md "Threading model").
+ * handlers, the bottom halves, timers, netdev receives and QOM property
+ * setters all run under it, and the sq-poll thread takes it for each pass
+ * (Documentation/device-qemu.md "Threading model").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -3,7 +3,7 @@
  * guest; built on the host into build/bench/ceilings by scripts/bench.sh,
  * the guest shares the host's root).  What a perfect device could reach
  * with the memory system the guest has, so that vhca's figures can be
- * read as a share of them (Documentation/performance.md "Ceilings").
+ * read as a share of them (Documentation/performance.md "What it measures").
  *
  *   ceilings ring [seconds]       two threads pass 64-byte slots through a
  *                                 ring in shared memory, one sequence word

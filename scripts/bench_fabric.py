@@ -2,7 +2,7 @@
 two VMs cabled to the standalone switch (selftests/fabric/fabriclib.py),
 one vCPU each as in `make check-fabric`: the server in VM b, the client in
 VM a, out-of-band exchange over IPoIB.  rxe has no counterpart here (the
-VMs share no Ethernet): its cells stay empty.  Documentation/fabric.md
+VMs share no Ethernet): its cells stay empty.  Documentation/fabric-tests.md
 "Performance".
 """
 import math

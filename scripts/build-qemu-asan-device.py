@@ -16,7 +16,8 @@ this clone's qtest helpers).
 
 Needs: `make qemu` done, with this clone's trace-events (the generated trace
 headers are the plain tree's).  Output: build/qemu-asan-device/
-(qemu-system-x86_64, qtest/<program>).  Documentation/device.md "Debugging".
+(qemu-system-x86_64, qtest/<program>).  Documentation/device-qemu.md
+"Debugging with AddressSanitizer".
 """
 import json
 import os

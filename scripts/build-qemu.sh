@@ -25,8 +25,8 @@
 # Environment: VHCA_CACHE overrides ~/.cache/vhca; JOBS the ninja -j value;
 # VHCA_QEMU_SANITIZE=1 builds a separate tree (its own hash) configured with
 # --enable-sanitizers (AddressSanitizer + UBSan) and links its products into
-# build/qemu-asan/ instead of build/qemu-7.2/ (Documentation/device.md,
-# "Debugging").
+# build/qemu-asan/ instead of build/qemu-7.2/ (Documentation/device-qemu.md
+# "Debugging with AddressSanitizer").
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -221,14 +221,30 @@ check_tree_location() {
         die "$TREE was configured in $src (a copied cache): remove $TREE to build it here"
 }
 
+# While ninja (pid $1) runs: its latest [N/M] from the log $2 once a
+# minute, so that a cold build (12 to 40 minutes) shows how far it is.
+report_progress() {
+    local pid=$1 log=$2 ticks=0 step
+    while kill -0 "$pid" 2> /dev/null; do
+        sleep 2
+        ticks=$((ticks + 1))
+        [ $((ticks % 30)) -eq 0 ] || continue
+        step=$(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -n 1 || true)
+        [ -z "$step" ] || say "ninja $step"
+    done
+}
+
 build_tree() {
-    local log=$TREE/ninja.log steps t targets=()
+    local log=$TREE/ninja.log steps t targets=() ninja_pid
     check_tree_location
     for t in $(qtest_programs); do
         targets+=("tests/qtest/$t")
     done
-    if ! ninja -C "$TREE/build" ${JOBS:+-j "$JOBS"} \
-            qemu-system-x86_64 "${targets[@]}" > "$log" 2>&1; then
+    ninja -C "$TREE/build" ${JOBS:+-j "$JOBS"} \
+        qemu-system-x86_64 "${targets[@]}" > "$log" 2>&1 &
+    ninja_pid=$!
+    report_progress "$ninja_pid" "$log"
+    if ! wait "$ninja_pid"; then
         grep -v '^\[' "$log" | tail -n 60 >&2
         die "ninja failed, full log: $log"
     fi

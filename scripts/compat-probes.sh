@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run the kernel feature probes of driver/compat against a kernel's
 # headers and write OUTDIR/vhca_compat.h: one `#define VHCA_HAVE_<NAME> 1`
-# per probe that compiles (Documentation/driver.md "Kernel
+# per probe that compiles (Documentation/driver-build.md "Kernel
 # compatibility").  The way large out-of-tree drivers test a kernel: a
 # small C file per feature, compiled with the kernel's own Kbuild and
 # flags (one make -k for all), not a version number.

@@ -28,7 +28,7 @@ packages=(
 	python3-pytest libgtest-dev
 	# compiler output cached across clones (scripts/ccache-env.sh)
 	ccache
-	# decoding the device's and switch's captures (Documentation/fabric.md
+	# decoding the device's and switch's captures (Documentation/fabric-tests.md
 	# "Capture": the encoder's host test, `make check-capture`)
 	tshark
 	# the storage ULP tier (selftests/ulp, Documentation/ulps.md): targets,

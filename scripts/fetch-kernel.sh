@@ -27,14 +27,43 @@ case $series in
 *) echo "fetch-kernel: series $series: expected 6.12 or 7.3" >&2; exit 1 ;;
 esac
 scripts/apt-trixie.sh >&2
+cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
+mkdir -p "$cache_dir"
+
+# The newest release of the series.  apt-cache takes seconds (apt builds
+# its cache in memory when /var/cache/apt keeps none, as Debian's container
+# images configure it) and every make target that boots a guest asks, so
+# the answer is kept until apt's package lists change.
 pattern="^linux-image-${series//./\\.}\\.[0-9]+\\+$build-amd64\$"
-release=$(apt-cache pkgnames "linux-image-$series." | grep -E "$pattern" | sort -V | tail -n 1)
-release=${release#linux-image-}
+lists=$(stat -c '%n %Y %s' /var/lib/apt/lists/*Packages* 2> /dev/null | sha256sum | cut -c1-16)
+memo=$cache_dir/kernel-$series.release
+if [ "$(sed -n 1p "$memo" 2> /dev/null)" = "$lists" ]; then
+	release=$(sed -n 2p "$memo")
+else
+	release=$(apt-cache pkgnames "linux-image-$series." | grep -E "$pattern" | sort -V | tail -n 1)
+	release=${release#linux-image-}
+	[ -z "$release" ] || { printf '%s\n%s\n' "$lists" "$release" > "$memo.$$" && mv "$memo.$$" "$memo"; }
+fi
 [ -n "$release" ] || { echo "fetch-kernel: no package matches $pattern" >&2; exit 1; }
 
-cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
 dir=$cache_dir/kernel-$release
+
+# The headers' Makefile names the -common tree (and, from 7.x, its own
+# KBUILD_OUTPUT) by absolute /usr/src paths: point them at the unpacked
+# ones, relative to the Makefile's own directory, so that the entry works
+# wherever it lies (a copied or hard-linked cache: sed -i writes a new
+# file, not the shared one).  Also run on cached entries: it rewrites the
+# absolute cache paths an older version of this script wrote.
+relocatable_headers() { # root
+	local makefile=$1/usr/src/linux-headers-$release/Makefile
+	! grep -q '^vhca_usr_src :=' "$makefile" || return 0
+	sed -i -e 's#\([ =]\)[^ =]*/usr/src/#\1$(vhca_usr_src)/#g' \
+		-e '1i vhca_usr_src := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))..)' \
+		"$makefile"
+}
+
 if [ -f "$dir/.vhca-complete" ]; then
+	relocatable_headers "$dir/root"
 	echo "$dir"
 	exit 0
 fi
@@ -54,7 +83,6 @@ wanted=$( {
 	[ -z "$level1" ] || same_release_deps $level1
 } | grep -v -- '-unsigned$' | sort -u)
 
-mkdir -p "$cache_dir"
 tmp=$(mktemp -d "$dir.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/debs" "$tmp/root"
@@ -74,11 +102,7 @@ done
 [ -n "$image" ] || { echo "fetch-kernel: no vmlinuz in $(echo $wanted)" >&2; exit 1; }
 ln -s "root/$image" "$tmp/vmlinuz"
 /sbin/depmod -b "$root" "$release"
-# The headers' Makefile names the -common tree (and, from 7.x, its own
-# KBUILD_OUTPUT) by absolute /usr/src paths: point them at the unpacked
-# ones (their final path).
-hdr=$root/usr/src/linux-headers-$release
-sed -i "s#\([ =]\)/usr/src/#\1$dir/root/usr/src/#g" "$hdr/Makefile"
+relocatable_headers "$root"
 chmod 755 "$tmp"
 rm -rf "$tmp/debs"
 touch "$tmp/.vhca-complete"

@@ -5,7 +5,7 @@
 # the vhca device a `git format-patch` series against QEMU 10.2's source
 # tree and put it into a tree with `git am`: the one way the device gets
 # into a QEMU 10 tree, ours ($VHCA_CACHE/qemu10-<hash>/) or a user's
-# (`make qemu QEMU_SRC=DIR`).  Documentation/device.md "QEMU versions".
+# (`make qemu QEMU_SRC=DIR`).  Documentation/device-qemu.md "QEMU versions".
 #
 # The series (build/qemu-patches/):
 #   1. hw/infiniband/vhca: the device (qemu-device/, uapi/vhca_hw*.h), the

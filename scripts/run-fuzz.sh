@@ -4,13 +4,15 @@
 # run-fuzz.sh - build the libFuzzer targets of the device's guest-facing
 # parsers (fuzz/, see fuzz/README.md) with clang on the host, replay every
 # kept reproducer in fuzz/regressions/<target>/, then fuzz each target for
-# FUZZ_SECONDS.  Any crash, leak, timeout or sanitizer report fails the
+# FUZZ_SECONDS, continuing from the inputs earlier runs found (kept in the
+# cache, so a fresh clone's `make test` starts where the last one stopped;
+# that is what lets the default be short).  Any crash, leak, timeout or sanitizer report fails the
 # target; libFuzzer's reproducer is saved in fuzz/regressions/<target>/
 # (add it to git) and the command that replays it is printed.  Writes
 # build/results/fuzz.xml (one JUnit case per target, scripts/junit.py) and
 # build/results/fuzz.txt as "passed=N failed=M".
 #
-# Environment: FUZZ_SECONDS (default 30) per target; FUZZ_TARGETS to run a
+# Environment: FUZZ_SECONDS (default 10) per target; FUZZ_TARGETS to run a
 # subset ("cmd_check ring"); VHCA_JOBS targets at once (default: nproc);
 # CLANG (default clang-14, else clang).
 set -uo pipefail
@@ -18,7 +20,10 @@ set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RESULTS=$REPO/build/results
 OUT=$REPO/build/fuzz
-SECONDS_PER_TARGET=${FUZZ_SECONDS:-30}
+SECONDS_PER_TARGET=${FUZZ_SECONDS:-10}
+# The growing corpus of each target: libFuzzer adds an input only when it
+# reaches new coverage, so it stays small (a few hundred files).
+CORPUS=${VHCA_CACHE:-$HOME/.cache/vhca}/fuzz-corpus
 CLANG=${CLANG:-$(command -v clang-14 || command -v clang || echo clang)}
 
 # Target name -> device sources it links besides fuzz/fuzz_<name>.c.
@@ -93,11 +98,11 @@ replay_regressions() {
 }
 
 fuzz_target() {
-    local name=$1 log=$OUT/$1.log work=$OUT/corpus/$1
+    local name=$1 log=$OUT/$1.log work=$CORPUS/$1
     local artifacts=$REPO/fuzz/regressions/$1 before after rc new
     mkdir -p "$work" "$artifacts"
     before=$(find "$artifacts" -maxdepth 1 -type f | sort)
-    # New inputs go to the first directory (build/), not the seed corpus.
+    # New inputs go to the first directory (the cache), not the seeds in git.
     "$OUT/$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$artifacts/" \

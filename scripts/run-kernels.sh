@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make check-kernels` (not in `make test`): every guest tier on every
-# kernel vhca supports (Documentation/testing.md "check-kernels"), one
+# kernel vhca supports (Documentation/testing-vm.md "check-kernels"), one
 # kernel after the other, continuing past failures; then one table, a row
 # per kernel and tier: passed, failed, minutes.  Each run's JUnit XML is
 # kept as build/results/kernels/<kernel>/<tier>.xml.  Exit status non-zero

@@ -6,7 +6,7 @@
 # WARNING, BUG) and kmemleak after unloading.  Writes
 # build/results/kunit.xml (one JUnit case per test case and per problem)
 # and kunit.txt ("passed=N failed=M"); exits non-zero on any failed case,
-# missing suite, crash or report.  Documentation/testing.md
+# missing suite, crash or report.  Documentation/testing-guest-tiers.md
 # "KUnit".
 #
 #   scripts/run-kunit.sh [TIER...]   kunit (default) and/or verbs

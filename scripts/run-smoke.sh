@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The smoke tier (Documentation/testing.md "check-smoke"):
+# The smoke tier (Documentation/testing-vm.md "check-smoke"):
 # selftests/smoke/smoke.py in one guest per kernel, stopping at the first
 # failed step (each needs the one before it).  JUnit XML and summary per
 # kernel: build/results/smoke-<kernel>.xml (scripts/junit.py).

@@ -7,6 +7,6 @@
 # WARNING, BUG) and kmemleak (scripts/kunit-vm.py verbs).  Writes
 # build/results/verbs.xml (one JUnit case per KUnit case and per problem)
 # and verbs.txt; exits non-zero on any failed case, missing suite, crash
-# or report.  Documentation/testing.md "check-verbs".
+# or report.  Documentation/testing-guest-tiers.md "check-verbs".
 set -eu
 exec "$(dirname "$0")/run-kunit.sh" verbs

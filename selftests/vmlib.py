@@ -2,8 +2,8 @@
 
 The guest is Debian's kernel on the host's own root filesystem, or with
 VHCA_GUEST_ROOT=trixie on the Debian 13 root of scripts/build-guest-root.sh
-(read-only over 9p, tmpfs overlay on top; see Documentation/testing.md).  The serial
-console is a unix socket: a reader thread copies everything the guest
+(read-only over 9p, tmpfs overlay on top; see Documentation/testing-vm.md).
+The serial console is a unix socket: a reader thread copies everything the guest
 prints into a buffer and a log file, and run() types a command into the
 guest's shell and waits for an end marker carrying the exit status.
 
@@ -86,8 +86,8 @@ def cached_kernel_dir():
     return _cached_kernel_dir
 
 
-# Which root filesystem the guest runs (Documentation/testing.md "The
-# guest's root"): "host" (default) the host's own /, or "trixie": the
+# Which root filesystem the guest runs (Documentation/testing-vm.md "The
+# Debian 13 guest root"): "host" (default) the host's own /, or "trixie": the
 # Debian 13 root of scripts/build-guest-root.sh (rdma-core 65 with the vhca
 # provider, trixie's perftest, UCX, Open MPI, libfabric, ...), exported as
 # hostroot instead of /.  The harness's own files are then reached through
@@ -133,7 +133,7 @@ TIMEOUT_SCALE = float(os.environ.get("VHCA_TIMEOUT_SCALE") or
                       (4 if KERNEL_CHOICE == "debug" else 1))
 
 # VHCA_DEVICE_PROPS: properties added to every vhca device of every guest,
-# e.g. "sq-poll=on" (Documentation/testing.md: the tiers with SQ polling).
+# e.g. "sq-poll=on" (Documentation/testing-vm.md "The VM tier").
 DEVICE_PROPS = os.environ.get("VHCA_DEVICE_PROPS", "").strip(",")
 # VHCA_QEMU_TRACE: QEMU trace events every guest enables (comma-separated
 # patterns, e.g. "vhca_rc_window_stuck,vhca_rc_timeout"); they go to the
@@ -325,7 +325,7 @@ class VM:
             # no_timer_check: the kernel's boot-time check that the
             # IO-APIC timer ticks lost to a loaded host under TCG (7.3
             # panicked "IO-APIC + timer doesn't work!" twice,
-            # Documentation/testing.md); a virtual machine's timer needs
+            # Documentation/testing-vm.md); a virtual machine's timer needs
             # no such check.
             "-append", ("console=ttyS0,115200 quiet panic=-1 no_timer_check " +
                         self.append).strip(),

@@ -1,5 +1,5 @@
 /*
- * vhca-switch - captures of its ports (Documentation/fabric.md "Capture"):
+ * vhca-switch - captures of its ports (Documentation/fabric-tests.md "Capture"):
  * the frames each port receives and sends, as the IBA packets they stand
  * for, in pcapng (qemu-device/vhca-capture.c writes them).
  *

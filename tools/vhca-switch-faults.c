@@ -1,6 +1,6 @@
 /*
  * vhca-switch - link faults on demand, and the control socket that sets
- * them (Documentation/fabric.md "Faults on demand").
+ * them (Documentation/fabric-tests.md "Faults on demand").
  *
  * Every data frame the switch forwards (not HELLO/LINK) leaves through
  * sw_egress(), which applies the faults of the link it leaves by, in

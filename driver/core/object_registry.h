@@ -45,7 +45,7 @@ class ObjectRegistry {
 
   void Init(vhca_kapi_device* kdev) { kdev_ = kdev; }
   // Sizes the tables: cqn < max_cq, srqn < max_srq, QPNs 2..max_qp+1 and
-  // the SMI/GSI handles of num_ports ports (Documentation/device.md
+  // the SMI/GSI handles of num_ports ports (Documentation/device-datapath.md
   // "Handles").  Once, before the first Add.
   Status SetLimits(const vhca_device_attr& attr);
   void set_ops(const vhca_core_event_ops& ops) { ops_ = ops; }

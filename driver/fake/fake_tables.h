@@ -99,7 +99,7 @@ class Table {
     missing_ = T{};
     return missing_;
   }
-  // The device's handle rule (Documentation/device.md "Handles"): the
+  // The device's handle rule (Documentation/device-datapath.md "Handles"): the
   // lowest free handle from `first`.
   uint32_t lowest_free(uint32_t first) const {
     uint32_t key = first;

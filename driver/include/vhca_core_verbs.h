@@ -336,7 +336,7 @@ int vhca_core_mr_map_end(struct vhca_core_mr *mr, unsigned int npages,
 			 unsigned int page_shift);
 unsigned int vhca_core_mr_key(const struct vhca_core_mr *mr);
 
-/* ---- on-demand paging (vhca_hw_odp.h, Documentation/driver.md "ODP") ----
+/* ---- on-demand paging (vhca_hw_odp.h, driver.md "On-demand paging") ----
  * reg_user_mr with IB_ACCESS_ON_DEMAND: an ODP region of npages absent
  * pages of 2^page_shift bytes; destroyed with vhca_core_destroy_mr.
  * create_implicit_odp_mr: the whole address space (addr 0, length

@@ -3,7 +3,7 @@
  * vhca_kunit.ko: KUnit suites for the driver core, run in the debug guest
  * kernel (KASAN, lockdep, kmemleak) against the fake device of
  * driver/fake (kunit_fake.h).  Suites: vhca_cmdq, vhca_eq, vhca_ring, vhca_pd,
- * vhca_ports, vhca_alloc_fail.  Documentation/testing.md "KUnit".
+ * vhca_ports, vhca_alloc_fail.  Documentation/testing-guest-tiers.md "KUnit".
  *
  * Every test drives the core through vhca_core.h exactly as the shims do
  * (create, start, ..., stop, quiesce the interrupts, destroy); the fixture

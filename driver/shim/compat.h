@@ -6,7 +6,7 @@
  * scripts/compat-probes.sh), never by a kernel version.  The one place
  * the shims test a VHCA_HAVE_* macro, with compat.c (the op adapters),
  * restrack.c and ib.c (ops set only where they exist).
- * Documentation/driver.md "Kernel compatibility" lists each point.
+ * Documentation/driver-build.md "Kernel compatibility" lists each point.
  */
 #ifndef VHCA_SHIM_COMPAT_H
 #define VHCA_SHIM_COMPAT_H
@@ -17,6 +17,19 @@
 #include <rdma/ib_verbs.h>
 
 #include "vhca_compat.h"
+
+/* IBA 1.5's FLUSH and ATOMIC WRITE work requests (6.2 added them): the
+ * device has no FLUSH, and ATOMIC WRITE only user space posts (no kernel
+ * ULP does: Documentation/verbs.md), so post_send refuses both with
+ * -EOPNOTSUPP rather than as unknown opcodes. */
+static inline bool vhca_wr_opcode_is_iba15(enum ib_wr_opcode opcode)
+{
+#ifdef VHCA_HAVE_IB_WR_FLUSH
+	return opcode == IB_WR_FLUSH || opcode == IB_WR_ATOMIC_WRITE;
+#else
+	return false;
+#endif
+}
 
 /* Pin a user range: ib_umem_get_va from 7.3, ib_umem_get before. */
 static inline struct ib_umem *vhca_umem_get(struct ib_device *ibdev,

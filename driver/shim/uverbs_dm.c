@@ -8,7 +8,7 @@
  * Lifetime, as mlx5's MEMIC: dealloc_dm only removes the mmap entry; the
  * pages go back to the device (FREE_DM) in mmap_free, once no process
  * maps them any more, so that they are never another context's while
- * this one can still reach them.  Documentation/driver.md "Device memory".
+ * this one can still reach them.  Documentation/driver.md "User verbs".
  */
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>

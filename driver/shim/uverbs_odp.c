@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * uverbs_odp.c - on-demand paging (uapi/vhca_hw_odp.h, Documentation/
- * driver.md "ODP"), modelled on mlx5's odp.c:
+ * driver.md "On-demand paging"), modelled on mlx5's odp.c:
  *  - reg_user_mr with IB_ACCESS_ON_DEMAND: ib_umem_odp_get (no pinning,
  *    an mmu_interval_notifier over the range) and an ODP region on the
  *    device with every page absent;

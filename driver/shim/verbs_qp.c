@@ -5,6 +5,7 @@
  */
 #include <rdma/ib_verbs.h>
 
+#include "compat.h"
 #include "vhca_shim.h"
 
 /* The ib_qp_attr_mask bits the device knows (enum vhca_qp_attr). */
@@ -287,7 +288,7 @@ static int vhca_send_wr(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	case IB_WR_RDMA_READ_WITH_INV:
 		return -EOPNOTSUPP;	/* IBA opcodes the device lacks */
 	default:
-		return -EINVAL;
+		return vhca_wr_opcode_is_iba15(wr->opcode) ? -EOPNOTSUPP : -EINVAL;
 	}
 }
 

@@ -8,8 +8,11 @@
  * 9.7.5.2.8), and a connected peer that is in RESET or does not exist
  * (transport retries exhausted).  Each error moves the RC QP to ERR and
  * flushes the rest of its send queue (IBA 10.3.1, 11.6.2).
+ * unsupported_wr_opcode: a work request the device does not carry out is
+ * refused at ib_post_send with -EOPNOTSUPP, and nothing else happens.
  */
 #include "verbs_kunit.h"
+#include "vhca_compat.h"
 
 /* A 100-byte SEND from p->qa (wr_id 100) followed by two more. */
 static int send_100(const char *name, struct pair *p, u32 lkey)
@@ -127,6 +130,42 @@ static void err_retry_exc_noqp_body(const char *name, struct pair *p)
 		return;
 }
 
+/* Each opcode is refused by ib_post_send (bad_wr: it), and the QP stays
+ * in RTS with nothing completed: LSO (UD only, and the device has no
+ * offloads), and from 6.2 FLUSH (not provided) and ATOMIC WRITE (user
+ * space only: Documentation/verbs.md). */
+static void unsupported_wr_opcode_body(const char *name, struct pair *p)
+{
+	static const enum ib_wr_opcode opcodes[] = {
+		IB_WR_LSO,
+#ifdef VHCA_HAVE_IB_WR_FLUSH
+		IB_WR_FLUSH, IB_WR_ATOMIC_WRITE,
+#endif
+	};
+	struct ib_sge sge = { .addr = a.dma, .length = 8,
+			      .lkey = pd->local_dma_lkey };
+	struct ib_rdma_wr wr = { .wr = { .wr_id = 100, .sg_list = &sge,
+					 .num_sge = 1,
+					 .send_flags = IB_SEND_SIGNALED },
+				 .remote_addr = b.dma2 };	/* never sent */
+	const struct ib_send_wr *bad;
+	int i, err;
+
+	for (i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		wr.wr.opcode = opcodes[i];
+		bad = NULL;
+		err = ib_post_send(p->qa, &wr.wr, &bad);
+		if (err != -EOPNOTSUPP || bad != &wr.wr) {
+			fail(name, "opcode %d: ib_post_send %d (bad_wr %s), want -EOPNOTSUPP",
+			     opcodes[i], err, bad == &wr.wr ? "it" : "not it");
+			return;
+		}
+	}
+	if (expect_state(name, p->qa, IB_QPS_RTS) ||
+	    expect_empty(name, p->cqa, 20) || expect_empty(name, p->cqb, 20))
+		return;
+}
+
 /* body on a new pair with options o (NULL: RC, the defaults). */
 static void on_pair(const char *name, const struct pair_opts *o,
 		    void (*body)(const char *name, struct pair *p))
@@ -137,6 +176,11 @@ static void on_pair(const char *name, const struct pair_opts *o,
 		return;
 	body(name, &p);
 	pair_destroy(&p);
+}
+
+static void unsupported_wr_opcode(struct kunit *test)
+{
+	on_pair(test->name, NULL, unsupported_wr_opcode_body);
 }
 
 static void err_bad_lkey(struct kunit *test)
@@ -197,6 +241,7 @@ static struct kunit_case errors_local_cases[] = {
 	KUNIT_CASE(err_rnr_retry_exc),
 	KUNIT_CASE(rnr_retry_ok),
 	KUNIT_CASE(err_retry_exc_noqp),
+	KUNIT_CASE(unsupported_wr_opcode),
 	{}
 };
 

@@ -2,8 +2,8 @@
 /*
  * vhca_verbs_kunit.ko - the kernel verbs cases of a vhca device as KUnit
  * suites (make check-verbs loads it after vhca.ko, in the debug kernel;
- * Documentation/testing.md "check-verbs").  Uses only ib_core's kernel
- * verbs API, as a ULP would: one PD, an RC QP on port 1 connected to an
+ * Documentation/testing-guest-tiers.md "check-verbs").  Uses only
+ * ib_core's kernel verbs API, as a ULP would: one PD, an RC QP on port 1 connected to an
  * RC QP on port 2 of the same device, memory addressed with the PD's
  * local_dma_lkey, fast-registration regions (IB_WR_REG_MR) for the remote
  * side of RDMA, and more QP pairs (util.c) for the cases that break a QP

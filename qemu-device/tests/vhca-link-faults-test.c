@@ -1,6 +1,6 @@
 /*
  * QTest testcase for vhca: faults on a cabled port's link, set from QMP
- * (vhca-port-faults.c, Documentation/fabric.md "Faults on demand").
+ * (vhca-port-faults.c, Documentation/fabric-tests.md "Faults on demand").
  *
  * Port 2 is cabled to this test (vhca-qtest-cable.h), which asks the
  * port's SMA for NodeInfo by directed route; the GetResp is a data frame

@@ -6,7 +6,7 @@
  * device's own BARs (registers, MSI-X table, doorbells), straddling the end
  * of RAM or wrapping the address space: FATAL codes at ENABLE, BAD_ADDR for
  * commands, and a BAR moved onto a live ring stops the device with the DMA
- * FATAL code instead of letting it DMA into itself (Documentation/device.md
+ * FATAL code instead of letting it DMA into itself (Documentation/device-qemu.md
  * "Untrusted guest").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

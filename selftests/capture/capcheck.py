@@ -1,4 +1,4 @@
-"""Checks of a vhca capture (Documentation/fabric.md "Capture"), shared by
+"""Checks of a vhca capture (Documentation/fabric-tests.md "Capture"), shared by
 the encoder's host test (qemu-device/tests/host/capture_test.cpp runs it)
 and `make check-capture` (selftests/capture/capture_fabric.py).
 

@@ -1,4 +1,4 @@
-"""`make check-capture` (Documentation/fabric.md "Capture"): captures of a
+"""`make check-capture` (Documentation/fabric-tests.md "Capture"): captures of a
 real workload, decoded by Debian's tshark and checked from its own fields.
 
 Two VMs through the standalone switch (selftests/fabric/fabriclib.py),

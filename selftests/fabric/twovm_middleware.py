@@ -1,5 +1,5 @@
 """Middleware between two VMs through the standalone switch (`make
-check-fabric-middleware`; Documentation/fabric.md "Middleware across
+check-fabric-middleware`; Documentation/fabric-tests.md "Middleware across
 VMs").
 
 The programs and settings of `make check-middleware`

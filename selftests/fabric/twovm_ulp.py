@@ -1,5 +1,5 @@
 """Storage ULPs between two VMs through the standalone switch (`make
-check-fabric-ulp`; Documentation/fabric.md "Storage ULPs across VMs").
+check-fabric-ulp`; Documentation/fabric-tests.md "Storage ULPs across VMs").
 
 The target (nvmet-rdma, LIO with iSER and srpt, nfsd with svcrdma) runs in
 VM a on its vhca0 port 1 with IPoIB address 10.78.0.1, the host

@@ -1,5 +1,5 @@
 """The standalone switch's captures (`make check-unit`, scripts/run-unit.sh;
-Documentation/fabric.md "Capture"), no VM: this file plays the CA ports
+Documentation/fabric-tests.md "Capture"), no VM: this file plays the CA ports
 (selftests/host/switchlib.py).  Every port captured from the control
 socket: a UD datagram appears as it came in by port 1 and as it left by
 port 2, the SA's answer likewise, each decoded by tshark as InfiniBand with

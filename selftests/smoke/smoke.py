@@ -1,5 +1,5 @@
 """The smoke tier of an older kernel (`make check-smoke KERNEL=6.12|6.1`,
-`make check-kernels-smoke` for both; Documentation/testing.md
+`make check-kernels-smoke` for both; Documentation/testing-vm.md
 "check-smoke"): one guest on that kernel with vhca.ko built for it, and
 the stack end to end once: load, every port ACTIVE, an IPoIB ping, an
 rping exchange, an ib_write_bw, one NVMe over RDMA connect with fio
@@ -8,7 +8,7 @@ the whole session's log.  The tests run in file order and each needs the
 one before it (pytest -x: run-smoke.sh).
 
 The guest tiers run on the newest kernel (7.3); this one checks that the
-compat points of driver/shim (Documentation/driver.md "Kernel
+compat points of driver/shim (Documentation/driver-build.md "Kernel
 compatibility") give a working stack on the older ones too.
 """
 import os

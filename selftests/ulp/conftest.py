@@ -37,7 +37,7 @@ PROVIDER = os.path.join(vmlib.BUILD, "provider")
 # VHCA_ULP_DEVICE_ARGS: more properties for both devices, e.g.
 # "rc-drop-request=97,rc-drop-response=101" (a lossy fabric: every 97th
 # RC request and every 101st response each device sends is lost, and the
-# RC transport must recover; Documentation/device.md).
+# RC transport must recover; Documentation/device-datapath.md "RC transport").
 DEVICE_ARGS = os.environ.get("VHCA_ULP_DEVICE_ARGS") or ""
 # Each device behind a PCIe root port of its own: the q35 root bus has no
 # hot-plug, and the fault tests unplug vhca1 (QMP device_del/device_add).

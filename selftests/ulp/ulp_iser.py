@@ -74,7 +74,7 @@ def test_iser_fio_verify_8m_ios(vm, iser_disk):
 
 
 # iscsiadm can lose the next discovery login's response (open-iscsi's
-# race, Documentation/ulps.md "iscsiadm's lost discovery response");
+# race, Documentation/history.md "iscsiadm's lost discovery response");
 # iser.sh runs the discovery once more, as a user would.
 @pytest.mark.full
 def test_iser_logout_login_under_io(vm, fabric, iser_disk):

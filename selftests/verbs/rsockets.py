@@ -6,7 +6,7 @@ riostream -T v: the client riowrite()s into the server's riomap()ed buffer
 and the server spins on the buffer's last byte, then checks every byte
 (librdmacm/examples/riostream.c recv_xfer), and the other way round: the
 test of a device placing a WRITE's bytes in address order (issue 24,
-Documentation/device.md "Placement order").
+Documentation/device-datapath.md "Placement order").
 
 -S all runs riostream's 33 sizes (64 B to 6 MiB), a latency and a
 bandwidth test each, with its own counts: 100000 round trips for every

@@ -284,7 +284,7 @@ def test_fork_keeps_the_parent_working(vm):
     run_c_program(vm, "fork")
 
 
-# Every 7th RC request and every 11th answer lost (device.md "Lossy
+# Every 7th RC request and every 11th answer lost (device-datapath.md "Lossy
 # fabric"), on both devices, for test_write_then_receive_lossy.
 LOSSY = {"rc-drop-request": 7, "rc-drop-response": 11}
 

@@ -78,7 +78,7 @@ disk() {
 # logged it.  With -d 1 iscsiadm logs "expecting event ..., got ...,
 # handling..." when it happens.  A second discovery succeeds; iscsid's
 # own logins (the session's) queue the event and are not affected.
-# Documentation/ulps.md "iscsiadm's lost discovery response".
+# Documentation/history.md "iscsiadm's lost discovery response".
 discover() {
 	addr=$1
 	iscsiadm -d 1 -m discovery -t sendtargets -p "$addr:$PORT" -I iser && return 0

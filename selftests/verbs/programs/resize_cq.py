@@ -5,7 +5,8 @@ sending to itself) loses no completion and keeps their order: 10 sends,
 3 polled, the CQ grown to 100 (the 7 waiting move to the new ring), 5
 more sends, then all 12 polled in order; a shrink below what waits is
 EINVAL with nothing lost; a shrink of the empty CQ to 4 keeps working.
-The device moves the CQEs (Documentation/device.md "Completion queues").
+The device moves the CQEs (Documentation/device-datapath.md "Completion
+queues").
 Prints one line per step and "resize_cq: ok"."""
 import errno
 import sys
