@@ -48,6 +48,16 @@ static int vhca_query_port(struct ibv_context *context, uint8_t port,
 	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
 }
 
+#if IBVERBS_PABI_VERSION >= 65
+/* ibv_query_port_speed (rdma-core 65; not in 44's verbs_context_ops):
+ * the kernel answers from the port's width and speed. */
+static int vhca_query_port_speed(struct ibv_context *context,
+				 uint32_t port_num, uint64_t *speed)
+{
+	return ibv_cmd_query_port_speed(context, port_num, speed);
+}
+#endif
+
 static struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				  uint64_t hca_va, int access)
 {
@@ -61,6 +71,28 @@ static struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	err = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+/* ibv_reg_dmabuf_mr: the kernel pins the dma-buf's pages for the
+ * region's life (driver.md "User verbs"); no driver data. */
+static struct ibv_mr *vhca_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					 size_t length, uint64_t iova, int fd,
+					 int access)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr,
+				    NULL);
 	if (err) {
 		free(vmr);
 		errno = err;
@@ -221,10 +253,14 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.post_srq_ops = vhca_post_srq_ops,
 	.query_device_ex = vhca_query_device_ex,
 	.query_port = vhca_query_port,
+#if IBVERBS_PABI_VERSION >= 65
+	.query_port_speed = vhca_query_port_speed,
+#endif
 	.query_qp = vhca_query_qp,
 	.query_rt_values = vhca_query_rt_values,
 	.query_srq = vhca_query_srq,
 	.reg_dm_mr = vhca_reg_dm_mr,
+	.reg_dmabuf_mr = vhca_reg_dmabuf_mr,
 	.reg_mr = vhca_reg_mr,
 	.req_notify_cq = vhca_req_notify_cq,
 	.rereg_mr = vhca_rereg_mr,

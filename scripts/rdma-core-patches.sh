@@ -14,7 +14,13 @@
 #     page provider/man/vhca.7.md, the top-level add_subdirectory lines and
 #     a MAINTAINERS entry;
 #  3. debian/, redhat/, suse/: the provider in the package descriptions,
-#     the man page in the file lists.
+#     the man page in the file lists;
+#  4. pyverbs: dma-bufs from vgem (provider/rdma-core/pyverbs-dmabuf-vgem.patch,
+#     a change to rdma-core's own file, kept as the diff), so that the
+#     dma-buf MR tests run in a guest without a GPU;
+#  5. pyverbs: DmaBufMR's reference on its DmaBuf
+#     (provider/rdma-core/pyverbs-dmabuf-mr-ref.patch), without which every
+#     dma-buf MR test of 65 fails once a dma-buf can be allocated.
 # scripts/check-rdma-core-patches.sh applies the series with git am to a
 # clean tree and builds it.
 set -euo pipefail
@@ -32,7 +38,7 @@ rm -f "$work/.vhca-complete"
 # repository that changed what the series carries, so that the same
 # inputs give the same series (and check-rdma-core-patches' cached build
 # stays valid across commits that change nothing of it).
-inputs=(provider/*.c provider/*.h provider/compat-44 provider/man uapi)
+inputs=(provider/*.c provider/*.h provider/compat-44 provider/man provider/rdma-core uapi)
 export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 GIT_AUTHOR_NAME=$(git log -1 --format=%an -- "${inputs[@]}")
 GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae -- "${inputs[@]}")
@@ -139,6 +145,36 @@ debian, redhat, suse: Package the vhca provider
 
 libvhca-rdmav*.so is already matched by the providers' globs; add it to
 the package descriptions and its man page vhca(7) to the file lists.
+EOF
+
+# ---- 4. pyverbs ----
+g apply "$repo/provider/rdma-core/pyverbs-dmabuf-vgem.patch"
+g add -A
+g commit -q -s -F - <<'EOF'
+pyverbs: Allocate dma-bufs from vgem
+
+dmabuf_alloc knows amdgpu and i915 render nodes.  vgem, the kernel's
+virtual GEM driver (CONFIG_DRM_VGEM), exports shmem-backed dumb buffers
+and gives a machine without a GPU (a virtual machine testing an RDMA
+driver) a render node too, on which the dma-buf MR tests skip with
+"Allocating dmabuf is not supported".  Allocate from vgem: its render
+node refuses DRM_IOCTL_MODE_CREATE_DUMB (not DRM_RENDER_ALLOW), so the
+buffers are created, exported and mapped through the primary node of
+the same device, found through sysfs.
+EOF
+
+# ---- 5. pyverbs fix ----
+g apply "$repo/provider/rdma-core/pyverbs-dmabuf-mr-ref.patch"
+g add -A
+g commit -q -s -F - <<'EOF'
+pyverbs: Fix DmaBufMR's reference to its DmaBuf
+
+DmaBufMR takes a DmaBuf object or a dma-buf fd, so its dmabuf argument
+is untyped, and dmabuf.add_ref(self) is looked up as a Python attribute:
+add_ref is a cdef method, and every DmaBufMR of a DmaBuf fails with
+"AttributeError: 'pyverbs.dmabuf.DmaBuf' object has no attribute
+'add_ref'" after registering the MR.  Cast it to DmaBuf once isinstance
+has checked it.
 EOF
 
 mkdir -p "$out"

@@ -53,6 +53,33 @@ static struct ib_mr *vhca_compat_reg_user_mr(struct ib_pd *ibpd, u64 start,
 #define vhca_compat_reg_user_mr vhca_ib_reg_user_mr
 #endif
 
+/* IBV_REG_DMABUF_MR: the udata alone (6.1), in the attribute bundle
+ * (6.12), and after a DMA handle (7.3), refused as for reg_user_mr. */
+#if defined(VHCA_HAVE_REG_USER_MR_DMABUF_DMAH)
+static struct ib_mr *
+vhca_compat_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+			       u64 virt_addr, int fd, int access,
+			       struct ib_dmah *dmah,
+			       struct uverbs_attr_bundle *attrs)
+{
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	return vhca_ib_reg_user_mr_dmabuf(ibpd, offset, length, virt_addr, fd,
+					  access, &attrs->driver_udata);
+}
+#elif defined(VHCA_HAVE_REG_USER_MR_DMABUF_ATTR_BUNDLE)
+static struct ib_mr *
+vhca_compat_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+			       u64 virt_addr, int fd, int access,
+			       struct uverbs_attr_bundle *attrs)
+{
+	return vhca_ib_reg_user_mr_dmabuf(ibpd, offset, length, virt_addr, fd,
+					  access, &attrs->driver_udata);
+}
+#else
+#define vhca_compat_reg_user_mr_dmabuf vhca_ib_reg_user_mr_dmabuf
+#endif
+
 const struct ib_device_ops vhca_compat_ops = {
 	.create_cq = vhca_compat_create_cq,
 #ifdef VHCA_HAVE_CREATE_USER_CQ
@@ -66,4 +93,5 @@ const struct ib_device_ops vhca_compat_ops = {
 	.resize_cq = vhca_ib_resize_cq,
 #endif
 	.reg_user_mr = vhca_compat_reg_user_mr,
+	.reg_user_mr_dmabuf = vhca_compat_reg_user_mr_dmabuf,
 };

@@ -4,7 +4,8 @@
  * 6.12, 7.3), decided by the feature probes of driver/compat (their
  * results: the generated vhca_compat.h of the build directory,
  * scripts/compat-probes.sh), never by a kernel version.  The one place
- * the shims test a VHCA_HAVE_* macro, with compat.c (the op adapters).
+ * the shims test a VHCA_HAVE_* macro, with compat.c (the op adapters),
+ * restrack.c and ib.c (ops set only where they exist).
  * Documentation/driver-build.md "Kernel compatibility" lists each point.
  */
 #ifndef VHCA_SHIM_COMPAT_H
@@ -105,11 +106,20 @@ static inline int vhca_odp_page_dma(struct ib_umem_odp *umem, unsigned long i,
 #endif
 }
 
+/* The ODP capability bit of ATOMIC WRITE: 7.3; none to set before. */
+#ifdef VHCA_HAVE_ODP_SUPPORT_ATOMIC_WRITE
+#define VHCA_ODP_SUPPORT_ATOMIC_WRITE	IB_ODP_SUPPORT_ATOMIC_WRITE
+#else
+#define VHCA_ODP_SUPPORT_ATOMIC_WRITE	0
+#endif
+
 /*
  * The ops whose C type differs between kernels (compat.c adapts them to
  * the shims' one signature): create_cq (uverbs_attr_bundle from 6.12; a
  * separate create_user_cq from 7.3), resize_cq (resize_user_cq from 7.3,
- * user CQs only), reg_user_mr (a struct ib_dmah * from 7.3).
+ * user CQs only), reg_user_mr (a struct ib_dmah * from 7.3),
+ * reg_user_mr_dmabuf (the attribute bundle from 6.12, a struct ib_dmah *
+ * from 7.3).
  */
 extern const struct ib_device_ops vhca_compat_ops;
 

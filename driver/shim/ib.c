@@ -111,6 +111,35 @@ static int vhca_ib_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
+#ifdef VHCA_HAVE_QUERY_PORT_SPEED
+/*
+ * ibv_query_port_speed: the port's effective data rate in 100 Mb/s units,
+ * the active width times the active lane speed of PortInfo (IBA 14.2.5.6,
+ * ib_port_attr_to_speed_info as mlx5 answers for a physical port), 0 while
+ * the port is down (no link, no rate).
+ */
+static int vhca_ib_query_port_speed(struct ib_device *ibdev, u32 port,
+				    u64 *speed)
+{
+	struct ib_port_speed_info info;
+	struct ib_port_attr attr = {};
+	int err;
+
+	err = vhca_ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	if (attr.state == IB_PORT_DOWN) {
+		*speed = 0;
+		return 0;
+	}
+	err = ib_port_attr_to_speed_info(&attr, &info);
+	if (err)
+		return err;
+	*speed = info.rate;
+	return 0;
+}
+#endif
+
 static int vhca_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
 			     union ib_gid *gid)
 {
@@ -326,6 +355,9 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.query_gid = vhca_ib_query_gid,
 	.query_pkey = vhca_ib_query_pkey,
 	.query_port = vhca_ib_query_port,
+#ifdef VHCA_HAVE_QUERY_PORT_SPEED
+	.query_port_speed = vhca_ib_query_port_speed,	/* 7.3 */
+#endif
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, vhca_pd, ibpd),
 };

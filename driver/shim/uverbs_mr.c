@@ -3,8 +3,9 @@
  * uverbs_mr.c - reg_user_mr and rereg_user_mr: pin the user range
  * (ib_umem), pick the largest page size the device and the range allow,
  * list the pages in the core's paged region and register it with the IB
- * access flags (local write, remote read/write/atomic).  dereg_mr
- * (verbs_mr.c) releases the umem after DESTROY_MR.
+ * access flags (local write, remote read/write/atomic); reg_user_mr_dmabuf
+ * the same over a dma-buf's pages.  dereg_mr (verbs_mr.c) releases the
+ * umem after DESTROY_MR.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -51,29 +52,17 @@ static bool vhca_udata_empty(struct ib_udata *udata)
 	return !udata->inlen || ib_is_udata_cleared(udata, 0, udata->inlen);
 }
 
-struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				  u64 virt_addr, int access,
-				  struct ib_udata *udata)
+/*
+ * Register mr->umem, pinned by the caller, as a region of length bytes at
+ * virt_addr; on failure the umem is released and mr freed.
+ */
+static struct ib_mr *vhca_register_umem(struct ib_pd *ibpd,
+					struct vhca_mr *mr, u64 length,
+					u64 virt_addr, int access)
 {
 	unsigned int page_shift;
-	struct vhca_mr *mr;
 	int err;
 
-	if (!udata)
-		return ERR_PTR(-EOPNOTSUPP);	/* kernel ULPs: FRWR */
-	if (!vhca_udata_empty(udata))
-		return ERR_PTR(-EOPNOTSUPP);
-	if (access & IB_ACCESS_ON_DEMAND)
-		return vhca_odp_reg_user_mr(ibpd, start, length, virt_addr,
-					    access);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->umem = vhca_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		goto free;
-	}
 	err = vhca_umem_pages(ibpd->device, mr->umem, virt_addr, &mr->core,
 			      &page_shift);
 	if (err)
@@ -99,6 +88,66 @@ free:
 	return ERR_PTR(err);
 }
 
+struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_udata *udata)
+{
+	struct vhca_mr *mr;
+	int err;
+
+	if (!udata)
+		return ERR_PTR(-EOPNOTSUPP);	/* kernel ULPs: FRWR */
+	if (!vhca_udata_empty(udata))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return vhca_odp_reg_user_mr(ibpd, start, length, virt_addr,
+					    access);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = vhca_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return vhca_register_umem(ibpd, mr, length, virt_addr, access);
+}
+
+/*
+ * IBV_REG_DMABUF_MR: a region over length bytes at offset of the dma-buf
+ * fd, the exporter's pages mapped for the device and pinned for the
+ * region's life (ib_umem_dmabuf_get_pinned, as efa and irdma do): the
+ * translation is written once, like a pinned user region's, so the
+ * exporter may not move the buffer (a pinned attachment).  The dynamic,
+ * revocable kind (move_notify, ODP-like invalidation) is not provided:
+ * ib_uverbs passes no IB_ACCESS_ON_DEMAND here (not a REG_DMABUF_MR
+ * access flag), and it would be -EOPNOTSUPP.  dereg_mr releases the
+ * attachment through ib_umem_release.
+ */
+struct ib_mr *vhca_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					 u64 length, u64 virt_addr, int fd,
+					 int access, struct ib_udata *udata)
+{
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct vhca_mr *mr;
+
+	if (!udata || !vhca_udata_empty(udata) ||
+	    (access & IB_ACCESS_ON_DEMAND))
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length,
+						fd, access);
+	if (IS_ERR(umem_dmabuf)) {
+		kfree(mr);
+		return ERR_CAST(umem_dmabuf);
+	}
+	mr->umem = &umem_dmabuf->umem;
+	return vhca_register_umem(ibpd, mr, length, virt_addr, access);
+}
+
 /*
  * IBV_REREG_MR: IBA 11.2.8 (Reregister Memory Region) on the same MR
  * handle and keys: REREG_MR gives the region the new translation, PD and
@@ -119,7 +168,8 @@ struct ib_mr *vhca_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	unsigned int page_shift;
 	int err;
 
-	if (!udata || !mr->umem || mr->umem->is_odp ||
+	/* A dma-buf region's pages are the exporter's: no new translation. */
+	if (!udata || !mr->umem || mr->umem->is_odp || mr->umem->is_dmabuf ||
 	    (access & IB_ACCESS_ON_DEMAND) || !vhca_udata_empty(udata))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS))

@@ -373,6 +373,10 @@ int vhca_odp_dereg_mr(struct vhca_mr *mr)
  * SRQ_RECV with the same behaviour (mlx5_ib_internal_fill_odp_caps).
  * Not UC: a UC message whose buffer faults would be lost with no error
  * anywhere, on every first touch of a page, and mlx5 reports no UC caps.
+ * ATOMIC WRITE (IBA 1.5 9.4.6) on a device that has it: its target is
+ * checked as an RDMA WRITE's, so an absent page is the same responder
+ * fault and RNR NAK, and its 8 bytes come from the WQE (no local SGE to
+ * fault); 7.3 has the bit to say so (compat.h).
  */
 void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 			   struct ib_device_attr *props)
@@ -388,6 +392,8 @@ void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 	props->odp_caps.general_caps = IB_ODP_SUPPORT;
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_ODP_IMPLICIT)
 		props->odp_caps.general_caps |= IB_ODP_SUPPORT_IMPLICIT;
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_ATOMIC_WRITE)
+		connected |= VHCA_ODP_SUPPORT_ATOMIC_WRITE;
 	props->odp_caps.per_transport_caps.rc_odp_caps = connected;
 	props->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |
 		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_SRQ_RECV;

@@ -236,6 +236,9 @@ struct ib_mr *vhca_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *vhca_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 virt_addr, int access,
 				  struct ib_udata *udata);
+struct ib_mr *vhca_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					 u64 length, u64 virt_addr, int fd,
+					 int access, struct ib_udata *udata);
 struct ib_mr *vhca_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				    u64 length, u64 virt_addr, int access,
 				    struct ib_pd *ibpd, struct ib_udata *udata);
