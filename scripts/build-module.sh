@@ -40,15 +40,22 @@ run() {
 	"$repo/scripts/in-root.sh" "$in_root" "$repo $kernel_cache" "$@"
 }
 
+# The files a module build reads, relative to the repository: the
+# sources Kbuild compiles and the allowlists, and the probes of
+# driver/compat (compat-probes.sh compiles those).
+module_sources() {
+	(cd "$repo" && find Kbuild driver uapi -type f \
+		\( -name Kbuild -o -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.allow' \) \
+		! -path 'driver/tests/*')
+}
+
 # A second source tree of symlinks under $1, so that the objects of two
 # kernels never mix (Kbuild writes next to the sources; 6.1 has no separate
 # output directory for external modules).  Only sources are linked: an
 # object of the in-tree build must never be a link target.
 link_sources() { # dir
 	mkdir -p "$1"
-	(cd "$repo" && find Kbuild driver uapi -type f \
-		\( -name Kbuild -o -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.allow' \) \
-		! -path 'driver/tests/*' ! -path 'driver/compat/*') |
+	module_sources | grep -v '^driver/compat/' |
 	while read -r f; do
 		mkdir -p "$1/$(dirname "$f")"
 		ln -sfn "$repo/$f" "$1/$f"
@@ -105,17 +112,15 @@ mkdir -p "$outdir"
 log=$outdir/module.log
 
 # Every guest tier of make test asks for the module: when the inputs are
-# those of the last good build (the sources Kbuild reads, the probes, the
-# allowlists, this script and compat-probes.sh, the kernel's headers and
-# .config, the root it is built in), its products and checks still hold.
+# those of the last good build (module_sources, this script and
+# compat-probes.sh, the kernel's headers and .config, the root it is built
+# in), its products and checks still hold.
 inputs_hash() {
 	{
 		echo "$kernel $kdir $in_root $modules"
 		stat -L -c '%Y %s' "$kdir/.config" 2>/dev/null || true
-		cd "$repo" && find Kbuild driver uapi scripts/build-module.sh scripts/compat-probes.sh \
-			-type f \( -name Kbuild -o -name '*.c' -o -name '*.h' -o -name '*.cpp' \
-			-o -name '*.allow' -o -name '*.sh' \) ! -path 'driver/tests/*' -print0 |
-			sort -z | xargs -0 sha256sum
+		{ module_sources; echo scripts/build-module.sh; echo scripts/compat-probes.sh; } |
+			sort | (cd "$repo" && xargs sha256sum)
 	} | sha256sum | cut -c1-16
 }
 stamp=$outdir/module.stamp
