@@ -9,6 +9,8 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$REPO/build/vhca-switch
+# The wire's layouts as JSON for the Python tests (selftests/host/wirelayout.py).
+LAYOUT=$REPO/build/vhca-wire-layout
 SOURCES=(tools/vhca-switch.c tools/vhca-switch-txq.c tools/vhca-switch-faults.c qemu-device/vhca-link-faults.c qemu-device/vhca-wire.c qemu-device/vhca-sa.c
          tools/vhca-switch-capture.c qemu-device/vhca-capture.c
          qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c
@@ -19,10 +21,13 @@ SOURCES=(tools/vhca-switch.c tools/vhca-switch-txq.c tools/vhca-switch-faults.c 
 mkdir -p "$REPO/build"
 cd "$REPO"
 # Rebuild only when a source or header changed.
-if [ -x "$OUT" ] && [ -z "$(find "${SOURCES[@]}" tools/*.h qemu-device/*.h uapi/*.h \
-        fuzz/shim -newer "$OUT" 2>/dev/null | head -n 1)" ]; then
+if [ -x "$OUT" ] && [ -x "$LAYOUT" ] && [ -z "$(find "${SOURCES[@]}" tools/*.h \
+        tools/vhca-wire-layout.c qemu-device/*.h uapi/*.h fuzz/shim \
+        -newer "$OUT" -o -newer "$LAYOUT" 2>/dev/null | head -n 1)" ]; then
     exit 0
 fi
 ${CC:-gcc} -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror \
     -Ifuzz/shim -Iqemu-device -Iuapi -Itools "${SOURCES[@]}" -pthread -o "$OUT"
-echo "build-switch: built $OUT"
+${CC:-gcc} -O2 -Wall -Wextra -Werror -Iuapi tools/vhca-wire-layout.c -o "$LAYOUT"
+"$LAYOUT" >/dev/null    # refuses a struct its field list does not cover
+echo "build-switch: built $OUT and $LAYOUT"

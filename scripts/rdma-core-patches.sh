@@ -99,7 +99,12 @@ EOF
 # ---- 2. providers/vhca ----
 dir=$work/providers/vhca
 mkdir -p "$dir/man"
-cp provider/*.c provider/*.h uapi/vhca_hw*.h "$dir/"
+# The device's format, less the fabric's wire (vhca_hw_wire.h): the device
+# and the switch speak that, a provider never does.
+cp provider/*.c provider/*.h "$dir/"
+for f in uapi/vhca_hw*.h; do
+	[ "$f" = uapi/vhca_hw_wire.h ] || cp "$f" "$dir/"
+done
 cp provider/man/vhca.7.md "$dir/man/"
 sources=$(cd provider && ls ./*.c | sed 's|^\./|\t|')
 printf 'rdma_provider(vhca\n%s\n)\n' "$sources" >"$dir/CMakeLists.txt"

@@ -1,7 +1,7 @@
 """The standalone switch's embedded SM in SMInfo arbitration (IBA 14.4.1.1),
 without VMs: build/vhca-switch with unix socket ports, and this file
 playing the CA ports behind them with the wire framing of
-qemu-device/vhca-wire.h (a HELLO, the SMA's PortInfo answers, and on one
+uapi/vhca_hw_wire.h (a HELLO, the SMA's PortInfo answers, and on one
 port an SM: its SMInfo answers, HANDOVER taken, then silence); and a CA
 port whose link goes down with the cable in (LINK DOWN, then HELLO).
 
@@ -23,11 +23,12 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import switchlib  # noqa: E402
 from switchlib import HDR, SWITCH  # noqa: E402
+from wirelayout import C  # noqa: E402
 
-HELLO, LINK, DATAGRAM = 1, 2, 5
-LINK_F_REREG = 1
-QPT_SMI, QPT_GSI = 4, 5           # uapi/vhca_hw_verbs.h enum vhca_qp_type
-WQE_SEND = 2
+HELLO, LINK, DATAGRAM = C["VHCA_WIRE_HELLO"], C["VHCA_WIRE_LINK"], C["VHCA_WIRE_DATAGRAM"]
+LINK_F_REREG = C["VHCA_WIRE_LINK_F_REREG"]
+QPT_SMI, QPT_GSI = C["VHCA_QPT_SMI"], C["VHCA_QPT_GSI"]
+WQE_SEND = C["VHCA_WQE_SEND"]
 PERMISSIVE = 0xFFFF
 
 GET, SET, GET_RESP, TRAP, TRAP_REPRESS = 0x01, 0x02, 0x81, 0x05, 0x07
@@ -44,15 +45,12 @@ def frame(kind, slid=0, dlid=0, payload=b"", opcode=WQE_SEND, qp_type=QPT_SMI,
           src_qpn=0, dst_qpn=0, guid=0, flags=0):
     """switchlib.frame with this file's defaults: an SMP, GSI's Q_Key."""
     return switchlib.frame(kind, opcode, slid, dlid, src_qpn, dst_qpn, payload,
-                           qkey=0x80010000 if qp_type == QPT_GSI else 0,
+                           qkey=C["VHCA_WIRE_GSI_QKEY"] if qp_type == QPT_GSI else 0,
                            qp_type=qp_type, guid=guid, flags=flags)
 
 
 def parse(buf):
-    f = HDR.unpack_from(buf)
-    return {"kind": f[2], "opcode": f[3], "slid": f[5], "dlid": f[6],
-            "src_qpn": f[7], "dst_qpn": f[8], "flags": f[23],
-            "qp_type": f[25], "payload": buf[HDR.size:]}
+    return dict(switchlib.header(buf), payload=buf[HDR.size:])
 
 
 def mad(mclass, method, attr, tid, mod=0, data=b"", status=0):
@@ -105,9 +103,9 @@ class Ca:
             self.sock.sendall(struct.pack(">I", len(buf)) + buf)
 
     def hello(self):
-        payload = switchlib.HELLO.pack(self.guid ^ 1, self.guid ^ 1, self.guid,
-                                 0x525400, 1, self.cap_mask, 0x1, 1, 1,
-                                 b"fake CA".ljust(64, b"\0"))
+        payload = switchlib.hello_payload(self.guid, node_guid=self.guid ^ 1,
+                                          revision=1, cap_mask=self.cap_mask,
+                                          device_id=0x1, desc=b"fake CA")
         self.send(frame(HELLO, payload=payload, qp_type=0, opcode=0))
 
     def smp(self, method, attr, mod=0, data=b"", dlid=1):

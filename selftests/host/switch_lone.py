@@ -18,8 +18,9 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from switchlib import (HDR, HELLO, KIND_DATAGRAM, KIND_HELLO, SWITCH,  # noqa: E402
-                       connect_unix, control, frame, hello, recv, send, stats)
+from switchlib import (HDR, KIND_DATAGRAM, KIND_HELLO, SWITCH,  # noqa: E402
+                       connect_unix, control, frame, header, hello, hello_payload,
+                       recv, send, stats)
 
 @pytest.fixture(params=[[]], ids=["sm"])
 def lone_switch(request):
@@ -98,8 +99,7 @@ def test_switch_without_sm_forwards_by_the_tables_an_sm_wrote(lone_switch):
     by SMPs, then the switch forwards by that LFT; its SMInfo is gone."""
     proc, (p1, p2), _ = lone_switch
     for sock, guid in ((p1, 0x0002c90300000a01), (p2, 0x0002c90300000b01)):
-        send(sock, frame(KIND_HELLO, payload=HELLO.pack(
-            guid - 1, guid - 1, guid, 0x525400, 0, 0, 0x10f0, 1, 1, b"t")))
+        send(sock, frame(KIND_HELLO, payload=hello_payload(guid)))
     ud = frame(KIND_DATAGRAM, opcode=2, slid=4, dlid=5, sqpn=5, dqpn=7,
                payload=b"data", qkey=0x1234)
     send(p1, ud)                            # no LFT, ports INIT: dropped
@@ -126,9 +126,9 @@ def test_switch_without_sm_forwards_by_the_tables_an_sm_wrote(lone_switch):
 
 def trap_of(body):
     """(SLID, DLID, method, TID, trap number, LIDADDR) of an SMP frame."""
-    hdr, smp = HDR.unpack(body[:HDR.size]), body[HDR.size:]
-    assert hdr[2] == KIND_DATAGRAM and smp[1] == 0x01, (hdr, smp[:4])
-    return (hdr[5], hdr[6], smp[3], struct.unpack(">Q", smp[8:16])[0],
+    hdr, smp = header(body), body[HDR.size:]
+    assert hdr["kind"] == KIND_DATAGRAM and smp[1] == 0x01, (hdr, smp[:4])
+    return (hdr["slid"], hdr["dlid"], smp[3], struct.unpack(">Q", smp[8:16])[0],
             struct.unpack(">H", smp[68:70])[0],
             struct.unpack(">H", smp[74:76])[0])
 
@@ -142,8 +142,7 @@ def test_switch_without_sm_sends_trap_128_until_repressed(lone_switch):
     SM's TrapRepress of that TID; a new change is a new TID."""
     proc, (p1, p2), sockdir = lone_switch
     for sock, guid in ((p1, 0x0002c90300000a01), (p2, 0x0002c90300000b01)):
-        send(sock, frame(KIND_HELLO, payload=HELLO.pack(
-            guid - 1, guid - 1, guid, 0x525400, 0, 0, 0x10f0, 1, 1, b"t")))
+        send(sock, frame(KIND_HELLO, payload=hello_payload(guid)))
     lft = bytes([0xff] * 4 + [1, 2] + [0xff] * 58)     # LID 4: 1, 5: 2
     assert dr_set(p1, 0x19, 0, lft, 1)[0] == 0
     si = bytearray(64)
@@ -168,9 +167,7 @@ def test_switch_without_sm_sends_trap_128_until_repressed(lone_switch):
     # port 2's cable back: a new trap, a new TID
     p2 = connect_unix(os.path.join(sockdir, "port2"), time.monotonic() + 10)
     lone_switch[1][1] = p2
-    send(p2, frame(KIND_HELLO, payload=HELLO.pack(
-        0x0002c90300000b00, 0x0002c90300000b00, 0x0002c90300000b01,
-        0x525400, 0, 0, 0x10f0, 1, 1, b"t")))
+    send(p2, frame(KIND_HELLO, payload=hello_payload(0x0002c90300000b01)))
     new = trap_of(recv(p1))
     assert new[4] == 128 and new[3] != tid, new
     assert proc.poll() is None
@@ -186,9 +183,9 @@ def test_switch_sa_answers_class_port_info(lone_switch):
     send(p1, frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=1, sqpn=1, dqpn=1,
                    payload=bytes(mad), qkey=0x80010000, qp_type=5))
     answer = recv(p1)
-    h = HDR.unpack(answer[:HDR.size])
+    h = header(answer)
     body = answer[HDR.size:]
-    assert h[5] == 1 and h[6] == lid1 and h[7] == 1 and h[8] == 1, h
+    assert (h["slid"], h["dlid"], h["src_qpn"], h["dst_qpn"]) == (1, lid1, 1, 1), h
     assert body[3] == 0x81 and body[8:16] == mad[8:16], body[:24].hex()
 
 

@@ -1,7 +1,7 @@
 """The standalone switch's wire, as the host tests and the two-VM tier
-speak it: the frame header of qemu-device/vhca-wire.h (struct
-VhcaWireFrame: magic, version, kind, ...), each frame behind a 4-byte
-big-endian length on a stream socket, a CA port's HELLO, and the switch's
+speak it: the frame header and HELLO of uapi/vhca_hw_wire.h (their
+layouts from wirelayout.py, dumped from the header), each frame behind a
+4-byte big-endian length on a stream socket, and the switch's
 control socket (tools/vhca-switch-faults.c: faults, delay, flap,
 stats).  Used by selftests/host/switch_lone.py, switch_arb.py and
 selftests/fabric/twovms.py.
@@ -11,24 +11,41 @@ import socket
 import struct
 import time
 
+from wirelayout import C, layout
+
 SWITCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "build", "vhca-switch")
-HDR = struct.Struct("<IBBBBHHIIIIIIIIIIIQQQQBBBBBBHII16s")
-HELLO = struct.Struct("<QQQIIIHBB64s")
-KIND_HELLO, KIND_LINK, KIND_DATAGRAM = 1, 2, 5
-WIRE_MAGIC = 0x56484346        # qemu-device/vhca-wire.h VHCA_WIRE_MAGIC
-WIRE_VERSION = 2               # qemu-device/vhca-wire.h VHCA_WIRE_VERSION
+HDR = layout("vhca_wire_hdr")
+HELLO = layout("vhca_wire_hello")
+KIND_HELLO, KIND_LINK, KIND_DATAGRAM = (C["VHCA_WIRE_HELLO"], C["VHCA_WIRE_LINK"],
+                                        C["VHCA_WIRE_DATAGRAM"])
 
 
 def frame(kind, opcode=0, slid=0, dlid=0, sqpn=0, dqpn=0, payload=b"",
-          qkey=0, qp_type=3, length=None, guid=0, flags=0):
+          qkey=0, qp_type=C["VHCA_QPT_UD"], length=None, guid=0, flags=0):
     """A frame: the header (one packet when there is a payload) and payload;
     guid is the sender's port GUID, flags the LINK flags."""
     length = len(payload) if length is None else length
-    return HDR.pack(WIRE_MAGIC, WIRE_VERSION, kind, opcode, 0, slid, dlid,
-                    sqpn, dqpn, 0, 1 if payload else 0, length, len(payload),
-                    0, 0, qkey, 0, 0, 0, 0, 0, guid, 0, flags, 0, qp_type,
-                    0, 0, 0, 0, 0, b"\0" * 16) + payload
+    return HDR.pack(magic=C["VHCA_WIRE_MAGIC"], version=C["VHCA_WIRE_VERSION"],
+                    kind=kind, opcode=opcode, slid=slid, dlid=dlid,
+                    src_qpn=sqpn, dst_qpn=dqpn, packets=1 if payload else 0,
+                    length=length, payload_len=len(payload), qkey=qkey,
+                    src_guid=guid, flags=flags, qp_type=qp_type) + payload
+
+
+def header(buf):
+    """The header of a frame from the switch, as a dict of its fields."""
+    return HDR.unpack(buf[:HDR.size])
+
+
+def hello_payload(port_guid, node_guid=None, vendor_id=0x525400, revision=0,
+                  cap_mask=0, device_id=0x10f0, desc=b"t"):
+    """A one-port CA's HELLO: its node as its SMA describes it."""
+    node_guid = port_guid - 1 if node_guid is None else node_guid
+    return HELLO.pack(node_guid=node_guid, sys_image_guid=node_guid,
+                      port_guid=port_guid, vendor_id=vendor_id, revision=revision,
+                      cap_mask=cap_mask, device_id=device_id, num_ports=1,
+                      local_port=1, node_desc=desc)
 
 
 def send(sock, data):
@@ -50,11 +67,10 @@ def recv(sock, timeout=5.0):
 
 
 def hello(sock, guid):
-    send(sock, frame(KIND_HELLO, payload=HELLO.pack(
-        guid - 1, guid - 1, guid, 0x525400, 0, 0, 0x10f0, 1, 1, b"host test")))
-    link = HDR.unpack(recv(sock)[:HDR.size])
-    assert link[2] == KIND_LINK and link[3] == 4 and link[5] == 1, link
-    return link[6]          # the LID the SM gave
+    send(sock, frame(KIND_HELLO, payload=hello_payload(guid, desc=b"host test")))
+    link = header(recv(sock))
+    assert link["kind"] == KIND_LINK and link["opcode"] == 4 and link["slid"] == 1, link
+    return link["dlid"]     # the LID the SM gave
 
 
 def connect_unix(path, deadline):
