@@ -4,16 +4,18 @@
  * Documentation/verbs.md): the device reads and writes the exporter's
  * pages, the ones the process sees through the exporter.
  *
- * The exporter is udmabuf (CONFIG_UDMABUF, /dev/udmabuf): a dma-buf over
- * the pages of a sealed memfd, which the process also maps, so what the
- * device did is read back without the exporter's help.  (rdma-core's own
- * dma-buf tests take theirs from a DRM render node: vgem in the guest.)
+ * The exporter is udmabuf (CONFIG_UDMABUF, /dev/udmabuf: Debian's 6.12
+ * and 7.3) where the kernel has it: a dma-buf over the pages of a sealed
+ * memfd, which the process also maps, so what the device did is read back
+ * without the exporter's help.  Elsewhere (Debian's 6.1) it is vgem, the
+ * virtual GEM driver rdma-core's own dma-buf tests allocate from: a dumb
+ * buffer on its primary node exported with PRIME, the dma-buf mapped.
  * Two RC QPs of DEVICE, port 1 <-> port 2, a plain MR, and a dma-buf MR
  * over the buffer's second page (offset 4096) at an IOVA of its own:
  *  - RDMA WRITE from the plain MR into the dma-buf MR (rkey, IOVA): the
- *    data is in the memfd's page;
+ *    data is in the process's view of the page;
  *  - RDMA READ out of it (rkey) and RDMA WRITE from it (lkey as the
- *    local SGE) into the plain MR: the memfd's bytes arrive;
+ *    local SGE) into the plain MR: the bytes the process put there arrive;
  *  - a write past the region's end: REM_ACCESS_ERR;
  *  - IBV_ACCESS_ON_DEMAND on a dma-buf, and a range beyond the dma-buf:
  *    refused (EINVAL).
@@ -62,6 +64,78 @@ static int udmabuf_create(char **view)
 	return fd;
 }
 
+/*
+ * The three DRM calls a vgem dma-buf needs, as include/uapi/drm/drm.h and
+ * drm_mode.h define them (libdrm's headers are not on the build host).
+ */
+struct drm_version_arg {
+	int major, minor, patchlevel;
+	size_t name_len;
+	char *name;
+	size_t date_len;
+	char *date;
+	size_t desc_len;
+	char *desc;
+};
+struct drm_create_dumb_arg {
+	uint32_t height, width, bpp, flags, handle, pitch;
+	uint64_t size;
+};
+struct drm_prime_handle_arg {
+	uint32_t handle, flags;
+	int32_t fd;
+};
+#define DRM_IOCTL_VERSION_NR		_IOWR('d', 0x00, struct drm_version_arg)
+#define DRM_IOCTL_PRIME_HANDLE_TO_FD_NR	_IOWR('d', 0x2d, struct drm_prime_handle_arg)
+#define DRM_IOCTL_MODE_CREATE_DUMB_NR	_IOWR('d', 0xb2, struct drm_create_dumb_arg)
+
+/* vgem's primary node (its render node refuses dumb buffers), or -1. */
+static int vgem_open(void)
+{
+	char path[32], name[16];
+	int i, dev;
+
+	for (i = 0; i < 16; i++) {
+		struct drm_version_arg v = { .name_len = sizeof(name) - 1, .name = name };
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		dev = open(path, O_RDWR | O_CLOEXEC);
+		if (dev < 0)
+			continue;
+		memset(name, 0, sizeof(name));
+		if (ioctl(dev, DRM_IOCTL_VERSION_NR, &v) == 0 && !strcmp(name, "vgem"))
+			return dev;
+		close(dev);
+	}
+	return -1;
+}
+
+/* A dma-buf of BUF_LEN bytes from vgem; *view maps the dma-buf. */
+static int vgem_dmabuf_create(char **view)
+{
+	int dev = must_fd(vgem_open(), "no /dev/udmabuf and no vgem (modprobe vgem)");
+	struct drm_create_dumb_arg dumb = { .height = 1, .width = BUF_LEN / 4, .bpp = 32 };
+	struct drm_prime_handle_arg prime = { .flags = O_CLOEXEC | O_RDWR };
+
+	check("vgem CREATE_DUMB", ioctl(dev, DRM_IOCTL_MODE_CREATE_DUMB_NR, &dumb), 0);
+	check("vgem buffer of BUF_LEN bytes", dumb.size == BUF_LEN, 1);
+	prime.handle = dumb.handle;
+	check("PRIME_HANDLE_TO_FD", ioctl(dev, DRM_IOCTL_PRIME_HANDLE_TO_FD_NR, &prime), 0);
+	*view = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, prime.fd, 0);
+	must(*view == MAP_FAILED ? NULL : *view, "mmap the vgem dma-buf");
+	close(dev);		/* the dma-buf keeps the buffer */
+	return prime.fd;
+}
+
+/* A dma-buf of BUF_LEN zeroed bytes and *view, the process's map of it. */
+static int dmabuf_create(char **view)
+{
+	if (access("/dev/udmabuf", F_OK) == 0)
+		return udmabuf_create(view);
+	printf("no /dev/udmabuf: the dma-buf is vgem's\n");
+	return vgem_dmabuf_create(view);
+}
+
 /* One signaled RDMA op of len bytes on the port 1 QP; its status. */
 static int rdma_op(struct rc_pair *rc, enum ibv_wr_opcode op, uint64_t local,
 		   uint32_t lkey, uint64_t remote, uint32_t rkey, uint32_t len)
@@ -107,7 +181,7 @@ int main(int argc, char **argv)
 	char *view;
 	int fd;
 
-	fd = udmabuf_create(&view);
+	fd = dmabuf_create(&view);
 	plain_mr = must(ibv_reg_mr(pd, plain, sizeof(plain), access), "ibv_reg_mr");
 	mr = must(ibv_reg_dmabuf_mr(pd, MR_OFF, MR_LEN, IOVA, fd, access),
 		  "ibv_reg_dmabuf_mr");
@@ -119,7 +193,7 @@ int main(int argc, char **argv)
 	check("RDMA WRITE into the dma-buf MR",
 	      rdma_op(&rc, IBV_WR_RDMA_WRITE, (uintptr_t)plain, plain_mr->lkey,
 		      IOVA + 100, mr->rkey, strlen(text) + 1), IBV_WC_SUCCESS);
-	expect("the memfd's page", view + MR_OFF + 100, text);
+	expect("the dma-buf's page", view + MR_OFF + 100, text);
 
 	text = "read out of the dma-buf by the device";
 	strcpy(view + MR_OFF + 3000, text);
