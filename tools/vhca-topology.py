@@ -200,12 +200,17 @@ def switch_argv(topo, sockdir, extra=()):
     return argv
 
 
-def start(topo, sockdir, log_file, extra=()):
-    """Start every switch (its log lines into log_file); name -> Popen."""
+def start(topo, sockdir, log_dir=None, extra=(), prefix=""):
+    """Start every switch, switch NAME's lines into log_dir/<prefix>NAME.log
+    (no log_dir: this process's stderr); name -> Popen."""
     procs = {}
     for name, argv in switch_argv(topo, sockdir, extra).items():
         os.makedirs(os.path.join(sockdir, name), exist_ok=True)
-        procs[name] = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT)
+        log = open(os.path.join(log_dir, prefix + name + ".log"), "wb") \
+            if log_dir else None
+        procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        if log:
+            log.close()         # the switch has its own descriptor
     return procs
 
 

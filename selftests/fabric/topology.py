@@ -41,6 +41,7 @@ topology = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(topology)
 
 OSM_LOG = "/tmp/opensm.log"
+OSM_CONF = "/tmp/opensm.conf"
 PORT = "/sys/class/infiniband/vhca0/ports/1"
 TOPO_DIR = os.path.join(fabriclib.vmlib.BUILD, "topology")
 TOPO_FILE = os.path.join(TOPO_DIR, "fat-tree.topo")
@@ -48,15 +49,19 @@ ROOTS = "/tmp/ftree-roots"
 
 
 def port_lid(vm):
+    """(opensm's syslog lines can reach the console: only the 0x line)"""
     _, out = vm.run("cat %s/lid" % PORT, timeout=30, check=True)
-    return int(out.strip(), 16)
+    return int(re.findall(r"^0x[0-9a-f]+$", out, re.M)[-1], 16)
 
 
 def start_opensm(a, engine):
-    """opensm in VM a with routing engine engine (the spines its roots)."""
+    """opensm in VM a with routing engine engine (the spines its roots);
+    its log flushed line by line, for wait_routed()."""
     guid = "0x%016x" % (fabriclib.NODES["a"] + 1)
-    a.run("rm -f %s; (opensm -g %s -s 5 -R %s -a %s -f %s > /tmp/opensm.out 2>&1 &)"
-          % (OSM_LOG, guid, engine, ROOTS, OSM_LOG), timeout=30, check=True)
+    a.run("printf 'force_log_flush TRUE\\n' > %s; rm -f %s; "
+          "(opensm -F %s -g %s -s 5 -R %s -a %s -f %s > /tmp/opensm.out 2>&1 &)"
+          % (OSM_CONF, OSM_LOG, OSM_CONF, guid, engine, ROOTS, OSM_LOG),
+          timeout=30, check=True)
 
 
 def wait_routed(a, engine, since=0, limit=240):
@@ -76,7 +81,7 @@ def wait_routed(a, engine, since=0, limit=240):
 
 def osm_size(a):
     _, out = a.run("stat -c %%s %s" % OSM_LOG, timeout=30, check=True)
-    return int(out)
+    return int(re.findall(r"^\d+$", out, re.M)[-1])
 
 
 @pytest.fixture(scope="module")
@@ -89,10 +94,9 @@ def fabric():
         if not os.path.exists(path):
             raise FileNotFoundError("%s missing: run `make module switch`" % path)
     sockdir = tempfile.mkdtemp(prefix="vhca-topo-")
-    os.makedirs(os.path.join(fabriclib.vmlib.BUILD, "vm-logs"), exist_ok=True)
-    swlog_path = os.path.join(fabriclib.vmlib.BUILD, "vm-logs", "topology-switches.log")
-    swlog = open(swlog_path, "wb")
-    procs = topology.start(topo, sockdir, swlog, ["--verbose"])
+    logs = os.path.join(fabriclib.vmlib.BUILD, "vm-logs")
+    os.makedirs(logs, exist_ok=True)
+    procs = topology.start(topo, sockdir, logs, ["--verbose"], prefix="topology-")
     state = {"vms": {}, "topo": topo, "sockdir": sockdir, "procs": procs}
     try:
         for name in ("a", "b"):
@@ -118,7 +122,6 @@ def fabric():
         for vm in state["vms"].values():
             vm.shutdown()
         topology.stop(procs)
-        swlog.close()
         shutil.rmtree(sockdir, ignore_errors=True)
 
 

@@ -143,8 +143,7 @@ def chain():
         listen[vm].bind(os.path.join(sockdir, "vm-%s.sock" % vm))
         listen[vm].listen(1)
         listen[vm].settimeout(10)
-    log = open(os.path.join(sockdir, "switches.log"), "wb")
-    procs = topology.start(topology.parse_text(CHAIN), sockdir, log)
+    procs = topology.start(topology.parse_text(CHAIN), sockdir, sockdir)
     state = {"dir": sockdir, "procs": procs}
     try:
         for vm in ("a", "b"):
@@ -156,9 +155,9 @@ def chain():
         assert all(p.poll() is None for p in procs.values())
     finally:
         topology.stop(procs)
-        log.close()
-        with open(os.path.join(sockdir, "switches.log"), errors="replace") as f:
-            print(f.read())
+        for name in procs:
+            with open(os.path.join(sockdir, name + ".log"), errors="replace") as f:
+                print("==== %s ====\n%s" % (name, f.read()))
         shutil.rmtree(sockdir, ignore_errors=True)
 
 
