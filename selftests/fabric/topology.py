@@ -79,6 +79,16 @@ def wait_routed(a, engine, since=0, limit=240):
     return out.strip()
 
 
+def stop_opensm(fabric):
+    """opensm stopped, its log kept in build/vm-logs/topology-opensm-ENGINE.log."""
+    a = fabric["vms"]["a"]
+    a.run("pkill -x opensm; sleep 1", timeout=30)
+    _, osm = a.run("cat %s" % OSM_LOG, timeout=60)
+    with open(os.path.join(fabriclib.vmlib.BUILD, "vm-logs", "topology-opensm-%s.log"
+                           % fabric["engine"]), "w") as f:
+        f.write(osm)
+
+
 def osm_size(a):
     _, out = a.run("stat -c %%s %s" % OSM_LOG, timeout=30, check=True)
     return int(re.findall(r"^\d+$", out, re.M)[-1])
@@ -97,7 +107,8 @@ def fabric():
     logs = os.path.join(fabriclib.vmlib.BUILD, "vm-logs")
     os.makedirs(logs, exist_ok=True)
     procs = topology.start(topo, sockdir, logs, ["--verbose"], prefix="topology-")
-    state = {"vms": {}, "topo": topo, "sockdir": sockdir, "procs": procs}
+    state = {"vms": {}, "topo": topo, "sockdir": sockdir, "procs": procs,
+             "engine": "ftree"}
     try:
         for name in ("a", "b"):
             state["vms"][name] = fabriclib.boot(name, sockdir, 1, False, "topology")
@@ -114,11 +125,7 @@ def fabric():
         yield state
     finally:
         if state["vms"].get("a"):
-            state["vms"]["a"].run("pkill -x opensm", timeout=30)
-            _, osm = state["vms"]["a"].run("cat %s" % OSM_LOG, timeout=60)
-            with open(os.path.join(fabriclib.vmlib.BUILD, "vm-logs",
-                                   "topology-opensm.log"), "w") as f:
-                f.write(osm)
+            stop_opensm(state)
         for vm in state["vms"].values():
             vm.shutdown()
         topology.stop(procs)
@@ -187,11 +194,19 @@ def test_cut_link_reroutes_and_rc_recovers(fabric):
     out = topology_control(fabric, sw, "link %d down" % port)
     assert out == "ok\n", out
     routed = wait_routed(a, "after the cut", since)
-    log("rerouted", "%s after %.1f s" % (routed, time.monotonic() - t0))
-    assert trace(fabric) == ["leaf1", other, "leaf2"]
+    took = time.monotonic() - t0
+    after = trace(fabric)
     cst, cout = fabriclib.finish(a, "inflight-client", 330)
     sst, sout = fabriclib.finish(b, "inflight", 330)
-    log("ib_write_bw across the cut", "server:\n%s\nclient:\n%s" % (sout, cout))
+    record = ("cut: %s:%d - %s:%d (link %d down on %s)\nrouted again %.1f s after "
+              "the cut: %s\npath before: leaf1 %s leaf2\npath after: %s\n"
+              "ib_write_bw -D 30 -u 20 across the cut, client (status %d):\n%s\n"
+              % (cable[0] + cable[1] + (port, sw, took, routed, spine,
+                                        " ".join(after), cst, cout)))
+    log("cut link", record)
+    with open(os.path.join(TOPO_DIR, "cut-link.txt"), "w") as f:
+        f.write(record)
+    assert after == ["leaf1", other, "leaf2"]
     assert (cst, sst) == (0, 0), cout + sout
     pair_ok(fabric, "rping -s -a %s -C 20 -V" % ADDR["b"],
             "rping -c -a %s -C 20 -V" % ADDR["b"], "topo-rping-after")
@@ -218,7 +233,8 @@ def test_other_engines_route_it(fabric, engine):
     a = fabric["vms"]["a"]
     for (sw, port) in [c[1] for c in fabric["topo"].cables]:
         topology_control(fabric, sw, "link %d up" % port)
-    a.run("pkill -x opensm; sleep 1", timeout=30)
+    stop_opensm(fabric)
+    fabric["engine"] = engine
     start_opensm(a, engine)
     assert wait_routed(a, engine).endswith(
         "%s tables configured on all switches" % engine)
