@@ -24,6 +24,8 @@
  * - forwards by the linear (unicast DLID) and multicast (MLID) forwarding
  *   tables, whoever programmed them; MADs to port 0's LID go to its PMA
  *   and, with the embedded SM, to its SA;
+ * - with --isl ports, is one switch of a topology of many, cabled to the
+ *   others by unix sockets (vhca-switch-cable.c);
  * - drops (and counts) frames that do not parse, data from a port that is
  *   not ACTIVE (or, with the embedded SM, with another port's SLID), and
  *   frames the tables route nowhere or to a port that is not ACTIVE.
@@ -706,6 +708,9 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
             break;
         case 'g':
             a->guid = sw_number(optarg, UINT64_MAX);
+            if (!a->guid) {
+                sw_usage();     /* GUID 0 is no GUID (IBA 4.1.1) */
+            }
             break;
         case 'N':
             a->name = optarg;
@@ -730,6 +735,11 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
     if (sw_nports < 1 || sw_nports > SW_MAX_PORTS || (a->dir && a->tcp_base) ||
         (a->tcp_base && (a->tcp_base < 1 || a->tcp_base + sw_nports > 65535))) {
         sw_usage();
+    }
+    for (i = sw_nports; i >= 0 && i < SW_MAX_PORTS; i++) {
+        if (a->isl[i]) {
+            sw_usage();         /* --isl of a port the switch does not have */
+        }
     }
     if (a->any_isl && a->sm.embedded) {
         /* its SM would only see its own ports: opensm manages a topology */

@@ -15,8 +15,8 @@ socket of the switch that dials it): both switches' Trap 128 make opensm
 sweep and route again, ibtracert shows the other spine, and RC traffic
 started before the cut (a long ACK timeout: it retries across the
 reroute) finishes, as does a new run.  Last, with the cable back, opensm's
-updn and minhop engines route the same fabric.  One pair of VMs for all
-(module fixture).
+updn and minhop engines route the same fabric, and no opensm logged an
+ERR line.  One pair of VMs for all (module fixture).
 """
 import importlib.util
 import os
@@ -83,6 +83,7 @@ def stop_opensm(fabric):
     """opensm stopped, its log kept in build/vm-logs/topology-opensm-ENGINE.log."""
     a = fabric["vms"]["a"]
     a.run("pkill -x opensm; sleep 1", timeout=30)
+    fabric["stopped"] = True
     _, osm = a.run("cat %s" % OSM_LOG, timeout=60)
     with open(os.path.join(fabriclib.vmlib.BUILD, "vm-logs", "topology-opensm-%s.log"
                            % fabric["engine"]), "w") as f:
@@ -124,7 +125,7 @@ def fabric():
             fabriclib.ipoib_up(vm, name)
         yield state
     finally:
-        if state["vms"].get("a"):
+        if state["vms"].get("a") and not state.get("stopped"):
             stop_opensm(state)
         for vm in state["vms"].values():
             vm.shutdown()
@@ -235,6 +236,7 @@ def test_other_engines_route_it(fabric, engine):
         topology_control(fabric, sw, "link %d up" % port)
     stop_opensm(fabric)
     fabric["engine"] = engine
+    fabric["stopped"] = False
     start_opensm(a, engine)
     assert wait_routed(a, engine).endswith(
         "%s tables configured on all switches" % engine)
@@ -242,3 +244,16 @@ def test_other_engines_route_it(fabric, engine):
     assert len(path) == 3 and path[0] == "leaf1" and path[2] == "leaf2", path
     pair_ok(fabric, "rping -s -a %s -C 10 -V" % ADDR["b"],
             "rping -c -a %s -C 10 -V" % ADDR["b"], "topo-rping-" + engine)
+
+
+def test_opensm_logs_have_no_errors(fabric):
+    """No ERR line in the log of any opensm of this fabric (ftree across
+    the cut, updn, minhop)."""
+    stop_opensm(fabric)
+    found = []
+    for engine in ("ftree", "updn", "minhop"):
+        path = os.path.join(fabriclib.vmlib.BUILD, "vm-logs",
+                            "topology-opensm-%s.log" % engine)
+        with open(path) as f:
+            found += [line for line in f if re.search(r" ERR [0-9A-F]{4}:", line)]
+    assert not found, "".join(found)

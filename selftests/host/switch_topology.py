@@ -13,6 +13,7 @@ import os
 import shutil
 import socket
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -129,6 +130,23 @@ def test_cut_end_is_the_dialing_switch():
     assert argv["s2"][-6:] == ["--isl", "1", "--connect", "1=/d/s1/port2", "--isl", "2"]
 
 
+@pytest.mark.parametrize("args,error", [
+    (["--isl", "1"], "--isl needs --embedded-sm off"),
+    (["--isl", "3", "--embedded-sm", "off"], "usage"),
+    (["--guid", "0", "--embedded-sm", "off"], "usage"),
+])
+def test_switch_options_checked(args, error):
+    if not os.path.exists(SWITCH):
+        raise FileNotFoundError("%s missing: run `make switch`" % SWITCH)
+    sockdir = tempfile.mkdtemp(prefix="vhca-topo-")
+    try:
+        run = subprocess.run([SWITCH, "--ports", "2", "--dir", sockdir] + args,
+                             capture_output=True, timeout=10)
+    finally:
+        shutil.rmtree(sockdir, ignore_errors=True)
+    assert run.returncode == 2 and error in run.stderr.decode(), run.stderr
+
+
 # ---- three switches in a chain ------------------------------------------------
 
 @pytest.fixture
@@ -151,6 +169,15 @@ def chain():
             guid = CA_GUID[vm]
             send(state[vm], frame(KIND_HELLO, payload=HELLO.pack(
                 guid - 1, guid - 1, guid, 0x525400, 0, 0, 0x10f0, 1, 1, b"ca")))
+        # the inter-switch cables are in once s3 answers (each dialing
+        # port tries every 200 ms, slower on a loaded host)
+        deadline = time.monotonic() + 20
+        for tid in range(0x7000, 0x8000):
+            try:
+                get(state["a"], [1, 2, 2], NODE_INFO, tid=tid, timeout=0.5)
+                break
+            except socket.timeout:
+                assert time.monotonic() < deadline, "the chain did not come up"
         yield state
         assert all(p.poll() is None for p in procs.values())
     finally:
