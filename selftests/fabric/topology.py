@@ -90,6 +90,16 @@ def stop_opensm(fabric):
         f.write(osm)
 
 
+def switch_logs(fabric):
+    """switch name -> its log so far (build/vm-logs/topology-NAME.log)."""
+    logs = {}
+    for name in fabric["topo"].switches:
+        with open(os.path.join(fabriclib.vmlib.BUILD, "vm-logs",
+                               "topology-%s.log" % name), errors="replace") as f:
+            logs[name] = f.read()
+    return logs
+
+
 def osm_size(a):
     _, out = a.run("stat -c %%s %s" % OSM_LOG, timeout=30, check=True)
     return int(re.findall(r"^\d+$", out, re.M)[-1])
@@ -190,6 +200,8 @@ def test_cut_link_reroutes_and_rc_recovers(fabric):
     fabriclib.background(a, "ib_write_bw -d vhca0 -u 20 -D 30 %s" % ADDR["b"],
                          "inflight-client", 300)
     time.sleep(3)
+    lids = (port_lid(a), port_lid(b))
+    before = {name: len(text) for name, text in switch_logs(fabric).items()}
     since = osm_size(a)
     t0 = time.monotonic()
     out = topology_control(fabric, sw, "link %d down" % port)
@@ -199,15 +211,21 @@ def test_cut_link_reroutes_and_rc_recovers(fabric):
     after = trace(fabric)
     cst, cout = fabriclib.finish(a, "inflight-client", 330)
     sst, sout = fabriclib.finish(b, "inflight", 330)
+    # the stream met the cut: its frames died on the dead route (--verbose)
+    dropped = {name: len(re.findall(r"no route to DLID (%d|%d)$" % lids,
+                                    text[before[name]:], re.M))
+               for name, text in switch_logs(fabric).items()}
     record = ("cut: %s:%d - %s:%d (link %d down on %s)\nrouted again %.1f s after "
               "the cut: %s\npath before: leaf1 %s leaf2\npath after: %s\n"
+              "frames between a and b dropped for no route: %s\n"
               "ib_write_bw -D 30 -u 20 across the cut, client (status %d):\n%s\n"
               % (cable[0] + cable[1] + (port, sw, took, routed, spine,
-                                        " ".join(after), cst, cout)))
+                                        " ".join(after), dropped, cst, cout)))
     log("cut link", record)
     with open(os.path.join(TOPO_DIR, "cut-link.txt"), "w") as f:
         f.write(record)
     assert after == ["leaf1", other, "leaf2"]
+    assert sum(dropped.values()), "no frame of the stream met the cut"
     assert (cst, sst) == (0, 0), cout + sout
     pair_ok(fabric, "rping -s -a %s -C 20 -V" % ADDR["b"],
             "rping -c -a %s -C 20 -V" % ADDR["b"], "topo-rping-after")
