@@ -69,7 +69,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 	check-kernels-build check-kernels check-smoke check-kernels-smoke check-vm-debug check-kunit check-kunit-verbs check-debug-tiers check-fuzz check-qemu-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
 	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb check-capture \
-	check-fabric-rcwin check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
+	check-fabric-rcwin check-topology check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
 	bench-copy run clean qemu-patches check-qemu-patches rdma-core-patches \
 	check-rdma-core-patches guest-root
 
@@ -310,6 +310,15 @@ check-capture: deps qemu module initramfs provider switch
 check-fabric-middleware: deps qemu module initramfs provider switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-middleware \
 		selftests/fabric/twovm_middleware.py
+
+# Two VMs behind a two-level fat tree of four standalone switches
+# (tools/vhca-topology.py), routed by opensm's ftree engine in a guest;
+# ibnetdiscover against the topology file, ibtracert, RC traffic, a cut
+# inter-switch link rerouted; then updn and minhop (not in `make test`):
+# build/results/topology.txt.  Documentation/fabric-tests.md "A fat tree
+# routed by opensm".
+check-topology: deps qemu module initramfs provider switch
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh topology selftests/fabric/topology.py
 
 # Debian's opensm in a guest manages the switch (embedded SM off), of the
 # standalone switch and of one VM's in-process fabric; then a master/standby

@@ -224,6 +224,8 @@ static void sw_control_command(char *line, SwPort *ports, int nports,
         snprintf(out, size, "%s", num >= 1 && num <= nports ?
                  sw_port_command(line + used, &ports[num - 1]) :
                  "error: no such port\n");
+    } else if (!strncmp(line, "link ", 5)) {
+        sw_link_command(line, ports, nports, out, size);
     } else if (!strncmp(line, "stats", 5)) {
         sw_control_stats(ports, nports, out, size);
     } else if (!strncmp(line, "capture", 7)) {
@@ -231,7 +233,7 @@ static void sw_control_command(char *line, SwPort *ports, int nports,
     } else {
         snprintf(out, size, "error: faults LOSS DUP REORDER CORRUPT | "
                  "capture FILE [FILTER] | capture off | port N ... | "
-                 "stats\n");
+                 "link N down|up | stats\n");
     }
 }
 

@@ -11,15 +11,11 @@
  * of an SM in a guest such as opensm (IBA 14.2.5).
  *
  * An SMI datagram (QPN 0) LID-routed to port 0's LID is answered here.
- * A directed-route SMP comes in with hop pointer 1 (the sending CA took
- * the first hop, C14-9:1): the switch is hop 1, so it fills return path[1]
- * with the port it came in on and either answers it (hop count 1: D bit,
- * back out of that port) or sends it on out of initial path[2] with hop
- * pointer 2, to the CA port there, whose device answers it
- * (qemu-device/vhca-link.c).  An answer coming back (D bit, hop pointer 2)
- * goes out of return path[1] with hop pointer 1 (C14-13:2).  Longer paths
- * go through a CA and are dropped (a CA does not forward, C14-9:2), and so
- * are paths to ports with no cable.
+ * A directed-route SMP is forwarded or answered by its hop pointer
+ * (sw_smp_dr, IBA 14.2.2), at any depth: the switch may be hop 1 behind
+ * the SM's CA or hop k behind other switches of a topology
+ * (Documentation/fabric.md "Fabrics of many switches"); a CA port at the
+ * end of the path is answered by its device (qemu-device/vhca-link.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -31,16 +27,17 @@
 
 VhcaSwitchNode sw_node;
 
-void sw_node_init(int nports, bool embedded_sm)
+void sw_node_init(int nports, bool embedded_sm, uint64_t guid,
+                  const char *name)
 {
     VhcaSwitchNode *sw = &sw_node;
 
     vhca_switch_node_init(sw);
-    sw->node_guid = SW_NODE_GUID;
+    sw->node_guid = guid;
     sw->vendor_id = 0x525400;
     sw->num_ports = nports;
     sw->embedded_sm = embedded_sm;
-    snprintf((char *)sw->node_desc, sizeof(sw->node_desc), "vhca-switch");
+    snprintf((char *)sw->node_desc, sizeof(sw->node_desc), "%s", name);
     if (embedded_sm) {
         sw->sm_state = VHCA_SM_STATE_MASTER;    /* until SMInfo decides */
         sw->sm_act_count = 1;
@@ -155,33 +152,52 @@ static VhcaSmaAction sw_port0_answer(SwPort *in, const uint8_t *smp, bool dr,
     return act;
 }
 
+/*
+ * A directed-route SMP that came in on port in (IBA 14.2.2, the switch's
+ * rules; hop pointer h, hop count n, both directions, any depth up to
+ * VHCA_SMP_MAX_HOPS, so that SMs reach switches behind switches):
+ * - outgoing (D 0), 1 <= h < n: the switch is an intermediate hop
+ *   (C14-9:2): return path[h] = in, h + 1, out of initial path[h + 1];
+ * - outgoing, h == n: the switch is the destination (C14-9:3): return
+ *   path[n] = in, and its answer leaves by in with D set and hop pointer
+ *   n, as if it had been sent with n + 1 and decremented (C14-13:1);
+ * - returning (D 1), 2 <= h <= n: an intermediate hop on the way back
+ *   (C14-13:2): h - 1, out of return path[h - 1].
+ * Anything else (h 0 or beyond n + 1 on the wire, a LID-routed part of
+ * the path, a port with no cable) is dropped: false.
+ */
 static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
                       const VhcaWireFrame *f, uint8_t *smp)
 {
     bool returning = lduw_be_p(smp + 4) & VHCA_SMP_DIRECTION;
-    uint8_t hops = smp[VHCA_SMP_HOP_CNT];
+    uint8_t hops = smp[VHCA_SMP_HOP_CNT], h = smp[VHCA_SMP_HOP_PTR];
     uint8_t resp[VHCA_MAD_SIZE];
     SwPort *out;
 
+    if (hops < 1 || hops > VHCA_SMP_MAX_HOPS) {
+        return false;
+    }
     if (returning) {
-        /* C14-13:2: an answer from hop 2 on its way to hop 0. */
-        out = smp[VHCA_SMP_HOP_PTR] == 2 ?
-              sw_port_num(ports, nports, smp[VHCA_SMP_RETURN_PATH + 1]) : NULL;
+        if (h < 2 || h > hops ||
+            lduw_be_p(smp + VHCA_SMP_DR_SLID) != VHCA_LID_PERMISSIVE) {
+            return false;
+        }
+        out = sw_port_num(ports, nports, smp[VHCA_SMP_RETURN_PATH + h - 1]);
         if (out) {
-            smp[VHCA_SMP_HOP_PTR] = 1;
+            smp[VHCA_SMP_HOP_PTR] = h - 1;
             sw_smp_forward(out, f, smp);
         }
         return out != NULL;
     }
-    if (smp[VHCA_SMP_HOP_PTR] != 1 || hops < 1 || hops > 2 ||
+    if (h < 1 || h > hops ||
         lduw_be_p(smp + VHCA_SMP_DR_DLID) != VHCA_LID_PERMISSIVE) {
         return false;
     }
-    smp[VHCA_SMP_RETURN_PATH + 1] = in->num;
-    if (hops == 2) {
-        out = sw_port_num(ports, nports, smp[VHCA_SMP_INITIAL_PATH + 2]);
+    smp[VHCA_SMP_RETURN_PATH + h] = in->num;
+    if (h < hops) {
+        out = sw_port_num(ports, nports, smp[VHCA_SMP_INITIAL_PATH + h + 1]);
         if (out) {
-            smp[VHCA_SMP_HOP_PTR] = 2;
+            smp[VHCA_SMP_HOP_PTR] = h + 1;
             sw_smp_forward(out, f, smp);
         }
         return out != NULL;
@@ -189,7 +205,7 @@ static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
     if (sw_port0_answer(in, smp, true, in->num, resp) != VHCA_SMA_REPLY) {
         return false;
     }
-    resp[VHCA_SMP_HOP_PTR] = 1;
+    resp[VHCA_SMP_HOP_PTR] = hops;
     sw_smp_reply(in, f, true, resp);
     return true;
 }

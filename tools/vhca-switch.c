@@ -24,6 +24,8 @@
  * - forwards by the linear (unicast DLID) and multicast (MLID) forwarding
  *   tables, whoever programmed them; MADs to port 0's LID go to its PMA
  *   and, with the embedded SM, to its SA;
+ * - with --isl ports, is one switch of a topology of many, cabled to the
+ *   others by unix sockets (vhca-switch-cable.c);
  * - drops (and counts) frames that do not parse, data from a port that is
  *   not ACTIVE (or, with the embedded SM, with another port's SLID), and
  *   frames the tables route nowhere or to a port that is not ACTIVE.
@@ -141,9 +143,9 @@ static void sw_hello(SwPort *p, const VhcaWireFrame *f)
     const char *why = vhca_wire_hello_parse(f, &h);
     int i;
 
-    if (why) {
+    if (why || p->isl) {
         p->drops++;
-        sw_log("port %d: %s\n", p->num, why);
+        sw_log("port %d: %s\n", p->num, why ? why : "HELLO on a switch link");
         return;
     }
     for (i = 0; i < sw_nports; i++) {
@@ -475,6 +477,9 @@ static void sw_cable_in(SwPort *p, int fd)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     p->fd = fd;
     p->rx_len = 0;
+    if (p->isl) {
+        sw_isl_cable_in(p, sw_ports, sw_nports);
+    }
 }
 
 /* --connect: the port's cable is a QEMU netdev with server=on; dial it. */
@@ -560,6 +565,7 @@ static void sw_usage(void)
             "[--connect N=PATH]... [--control PATH] [--seed S]\n"
             "       [--embedded-sm on|off] [--sm-priority N] [--sm-poll-ms MS]\n"
             "       [--sm-poll-retries N] [--sm-key KEY] [--verbose]\n"
+            "       [--guid GUID] [--name DESC] [--isl N]...\n"
             "  --dir DIR       unix sockets DIR/port1 .. DIR/portN, and the\n"
             "                  control socket DIR/control\n"
             "  --tcp BASE      127.0.0.1 TCP ports BASE+1 .. BASE+N\n"
@@ -567,6 +573,10 @@ static void sw_usage(void)
             "                  netdev with server=on (and dials again)\n"
             "  --control PATH  the control socket (link faults, counters)\n"
             "  --seed S        seed of the fault generator\n"
+            "  --guid GUID     the switch's node GUID (0x525400ff00000001)\n"
+            "  --name DESC     its NodeDescription (vhca-switch)\n"
+            "  --isl N         port N is cabled to another switch (fabric.md\n"
+            "                  \"Fabrics of many switches\")\n"
             "  --embedded-sm off  no SM or SA in the switch: ports stay\n"
             "                  INIT until an SM in a guest (opensm)\n"
             "                  configures them and the switch\n"
@@ -617,6 +627,9 @@ typedef struct SwArgs {
     const char *dir;
     const char *control;
     const char *capture, *capture_filter;
+    const char *name;
+    uint64_t guid;
+    bool isl[SW_MAX_PORTS], any_isl;
     int tcp_base;
     uint64_t seed;
     VhcaFabricSmConf sm;
@@ -639,12 +652,15 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
         { "sm-key", required_argument, NULL, 'K' },
         { "capture", required_argument, NULL, 'w' },
         { "capture-filter", required_argument, NULL, 'F' },
+        { "guid", required_argument, NULL, 'g' },
+        { "name", required_argument, NULL, 'N' },
+        { "isl", required_argument, NULL, 'I' },
         { NULL, 0, NULL, 0 },
     };
     const char *why;
     int c, n, i;
 
-    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:vS:P:M:R:K:w:F:", opts,
+    while ((c = getopt_long(argc, argv, "n:d:t:c:C:s:vS:P:M:R:K:w:F:g:N:I:", opts,
                             NULL)) != -1) {
         switch (c) {
         case 'n':
@@ -690,6 +706,23 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
         case 'F':
             a->capture_filter = optarg;
             break;
+        case 'g':
+            a->guid = sw_number(optarg, UINT64_MAX);
+            if (!a->guid) {
+                sw_usage();     /* GUID 0 is no GUID (IBA 4.1.1) */
+            }
+            break;
+        case 'N':
+            a->name = optarg;
+            break;
+        case 'I':
+            n = (int)sw_number(optarg, SW_MAX_PORTS);
+            if (n < 1) {
+                sw_usage();
+            }
+            a->isl[n - 1] = true;
+            a->any_isl = true;
+            break;
         default:
             sw_usage();
         }
@@ -702,6 +735,16 @@ static void sw_parse_args(int argc, char **argv, SwArgs *a)
     if (sw_nports < 1 || sw_nports > SW_MAX_PORTS || (a->dir && a->tcp_base) ||
         (a->tcp_base && (a->tcp_base < 1 || a->tcp_base + sw_nports > 65535))) {
         sw_usage();
+    }
+    for (i = sw_nports; i >= 0 && i < SW_MAX_PORTS; i++) {
+        if (a->isl[i]) {
+            sw_usage();         /* --isl of a port the switch does not have */
+        }
+    }
+    if (a->any_isl && a->sm.embedded) {
+        /* its SM would only see its own ports: opensm manages a topology */
+        fprintf(stderr, "vhca-switch: --isl needs --embedded-sm off\n");
+        exit(2);
     }
     why = vhca_sm_conf_invalid(&a->sm);
     if (why) {
@@ -729,6 +772,8 @@ int main(int argc, char **argv)
             .poll_retries = VHCA_SM_RETRIES_DEFAULT,
             .sm_key = VHCA_SM_KEY_DEFAULT,
         },
+        .guid = SW_DEFAULT_GUID,
+        .name = "vhca-switch",
     };
     char control[108];
     const char *why;
@@ -739,10 +784,11 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     sw_faults_seed(args.seed);
     vhca_sa_init(&sw_sa);
-    sw_node_init(sw_nports, args.sm.embedded);
+    sw_node_init(sw_nports, args.sm.embedded, args.guid, args.name);
     for (i = 0; i < sw_nports; i++) {
         sw_ports[i].num = i + 1;
         sw_ports[i].fd = -1;
+        sw_ports[i].isl = args.isl[i];
         sw_ports[i].txq_tail = &sw_ports[i].txq;
         sw_faults_init(&sw_ports[i]);
         sw_ports[i].rx = malloc(SW_FRAME_MAX);

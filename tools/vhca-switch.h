@@ -14,7 +14,11 @@
 #include "vhca-link-faults.h"
 
 #define SW_MAX_PORTS        32          /* = VHCA_SA_MAX_PORTS */
-#define SW_NODE_GUID        0x525400ff00000001ull   /* 52:54:00: no vendor */
+#define SW_DEFAULT_GUID     0x525400ff00000001ull   /* 52:54:00: no vendor */
+/* The switch's node GUID (--guid), also its port 0's port GUID. */
+#define SW_NODE_GUID        (sw_node.node_guid)
+/* IBA C14-6: hop counts 0..63; path[0] unused, path[1..63] the hops. */
+#define VHCA_SMP_MAX_HOPS   63
 
 /* A frame waiting in a port's output queue (vhca-switch-txq.c). */
 typedef struct SwTxFrame SwTxFrame;
@@ -24,6 +28,7 @@ typedef struct SwPort {
     int listen_fd;              /* -1 with connect_path */
     const char *connect_path;   /* --connect: dial this netdev's socket */
     int fd;                     /* -1: no cable */
+    bool isl;                   /* --isl: the peer is a switch */
     uint32_t rx_len;            /* bytes in rx */
     uint8_t *rx;
     bool hello;                 /* a HELLO was seen on this connection */
@@ -46,7 +51,9 @@ typedef struct SwPort {
 
 /* vhca-switch-smp.c: the switch's state, its SMA's and its tables. */
 extern VhcaSwitchNode sw_node;
-void sw_node_init(int nports, bool embedded_sm);
+/* guid: its node GUID; name: its NodeDescription. */
+void sw_node_init(int nports, bool embedded_sm, uint64_t guid,
+                  const char *name);
 void sw_node_link_up(SwPort *p);
 void sw_node_link_down(SwPort *p);
 /*
@@ -137,6 +144,13 @@ void sw_capture_tx(SwPort *p, const uint8_t *frame, uint32_t len);
  * answer into out. */
 void sw_capture_command(SwPort *ports, int nports, SwPort *p,
                         const char *args, char *out, size_t size);
+/*
+ * vhca-switch-cable.c: an inter-switch cable (--isl) is in: the link
+ * trains; "link N down|up" of the control socket: the answer into out.
+ */
+void sw_isl_cable_in(SwPort *p, SwPort *ports, int nports);
+void sw_link_command(const char *line, SwPort *ports, int nports, char *out,
+                     size_t size);
 /* DIR/control: one text command per connection (fabric.md). */
 int sw_control_listen(const char *path);
 void sw_control_accept(int listen_fd, SwPort *ports, int nports);
