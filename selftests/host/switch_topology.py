@@ -21,8 +21,8 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from switchlib import (HDR, HELLO, KIND_DATAGRAM, KIND_HELLO, SWITCH,  # noqa: E402
-                       frame, recv, send)
+from switchlib import (HDR, KIND_DATAGRAM, KIND_HELLO, SWITCH,  # noqa: E402
+                       frame, hello_payload, recv, send)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _spec = importlib.util.spec_from_file_location(
@@ -167,8 +167,7 @@ def chain():
         for vm in ("a", "b"):
             state[vm] = listen[vm].accept()[0]
             guid = CA_GUID[vm]
-            send(state[vm], frame(KIND_HELLO, payload=HELLO.pack(
-                guid - 1, guid - 1, guid, 0x525400, 0, 0, 0x10f0, 1, 1, b"ca")))
+            send(state[vm], frame(KIND_HELLO, payload=hello_payload(guid, desc=b"ca")))
         # the inter-switch cables are in once s3 answers (each dialing
         # port tries every 200 ms, slower on a loaded host)
         deadline = time.monotonic() + 20
