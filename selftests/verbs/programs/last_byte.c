@@ -472,7 +472,14 @@ static int across_hosts(const char *device, const char *listen_port, const char 
 	}
 	fd = tcp_connect(listen_port, host_port);
 	swap_ends(fd, &ours, &theirs);
-	rc_connect(qp, 1, theirs.qpn, theirs.lid);
+	/*
+	 * Across hosts the peer is another guest: under TCG on a loaded host
+	 * it can stall for longer than 7 x 67 ms, which would end a lossy run
+	 * in RETRY_EXC_ERR with nothing wrong (check-kernels at load 15-20).
+	 * 16 (268 ms, 8 tries: 2.1 s) rides that out and keeps each
+	 * timeout-recovered loss of the lossy case short.
+	 */
+	rc_connect_timeout(qp, 1, theirs.qpn, theirs.lid, 16);
 	if (!writer)	/* a QP takes receives from INIT on */
 		post_recv_on(qp, mr, RECV_OFF);
 	/* Both in RTS, the first receive posted, before the writer posts. */
