@@ -38,7 +38,14 @@ rm -f "$work/.vhca-complete"
 # repository that changed what the series carries, so that the same
 # inputs give the same series (and check-rdma-core-patches' cached build
 # stays valid across commits that change nothing of it).
-inputs=(provider/*.c provider/*.h provider/compat-44 provider/man provider/rdma-core uapi)
+# The device's format less the fabric's wire (uapi/vhca_hw_wire.h): the
+# device and the switch speak that, a provider never does.
+hw_headers=()
+for f in uapi/vhca_hw*.h; do
+	[ "$f" = uapi/vhca_hw_wire.h ] || hw_headers+=("$f")
+done
+inputs=(provider/*.c provider/*.h provider/compat-44 provider/man provider/rdma-core
+	uapi/vhca-abi.h "${hw_headers[@]}")
 export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 GIT_AUTHOR_NAME=$(git log -1 --format=%an -- "${inputs[@]}")
 GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae -- "${inputs[@]}")
@@ -99,12 +106,7 @@ EOF
 # ---- 2. providers/vhca ----
 dir=$work/providers/vhca
 mkdir -p "$dir/man"
-# The device's format, less the fabric's wire (vhca_hw_wire.h): the device
-# and the switch speak that, a provider never does.
-cp provider/*.c provider/*.h "$dir/"
-for f in uapi/vhca_hw*.h; do
-	[ "$f" = uapi/vhca_hw_wire.h ] || cp "$f" "$dir/"
-done
+cp provider/*.c provider/*.h "${hw_headers[@]}" "$dir/"
 cp provider/man/vhca.7.md "$dir/man/"
 sources=$(cd provider && ls ./*.c | sed 's|^\./|\t|')
 printf 'rdma_provider(vhca\n%s\n)\n' "$sources" >"$dir/CMakeLists.txt"
