@@ -67,9 +67,10 @@ for src in driver/tests/*.cpp; do
 done
 # The device's pure files (no QEMU tree: QEMU's few headers from fuzz/shim)
 # with their host tests, qemu-device/tests/host: the placement order, the
-# capture encoder (its tshark cases skip without tshark).
+# capture encoder (its tshark cases skip without tshark), the fault rule
+# engine.
 device_flags="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Ifuzz/shim -Iqemu-device -Iuapi $sanitize"
-for src in qemu-device/vhca-place.c qemu-device/vhca-capture.c; do
+for src in qemu-device/vhca-place.c qemu-device/vhca-capture.c qemu-device/vhca-fault-rules.c; do
 	compile "$device_flags" "$src" "$out/device-$(basename "$src" .c).o" "$cc"
 done
 for src in qemu-device/tests/host/*.cpp; do
