@@ -92,13 +92,14 @@ rc=$?
 cat "$log"
 # Host-level tests of the standalone switch (no VMs), against CA ports
 # played over its unix sockets: forwarding, tables, traps, SA, faults and
-# output queues (selftests/host/switch_lone.py), its embedded SM in SMInfo
+# output queues (selftests/host/switch_lone.py), fault rules
+# (selftests/host/switch_rules.py), its embedded SM in SMInfo
 # arbitration (selftests/host/switch_arb.py).  Their cases join unit.xml.
 host_xml=$out/host.xml
 rm -f "$host_xml"
 if scripts/build-switch.sh; then
 	(cd selftests && /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-		--junitxml="../$host_xml" host/switch_lone.py host/switch_arb.py host/switch_capture.py) || rc=1
+		--junitxml="../$host_xml" host/switch_lone.py host/switch_arb.py host/switch_capture.py host/switch_rules.py) || rc=1
 else
 	rc=1
 fi
