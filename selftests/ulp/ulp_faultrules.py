@@ -89,12 +89,18 @@ def nvme_host(vm, fabric, nvme_target):
     vm.run(ulplib.script("nvme", "disconnect"), timeout=120)
 
 
-def fio_under(vm, name, add_rules):
-    """fio verify under way on the namespace, then add_rules(); fio's
-    exit status must be 0 (every block written and read back whole)."""
+def fio_under(vm, name, add_rules, bs="64k"):
+    """add_rules() (their nth= falls in the middle of fio), fio verify; fio's
+    exit status must be 0 (every block written and read back whole).
+    64 KiB writes: beyond nvmet-rdma's inline data (4 KiB), so the target
+    fetches them with RDMA READs."""
     fresh_rules(vm)
-    ulpfault.start_io(vm, current_device(vm), name, size="16M", backend=BACKEND)
     add_rules()
+    dev = current_device(vm)
+    before = ulpfault.writes_completed(vm, BACKEND)
+    ulplib.background_fio(vm, Fio(dev, rw="randwrite", bs=bs, numjobs=2, size="16M"), name)
+    ulpfault.wait_io_started(vm, name, dev, ulpfault.disk_stat(BACKEND),
+                             lambda out: (ulpfault.writes_completed_in(out) or 0) > before)
     rc, log = ulplib.wait_background_fio(vm, name, timeout=900)
     ulplib.log("fio across %s (exit %d)" % (name, rc), log)
     assert rc == 0, "fio verify failed across %s:\n%s" % (name, log)
@@ -148,14 +154,16 @@ def cm_rep_lost_connect(vm, fabric):
     """Disconnect; connect again with the target's first CM REP lost.
     Returns (the target's fault trace, the host's REQ resends)."""
     vm.run(ulplib.script("nvme", "disconnect"), timeout=120)
-    retries = "/sys/class/infiniband_cm/%s/1/cm_tx_retries/req" % HOST_DEV
-    before = sysfs_int(vm, retries)
+    # ib_cm's counters, on the port's sysfs since Linux 5.14
+    retries = "/sys/class/infiniband/%s/ports/1/cm_tx_retries/req" % HOST_DEV
+    dups = "/sys/class/infiniband/%s/ports/1/cm_rx_duplicates/req" % TARGET_DEV
+    before = sysfs_int(vm, retries) + sysfs_int(vm, dups)
     fresh_rules(vm)
     rules(vm, TARGET_DEV, "add " + CM_REP_RULE)
     ulplib.run_script(vm, "nvme", "connect", fabric.target_ip, timeout=300)
     trace = fault_trace(vm, TARGET_DEV)
     rules(vm, TARGET_DEV, "clear")
-    return trace, sysfs_int(vm, retries) - before
+    return trace, sysfs_int(vm, retries) + sysfs_int(vm, dups) - before
 
 
 def test_nvme_lost_cm_rep_and_same_seed_same_trace(vm, fabric, nvme_host):
