@@ -67,7 +67,7 @@ GUEST_SETUP := sh $(CURDIR)/scripts/guest/load-driver.sh $(CURDIR)/$(MODULE_KO) 
 
 .PHONY: all deps qemu qemu-asan-device module initramfs provider kernel-debug check-unit check-qtest check-vm \
 	check-kernels-build check-kernels check-smoke check-kernels-smoke check-vm-debug check-kunit check-kunit-verbs check-debug-tiers check-fuzz check-qemu-fuzz check-verbs check-uverbs check-ulp check-ulp-debug \
-	check-ulp-full check-ulp-full-debug check-ulp-open check-middleware check-riostream soak-middleware check-install check-dkms \
+	check-ulp-full check-ulp-full-debug check-ulp-open check-fault-rules check-middleware check-riostream soak-middleware check-install check-dkms \
 	install check-fabric check-fabric-opensm check-fabric-failover check-fabric-arb check-capture \
 	check-fabric-rcwin check-topology check-fabric-ulp check-fabric-middleware switch test bench bench-sqpoll \
 	bench-copy run clean qemu-patches check-qemu-patches rdma-core-patches \
@@ -226,6 +226,14 @@ check-ulp-full: deps qemu module initramfs provider
 # debug kernel (not the force_mr and lossy sessions).
 check-ulp-full-debug: deps kernel-debug
 	$(MAKE) --no-print-directory check-ulp-full KERNEL=debug
+
+# Fault rules per packet under NVMe over RDMA (selftests/ulp/
+# ulp_faultrules.py, Documentation/fabric-tests.md "Fault rules"): a lost
+# READ response, an RNR NAK burst and a link flap in the middle of fio
+# verify, a lost CM REP twice with one seed (the same fault trace).  One
+# guest; not in `make test`.  VHCA_FAULT_SEED=N repeats a run's seed.
+check-fault-rules: deps qemu module initramfs provider
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fault-rules selftests/ulp/ulp_faultrules.py
 
 # ULP tests of open bugs (marked `open_bug`; Documentation/ulps.md "Open
 # bugs"): they fail until the bug is fixed, so no other target runs them.

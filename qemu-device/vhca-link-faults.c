@@ -106,6 +106,42 @@ void vhca_faults_egress(VhcaFaultLink *l, const uint8_t *frame, uint32_t len,
     vhca_faults_send_held(l, now_ms);
 }
 
+void vhca_faults_hold(VhcaFaultLink *l, const uint8_t *frame, uint32_t len,
+                      int64_t now_ms)
+{
+    if (!l->held) {
+        l->held = vhca_faults_copy(frame, len);
+        if (l->held) {
+            l->stats.reordered++;
+            return;
+        }
+    }
+    vhca_faults_emit(l, frame, len, now_ms);
+}
+
+void vhca_faults_delay(VhcaFaultLink *l, const uint8_t *frame, uint32_t len,
+                       int64_t now_ms, uint32_t ms)
+{
+    VhcaFaultFrame *f = vhca_faults_copy(frame, len), **at;
+
+    if (!f) {
+        l->stats.lost++;
+        return;
+    }
+    f->due_ms = now_ms + l->rates.delay_ms + ms;
+    /* in due order, after those due at the same time */
+    for (at = &l->delayed; *at && (*at)->due_ms <= f->due_ms;
+         at = &(*at)->next) {
+    }
+    f->next = *at;
+    *at = f;
+    if (!f->next) {
+        l->delayed_tail = &f->next;
+    }
+    l->stats.delayed++;
+    vhca_faults_send_held(l, now_ms);
+}
+
 int64_t vhca_faults_due(VhcaFaultLink *l, int64_t now_ms)
 {
     VhcaFaultFrame *f;

@@ -61,6 +61,16 @@ bool vhca_fault_rates_valid(const VhcaFaultRates *r);
 /* A data frame leaves by this link at now_ms (copied when kept). */
 void vhca_faults_egress(VhcaFaultLink *l, const uint8_t *frame, uint32_t len,
                         int64_t now_ms);
+/*
+ * A fault rule's verdict (vhca-fault-rules.h) on one frame: hold it back
+ * and send it after the next frame (one held at a time: a second goes at
+ * once), or make it wait ms more than the link's delay (a delay of its
+ * own may overtake or fall behind others).
+ */
+void vhca_faults_hold(VhcaFaultLink *l, const uint8_t *frame, uint32_t len,
+                      int64_t now_ms);
+void vhca_faults_delay(VhcaFaultLink *l, const uint8_t *frame, uint32_t len,
+                       int64_t now_ms, uint32_t ms);
 /* Sends the delayed frames due at now_ms; ms until the next one, -1: none. */
 int64_t vhca_faults_due(VhcaFaultLink *l, int64_t now_ms);
 /* The link goes down or is reset: what waits on it is lost. */

@@ -49,6 +49,7 @@
 #include "vhca-link-reasm.h"
 #include "vhca-port-faults.h"
 #include "vhca-port-capture.h"
+#include "vhca-port-fault-rules.h"
 #include "vhca-switch-sma.h"
 #include "vhca-wire.h"
 #include "trace.h"
@@ -122,13 +123,14 @@ void vhca_link_send(VhcaPort *port, VhcaWireFrame *f,
     trace_vhca_link_tx(port->num, f->kind, f->slid, f->dlid, f->dst_qpn,
                        f->psn, payload_len);
     vhca_link_count(port, f, false);
+    f->payload = payload;       /* for the capture and the fault rules */
     if (unlikely(port->capture)) {
-        f->payload = payload;
         vhca_port_capture_frame(port, f, true);
     }
     if (f->kind == VHCA_WIRE_HELLO || f->kind == VHCA_WIRE_LINK) {
         vhca_link_put(port, buf, len);      /* training: no faults */
-    } else {
+    } else if (likely(!vhca_fault_rules_active(port->dev->fault_rules)) ||
+               !vhca_fault_rules_egress(port, f, buf, len)) {
         vhca_port_faults_egress(port, buf, len);
     }
 }
@@ -745,6 +747,21 @@ static ssize_t vhca_link_receive(NetClientState *nc, const uint8_t *buf,
     if (!vhca_link_port_ready(port, &f)) {
         trace_vhca_link_not_ready(port->num, f.kind, port->state);
         return size;
+    }
+    if (unlikely(vhca_fault_rules_active(port->dev->fault_rules)) &&
+        f.kind >= VHCA_WIRE_REQUEST) {
+        switch (vhca_fault_rules_ingress(port, &f)) {
+        case VHCA_FAULT_DROP:
+        case VHCA_FAULT_CORRUPT:
+        case VHCA_FAULT_FLAP:
+            return size;
+        case VHCA_FAULT_DUP:
+            vhca_link_count(port, &f, true);
+            vhca_link_dispatch(link, &f);
+            break;
+        default:
+            break;
+        }
     }
     vhca_link_count(port, &f, true);
     vhca_link_dispatch(link, &f);

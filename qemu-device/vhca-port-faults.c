@@ -157,12 +157,9 @@ static void vhca_port_faults_tick(void *opaque)
     }
 }
 
-void vhca_port_faults_egress(VhcaPort *port, const uint8_t *frame,
-                             uint32_t len)
+/* Frames wait in the delay FIFO: the timer runs for the first one due. */
+static void vhca_port_faults_arm(VhcaPort *port)
 {
-    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL);
-
-    vhca_faults_egress(&port->faults, frame, len, now);
     if (port->faults.delayed) {
         if (!port->fault_timer) {
             port->fault_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL,
@@ -173,6 +170,34 @@ void vhca_port_faults_egress(VhcaPort *port, const uint8_t *frame,
                       port->faults.delayed->due_ms);
         }
     }
+}
+
+void vhca_port_faults_egress(VhcaPort *port, const uint8_t *frame,
+                             uint32_t len)
+{
+    vhca_faults_egress(&port->faults, frame, len,
+                       qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL));
+    vhca_port_faults_arm(port);
+}
+
+void vhca_port_faults_hold(VhcaPort *port, const uint8_t *frame,
+                           uint32_t len)
+{
+    vhca_faults_hold(&port->faults, frame, len,
+                     qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL));
+    vhca_port_faults_arm(port);
+}
+
+void vhca_port_faults_delay(VhcaPort *port, const uint8_t *frame,
+                            uint32_t len, uint32_t ms)
+{
+    vhca_faults_delay(&port->faults, frame, len,
+                      qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL), ms);
+    /* an earlier due time than the timer's: the timer moves up */
+    if (port->fault_timer && timer_pending(port->fault_timer)) {
+        timer_del(port->fault_timer);
+    }
+    vhca_port_faults_arm(port);
 }
 
 void vhca_port_faults_flush(VhcaPort *port)

@@ -14,6 +14,11 @@ void vhca_port_faults_init(Object *obj, VhcaPort *port);
 /* A data frame leaves by the port's link (vhca-link.c). */
 void vhca_port_faults_egress(VhcaPort *port, const uint8_t *frame,
                              uint32_t len);
+/* A fault rule's hold (reorder) or delay of one frame. */
+void vhca_port_faults_hold(VhcaPort *port, const uint8_t *frame,
+                           uint32_t len);
+void vhca_port_faults_delay(VhcaPort *port, const uint8_t *frame,
+                            uint32_t len, uint32_t ms);
 /* The cable is pulled or the device reset: held and delayed frames die. */
 void vhca_port_faults_flush(VhcaPort *port);
 /* The link goes away (unrealize). */

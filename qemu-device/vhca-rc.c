@@ -51,6 +51,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "vhca-link.h"
+#include "vhca-port-fault-rules.h"
 #include "trace.h"
 
 #define VHCA_ACK_TIMEOUT_UNIT_NS    4096    /* IBA 9.7.6.1.3: 4.096 us */
@@ -243,13 +244,74 @@ static void vhca_rc_count_answer(VhcaPacket *pkt, VhcaAck ack, bool lost)
     }
 }
 
+/* The summary fault rules see of a request (answer: false) or its answer. */
+static void vhca_rc_fault_pkt(VhcaQp *qp, const VhcaPacket *pkt, bool answer,
+                              VhcaAck ack, VhcaFaultPkt *fp)
+{
+    VhcaFaultOp op = vhca_fault_op_of_wqe(pkt->wqe->opcode);
+
+    memset(fp, 0, sizeof(*fp));
+    fp->slid = answer ? pkt->dst_port->lid : pkt->src_port->lid;
+    fp->dlid = answer ? pkt->src_port->lid : pkt->dst_port->lid;
+    fp->qpn = answer ? qp->handle : qp->dest_qpn;
+    fp->psn = pkt->psn;
+    fp->length = pkt->wqe->length;
+    fp->op = !answer ? op : op == VHCA_FAULT_OP_READ_REQ && ack == VHCA_ACK
+                            ? VHCA_FAULT_OP_READ_RESP : VHCA_FAULT_OP_ACK;
+}
+
+/*
+ * The fault rules' verdict on a request about to reach dqp: true when it
+ * is lost; a duplicate is delivered once more after it (*dup).
+ */
+static bool vhca_rc_fault_request(VhcaQp *qp, VhcaPacket *pkt, bool *dup)
+{
+    VhcaFaultPkt fp;
+    uint32_t arg;
+    VhcaFaultAction act;
+
+    vhca_rc_fault_pkt(qp, pkt, false, VHCA_ACK, &fp);
+    act = vhca_fault_judge_path(pkt->src_port, pkt->dst_port, &fp, &arg);
+    *dup = act == VHCA_FAULT_DUP;
+    return act == VHCA_FAULT_DROP || act == VHCA_FAULT_CORRUPT ||
+           act == VHCA_FAULT_FLAP;
+}
+
+/* ... on the answer: lost (VHCA_NO_PEER), made a NAK, or as it was. */
+static VhcaAck vhca_rc_fault_answer(VhcaQp *qp, VhcaQp *dqp, VhcaPacket *pkt,
+                                    VhcaAck ack)
+{
+    static const VhcaAck naks[] = {
+        [VHCA_WIRE_NAK_RNR] = VHCA_NAK_RNR,
+        [VHCA_WIRE_NAK_SEQ] = VHCA_NAK_SEQ,
+        [VHCA_WIRE_NAK_REM_ACCESS] = VHCA_NAK_REM_ACCESS,
+    };
+    VhcaFaultPkt fp;
+    uint32_t arg = 0;
+
+    vhca_rc_fault_pkt(qp, pkt, true, ack, &fp);
+    switch (vhca_fault_judge_path(pkt->dst_port, pkt->src_port, &fp, &arg)) {
+    case VHCA_FAULT_DROP:
+    case VHCA_FAULT_CORRUPT:
+    case VHCA_FAULT_FLAP:
+        return VHCA_NO_PEER;
+    case VHCA_FAULT_NAK:
+        /* IBA 9.7.5.2.8: an RNR NAK carries the responder's timer */
+        pkt->rnr_timer = dqp->min_rnr_timer;
+        pkt->nak_psn = qp->sq_psn;      /* sequence error: resend this */
+        return naks[arg];
+    default:
+        return ack;     /* a duplicate answer: the requester ignores it */
+    }
+}
+
 /* One transmission of an RC request, and what comes back of it. */
 static VhcaAck vhca_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
     VhcaQp *dqp = vhca_rc_peer(s, qp, pkt);
     uint32_t packets = vhca_rc_request_packets(pkt);
     VhcaAck ack;
-    bool lost;
+    bool lost, dup = false;
 
     if (!dqp && vhca_link_cabled(pkt->src_port)) {
         return vhca_link_rc_attempt(s, qp, pkt);    /* another process */
@@ -266,13 +328,28 @@ static VhcaAck vhca_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         pkt->first_lost = true;
         pkt->psn = (pkt->psn + 1) & VHCA_DB_OBJ_MASK;
     }
+    if (dqp && unlikely(vhca_fault_rules_on(pkt->src_port, pkt->dst_port)) &&
+        vhca_rc_fault_request(qp, pkt, &dup)) {
+        return VHCA_NO_PEER;
+    }
     if (pkt->dst_port) {
         vhca_port_count_rx(pkt->dst_port, packets - pkt->first_lost,
                            vhca_rc_request_payload(pkt), false);
     }
     ack = dqp ? vhca_rc_receive(pkt->dst_port->dev, dqp, pkt) : VHCA_NO_PEER;
+    if (dup && ack != VHCA_NO_PEER && dqp->valid) {
+        /* the copy comes behind it: the responder's duplicate (9.7.5.1.2) */
+        vhca_rc_receive(pkt->dst_port->dev, dqp, pkt);
+    }
     if (ack == VHCA_NO_PEER) {
         return ack;
+    }
+    if (unlikely(vhca_fault_rules_on(pkt->src_port, pkt->dst_port))) {
+        ack = vhca_rc_fault_answer(qp, dqp, pkt, ack);
+        if (ack == VHCA_NO_PEER) {
+            vhca_rc_count_answer(pkt, VHCA_ACK, true);
+            return ack;
+        }
     }
     lost = vhca_rc_lost(s, s->rc_drop_response, &s->rc_responses_seen);
     vhca_rc_count_answer(pkt, ack, lost);

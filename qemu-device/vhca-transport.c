@@ -36,6 +36,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "vhca-link.h"
+#include "vhca-port-fault-rules.h"
 #include "trace.h"
 
 #define VHCA_UD_MAX_PAYLOAD     4096    /* the port's MTU */
@@ -325,6 +326,39 @@ static bool vhca_sq_pma(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
     return vhca_is_enabled(s) && qp->valid && qp->state == VHCA_QPS_RTS;
 }
 
+/*
+ * The fault rules' verdict on a datagram to dqp on the in-process
+ * fabric: true when it is lost; *dup when it comes twice.  A datagram to
+ * QP0/QP1 is a MAD: its class and attribute (IBA 13.4.2) are matched.
+ */
+static bool vhca_datagram_fault(VhcaQp *dqp, VhcaPacket *pkt, bool *dup)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    VhcaFaultPkt fp = {
+        .slid = pkt->src_port->lid,
+        .dlid = le16_to_cpu(wqe->av.dlid),
+        .qpn = dqp->handle,
+        .length = wqe->length,
+        .op = VHCA_FAULT_OP_SEND,
+    };
+    uint8_t mad[18];
+    uint32_t arg;
+    VhcaFaultAction act;
+
+    if (dqp->type == VHCA_QPT_SMI || dqp->type == VHCA_QPT_GSI) {
+        fp.qpn = dqp->type == VHCA_QPT_SMI ? 0 : 1;
+        fp.op = VHCA_FAULT_OP_MAD;
+        if (vhca_sgl_read(pkt->local, mad, sizeof(mad)) == VHCA_VERR_NONE) {
+            fp.mad_class = mad[1];
+            fp.mad_attr = (uint16_t)(mad[16] << 8 | mad[17]);
+        }
+    }
+    act = vhca_fault_judge_path(pkt->src_port, pkt->dst_port, &fp, &arg);
+    *dup = act == VHCA_FAULT_DUP;
+    return act == VHCA_FAULT_DROP || act == VHCA_FAULT_CORRUPT ||
+           act == VHCA_FAULT_FLAP;
+}
+
 /* UD/SMI/GSI: deliver or drop; the sender completes either way. */
 static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
@@ -336,6 +370,7 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     VhcaSmaAction act;
     VhcaQp *dqp = NULL;
     uint16_t slid;
+    bool dup = false;
 
     if (wqe->length > max) {
         vhca_sq_complete(s, qp, wqe, VHCA_WC_LOC_LEN_ERR, VHCA_VERR_LENGTH, 0);
@@ -391,7 +426,14 @@ static bool vhca_sq_datagram(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
                              wqe->remote_qpn & VHCA_DB_OBJ_MASK);
     }
     if (dqp && vhca_datagram_types_match(qp, dqp) && vhca_qp_receives(dqp)) {
+        if (unlikely(vhca_fault_rules_on(pkt->src_port, pkt->dst_port)) &&
+            vhca_datagram_fault(dqp, pkt, &dup)) {
+            goto done;                  /* lost on the way */
+        }
         vhca_deliver_datagram(pkt->dst_port->dev, dqp, pkt);
+        if (dup && vhca_qp_receives(dqp)) {
+            vhca_deliver_datagram(pkt->dst_port->dev, dqp, pkt);
+        }
     } else {
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x datagram to DLID %u "
                       "QPN 0x%x has no receiver, dropped\n", qp->handle,

@@ -75,6 +75,11 @@
  *                  of a cabled port's packets and what the next capture
  *                  keeps (vhca-port-capture.c); portN-capture-stats (string,
  *                  read only) counts them.
+ *   fault-rules, fault-trace
+ *                  (string, run time only) fault rules per packet on any
+ *                  port, in-process or cabled: add RULE, del ID, clear,
+ *                  seed N; read back the rules and what they did
+ *                  (vhca-port-fault-rules.c).
  *   sq-poll        (bool, default off) a thread polls the send doorbell
  *                  records of the QPs for sq-poll-window microseconds
  *                  (1..60000000, default 100) after activity, so that a busy
@@ -107,6 +112,7 @@
 #include "hw/qdev-properties.h"
 #include "vhca-port-faults.h"
 #include "vhca-port-capture.h"
+#include "vhca-port-fault-rules.h"
 #include "hw/qdev-properties-system.h"
 #include "migration/vmstate.h"
 #include "vhca-qemu-compat.h"
@@ -573,6 +579,7 @@ static void vhca_teardown(PCIDevice *pdev)
         vhca_link_detach(&s->ports[i]);
         vhca_port_capture_free(&s->ports[i]);
     }
+    vhca_fault_rules_free(s);
     if (s->cmd_bh) {
         qemu_bh_delete(s->cmd_bh);
         s->cmd_bh = NULL;
@@ -717,6 +724,12 @@ static void vhca_instance_init(Object *obj)
         vhca_port_faults_init(obj, &s->ports[i]);
     }
     vhca_port_capture_init(obj);
+    vhca_fault_rules_props_init(obj);
+}
+
+static void vhca_instance_finalize(Object *obj)
+{
+    vhca_fault_rules_finalize(VHCA(obj));
 }
 
 static const VMStateDescription vmstate_vhca = {
@@ -773,6 +786,7 @@ static const TypeInfo vhca_info = {
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(VhcaState),
     .instance_init = vhca_instance_init,
+    .instance_finalize = vhca_instance_finalize,
     .class_init = vhca_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_CONVENTIONAL_PCI_DEVICE },

@@ -106,6 +106,7 @@ typedef struct VhcaPort {
     VhcaTrap trap;                  /* its SMA's Trap 144 (vhca-port-trap.c) */
     VhcaFaultLink faults;           /* a cabled link's (vhca-port-faults.c) */
     QEMUTimer *fault_timer;         /* delayed frames due */
+    QEMUTimer *flap_timer;          /* a flap rule's link comes back */
     /* its pcapng capture, or NULL (vhca-port-capture.c) */
     struct VhcaCapture *capture;
     char *capture_path, *capture_filter;
@@ -127,6 +128,8 @@ struct VhcaState {
     VhcaFabricSmConf sm_conf;       /* the fabric's embedded SM */
     uint32_t rc_drop_request;       /* lose every Nth RC request (0: none) */
     uint32_t rc_drop_response;      /* lose every Nth answer to one */
+    /* fault rules per packet (vhca-port-fault-rules.c) */
+    struct VhcaFaultRules *fault_rules;
     NICConf port_nic[VHCA_MAX_PORTS];   /* portN-netdev: cabled out */
     bool sq_poll;                   /* poll send doorbell records */
     bool tag_matching;              /* TM SRQs (vhca-tm.c) */

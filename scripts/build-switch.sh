@@ -11,7 +11,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$REPO/build/vhca-switch
 # The wire's layouts as JSON for the Python tests (selftests/host/wirelayout.py).
 LAYOUT=$REPO/build/vhca-wire-layout
-SOURCES=(tools/vhca-switch.c tools/vhca-switch-txq.c tools/vhca-switch-faults.c qemu-device/vhca-link-faults.c qemu-device/vhca-wire.c qemu-device/vhca-sa.c
+SOURCES=(tools/vhca-switch.c tools/vhca-switch-txq.c tools/vhca-switch-faults.c qemu-device/vhca-link-faults.c
+         tools/vhca-switch-rules.c qemu-device/vhca-fault-rules.c qemu-device/vhca-wire.c qemu-device/vhca-sa.c
          tools/vhca-switch-capture.c qemu-device/vhca-capture.c
          qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c
          qemu-device/vhca-sma.c qemu-device/vhca-switch-sma.c qemu-device/vhca-sm-state.c qemu-device/vhca-sm-arbiter.c qemu-device/vhca-pma.c

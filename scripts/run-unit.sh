@@ -67,9 +67,10 @@ for src in driver/tests/*.cpp; do
 done
 # The device's pure files (no QEMU tree: QEMU's few headers from fuzz/shim)
 # with their host tests, qemu-device/tests/host: the placement order, the
-# capture encoder (its tshark cases skip without tshark).
+# capture encoder (its tshark cases skip without tshark), the fault rule
+# engine.
 device_flags="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Ifuzz/shim -Iqemu-device -Iuapi $sanitize"
-for src in qemu-device/vhca-place.c qemu-device/vhca-capture.c; do
+for src in qemu-device/vhca-place.c qemu-device/vhca-capture.c qemu-device/vhca-fault-rules.c; do
 	compile "$device_flags" "$src" "$out/device-$(basename "$src" .c).o" "$cc"
 done
 for src in qemu-device/tests/host/*.cpp; do
@@ -91,15 +92,16 @@ rc=$?
 cat "$log"
 # Host-level tests of the standalone switch (no VMs), against CA ports
 # played over its unix sockets: forwarding, tables, traps, SA, faults and
-# output queues (selftests/host/switch_lone.py), its embedded SM in SMInfo
-# arbitration (selftests/host/switch_arb.py), topologies of many switches
+# output queues (selftests/host/switch_lone.py), fault rules
+# (selftests/host/switch_rules.py), its embedded SM in SMInfo arbitration
+# (selftests/host/switch_arb.py), topologies of many switches
 # (selftests/host/switch_topology.py).  Their cases join unit.xml.
 host_xml=$out/host.xml
 rm -f "$host_xml"
 if scripts/build-switch.sh; then
 	(cd selftests && /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 		--junitxml="../$host_xml" host/switch_lone.py host/switch_arb.py host/switch_capture.py \
-		host/switch_topology.py) || rc=1
+		host/switch_rules.py host/switch_topology.py) || rc=1
 else
 	rc=1
 fi

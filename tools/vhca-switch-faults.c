@@ -20,6 +20,9 @@
  *   port N faults LOSS DUP REORDER CORRUPT one link's rates
  *   port N delay MS                        one link's added delay (0..10000)
  *   port N flap MS                         pull port N's cable for MS ms
+ *   rule add RULE | del N | clear | seed N | list | trace
+ *                                          fault rules per packet
+ *                                          (vhca-switch-rules.c)
  *   stats                                  per port: rx tx drops lost dup
  *                                          reordered icrc delayed flaps
  *                                          queued (bytes in the output
@@ -87,7 +90,9 @@ void sw_faults_link_down(SwPort *p)
 
 void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len)
 {
-    vhca_faults_egress(&p->faults, frame, len, sw_now_ms());
+    if (!sw_rules_egress(p, frame, len)) {
+        vhca_faults_egress(&p->faults, frame, len, sw_now_ms());
+    }
 }
 
 int sw_control_listen(const char *path)
@@ -152,7 +157,7 @@ static void sw_set_rates(SwPort *p, const VhcaFaultRates *f)
             f->corrupt);
 }
 
-static const char *sw_flap(SwPort *p, unsigned ms)
+const char *sw_flap(SwPort *p, unsigned ms)
 {
     if (!p->connect_path) {
         return "error: flap needs a --connect port (QEMU 7.2 does not "
@@ -228,19 +233,36 @@ static void sw_control_command(char *line, SwPort *ports, int nports,
         sw_link_command(line, ports, nports, out, size);
     } else if (!strncmp(line, "stats", 5)) {
         sw_control_stats(ports, nports, out, size);
+    } else if (!strncmp(line, "rule", 4)) {
+        snprintf(out, size, "error: out of memory\n");
     } else if (!strncmp(line, "capture", 7)) {
         sw_capture_command(ports, nports, NULL, line, out, size);
     } else {
         snprintf(out, size, "error: faults LOSS DUP REORDER CORRUPT | "
                  "capture FILE [FILTER] | capture off | port N ... | "
-                 "link N down|up | stats\n");
+                 "link N down|up | rule ... | stats\n");
     }
+}
+
+static int sw_write_all(int fd, const char *text)
+{
+    size_t len = strlen(text), done = 0;
+    ssize_t n;
+
+    while (done < len) {
+        n = write(fd, text + done, len - done);
+        if (n <= 0) {
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    return 0;
 }
 
 /* One command: a line in, an answer out, then the connection closes. */
 void sw_control_accept(int listen_fd, SwPort *ports, int nports)
 {
-    char line[128], out[256 * SW_MAX_PORTS];
+    char line[256], out[256 * SW_MAX_PORTS], *answer = NULL;
     int fd = accept(listen_fd, NULL, NULL);
     struct timeval tv = { .tv_sec = 1 };
     ssize_t n;
@@ -249,14 +271,22 @@ void sw_control_accept(int listen_fd, SwPort *ports, int nports)
         return;
     }
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     n = read(fd, line, sizeof(line) - 1);
     if (n > 0) {
         line[n] = '\0';
+        line[strcspn(line, "\r\n")] = '\0';
         out[0] = '\0';
-        sw_control_command(line, ports, nports, out, sizeof(out));
-        if (write(fd, out, strlen(out)) < 0) {
+        if (!strncmp(line, "rule ", 5)) {
+            answer = sw_rules_command(ports, nports, line + 5);
+        }
+        if (!answer) {
+            sw_control_command(line, ports, nports, out, sizeof(out));
+        }
+        if (sw_write_all(fd, answer ? answer : out) < 0) {
             /* the client went away: nothing to tell it */
         }
     }
+    free(answer);
     close(fd);
 }

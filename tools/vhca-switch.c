@@ -406,6 +406,9 @@ static void sw_frame(SwPort *p, const uint8_t *frame, uint32_t len)
         sw_port_link(p, &f);
         return;
     }
+    if (!sw_rules_ingress(p, &f)) {
+        return;
+    }
     smp = f.kind == VHCA_WIRE_DATAGRAM && f.qp_type == VHCA_QPT_SMI;
     if (smp && (sw_smp(p, sw_ports, sw_nports, &f) || f.dlid == 0xffff)) {
         return;     /* taken, or a directed route that goes nowhere */
@@ -783,6 +786,7 @@ int main(int argc, char **argv)
     sw_parse_args(argc, argv, &args);
     signal(SIGPIPE, SIG_IGN);
     sw_faults_seed(args.seed);
+    sw_rules_init(args.seed);
     vhca_sa_init(&sw_sa);
     sw_node_init(sw_nports, args.sm.embedded, args.guid, args.name);
     for (i = 0; i < sw_nports; i++) {

@@ -109,6 +109,18 @@ void sw_send_smp(SwPort *p, uint16_t dlid, const uint8_t *mad);
 /* A PerfMgt request to LID 1: the switch's PMA answers (true). */
 bool sw_pma(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f);
 
+/*
+ * vhca-switch-rules.c: fault rules per packet.  The engine seeded; the
+ * control socket's "rule ..." (the answer malloc'd); a data frame that
+ * came in by p (false: the rules took it) or leaves by p (true: they did).
+ */
+void sw_rules_init(uint64_t seed);
+char *sw_rules_command(SwPort *ports, int nports, const char *args);
+bool sw_rules_ingress(SwPort *p, const VhcaWireFrame *f);
+bool sw_rules_egress(SwPort *p, const uint8_t *frame, uint32_t len);
+/* vhca-switch-faults.c: pull p's cable for ms (NULL, or why not). */
+const char *sw_flap(SwPort *p, unsigned ms);
+
 /* vhca-switch-faults.c: a forwarded frame leaves through p's link. */
 void sw_egress(SwPort *p, const uint8_t *frame, uint32_t len);
 void sw_faults_seed(uint64_t seed);
