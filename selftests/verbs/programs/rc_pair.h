@@ -29,15 +29,15 @@ static inline struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *send_cq,
 	return must(ibv_create_qp(pd, &attr), "ibv_create_qp");
 }
 
-/* qp (on port `port`) to RTS, connected to dest_qpn behind dlid. */
-static inline void rc_connect(struct ibv_qp *qp, int port, uint32_t dest_qpn,
-			      uint16_t dlid)
+/* qp (on port `port`) to RTS, connected to dest_qpn behind dlid, allowing
+ * the remote access rights `access`. */
+static inline void rc_connect_access(struct ibv_qp *qp, int port,
+				     uint32_t dest_qpn, uint16_t dlid,
+				     unsigned int access)
 {
 	struct ibv_qp_attr attr = {
 		.qp_state = IBV_QPS_INIT, .port_num = port,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+		.qp_access_flags = access,
 	};
 
 	check("modify to INIT", ibv_modify_qp(qp, &attr, IBV_QP_STATE |
@@ -66,6 +66,14 @@ static inline void rc_connect(struct ibv_qp *qp, int port, uint32_t dest_qpn,
 					     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 					     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 					     IBV_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+/* rc_connect_access with remote write and read. */
+static inline void rc_connect(struct ibv_qp *qp, int port, uint32_t dest_qpn,
+			      uint16_t dlid)
+{
+	rc_connect_access(qp, port, dest_qpn, dlid, IBV_ACCESS_LOCAL_WRITE |
+			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 }
 
 /* qp[i] of pd[i] on port[i] (pd[0] and pd[1] may be one PD), connected. */
