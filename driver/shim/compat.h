@@ -17,6 +17,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vhca_compat.h"
+#include "vhca_hw.h"
 
 /*
  * IBA 1.5's FLUSH and ATOMIC WRITE work requests (6.2 added them).  The
