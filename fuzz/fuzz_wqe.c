@@ -96,6 +96,7 @@ static uint32_t segment_bytes(uint8_t opcode, uint8_t qp_type)
     case VHCA_WQE_ATOMIC_CMP_AND_SWP:
     case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
     case VHCA_WQE_ATOMIC_WRITE:
+    case VHCA_WQE_FLUSH:
         return 32;
     case VHCA_WQE_REG_MR:
         return 48;
@@ -179,6 +180,16 @@ static void fuzz_send(const uint8_t *buf, uint32_t stride, uint8_t qp_type,
     }
     if (wqe.opcode == VHCA_WQE_RDMA_READ) {
         expect(reliable_sender(qp_type), "RDMA READ off RC/XRC", qp_type, 0);
+    }
+    if (wqe.opcode == VHCA_WQE_FLUSH) {
+        /* IBA 1.5 A19.4.1: RC/XRC, no payload (oA19-2); the range's
+         * length and the FETH from the segment */
+        expect(reliable_sender(qp_type), "FLUSH off RC/XRC", qp_type, 0);
+        expect(wqe.num_sge == 0 && wqe.inline_len == 0 && wqe.length == 0,
+               "FLUSH with data", wqe.num_sge, wqe.inline_len);
+        expect(wqe.compare_add == le_at(buf + 32 + 12, 4) &&
+               wqe.swap == VHCA_FETH(buf[32 + 16], buf[32 + 17]),
+               "FLUSH segment", (unsigned)wqe.compare_add, 0);
     }
     if (wqe.opcode == VHCA_WQE_BIND_MW) {
         expect(reliable_sender(qp_type) || qp_type == VHCA_QPT_UC,

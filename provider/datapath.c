@@ -111,6 +111,16 @@ static int write_segment(const struct ibv_send_wr *wr, char *at)
 		memcpy(&seg->swap, &wr->wr.atomic.swap, sizeof(seg->swap));
 		break;
 	}
+#if IBVERBS_PABI_VERSION >= 65
+	case IBV_WR_FLUSH: {
+		struct vhca_wqe_flush *seg = (void *)at;
+
+		/* length, type and level: ibv_wr_flush (qp_ex.c) */
+		seg->remote_addr = htole64(wr->wr.rdma.remote_addr);
+		seg->rkey = htole32(wr->wr.rdma.rkey);
+		break;
+	}
+#endif
 	case IBV_WR_BIND_MW:
 		return vhca_bind_segment(wr->bind_mw.rkey, &wr->bind_mw.bind_info,
 					 (void *)at);
@@ -206,9 +216,11 @@ static int build_send_wqe(const struct vhca_qp *qp, const struct ibv_send_wr *wr
 
 	if (qp->type == VHCA_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
-	/* ibv_send_wr has no field for ATOMIC_WRITE's bytes: it is posted
-	 * with ibv_wr_atomic_write (libibverbs offers it nowhere else) */
-	if (wr->opcode == IBV_WR_ATOMIC_WRITE)
+	/* ibv_send_wr has no field for ATOMIC_WRITE's bytes nor for FLUSH's
+	 * length, placement type and selectivity: they are posted with
+	 * ibv_wr_atomic_write and ibv_wr_flush (libibverbs offers them
+	 * nowhere else) */
+	if (wr->opcode == IBV_WR_ATOMIC_WRITE || (int)wr->opcode == (int)VHCA_WQE_FLUSH)
 		return EINVAL;
 	if (wr->num_sge < 0)
 		return EINVAL;

@@ -18,8 +18,12 @@
  * ibv_wr_bind_mw and ibv_wr_local_inv open a complete WQE (no data), and
  * so does ibv_wr_atomic_write: its 8 bytes go into the WQE's atomic
  * segment (IBA 1.5 9.4.6; offered when the device has
- * VHCA_DEV_CAP_ATOMIC_WRITE).  Not offered: TSO: send_ops_flags naming it
- * fail ibv_create_qp_ex with EOPNOTSUPP.
+ * VHCA_DEV_CAP_ATOMIC_WRITE), and so does ibv_wr_flush: its range,
+ * placement type and selectivity go into the WQE's FLUSH segment (IBA 1.5
+ * A19.4.1; offered when the device has VHCA_DEV_CAP_FLUSH_GLOBAL or
+ * _PERSISTENT, from rdma-core 65's headers: 44's have no ibv_wr_flush).
+ * Not offered: TSO: send_ops_flags naming it fail ibv_create_qp_ex with
+ * EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,10 +47,24 @@ _Static_assert((int)IBV_WR_ATOMIC_WRITE == (int)VHCA_WQE_ATOMIC_WRITE &&
 	       (int)IBV_WC_ATOMIC_WRITE == (int)VHCA_CQE_ATOMIC_WRITE,
 	       "the device's ATOMIC_WRITE opcodes are libibverbs' numbers");
 
+#if IBVERBS_PABI_VERSION >= 65
+_Static_assert((int)IBV_WR_FLUSH == (int)VHCA_WQE_FLUSH &&
+	       (int)IBV_FLUSH_GLOBAL == (int)VHCA_FLUSH_GLOBAL &&
+	       (int)IBV_FLUSH_PERSISTENT == (int)VHCA_FLUSH_PERSISTENT &&
+	       (int)IBV_FLUSH_RANGE == (int)VHCA_FLUSH_RANGE &&
+	       (int)IBV_FLUSH_MR == (int)VHCA_FLUSH_MR,
+	       "the device's FLUSH numbers are libibverbs' numbers");
+#endif
+
 /* The send_ops_flags bit of an opcode: 1 << opcode, except ATOMIC_WRITE
- * (opcode 15, flag 1 << 12: libibverbs skipped IBV_WR_DRIVER1's bit). */
+ * (opcode 15, flag 1 << 12: libibverbs skipped IBV_WR_DRIVER1's bit) and
+ * FLUSH (opcode 14, flag 1 << 11). */
 static uint64_t send_ops_flag(unsigned int opcode)
 {
+#if IBVERBS_PABI_VERSION >= 65
+	if (opcode == IBV_WR_FLUSH)
+		return IBV_QP_EX_WITH_FLUSH;
+#endif
 	return opcode == IBV_WR_ATOMIC_WRITE ? IBV_QP_EX_WITH_ATOMIC_WRITE
 					     : 1ull << opcode;
 }
@@ -54,6 +72,10 @@ static uint64_t send_ops_flag(unsigned int opcode)
 /* The opcode of a send_ops_flags bit (the inverse of send_ops_flag). */
 static unsigned int send_ops_opcode(unsigned int bit)
 {
+#if IBVERBS_PABI_VERSION >= 65
+	if ((1ull << bit) == IBV_QP_EX_WITH_FLUSH)
+		return IBV_WR_FLUSH;
+#endif
 	return (1ull << bit) == IBV_QP_EX_WITH_ATOMIC_WRITE ? IBV_WR_ATOMIC_WRITE
 							  : bit;
 }
@@ -73,6 +95,10 @@ int vhca_qp_ex_check_ops(const struct vhca_context *ctx, uint64_t send_ops_flags
 
 	if (ctx->dev_caps & VHCA_DEV_CAP_ATOMIC_WRITE)
 		offered |= IBV_QP_EX_WITH_ATOMIC_WRITE;
+#if IBVERBS_PABI_VERSION >= 65
+	if (ctx->dev_caps & (VHCA_DEV_CAP_FLUSH_GLOBAL | VHCA_DEV_CAP_FLUSH_PERSISTENT))
+		offered |= IBV_QP_EX_WITH_FLUSH;
+#endif
 	if (send_ops_flags & ~offered)
 		return EOPNOTSUPP;
 	for (bit = 0; bit < 32; bit++)
@@ -213,6 +239,45 @@ static void wr_atomic_write(struct ibv_qp_ex *qp_ex, uint32_t rkey,
 	memcpy(&wr.wr.atomic.swap, atomic_wr, sizeof(wr.wr.atomic.swap));
 	open_wqe(qp, &wr);
 }
+
+#if IBVERBS_PABI_VERSION >= 65
+/* The placement types the device makes: a FLUSH may name any of them. */
+static uint8_t flush_types(const struct vhca_context *ctx)
+{
+	return ((ctx->dev_caps & VHCA_DEV_CAP_FLUSH_GLOBAL) ? VHCA_FLUSH_GLOBAL : 0) |
+	       ((ctx->dev_caps & VHCA_DEV_CAP_FLUSH_PERSISTENT) ?
+		VHCA_FLUSH_PERSISTENT : 0);
+}
+
+/* IBA 1.5 A19.4.1: the WRITEs before it placed (globally visible,
+ * persistent) in [remote_addr, remote_addr + len) of rkey's region, or in
+ * all of it (IBV_FLUSH_MR); no data either way.  A placement type the
+ * device lacks, none, or a selectivity it does not know: EINVAL at
+ * ibv_wr_complete. */
+static void wr_flush(struct ibv_qp_ex *qp_ex, uint32_t rkey, uint64_t remote_addr,
+		     size_t len, uint8_t type, uint8_t level)
+{
+	struct vhca_qp *qp = to_vqp_ex(qp_ex);
+	struct ibv_send_wr wr = { .opcode = IBV_WR_FLUSH };
+	struct vhca_wqe_flush *seg;
+
+	if (!type || (type & ~flush_types(to_vctx(qp_ex->qp_base.context))) ||
+	    level > IBV_FLUSH_MR || len > UINT32_MAX) {
+		close_wqe(qp);
+		fail(qp, EINVAL);
+		return;
+	}
+	wr.wr.rdma.rkey = rkey;
+	wr.wr.rdma.remote_addr = remote_addr;
+	open_wqe(qp, &wr);
+	if (!qp->wr_open)
+		return;
+	seg = (void *)(qp->wr_wqe.wqe + sizeof(struct vhca_wqe_ctrl));
+	seg->length = htole32((uint32_t)len);
+	seg->type = type;
+	seg->level = level;
+}
+#endif
 
 /* A type 2 window bound to this QP, with the key the caller chose
  * (ibv_inc_rkey of the current one); mw.c writes the segment. */
@@ -361,6 +426,9 @@ void vhca_qp_ex_set_ops(struct vhca_qp *qp, uint64_t send_ops_flags)
 	qp_ex->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	qp_ex->wr_atomic_fetch_add = wr_atomic_fetch_add;
 	qp_ex->wr_atomic_write = wr_atomic_write;
+#if IBVERBS_PABI_VERSION >= 65
+	qp_ex->wr_flush = wr_flush;
+#endif
 	qp_ex->wr_bind_mw = wr_bind_mw;
 	qp_ex->wr_local_inv = wr_local_inv;
 	qp_ex->wr_set_ud_addr = wr_set_ud_addr;

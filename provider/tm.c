@@ -243,6 +243,10 @@ enum ibv_wc_opcode vhca_wc_opcode(const struct vhca_cqe *cqe)
 	case VHCA_CQE_TM_RECV:
 		return (cqe->tm_flags & VHCA_CQE_TM_F_NO_TAG) ? IBV_WC_TM_NO_TAG
 							      : IBV_WC_TM_RECV;
+#if IBVERBS_PABI_VERSION >= 65
+	case VHCA_CQE_FLUSH:	/* IBV_WC_FLUSH is 8, the device's REG_MR */
+		return IBV_WC_FLUSH;
+#endif
 	default:
 		return cqe->opcode;
 	}

@@ -93,7 +93,7 @@ enum {
     IB_READ_RESP_MIDDLE = 0x0e, IB_READ_RESP_LAST = 0x0f,
     IB_READ_RESP_ONLY = 0x10, IB_ACK = 0x11, IB_ATOMIC_ACK = 0x12,
     IB_CMP_SWAP = 0x13, IB_FETCH_ADD = 0x14, IB_SEND_LAST_INV = 0x16,
-    IB_SEND_ONLY_INV = 0x17, IB_ATOMIC_WRITE = 0x1d,
+    IB_SEND_ONLY_INV = 0x17, IB_FLUSH = 0x1c, IB_ATOMIC_WRITE = 0x1d,
 };
 
 /* Extension headers a packet carries, in their order after the BTH. */
@@ -101,6 +101,7 @@ enum {
     EH_XRCETH = 1 << 0, EH_DETH = 1 << 1, EH_RETH = 1 << 2,
     EH_ATOMICETH = 1 << 3, EH_AETH = 1 << 4, EH_ATOMICACKETH = 1 << 5,
     EH_IMMDT = 1 << 6, EH_IETH = 1 << 7,
+    EH_FETH = 1 << 8,       /* IBA 1.5 A19: FLUSH's, before its RETH */
 };
 
 typedef struct IbPacketPlan {
@@ -240,6 +241,14 @@ static void plan_packet(const VhcaWireFrame *f, unsigned mtu, unsigned k,
         }
         return;
     }
+    if (f->kind == VHCA_WIRE_REQUEST && f->opcode == VHCA_WQE_FLUSH) {
+        /* IBA 1.5 A19.4.1: BTH, [XRCETH,] FETH, RETH; no payload */
+        p->ack_req = true;
+        p->opcode = transport_of(f) | IB_FLUSH;
+        p->ext = EH_FETH | EH_RETH |
+                 (transport_of(f) == IB_XRC ? EH_XRCETH : 0);
+        return;
+    }
     if (f->kind == VHCA_WIRE_REQUEST) {
         p->ack_req = true;
         p->opcode = transport_of(f) |
@@ -258,7 +267,12 @@ static void plan_packet(const VhcaWireFrame *f, unsigned mtu, unsigned k,
     } else if (f->syndrome != VHCA_WIRE_ACK) {
         p->psn = f->psn;
     }
-    if (f->syndrome == VHCA_WIRE_ACK && vhca_wqe_returns_data(f->opcode)) {
+    if (f->syndrome == VHCA_WIRE_ACK && f->opcode == VHCA_WQE_FLUSH) {
+        /* IBA 1.5 oA19-2: an RDMA READ response without payload */
+        p->opcode = IB_READ_RESP_ONLY;
+        p->ext = EH_AETH;
+    } else if (f->syndrome == VHCA_WIRE_ACK &&
+               vhca_wqe_returns_data(f->opcode)) {
         p->opcode = IB_ATOMIC_ACK;
         p->ext = EH_AETH | EH_ATOMICACKETH;
     } else {
@@ -316,8 +330,13 @@ static uint8_t *put_ext(const VhcaWireFrame *f, const IbPacketPlan *p,
     if (p->ext & EH_DETH) {
         q = put32(put32(q, f->qkey), f->src_qpn & 0xffffff);
     }
+    if (p->ext & EH_FETH) {
+        q = put32(q, (uint32_t)f->swap);    /* VHCA_FETH: SEL 5:4, PLT 3:0 */
+    }
     if (p->ext & EH_RETH) {
-        q = put32(put32(put64(q, f->remote_addr), f->rkey), f->length);
+        /* a FLUSH's DMA length is its range's, carried in compare_add */
+        q = put32(put32(put64(q, f->remote_addr), f->rkey),
+                  p->ext & EH_FETH ? (uint32_t)f->compare_add : f->length);
     }
     if (p->ext & EH_ATOMICETH) {
         q = put64(put64(put32(put64(q, f->remote_addr), f->rkey),

@@ -78,14 +78,15 @@ typedef struct VhcaCmdInfo {
 } VhcaCmdInfo;
 
 /*
- * IBA 10.6.3.1: remote write and atomic rights need local write.  Used by
+ * IBA 10.6.3.1: remote write and atomic rights need local write (the
+ * FLUSH rights of IBA 1.5 A19 do not: a FLUSH writes nothing).  Used by
  * REG_DM_MR here and by every region of vhca-mr.c.
  */
 static inline bool vhca_access_flags_valid(uint32_t access)
 {
     const uint32_t all = VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE |
                          VHCA_ACCESS_REMOTE_READ | VHCA_ACCESS_REMOTE_ATOMIC |
-                         VHCA_ACCESS_MW_BIND;
+                         VHCA_ACCESS_MW_BIND | VHCA_ACCESS_FLUSH;
 
     if (access & ~all) {
         return false;

@@ -249,7 +249,7 @@ static const char *vhca_qp_attr_error(VhcaState *s, const VhcaQp *qp,
     if ((mask & A(ACCESS_FLAGS)) &&
         (le32_to_cpu(ctx->access_flags) & ~(VHCA_ACCESS_LOCAL_WRITE |
          VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_READ |
-         VHCA_ACCESS_REMOTE_ATOMIC))) {
+         VHCA_ACCESS_REMOTE_ATOMIC | VHCA_ACCESS_FLUSH))) {
         return "unknown access flags";
     }
     return NULL;

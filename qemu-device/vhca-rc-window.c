@@ -358,7 +358,8 @@ static void vhca_rc_window_ack_before(VhcaQp *qp, uint32_t idx)
 }
 
 /* A READ response's data or an atomic's original value, into the WQE's
- * local buffer.  Returns the answer the WQE completes with. */
+ * local buffer (a FLUSH's answer has none: IBA 1.5 oA19-2).  Returns the
+ * answer the WQE completes with. */
 static VhcaAck vhca_rc_window_data(VhcaState *s, VhcaQp *qp, uint32_t idx,
                                    const VhcaRcAnswer *a)
 {
@@ -370,6 +371,9 @@ static VhcaAck vhca_rc_window_data(VhcaState *s, VhcaQp *qp, uint32_t idx,
     if (!vhca_sq_fetch(s, qp, idx, &f) || f.status != VHCA_WC_SUCCESS ||
         f.wqe.opcode != e->opcode || f.wqe.length != e->length) {
         return VHCA_NAK_REM_OP;     /* the WQE changed under the device */
+    }
+    if (e->opcode == VHCA_WQE_FLUSH) {
+        return a->len == 0 ? VHCA_ACK : VHCA_NAK_REM_OP;
     }
     if (e->opcode == VHCA_WQE_RDMA_READ) {
         if (a->len != e->length) {

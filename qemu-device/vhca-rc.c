@@ -148,7 +148,8 @@ static VhcaAck vhca_rc_duplicate(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
     if (opcode == VHCA_WQE_RDMA_READ) {
         return vhca_respond_read(ds, dqp, pkt);
     }
-    pkt->atomic_orig = res->atomic_orig;    /* IBA 9.7.5.2.4: not again */
+    /* IBA 9.7.5.2.4: an atomic not again; a FLUSH's placement holds */
+    pkt->atomic_orig = res->atomic_orig;
     return VHCA_ACK;
 }
 
@@ -235,8 +236,10 @@ static void vhca_rc_count_answer(VhcaPacket *pkt, VhcaAck ack, bool lost)
     uint8_t opcode = pkt->wqe->opcode;
     bool read = ack == VHCA_ACK && opcode == VHCA_WQE_RDMA_READ;
     uint32_t packets = read ? MAX(pkt->packets, 1) : 1;
+    /* FLUSH: a READ response without payload (IBA 1.5 oA19-2) */
     uint64_t payload = read ? pkt->wqe->length :
-                       ack == VHCA_ACK && vhca_wqe_returns_data(opcode) ? 8 : 0;
+                       ack == VHCA_ACK && vhca_wqe_returns_data(opcode) &&
+                       opcode != VHCA_WQE_FLUSH ? 8 : 0;
 
     vhca_port_count_tx(pkt->dst_port, packets, payload, false);
     if (!lost) {

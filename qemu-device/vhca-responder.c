@@ -408,6 +408,63 @@ static VhcaAck vhca_respond_atomic_write(VhcaState *s, VhcaQp *qp,
     return VHCA_ACK;
 }
 
+/*
+ * FLUSH (IBA 1.5 A19.4.1): the FETH names the placement types (global
+ * visibility, persistence) and the selectivity (the RETH's range, or the
+ * whole region of the R_Key).  The QP and the region must grant the
+ * VHCA_ACCESS_FLUSH_* right of every type asked for (rxe's
+ * check_qp_attr_access and check_rkey do the same), else NAK remote
+ * access error; a range must lie in the region.  There is nothing to
+ * write back: the region is guest RAM, which holds no data a DMA write
+ * has not placed, and the responder executes the requests of a QP in PSN
+ * order, each WRITE's DMA finished before the next request is taken.  So
+ * the placement FLUSH guarantees holds when it gets here; the barrier
+ * orders the responder's stores before the answer that lets the
+ * requester complete the FLUSH, as the A19 ordering rule asks (a FLUSH
+ * completes only after the WRITEs before it are placed).  A duplicate
+ * FLUSH is answered again without executing it (vhca-rc.c): its
+ * placement already holds.
+ */
+static VhcaAck vhca_respond_flush(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
+{
+    const VhcaSendWqe *wqe = pkt->wqe;
+    uint32_t type = VHCA_FETH_PLT(wqe->swap);
+    uint32_t level = VHCA_FETH_SEL(wqe->swap);
+    uint32_t access = 0;
+    bool range = level == VHCA_FLUSH_RANGE;
+    const VhcaMr *mr;
+    uint8_t verr;
+
+    if (!type || (type & ~(VHCA_FLUSH_GLOBAL | VHCA_FLUSH_PERSISTENT)) ||
+        level > VHCA_FLUSH_MR) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x FLUSH of placement "
+                      "type 0x%x selectivity %u\n", qp->handle, type, level);
+        return vhca_responder_fail(s, qp, VHCA_NAK_INV_REQ,
+                                   VHCA_QP_EV_REQ_ERR);
+    }
+    if (type & VHCA_FLUSH_GLOBAL) {
+        access |= VHCA_ACCESS_FLUSH_GLOBAL;
+    }
+    if (type & VHCA_FLUSH_PERSISTENT) {
+        access |= VHCA_ACCESS_FLUSH_PERSISTENT;
+    }
+    if ((qp->access_flags & access) != access) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vhca: QP 0x%x does not allow FLUSH "
+                      "0x%x\n", qp->handle, access);
+        verr = VHCA_VERR_ACCESS_RIGHTS;
+    } else {
+        /* MR selectivity: the key, PD and rights, not the range */
+        verr = vhca_mr_translate(s, wqe->rkey, qp->pdn, access, false,
+                                 qp->handle, wqe->remote_addr,
+                                 range ? wqe->compare_add : 0, &mr);
+    }
+    if (verr != VHCA_VERR_NONE) {
+        return vhca_remote_refused(s, qp, pkt, verr);
+    }
+    smp_mb();
+    return VHCA_ACK;
+}
+
 /* IBA 9.7.5.2.8: no receive WQE, RNR NAK (RC; UC drops the message). */
 bool vhca_respond_no_rwqe(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
                           VhcaAck *ack)
@@ -452,6 +509,9 @@ VhcaAck vhca_respond(VhcaState *ds, VhcaQp *dqp, VhcaPacket *pkt)
         break;
     case VHCA_WQE_ATOMIC_WRITE:
         ack = vhca_respond_atomic_write(ds, dqp, pkt);
+        break;
+    case VHCA_WQE_FLUSH:
+        ack = vhca_respond_flush(ds, dqp, pkt);
         break;
     default:
         ack = tm ? vhca_tm_respond(ds, dqp, pkt)

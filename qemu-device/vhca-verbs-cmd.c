@@ -226,7 +226,9 @@ void vhca_verbs_device_attr(struct vhca_device_attr *attr)
                                  VHCA_DEV_CAP_CQE_TIMESTAMP |
                                  VHCA_DEV_CAP_ODP |
                                  VHCA_DEV_CAP_ODP_IMPLICIT |
-                                 VHCA_DEV_CAP_ATOMIC_WRITE);
+                                 VHCA_DEV_CAP_ATOMIC_WRITE |
+                                 VHCA_DEV_CAP_FLUSH_GLOBAL |
+                                 VHCA_DEV_CAP_FLUSH_PERSISTENT);
     attr->hca_core_clock_khz = cpu_to_le32(VHCA_CORE_CLOCK_KHZ);
     attr->max_cq = cpu_to_le32(VHCA_MAX_CQ);
     attr->max_cqe = cpu_to_le32(VHCA_MAX_CQE);

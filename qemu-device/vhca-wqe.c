@@ -29,6 +29,7 @@ static void vhca_wqe_decode_segment(const uint8_t *seg, uint8_t qp_type,
     const struct vhca_wqe_raddr *raddr = (const void *)seg;
     const struct vhca_wqe_atomic *atomic = (const void *)seg;
     const struct vhca_wqe_ud *ud = (const void *)seg;
+    const struct vhca_wqe_flush *flush = (const void *)seg;
 
     switch (vhca_wqe_opcode_row(wqe->opcode)->segment) {
     case VHCA_WQE_SEG_RADDR:
@@ -49,6 +50,13 @@ static void vhca_wqe_decode_segment(const uint8_t *seg, uint8_t qp_type,
         }
         wqe->compare_add = ldq_le_p(&atomic->compare_add);
         wqe->swap = ldq_le_p(&atomic->swap);
+        break;
+    case VHCA_WQE_SEG_FLUSH:
+        /* no payload either way (IBA 1.5 oA19-2): length stays 0 */
+        wqe->remote_addr = ldq_le_p(&flush->remote_addr);
+        wqe->rkey = ldl_le_p(&flush->rkey);
+        wqe->compare_add = ldl_le_p(&flush->length);
+        wqe->swap = VHCA_FETH(flush->type, flush->level);
         break;
     case VHCA_WQE_SEG_REG_MR:
         memcpy(&wqe->reg_mr, seg, sizeof(wqe->reg_mr));

@@ -37,8 +37,10 @@ typedef struct VhcaSendWqe {
     uint64_t length;            /* message length */
     uint64_t remote_addr;       /* RDMA and atomics */
     uint32_t rkey;
-    uint64_t compare_add;
-    uint64_t swap;
+    uint64_t compare_add;       /* FLUSH: the RETH's length of the range */
+    uint64_t swap;              /* FLUSH: the FETH (VHCA_FETH), so that the
+                                 * wire carries both as it carries an
+                                 * atomic's operands (vhca_hw_wire.h) */
     struct vhca_av av;          /* UD/SMI/GSI, little-endian as given */
     uint32_t remote_qpn;
     uint32_t remote_qkey;

@@ -354,6 +354,10 @@ VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 #define VHCA_DEV_CAP_ATOMIC_WRITE	(1u << 7)	/* VHCA_WQE_ATOMIC_WRITE (IBA 1.5 9.4.6) */
 #define VHCA_DEV_CAP_ODP_IMPLICIT	(1u << 8)	/* VHCA_MR_F_ODP_IMPLICIT (vhca_hw_odp.h) */
 #define VHCA_DEV_CAP_TAG_MATCHING	(1u << 9)	/* tag matching SRQs (vhca_hw_tm.h) */
+/* VHCA_WQE_FLUSH of each placement type and VHCA_ACCESS_FLUSH_* rights
+ * (IBA 1.5 A19.4.1; IB_DEVICE_FLUSH_GLOBAL, IB_DEVICE_FLUSH_PERSISTENT) */
+#define VHCA_DEV_CAP_FLUSH_GLOBAL	(1u << 10)
+#define VHCA_DEV_CAP_FLUSH_PERSISTENT	(1u << 11)
 
 /* IBA 14.2.5.6 PortInfo values used below. */
 enum vhca_port_state {

@@ -165,6 +165,8 @@ enum vhca_cqe_opcode {
 	VHCA_CQE_LOCAL_INV		= 0x06,
 	VHCA_CQE_REG_MR			= 0x08,
 	VHCA_CQE_ATOMIC_WRITE		= 0x09,	/* IBV_WC_ATOMIC_WRITE */
+	VHCA_CQE_FLUSH			= 0x0e,	/* IBV_WC_FLUSH (8, the number of
+						 * the device's REG_MR) */
 	/* tag matching SRQs (vhca_hw_tm.h): the list operations, and every
 	 * receive of a TM SRQ's message that carries a tag matching header */
 	VHCA_CQE_TM_ADD			= 0x0a,	/* IBV_WC_TM_ADD */
@@ -382,6 +384,12 @@ enum vhca_qp_attr {
 #define VHCA_ACCESS_REMOTE_READ		(1u << 2)
 #define VHCA_ACCESS_REMOTE_ATOMIC	(1u << 3)
 #define VHCA_ACCESS_MW_BIND		(1u << 4)	/* regions: windows may be bound */
+/* IBA 1.5 A19 memory placement: the FLUSH placement types a QP and a
+ * region accept (IB_ACCESS_FLUSH_GLOBAL, IB_ACCESS_FLUSH_PERSISTENT) */
+#define VHCA_ACCESS_FLUSH_GLOBAL	(1u << 8)
+#define VHCA_ACCESS_FLUSH_PERSISTENT	(1u << 9)
+#define VHCA_ACCESS_FLUSH		(VHCA_ACCESS_FLUSH_GLOBAL | \
+					 VHCA_ACCESS_FLUSH_PERSISTENT)
 
 /* QP attributes, written by MODIFY_QP (fields named by attr_mask) and read
  * by QUERY_QP (all fields, attr_mask 0).  The device checks every state
@@ -575,6 +583,7 @@ enum vhca_wqe_opcode {
 	VHCA_WQE_LOCAL_INV		= 0x07,
 	VHCA_WQE_BIND_MW		= 0x08,
 	VHCA_WQE_SEND_WITH_INV		= 0x09,
+	VHCA_WQE_FLUSH			= 0x0e,	/* IBA 1.5 A19.4.1 (VHCA_DEV_CAP_FLUSH_*) */
 	VHCA_WQE_ATOMIC_WRITE		= 0x0f,	/* IBA 1.5 9.4.6 (VHCA_DEV_CAP_ATOMIC_WRITE) */
 	VHCA_WQE_REG_MR			= 0x20,
 };
@@ -616,6 +625,36 @@ struct vhca_wqe_atomic {
 					 * so they arrive unchanged) */
 };
 VHCA_SIZE_CHECK(struct vhca_wqe_atomic, 32);
+
+/*
+ * FLUSH (IBA 1.5 A19.4.1, memory placement extensions): makes the data of
+ * the RDMA WRITEs, atomics and ATOMIC WRITEs before it globally visible
+ * and/or persistent in [remote_addr, remote_addr + length) of the region
+ * of rkey, or in the whole region.  On the wire a RETH (address, key,
+ * length) and a FETH (placement type, selectivity level); the answer is an
+ * RDMA READ response without payload.  The placement types are
+ * IB_FLUSH_GLOBAL / IB_FLUSH_PERSISTENT (bits, both may be set); the
+ * selectivity IB_FLUSH_RANGE / IB_FLUSH_MR.
+ */
+#define VHCA_FLUSH_GLOBAL		(1u << 0)	/* FETH PLT: global visibility */
+#define VHCA_FLUSH_PERSISTENT		(1u << 1)	/* FETH PLT: persistence */
+#define VHCA_FLUSH_RANGE		0		/* FETH SEL: the range */
+#define VHCA_FLUSH_MR			1		/* FETH SEL: the whole region */
+/* The FETH's 32 bits: SEL in bits 5:4, PLT in bits 3:0 (rxe_hdr.h). */
+#define VHCA_FETH(type, level)		(((uint32_t)(type) & 0xf) | \
+					 (((uint32_t)(level) & 3) << 4))
+#define VHCA_FETH_PLT(feth)		((feth) & 0xf)
+#define VHCA_FETH_SEL(feth)		(((feth) >> 4) & 3)
+
+struct vhca_wqe_flush {
+	vhca_le64	remote_addr;	/* VHCA_FLUSH_RANGE: the range's start */
+	vhca_le32	rkey;
+	vhca_le32	length;		/* VHCA_FLUSH_RANGE: its bytes (0: none) */
+	uint8_t		type;		/* VHCA_FLUSH_GLOBAL | VHCA_FLUSH_PERSISTENT */
+	uint8_t		level;		/* VHCA_FLUSH_RANGE or VHCA_FLUSH_MR */
+	uint8_t		rsvd[14];
+};
+VHCA_SIZE_CHECK(struct vhca_wqe_flush, 32);
 
 struct vhca_wqe_ud {
 	struct vhca_av	av;

@@ -92,8 +92,9 @@ struct vhca_wire_hdr {
     vhca_le32   nak_psn;        /* RESPONSE: sequence error NAK's ePSN */
     vhca_le32   offset;         /* where the payload sits in the message */
     vhca_le64   remote_addr;
-    vhca_le64   compare_add;    /* RESPONSE: the atomic's original value */
-    vhca_le64   swap;
+    vhca_le64   compare_add;    /* RESPONSE: the atomic's original value;
+                                 * FLUSH request: the RETH's length */
+    vhca_le64   swap;           /* FLUSH request: the FETH (VHCA_FETH) */
     vhca_le64   src_guid;       /* the sender port's GUID (its GID[0]) */
     uint8_t     sl;
     uint8_t     flags;          /* VHCA_WIRE_F_* */

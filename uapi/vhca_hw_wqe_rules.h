@@ -81,7 +81,10 @@ static inline int vhca_qpt_is_datagram(uint8_t qp_type)
  *           payload; READ and atomics have their data come back, so they
  *           cannot (IBA 11.4.1.1).
  *   RETURNS the responder's answer carries the data (RDMA READ, atomics:
- *           IBA 9.4.3, 9.4.5), so the request itself carries none.
+ *           IBA 9.4.3, 9.4.5), so the request itself carries none; it
+ *           is one packet, holds a responder resource (max_rd_atomic)
+ *           and waits behind a fence.  FLUSH too (IBA 1.5 A19.4.1): its
+ *           answer is an RDMA READ response without payload.
  *   LOCAL   an operation on local objects that puts nothing on the wire
  *           and consumes no PSN (IBA 10.6.5 fast registration and local
  *           invalidation, 10.6.7.2 type 2 window binding).
@@ -100,6 +103,7 @@ enum vhca_wqe_segment {
 	VHCA_WQE_SEG_ATOMIC,	/* vhca_wqe_atomic */
 	VHCA_WQE_SEG_REG_MR,	/* vhca_wqe_reg_mr */
 	VHCA_WQE_SEG_BIND_MW,	/* vhca_wqe_bind_mw */
+	VHCA_WQE_SEG_FLUSH,	/* vhca_wqe_flush */
 };
 
 #define VHCA_WQE_OPF_SGL	(1u << 0)
@@ -124,6 +128,7 @@ enum vhca_wqe_segment {
 	ROW(ATOMIC_CMP_AND_SWP,	  RELIABLE,  ATOMIC,  COMP_SWAP,    F(SGL) | F(RETURNS))		\
 	ROW(ATOMIC_FETCH_AND_ADD, RELIABLE,  ATOMIC,  FETCH_ADD,    F(SGL) | F(RETURNS))		\
 	ROW(ATOMIC_WRITE,	  RELIABLE,  ATOMIC,  ATOMIC_WRITE, F0)				\
+	ROW(FLUSH,		  RELIABLE,  FLUSH,   FLUSH,	    F(RETURNS))			\
 	ROW(LOCAL_INV,		  ANY,	     NONE,    LOCAL_INV,    F(LOCAL) | F(INV))		\
 	ROW(REG_MR,		  ANY,	     REG_MR,  REG_MR,	    F(LOCAL) | F(KERNEL))		\
 	ROW(BIND_MW,		  CONNECTED, BIND_MW, BIND_MW,	    F(LOCAL))
@@ -193,6 +198,8 @@ static inline uint32_t vhca_wqe_segment_size(uint8_t opcode, uint8_t qp_type)
 		return sizeof(struct vhca_wqe_reg_mr);
 	case VHCA_WQE_SEG_BIND_MW:
 		return sizeof(struct vhca_wqe_bind_mw);
+	case VHCA_WQE_SEG_FLUSH:
+		return sizeof(struct vhca_wqe_flush);
 	default:
 		return 0;
 	}

@@ -32,12 +32,14 @@ class MemoryRegion : public DeviceResource {
   enum class Kind : uint8_t { kDma, kPaged, kFastReg, kDm, kOdp };
 
   // IB_ACCESS_* bits the device implements (MW_BIND, bit 4, lets memory
-  // windows be bound to the region); the optional hints
+  // windows be bound to the region; FLUSH_GLOBAL/PERSISTENT, bits 8 and 9,
+  // FLUSH of that placement type, which the kernel's core allows only
+  // when the device reports IB_DEVICE_FLUSH_*); the optional hints
   // (IB_ACCESS_OPTIONAL, bits 20..29) are ignored; anything else is
   // -EINVAL.
   static constexpr uint32_t kAccessMask = VHCA_ACCESS_LOCAL_WRITE |
       VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_READ |
-      VHCA_ACCESS_REMOTE_ATOMIC | VHCA_ACCESS_MW_BIND;
+      VHCA_ACCESS_REMOTE_ATOMIC | VHCA_ACCESS_MW_BIND | VHCA_ACCESS_FLUSH;
   static constexpr uint32_t kOptionalAccess = 0x3ffu << 20;
   static Result<uint32_t> DeviceAccess(uint32_t ib_access);
 

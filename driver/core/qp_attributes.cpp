@@ -36,7 +36,7 @@ Result<vhca_qp_context> QpAttrToContext(const vhca_core_qp_attr& attr,
   if (mask & VHCA_QP_ATTR_ACCESS_FLAGS)
     c.access_flags = ToLe32(attr.qp_access_flags &
                             (VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_READ |
-                             VHCA_ACCESS_REMOTE_ATOMIC));
+                             VHCA_ACCESS_REMOTE_ATOMIC | VHCA_ACCESS_FLUSH));
   if (mask & VHCA_QP_ATTR_PKEY_INDEX) c.pkey_index = ToLe16(attr.pkey_index);
   if (mask & VHCA_QP_ATTR_PORT) c.port = attr.port_num;
   if (mask & VHCA_QP_ATTR_QKEY) c.qkey = ToLe32(attr.qkey);

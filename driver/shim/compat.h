@@ -17,11 +17,19 @@
 #include <rdma/ib_verbs.h>
 
 #include "vhca_compat.h"
+#include "vhca_hw.h"
 
-/* IBA 1.5's FLUSH and ATOMIC WRITE work requests (6.2 added them): the
- * device has no FLUSH, and ATOMIC WRITE only user space posts (no kernel
- * ULP does: Documentation/verbs.md), so post_send refuses both with
- * -EOPNOTSUPP rather than as unknown opcodes. */
+/*
+ * IBA 1.5's FLUSH and ATOMIC WRITE work requests (6.2 added them).  The
+ * device executes both, for user space (the provider's ibv_wr_flush and
+ * ibv_wr_atomic_write).  A kernel consumer cannot say what they need:
+ * struct ib_send_wr and its ib_rdma_wr/ib_atomic_wr carry no FETH
+ * (placement type, selectivity) and no place for ATOMIC WRITE's 8 bytes
+ * (the kernel's ib_flush_wr was dropped from the series that added the
+ * opcodes; rxe posts them with those fields zero), and no ULP posts them.
+ * So post_send refuses both with -EOPNOTSUPP rather than as unknown
+ * opcodes, until the kernel's API can carry them.
+ */
 static inline bool vhca_wr_opcode_is_iba15(enum ib_wr_opcode opcode)
 {
 #ifdef VHCA_HAVE_IB_WR_FLUSH
@@ -29,6 +37,24 @@ static inline bool vhca_wr_opcode_is_iba15(enum ib_wr_opcode opcode)
 #else
 	return false;
 #endif
+}
+
+/*
+ * FLUSH's capabilities (IB_DEVICE_FLUSH_*, 6.2): what ib_check_mr_access
+ * checks IB_ACCESS_FLUSH_* regions against and ibv_query_device_ex
+ * reports.  6.1 has neither, and its core refuses the access flags.
+ */
+static inline u64 vhca_flush_cap_flags(u32 dev_caps)
+{
+	u64 flags = 0;
+
+#ifdef VHCA_HAVE_IB_DEVICE_FLUSH
+	if (dev_caps & VHCA_DEV_CAP_FLUSH_GLOBAL)
+		flags |= IB_DEVICE_FLUSH_GLOBAL;
+	if (dev_caps & VHCA_DEV_CAP_FLUSH_PERSISTENT)
+		flags |= IB_DEVICE_FLUSH_PERSISTENT;
+#endif
+	return flags;
 }
 
 /* Pin a user range: ib_umem_get_va from 7.3, ib_umem_get before. */
@@ -111,6 +137,13 @@ static inline int vhca_odp_page_dma(struct ib_umem_odp *umem, unsigned long i,
 #define VHCA_ODP_SUPPORT_ATOMIC_WRITE	IB_ODP_SUPPORT_ATOMIC_WRITE
 #else
 #define VHCA_ODP_SUPPORT_ATOMIC_WRITE	0
+#endif
+
+/* The ODP capability bit of FLUSH: 7.3; none to set before. */
+#ifdef VHCA_HAVE_ODP_SUPPORT_FLUSH
+#define VHCA_ODP_SUPPORT_FLUSH		IB_ODP_SUPPORT_FLUSH
+#else
+#define VHCA_ODP_SUPPORT_FLUSH		0
 #endif
 
 /*

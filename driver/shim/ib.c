@@ -35,7 +35,8 @@ static int vhca_ib_query_device(struct ib_device *ibdev,
 	props->vendor_id = le32_to_cpu(attr->vendor_id);
 	props->vendor_part_id = le32_to_cpu(attr->vendor_part_id);
 	props->hw_ver = le32_to_cpu(attr->hw_version);
-	props->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT;
+	props->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
+		vhca_flush_cap_flags(le32_to_cpu(attr->dev_caps));
 	props->max_pd = le32_to_cpu(attr->max_pd);
 	props->max_qp = le32_to_cpu(attr->max_qp);
 	props->max_qp_wr = le32_to_cpu(attr->max_qp_wr);

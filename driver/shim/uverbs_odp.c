@@ -394,6 +394,10 @@ void vhca_odp_query_device(struct vhca_kapi_device *kdev,
 		props->odp_caps.general_caps |= IB_ODP_SUPPORT_IMPLICIT;
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_ATOMIC_WRITE)
 		connected |= VHCA_ODP_SUPPORT_ATOMIC_WRITE;
+	/* a FLUSH's range faults in as a READ's does (rxe faults it too) */
+	if (le32_to_cpu(attr->dev_caps) & (VHCA_DEV_CAP_FLUSH_GLOBAL |
+					   VHCA_DEV_CAP_FLUSH_PERSISTENT))
+		connected |= VHCA_ODP_SUPPORT_FLUSH;
 	props->odp_caps.per_transport_caps.rc_odp_caps = connected;
 	props->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |
 		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_SRQ_RECV;

@@ -13,6 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vhca_shim.h"
+#include "compat.h"
 
 /* ---- the numbers the shim passes through unchanged ---- */
 static_assert((int)IB_SEND_FENCE == (int)VHCA_CORE_SEND_FENCE);
@@ -85,6 +86,14 @@ static_assert((int)IB_ACCESS_LOCAL_WRITE == (int)VHCA_ACCESS_LOCAL_WRITE);
 static_assert((int)IB_ACCESS_REMOTE_WRITE == (int)VHCA_ACCESS_REMOTE_WRITE);
 static_assert((int)IB_ACCESS_REMOTE_READ == (int)VHCA_ACCESS_REMOTE_READ);
 static_assert((int)IB_ACCESS_REMOTE_ATOMIC == (int)VHCA_ACCESS_REMOTE_ATOMIC);
+#ifdef VHCA_HAVE_IB_DEVICE_FLUSH
+static_assert((int)IB_ACCESS_FLUSH_GLOBAL == (int)VHCA_ACCESS_FLUSH_GLOBAL);
+static_assert((int)IB_ACCESS_FLUSH_PERSISTENT == (int)VHCA_ACCESS_FLUSH_PERSISTENT);
+static_assert((int)IB_FLUSH_GLOBAL == (int)VHCA_FLUSH_GLOBAL);
+static_assert((int)IB_FLUSH_PERSISTENT == (int)VHCA_FLUSH_PERSISTENT);
+static_assert((int)IB_FLUSH_RANGE == (int)VHCA_FLUSH_RANGE);
+static_assert((int)IB_FLUSH_MR == (int)VHCA_FLUSH_MR);
+#endif
 
 static_assert(sizeof(struct ib_sge) == sizeof(struct vhca_core_sge));
 static_assert(offsetof(struct ib_sge, addr) == offsetof(struct vhca_core_sge, addr));

@@ -21,14 +21,15 @@ const uint8_t kQpTypes[] = {VHCA_QPT_RC,  VHCA_QPT_UC,      VHCA_QPT_UD,     VHC
 // (IBA 10.6.7.2: a window's rkey serves the peer of the connection).
 // The XRC initiator posts what RC posts (IBA A14.3.2: XRC's opcodes are
 // RC's with an XRCETH); the XRC target has no send queue and posts nothing.
-// ATOMIC WRITE is an RC opcode (IBA 1.5 9.2, 9.4.6).
+// ATOMIC WRITE and FLUSH are RC opcodes (IBA 1.5 9.2, 9.4.6, A19.4.1: RC,
+// RD and XRC; not UC or UD).
 std::set<std::pair<int, int>> Allowed() {
   std::set<std::pair<int, int>> allowed;
   for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_SEND_WITH_INV,
                  VHCA_WQE_RDMA_WRITE, VHCA_WQE_RDMA_WRITE_WITH_IMM, VHCA_WQE_RDMA_READ,
                  VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_WQE_ATOMIC_FETCH_AND_ADD,
-                 VHCA_WQE_ATOMIC_WRITE, VHCA_WQE_BIND_MW, VHCA_WQE_LOCAL_INV,
-                 VHCA_WQE_REG_MR})
+                 VHCA_WQE_ATOMIC_WRITE, VHCA_WQE_FLUSH, VHCA_WQE_BIND_MW,
+                 VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR})
     for (int type : {VHCA_QPT_RC, VHCA_QPT_XRC_INI}) allowed.insert({op, type});
   for (int op : {VHCA_WQE_SEND, VHCA_WQE_SEND_WITH_IMM, VHCA_WQE_RDMA_WRITE,
                  VHCA_WQE_RDMA_WRITE_WITH_IMM})
@@ -70,6 +71,8 @@ TEST(WqeRules, SegmentAfterTheControlSegment) {
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_QPT_RC),
             sizeof(vhca_wqe_atomic));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_ATOMIC_WRITE, VHCA_QPT_RC), sizeof(vhca_wqe_atomic));
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_FLUSH, VHCA_QPT_RC), sizeof(vhca_wqe_flush));
+  EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_FLUSH, VHCA_QPT_XRC_INI), sizeof(vhca_wqe_flush));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_REG_MR, VHCA_QPT_UD), sizeof(vhca_wqe_reg_mr));
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_LOCAL_INV, VHCA_QPT_UD), 0u);
   EXPECT_EQ(vhca_wqe_segment_size(VHCA_WQE_BIND_MW, VHCA_QPT_UC), sizeof(vhca_wqe_bind_mw));
@@ -99,6 +102,12 @@ TEST(WqeRules, DataAndInline) {
   EXPECT_FALSE(vhca_wqe_carries_data(VHCA_WQE_ATOMIC_WRITE));
   EXPECT_FALSE(vhca_wqe_may_inline(VHCA_WQE_ATOMIC_WRITE));
   EXPECT_FALSE(vhca_wqe_returns_data(VHCA_WQE_ATOMIC_WRITE));
+  // FLUSH: no data either way, but answered as a READ is (one packet, a
+  // responder resource, behind a fence: IBA 1.5 A19.4.1, oA19-2).
+  EXPECT_FALSE(vhca_wqe_is_local(VHCA_WQE_FLUSH));
+  EXPECT_FALSE(vhca_wqe_carries_data(VHCA_WQE_FLUSH));
+  EXPECT_FALSE(vhca_wqe_may_inline(VHCA_WQE_FLUSH));
+  EXPECT_TRUE(vhca_wqe_returns_data(VHCA_WQE_FLUSH));
   for (int op : {VHCA_WQE_SEND, VHCA_WQE_RDMA_WRITE, VHCA_WQE_RDMA_READ,
                  VHCA_WQE_ATOMIC_FETCH_AND_ADD})
     EXPECT_FALSE(vhca_wqe_is_local(static_cast<uint8_t>(op)));
@@ -125,6 +134,7 @@ TEST(WqeRules, CompletionOpcodes) {
       {VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_CQE_COMP_SWAP},
       {VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_CQE_FETCH_ADD},
       {VHCA_WQE_ATOMIC_WRITE, VHCA_CQE_ATOMIC_WRITE},
+      {VHCA_WQE_FLUSH, VHCA_CQE_FLUSH},
       {VHCA_WQE_LOCAL_INV, VHCA_CQE_LOCAL_INV},
       {VHCA_WQE_REG_MR, VHCA_CQE_REG_MR},
       {VHCA_WQE_BIND_MW, VHCA_CQE_BIND_MW},
@@ -134,7 +144,7 @@ TEST(WqeRules, CompletionOpcodes) {
 }
 
 // Every other column, opcode by opcode, against the byte values 0..255:
-// only the 12 opcodes have a row (a name, QP types); what the responder
+// only the 13 opcodes have a row (a name, QP types); what the responder
 // needs a receive WQE for (IBA 9.7.5.1.1: SENDs, RDMA WRITE with
 // immediate), what ctrl.imm_inv holds, what goes on the wire.
 TEST(WqeRules, EveryRowAndNothingElse) {
@@ -145,7 +155,7 @@ TEST(WqeRules, EveryRowAndNothingElse) {
   const std::set<int> local = {VHCA_WQE_LOCAL_INV, VHCA_WQE_REG_MR, VHCA_WQE_BIND_MW};
   std::set<int> known;
   for (const auto& [op, type] : Allowed()) known.insert(op);
-  ASSERT_EQ(known.size(), 12u);
+  ASSERT_EQ(known.size(), 13u);
   for (int op = 0; op < 256; op++) {
     const uint8_t byte = static_cast<uint8_t>(op);
     const vhca_wqe_opcode_info* row = vhca_wqe_opcode_row(byte);

@@ -8,8 +8,9 @@
  * 9.7.5.2.8), and a connected peer that is in RESET or does not exist
  * (transport retries exhausted).  Each error moves the RC QP to ERR and
  * flushes the rest of its send queue (IBA 10.3.1, 11.6.2).
- * unsupported_wr_opcode: a work request the device does not carry out is
- * refused at ib_post_send with -EOPNOTSUPP, and nothing else happens.
+ * unsupported_wr_opcode: a work request the driver does not carry out is
+ * refused at ib_post_send with -EOPNOTSUPP, and nothing else happens;
+ * flush_caps: FLUSH is the device's, from user space.
  */
 #include "verbs_kunit.h"
 #include "vhca_compat.h"
@@ -132,8 +133,9 @@ static void err_retry_exc_noqp_body(const char *name, struct pair *p)
 
 /* Each opcode is refused by ib_post_send (bad_wr: it), and the QP stays
  * in RTS with nothing completed: LSO (UD only, and the device has no
- * offloads), and from 6.2 FLUSH (not provided) and ATOMIC WRITE (user
- * space only: Documentation/verbs.md). */
+ * offloads), and from 6.2 FLUSH and ATOMIC WRITE (user space only: the
+ * kernel's ib_send_wr has no field for FLUSH's placement type and
+ * selectivity nor for ATOMIC WRITE's bytes, Documentation/verbs.md). */
 static void unsupported_wr_opcode_body(const char *name, struct pair *p)
 {
 	static const enum ib_wr_opcode opcodes[] = {
@@ -182,6 +184,25 @@ static void unsupported_wr_opcode(struct kunit *test)
 {
 	on_pair(test->name, NULL, unsupported_wr_opcode_body);
 }
+
+#ifdef VHCA_HAVE_IB_DEVICE_FLUSH
+/* The device executes FLUSH of both placement types (IBA 1.5 A19.4.1):
+ * device_cap_flags says so, and so ib_core accepts regions with the FLUSH
+ * access flags (ib_check_mr_access, the check of every reg_mr). */
+static void flush_caps(struct kunit *test)
+{
+	struct ib_device *dev = pd->device;
+	u64 flags = dev->attrs.device_cap_flags;
+
+	if (!(flags & IB_DEVICE_FLUSH_GLOBAL) ||
+	    !(flags & IB_DEVICE_FLUSH_PERSISTENT))
+		fail(test->name, "device_cap_flags 0x%llx without FLUSH", flags);
+	else if (ib_check_mr_access(dev, IB_ACCESS_LOCAL_WRITE |
+				    IB_ACCESS_FLUSH_GLOBAL |
+				    IB_ACCESS_FLUSH_PERSISTENT))
+		fail(test->name, "ib_check_mr_access refuses the FLUSH access flags");
+}
+#endif
 
 static void err_bad_lkey(struct kunit *test)
 {
@@ -242,6 +263,9 @@ static struct kunit_case errors_local_cases[] = {
 	KUNIT_CASE(rnr_retry_ok),
 	KUNIT_CASE(err_retry_exc_noqp),
 	KUNIT_CASE(unsupported_wr_opcode),
+#ifdef VHCA_HAVE_IB_DEVICE_FLUSH
+	KUNIT_CASE(flush_caps),
+#endif
 	{}
 };
 

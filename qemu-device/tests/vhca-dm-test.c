@@ -91,7 +91,7 @@ static void test_dm_commands(void)
                      VHCA_CMD_BAD_HANDLE);
     g_assert_cmpuint(dm_reg_mr(dp, dp->pd, b, 64, VHCA_ACCESS_REMOTE_WRITE,
                                &key), ==, VHCA_CMD_BAD_PARAM);
-    g_assert_cmpuint(dm_reg_mr(dp, dp->pd, b, 64, 1u << 9, &key), ==,
+    g_assert_cmpuint(dm_reg_mr(dp, dp->pd, b, 64, 1u << 10, &key), ==,
                      VHCA_CMD_BAD_PARAM);
     g_assert_cmpuint(dm_reg_mr(dp, dp->pd, b + 8, 5000, DP_ALL_ACCESS, &key),
                      ==, VHCA_CMD_OK);

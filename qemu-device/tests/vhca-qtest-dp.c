@@ -551,6 +551,19 @@ void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey)
     w->off += sizeof(*r);
 }
 
+void dp_wqe_flush(DpWqe *w, uint64_t raddr, uint32_t rkey, uint32_t len,
+                  uint8_t type, uint8_t level)
+{
+    struct vhca_wqe_flush *f = (void *)(w->b + w->off);
+
+    f->remote_addr = cpu_to_le64(raddr);
+    f->rkey = cpu_to_le32(rkey);
+    f->length = cpu_to_le32(len);
+    f->type = type;
+    f->level = level;
+    w->off += sizeof(*f);
+}
+
 void dp_wqe_atomic(DpWqe *w, uint64_t raddr, uint32_t rkey,
                    uint64_t compare_add, uint64_t swap)
 {

@@ -160,6 +160,10 @@ void dp_wqe_raddr(DpWqe *w, uint64_t addr, uint32_t rkey);
  * order are swap = ldq_le_p(bytes): stored as le64, they arrive unchanged. */
 void dp_wqe_atomic(DpWqe *w, uint64_t raddr, uint32_t rkey,
                    uint64_t compare_add, uint64_t swap);
+/* The FLUSH segment (vhca_wqe_flush): the range, placement type (VHCA_
+ * FLUSH_GLOBAL/_PERSISTENT) and selectivity (VHCA_FLUSH_RANGE/_MR). */
+void dp_wqe_flush(DpWqe *w, uint64_t raddr, uint32_t rkey, uint32_t len,
+                  uint8_t type, uint8_t level);
 void dp_wqe_sge(DpWqe *w, uint64_t addr, uint32_t len, uint32_t lkey);
 void dp_put_send(Dp *dp, DpQp *qp, const DpWqe *w);
 void dp_post_send(Dp *dp, DpQp *qp, const DpWqe *w);

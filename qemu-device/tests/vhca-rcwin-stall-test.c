@@ -13,6 +13,8 @@
  *   timer runs for the READ all the same (IBA 9.7.6.1.3);
  * - a memory operation and a fenced WQE behind remote operations wait for
  *   the window to drain and then run; ATOMIC WRITE travels in the window;
+ * - FLUSH in the window behind a WRITE: its frame without payload, the
+ *   range and FETH in the header, completed by a READ-response answer;
  * - a 1 MiB SEND in 16 frames with the message lost: go-back-N sends all
  *   of it again; as responder, a message with a segment missing is put
  *   together from the resend;
@@ -273,6 +275,47 @@ static void test_stall_local_and_fenced_behind(void)
 }
 
 /*
+ * FLUSH on the wire (IBA 1.5 A19.4.1): one request without payload whose
+ * frame carries the range's length in compare_add and the FETH in swap,
+ * in the window behind a WRITE; the remote's READ-response answer (no
+ * data, oA19-2) acknowledges both, and the FLUSH completes with its CQE.
+ */
+static void test_stall_flush_on_the_wire(void)
+{
+    struct vhca_cqe cqe;
+    DpWqe q;
+    Win w;
+
+    win_start(&w, 7);
+    win_put(&w, 1, VHCA_WQE_RDMA_WRITE, 0, 512);
+    dp_wqe(&q, 2, VHCA_WQE_FLUSH, VHCA_WQE_F_SIGNALED);
+    dp_wqe_flush(&q, 0x10000, 0x1234, 512, VHCA_FLUSH_PERSISTENT,
+                 VHCA_FLUSH_RANGE);
+    dp_put_send(w.dp, &w.qp, &q);
+    win_ring(&w);
+    g_assert_cmphex(win_request(&w, VHCA_WQE_RDMA_WRITE), ==, PSN0);
+    g_assert_cmphex(win_request(&w, VHCA_WQE_FLUSH), ==, PSN0 + 1);
+    g_assert_cmpuint(le32_to_cpu(hdr(&w)->packets), ==, 1);
+    g_assert_cmpuint(le32_to_cpu(hdr(&w)->payload_len), ==, 0);
+    g_assert_cmphex(le64_to_cpu(hdr(&w)->remote_addr), ==, 0x10000);
+    g_assert_cmphex(le32_to_cpu(hdr(&w)->rkey), ==, 0x1234);
+    g_assert_cmpuint(le64_to_cpu(hdr(&w)->compare_add), ==, 512);
+    g_assert_cmphex(le64_to_cpu(hdr(&w)->swap), ==,
+                    VHCA_FETH(VHCA_FLUSH_PERSISTENT, VHCA_FLUSH_RANGE));
+    win_ack(&w, VHCA_WQE_FLUSH, PSN0 + 1);
+    win_expect_done(&w, 1);
+    for (int i = 0; !dp_poll_cq(w.dp, &w.cq, &cqe); i++) {
+        g_assert_cmpint(i, <, 5000);
+        g_usleep(1000);
+    }
+    g_assert_cmpuint(cqe.status, ==, VHCA_WC_SUCCESS);
+    g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_FLUSH);
+    g_assert_cmpuint(le64_to_cpu(cqe.wr_id), ==, 2);
+    g_assert_cmphex(win_sq_psn(&w), ==, PSN0 + 2);
+    win_stop(&w);
+}
+
+/*
  * A 1 MiB SEND (16 frames) and a small one behind it; the responder lost
  * the big one (a frame in its middle) and NAKs the small one's PSN with a
  * sequence error naming the big one: all 16 frames and the small SEND
@@ -460,6 +503,8 @@ static void test_stall_sq_drain(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vhca/rcwin-stall/flush-on-the-wire",
+                   test_stall_flush_on_the_wire);
     qtest_add_func("/vhca/rcwin-stall/last-acks-lost",
                    test_stall_last_acks_lost);
     qtest_add_func("/vhca/rcwin-stall/rnr-in-the-middle",

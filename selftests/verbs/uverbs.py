@@ -276,6 +276,18 @@ def test_odp_atomic_write(vm):
     run_c_program(vm, "odp_atomic_write", args="without-cap" if before_7_3 else "")
 
 
+def test_flush(vm):
+    """FLUSH (IBA 1.5 A19.4.1): the device capabilities and FLUSH access
+    flags, then ibv_wr_flush after RDMA WRITEs for each placement type and
+    selectivity, and REM_ACCESS_ERR for a placement type the region lacks:
+    programs/flush.c.  The host's root has rdma-core 44, whose ibv_qp_ex has
+    no wr_flush: there, the capabilities and the regions only."""
+    if vmlib.KERNEL_CHOICE == "6.1":
+        pytest.skip("Linux 6.1 has no FLUSH (IB_DEVICE_FLUSH_*: 6.2)")
+    run_c_program(vm, "flush",
+                  args="--caps-only" if vmlib.GUEST_ROOT == "host" else "")
+
+
 def test_fork_keeps_the_parent_working(vm):
     """A process with an MR and queues forks; while the child (scribbling
     over its copies) lives, the parent writes new data into its buffers

@@ -258,9 +258,9 @@ bool HaveTshark()
 }
 
 std::vector<std::map<std::string, std::string>>
-Fields(const std::vector<std::string> &names)
+Fields(const std::vector<std::string> &names, const char *file = kFile)
 {
-	std::string cmd = std::string("tshark -r ") + kFile +
+	std::string cmd = std::string("tshark -r ") + file +
 			  " -T fields -E separator=/t -E occurrence=f";
 	for (const std::string &n : names)
 		cmd += " -e " + n;
@@ -338,6 +338,60 @@ TEST(Capture, TsharkDecodesKnownPackets)
 	EXPECT_EQ("0x0035", rows[10]["infiniband.mad.attributeid"]);
 	EXPECT_EQ("0x07", rows[11]["infiniband.mad.mgmtclass"]);
 	EXPECT_NE("", rows[11]["infiniband.cm.req"]);
+}
+
+// FLUSH (IBA 1.5 A19.4.1): the request is BTH, FETH, RETH without payload
+// (opcode 0x1C; the RETH's DMA length is the range's, not the frame's
+// message length), the answer an RDMA READ Response Only without payload
+// (oA19-2); byte by byte, then as tshark decodes them.
+TEST(Capture, FlushRequestAndResponse)
+{
+	VhcaWireFrame req = Rc(VHCA_WIRE_REQUEST, VHCA_WQE_FLUSH, 200, 0, 1);
+	req.remote_addr = 0x7f0000003000ull;
+	req.rkey = 0x5678;
+	req.compare_add = 4096;
+	req.swap = VHCA_FETH(VHCA_FLUSH_PERSISTENT, VHCA_FLUSH_MR);
+	VhcaWireFrame resp = Rc(VHCA_WIRE_RESPONSE, VHCA_WQE_FLUSH, 200, 0, 1);
+	uint8_t pkt[VHCA_CAPTURE_MAX_PACKET];
+	unsigned first, mtu;
+
+	ASSERT_EQ(1u, vhca_capture_packets(&req, 4096, &first, &mtu));
+	size_t len = vhca_capture_packet(&req, 4096, 0, pkt);
+	EXPECT_EQ(8 + 12 + 4 + 16 + 4 + 2u, len);
+	EXPECT_EQ(0x1c, pkt[8]);                                 // RC FLUSH
+	EXPECT_EQ(0x80000000u | 200, Be32(pkt + 16));            // AckReq
+	EXPECT_EQ(0x12u, Be32(pkt + 20));                        // FETH: SEL 1, PLT 2
+	EXPECT_EQ(0x7f00u, Be32(pkt + 24));                      // RETH VA
+	EXPECT_EQ(0x3000u, Be32(pkt + 28));
+	EXPECT_EQ(0x5678u, Be32(pkt + 32));                      // R_Key
+	EXPECT_EQ(4096u, Be32(pkt + 36));                        // DMA length
+	ASSERT_EQ(1u, vhca_capture_packets(&resp, 4096, &first, &mtu));
+	len = vhca_capture_packet(&resp, 4096, 0, pkt);
+	EXPECT_EQ(8 + 12 + 4 + 4 + 2u, len);
+	EXPECT_EQ(0x10, pkt[8]);                                 // READ Response Only
+	EXPECT_EQ(200u, Be32(pkt + 16) & 0xffffff);
+	EXPECT_EQ(0x1f, pkt[20]);                                // AETH: ACK
+
+	if (!HaveTshark())
+		GTEST_SKIP() << "no /usr/bin/tshark (scripts/deps.sh installs it)";
+	const char file[] = "build/unit/capture-flush.pcapng";
+	VhcaCaptureFilter flt;
+	const char *names[] = { "port1" };
+	vhca_capture_filter_all(&flt);
+	VhcaCapture *c = vhca_capture_open(file, &flt, names, 1);
+	ASSERT_NE(nullptr, c);
+	vhca_capture_frame(c, 0, true, &req, 4096);
+	vhca_capture_frame(c, 0, false, &resp, 4096);
+	vhca_capture_close(c);
+	std::string check = std::string("python3 selftests/capture/capcheck.py ") + file;
+	EXPECT_EQ(0, system(check.c_str()));
+	auto rows = Fields({ "infiniband.bth.opcode", "infiniband.bth.psn",
+			     "infiniband.aeth.syndrome" }, file);
+	ASSERT_EQ(2u, rows.size());
+	EXPECT_EQ("28", rows[0]["infiniband.bth.opcode"]);
+	EXPECT_EQ("200", rows[0]["infiniband.bth.psn"]);
+	EXPECT_EQ("16", rows[1]["infiniband.bth.opcode"]);
+	EXPECT_EQ("31", rows[1]["infiniband.aeth.syndrome"]);
 }
 
 // The checker finds what it is there to find: a flipped payload byte is an

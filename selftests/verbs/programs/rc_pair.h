@@ -29,19 +29,22 @@ static inline struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *send_cq,
 	return must(ibv_create_qp(pd, &attr), "ibv_create_qp");
 }
 
+#define RC_DEFAULT_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			   IBV_ACCESS_REMOTE_READ)
+#define RC_DEFAULT_TIMEOUT 14	/* perftest's: 67 ms, one process's two ports */
+
 /*
- * qp (on port `port`) to RTS, connected to dest_qpn behind dlid, with the
- * local ACK timeout 4.096 us * 2^timeout (IBA 9.7.6.1.3) and 7 retries.
+ * qp (on port `port`) to RTS, connected to dest_qpn behind dlid, allowing
+ * the remote access rights `access`, with the local ACK timeout
+ * 4.096 us * 2^timeout (IBA 9.7.6.1.3) and 7 retries.
  */
-static inline void rc_connect_timeout(struct ibv_qp *qp, int port,
-				      uint32_t dest_qpn, uint16_t dlid,
-				      uint8_t timeout)
+static inline void rc_connect_with(struct ibv_qp *qp, int port,
+				   uint32_t dest_qpn, uint16_t dlid,
+				   unsigned int access, uint8_t timeout)
 {
 	struct ibv_qp_attr attr = {
 		.qp_state = IBV_QPS_INIT, .port_num = port,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+		.qp_access_flags = access,
 	};
 
 	check("modify to INIT", ibv_modify_qp(qp, &attr, IBV_QP_STATE |
@@ -72,11 +75,28 @@ static inline void rc_connect_timeout(struct ibv_qp *qp, int port,
 					     IBV_QP_MAX_QP_RD_ATOMIC), 0);
 }
 
-/* The same with perftest's timeout, 14 (67 ms): one process's two ports. */
+/* rc_connect_with the default timeout, allowing `access`. */
+static inline void rc_connect_access(struct ibv_qp *qp, int port,
+				     uint32_t dest_qpn, uint16_t dlid,
+				     unsigned int access)
+{
+	rc_connect_with(qp, port, dest_qpn, dlid, access, RC_DEFAULT_TIMEOUT);
+}
+
+/* rc_connect_with remote write and read, with local ACK timeout `timeout`. */
+static inline void rc_connect_timeout(struct ibv_qp *qp, int port,
+				      uint32_t dest_qpn, uint16_t dlid,
+				      uint8_t timeout)
+{
+	rc_connect_with(qp, port, dest_qpn, dlid, RC_DEFAULT_ACCESS, timeout);
+}
+
+/* rc_connect_with remote write and read and the default timeout. */
 static inline void rc_connect(struct ibv_qp *qp, int port, uint32_t dest_qpn,
 			      uint16_t dlid)
 {
-	rc_connect_timeout(qp, port, dest_qpn, dlid, 14);
+	rc_connect_with(qp, port, dest_qpn, dlid, RC_DEFAULT_ACCESS,
+			RC_DEFAULT_TIMEOUT);
 }
 
 /* qp[i] of pd[i] on port[i] (pd[0] and pd[1] may be one PD), connected. */
