@@ -17,7 +17,7 @@ SOURCES=(tools/vhca-switch.c tools/vhca-switch-txq.c tools/vhca-switch-faults.c 
          qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c
          qemu-device/vhca-sma.c qemu-device/vhca-switch-sma.c qemu-device/vhca-sm-state.c qemu-device/vhca-sm-arbiter.c qemu-device/vhca-pma.c
          qemu-device/vhca-trap-mad.c tools/vhca-switch-smp.c tools/vhca-switch-trap.c
-         tools/vhca-switch-sm.c tools/vhca-switch-cable.c)
+         tools/vhca-switch-sm.c tools/vhca-switch-cable.c tools/vhca-switch-args.c)
 
 mkdir -p "$REPO/build"
 cd "$REPO"

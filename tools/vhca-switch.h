@@ -167,4 +167,21 @@ void sw_link_command(const char *line, SwPort *ports, int nports, char *out,
 int sw_control_listen(const char *path);
 void sw_control_accept(int listen_fd, SwPort *ports, int nports);
 
+/* The switch's command line (vhca-switch-args.c). */
+typedef struct SwArgs {
+    const char *connect[SW_MAX_PORTS];
+    const char *dir;
+    const char *control;
+    const char *capture, *capture_filter;
+    const char *name;
+    uint64_t guid;
+    bool isl[SW_MAX_PORTS], any_isl;
+    int tcp_base;
+    uint64_t seed;
+    int nports;
+    bool verbose;
+    VhcaFabricSmConf sm;
+} SwArgs;
+void sw_parse_args(int argc, char **argv, SwArgs *a);
+
 #endif /* VHCA_SWITCH_H */
