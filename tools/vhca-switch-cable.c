@@ -1,6 +1,5 @@
 /*
- * vhca-switch - cables between switches (Documentation/fabric.md
- * "Fabrics of many switches").  Each switch of a topology is one
+ * vhca-switch - cables between switches (Documentation/fabric-topology.md).  Each switch of a topology is one
  * vhca-switch process (tools/vhca-topology.py starts them from a topology
  * file); a switch-to-switch cable is a unix socket that one switch listens
  * on (DIR/portN) and the other dials (--connect), both ports named by

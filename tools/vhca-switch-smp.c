@@ -14,7 +14,7 @@
  * A directed-route SMP is forwarded or answered by its hop pointer
  * (sw_smp_dr, IBA 14.2.2), at any depth: the switch may be hop 1 behind
  * the SM's CA or hop k behind other switches of a topology
- * (Documentation/fabric.md "Fabrics of many switches"); a CA port at the
+ * (Documentation/fabric-topology.md); a CA port at the
  * end of the path is answered by its device (qemu-device/vhca-link.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

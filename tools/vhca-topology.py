@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""vhca-topology - fabrics of many switches (Documentation/fabric.md
-"Fabrics of many switches").
+"""vhca-topology - fabrics of many switches (Documentation/fabric-topology.md).
 
 A topology file has a line per switch, per cable and per HCA port:
 

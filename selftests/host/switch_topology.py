@@ -6,7 +6,7 @@ this file playing the two CA ports at its ends: directed-route SMPs of
 depth 1 to 4 out and back (IBA 14.2.2, hop pointer and return path at
 each switch), each switch's own NodeInfo, LID-routed data forwarded by
 the LFT of each switch, and a cut inter-switch link (`link N down|up`).
-Documentation/fabric.md "Fabrics of many switches".
+Documentation/fabric-topology.md.
 """
 import importlib.util
 import os
