@@ -146,8 +146,9 @@ static uint8_t model_buffers(const uint8_t *raw, uint32_t in_size,
 /*
  * device-datapath.md "Device memory": lengths within max_dm_size,
  * log_align <= 20, FREE_DM's offset a 4 KiB multiple inside BAR 3, a
- * REG_DM_MR range inside BAR 3 with access bits 0..4 where remote write
- * (bit 1) and atomic (bit 3) need local write (bit 0).
+ * REG_DM_MR range inside BAR 3 with access bits 0..4 and the two FLUSH
+ * placement bits 8..9 (IBA 1.5 A19) where remote write (bit 1) and atomic
+ * (bit 3) need local write (bit 0).
  */
 static uint8_t model_dm(const uint8_t *in, uint16_t opcode, uint64_t dm_size)
 {
@@ -165,7 +166,7 @@ static uint8_t model_dm(const uint8_t *in, uint16_t opcode, uint64_t dm_size)
     default:
         ok = length <= dm_size &&
              offset + (unsigned __int128)length <= dm_size &&
-             !(access & ~0x1fu) && (!(access & 0xa) || (access & 1));
+             !(access & ~0x31fu) && (!(access & 0xa) || (access & 1));
         break;
     }
     return ok ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
