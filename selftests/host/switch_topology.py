@@ -23,6 +23,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from switchlib import (HDR, KIND_DATAGRAM, KIND_HELLO, SWITCH,  # noqa: E402
                        frame, hello_payload, recv, send)
+from switchlib import control as switchlib_control  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _spec = importlib.util.spec_from_file_location(
@@ -293,17 +294,8 @@ def test_lid_routed_data_by_each_switch_lft(chain):
 
 
 def control(sockdir, switch, line):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(os.path.join(sockdir, switch, "control"))
-    s.sendall(line.encode() + b"\n")
-    out = b""
-    while True:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        out += chunk
-    s.close()
-    return out.decode()
+    """switchlib.control of the switch named switch (its own DIR)."""
+    return switchlib_control(os.path.join(sockdir, switch), line)
 
 
 def test_cut_inter_switch_link(chain):
