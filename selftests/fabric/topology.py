@@ -22,7 +22,6 @@ import importlib.util
 import os
 import re
 import shutil
-import socket
 import sys
 import tempfile
 import time
@@ -30,7 +29,10 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "host"))
 import fabriclib  # noqa: E402
+import switchlib  # noqa: E402
 
 from fabriclib import ADDR, log, pair_ok  # noqa: E402
 
@@ -102,8 +104,7 @@ def switch_logs(fabric):
 
 def tx_frames(fabric, switch, port):
     """Frames switch has sent out of port so far (its control socket)."""
-    out = topology_control(fabric, switch, "stats")
-    return int(re.search(r"^port %d lid \d+ rx \d+ tx (\d+)" % port, out, re.M).group(1))
+    return switchlib.stats(os.path.join(fabric["sockdir"], switch))[port]["tx"]
 
 
 def osm_size(a):
@@ -244,18 +245,8 @@ def test_cut_link_reroutes_and_rc_recovers(fabric):
 
 
 def topology_control(fabric, switch, line):
-    """One command to the control socket of the switch named switch."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(os.path.join(fabric["sockdir"], switch, "control"))
-    s.sendall(line.encode() + b"\n")
-    out = b""
-    while True:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        out += chunk
-    s.close()
-    return out.decode()
+    """switchlib.control of the switch named switch (its own DIR)."""
+    return switchlib.control(os.path.join(fabric["sockdir"], switch), line)
 
 
 @pytest.mark.parametrize("engine", ["updn", "minhop"])

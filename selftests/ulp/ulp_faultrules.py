@@ -25,6 +25,7 @@ import pytest
 
 import ulpfault
 import ulplib
+from ulp_nvme import nvme_target  # noqa: F401  (the fixture: ulp_nvme.py's target)
 from ulplib import Fio
 
 BACKEND = ulplib.BACKENDS["nvme"]
@@ -71,13 +72,6 @@ def current_device(vm):
 def announce_seed():
     print("\nfault rules seed %d (VHCA_FAULT_SEED=%d repeats this run)" % (SEED, SEED))
     yield
-
-
-@pytest.fixture(scope="module")
-def nvme_target(vm, fabric):
-    ulplib.run_script(vm, "nvme", "target-start", fabric.target_ip, BACKEND)
-    yield
-    ulplib.run_script(vm, "nvme", "target-stop")
 
 
 @pytest.fixture(scope="module")
