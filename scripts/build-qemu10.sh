@@ -201,7 +201,8 @@ user_tree() {
 }
 
 main10() {
-    MESON_PYTHONPATH=$("$REPO/scripts/deps-qemu10.sh")
+    MESON_PYTHONPATH=$("$REPO/scripts/deps-qemu10.sh") ||
+        die "scripts/deps-qemu10.sh failed (meson 1.7 from bookworm-backports)"
     # ninja runs meson again when a meson.build changes (vhca-qtests.txt).
     export PYTHONPATH=$MESON_PYTHONPATH
     fetch_source

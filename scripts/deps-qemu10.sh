@@ -63,8 +63,13 @@ if [ "$need_update" = 1 ]; then
 fi
 
 # A meson already unpacked is kept (apt-cache takes seconds, and a newer
-# backport would only change the tree's hash): the newest of them.
-dir=$(ls -d "$TOOLS"/meson-*/.unpacked 2>/dev/null | sort -V | tail -n 1)
+# backport would only change the tree's hash): the newest of them.  (On a
+# fresh machine there is none, and `ls` of the glob would fail the script
+# under pipefail: hence compgen.)
+dir=
+if compgen -G "$TOOLS/meson-*/.unpacked" > /dev/null; then
+	dir=$(ls -d "$TOOLS"/meson-*/.unpacked | sort -V | tail -n 1)
+fi
 if [ "$need_update" = 0 ] && [ -n "$dir" ]; then
 	echo "${dir%/.unpacked}/usr/lib/python3/dist-packages"
 	exit 0

@@ -38,7 +38,8 @@ check_series() {
 main_patches() {
     case "${1:-}" in
     write)
-        MESON_PYTHONPATH=$("$REPO/scripts/deps-qemu10.sh")
+        MESON_PYTHONPATH=$("$REPO/scripts/deps-qemu10.sh") ||
+            die "scripts/deps-qemu10.sh failed (meson 1.7 from bookworm-backports)"
         fetch_source
         pristine_repo
         write_series

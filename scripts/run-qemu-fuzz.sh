@@ -161,7 +161,8 @@ fuzz() {
 }
 
 main_fuzz() {
-    MESON_PYTHONPATH=$("$REPO/scripts/deps-qemu10.sh")
+    MESON_PYTHONPATH=$("$REPO/scripts/deps-qemu10.sh") ||
+        die "scripts/deps-qemu10.sh failed (meson 1.7 from bookworm-backports)"
     export PYTHONPATH=$MESON_PYTHONPATH
     command -v "$CLANG" > /dev/null || die "no clang ($CLANG): apt-get install clang-14 libclang-rt-14-dev"
     fetch_source
