@@ -43,6 +43,10 @@ packages=(
 	# the module's BTF for Linux 6.12, whose headers ship a vmlinux
 	# (KERNEL=6.12 scripts/build-module.sh)
 	pahole
+	# the Debian 13 root (scripts/build-trixie-root.sh) where 7.3's module
+	# and the debug kernel build; QEMU 10.2's configure venv
+	# (scripts/deps-qemu10.sh); installed here, in the one apt-get run
+	mmdebstrap python3-venv
 )
 
 sudo_cmd=()

@@ -12,7 +12,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 # kunit, verbs and vm-debug run on the debug kernel (KASAN, lockdep,
-# kmemleak); the first run builds it (scripts/build-debug-kernel.sh, cached).
+# kmemleak); the first run builds it (scripts/build-debug-kernel.sh, cached),
+# in the background while the tiers before them run (scripts/prebuild.sh).
 # The guest tiers run on the Makefile's default kernel (7.3); smoke-6.12
 # and smoke-6.1 are the older kernels' smoke tier.
 tiers=(unit qtest fuzz vm uverbs ulp middleware fabric smoke-6.12 smoke-6.1 kunit verbs vm-debug)
@@ -32,17 +33,28 @@ duration() {
 	fi
 }
 
+# The builds only later tiers need go on in the background
+# (scripts/prebuild.sh): the tier named here waits for one first.
+declare -A needs_prebuild=([vm]=root [kunit]=kernel)
+# shellcheck source=prebuild.sh
+source scripts/prebuild.sh
+trap prebuild_stop EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 mkdir -p build/results
 declare -A status seconds
 for tier in "${tiers[@]}"; do
 	rm -f "build/results/$tier.xml" "build/results/$tier.txt"
 done
+prebuild_start
 for tier in "${tiers[@]}"; do
 	if [ -n "${run_with[$tier]:-}" ]; then
 		status[$tier]=${status[${run_with[$tier]}]}
 		seconds[$tier]=0
 		continue
 	fi
+	[ -z "${needs_prebuild[$tier]:-}" ] || prebuild_wait "${needs_prebuild[$tier]}"
 	echo "=== make ${target[$tier]:-check-$tier}"
 	start=$SECONDS
 	make --no-print-directory "${target[$tier]:-check-$tier}"
