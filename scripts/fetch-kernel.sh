@@ -40,7 +40,8 @@ memo=$cache_dir/kernel-$series.release
 if [ "$(sed -n 1p "$memo" 2> /dev/null)" = "$lists" ]; then
 	release=$(sed -n 2p "$memo")
 else
-	release=$(apt-cache pkgnames "linux-image-$series." | grep -E "$pattern" | sort -V | tail -n 1)
+	release=$(apt-cache pkgnames "linux-image-$series." | { grep -E "$pattern" || true; } |
+		sort -V | tail -n 1)
 	release=${release#linux-image-}
 	[ -z "$release" ] || { printf '%s\n%s\n' "$lists" "$release" > "$memo.$$" && mv "$memo.$$" "$memo"; }
 fi
