@@ -714,12 +714,13 @@ class VM:
 
 def choose_accel(vm):
     """KVM when a probe boot with KVM reaches the guest shell quickly, else
-    TCG.  On some build machines a guest kernel hangs under the nested KVM
-    (seen: Debian's 6.12 on a machine where 7.3 and the debug kernel boot),
-    so the answer is per host kernel, QEMU and guest kernel: cached in
-    build/kvm-probe, one line each ("<key>\t<accel>"), so that make test,
-    which boots 7.3, 6.12, 6.1 and the debug kernel in turn, probes each
-    once (a failed probe costs its 20 s boot timeout)."""
+    TCG.  On these build machines Debian's kernel hangs under the nested
+    KVM, so the probe usually says TCG.  The answer is per host kernel,
+    QEMU and guest kernel, cached in build/kvm-probe, one line each
+    ("<key>\t<accel>"), so that make test, which boots 7.3, 6.12, 6.1 and
+    the debug kernel in turn, probes each once (a failed probe costs its
+    20 s boot timeout; with only the last answer kept, every change of
+    kernel probed again)."""
     key = "%s %s %s" % (os.uname().release, os.path.realpath(vm.qemu), vm.kernel)
     answers = {}
     try:
