@@ -265,10 +265,16 @@ soak-middleware: deps qemu module initramfs provider
 check-install: deps qemu initramfs provider
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh install selftests/install/install.py
 
-# `dkms build` of the module for the guest kernel, with DKMS's trees in
-# build/dkms so the machine is left as it was (scripts/install.sh).
+# `dkms build` of the module, with DKMS's trees in build/dkms* so the
+# machine is left as it was (scripts/install.sh): for the host's Debian 12
+# kernel (6.1) and for 6.12 (its headers from the cache, which DKMS takes
+# with --kernelsourcedir).  7.3's headers need Debian 13's gcc-14 and
+# glibc, which this host lacks (Documentation/usage.md "DKMS").
 check-dkms: deps
 	VHCA_KVER=$$(scripts/kver.sh) scripts/install.sh --dkms-build $(CURDIR)/build/dkms
+	cache=$$(scripts/fetch-kernel.sh 6.12 | tail -n 1) && kver=$${cache##*/kernel-} && \
+	VHCA_KVER=$$kver VHCA_KDIR=$$cache/root/usr/src/linux-headers-$$kver \
+		scripts/install.sh --dkms-build $(CURDIR)/build/dkms-6.12
 
 # The module's sources to /usr/src/vhca-<version> and through DKMS
 # (dkms.conf) for VHCA_KVER (default: the running kernel) and every later

@@ -18,7 +18,11 @@
 #                                      module is built in the Debian 13 root
 #                                      (scripts/build-trixie-root.sh: gcc-14)
 #   VHCA_KVER=6.1.0-56-amd64 ...       another Debian kernel than kver.sh's
-#   VHCA_KDIR=/lib/modules/$KVER/build  its headers elsewhere (DKMS, dkms.conf)
+#   VHCA_KDIR=/lib/modules/$KVER/build  its headers elsewhere
+#   KERNEL=headers VHCA_KVER=.. VHCA_KDIR=..  (DKMS, dkms.conf) the kernel
+#                                      whose headers VHCA_KDIR names, any
+#                                      version, with the host's compiler:
+#                                      build/vhca.ko
 # Every build first runs the kernel feature probes (scripts/compat-probes.sh)
 # into <outdir>/compat/vhca_compat.h.
 set -eu
@@ -66,7 +70,9 @@ link_sources() { # dir
 
 kernel_cache=
 case $kernel in
-6.1)
+6.1|headers)
+	# 6.1: the host's own headers (Debian 12's kernel); headers: those
+	# VHCA_KDIR names, built with the host's compiler.
 	kver=${VHCA_KVER:-$(scripts/kver.sh)}
 	kdir=${VHCA_KDIR:-/usr/src/linux-headers-$kver}
 	[ -d "$kdir" ] || { echo "build-module.sh: no headers in $kdir" >&2; exit 1; }
@@ -104,7 +110,7 @@ debug)
 	extra_allow=
 	;;
 *)
-	echo "build-module.sh: KERNEL=$kernel: expected 7.3, 6.12, 6.1 or debug" >&2
+	echo "build-module.sh: KERNEL=$kernel: expected 7.3, 6.12, 6.1, debug or headers" >&2
 	exit 1
 	;;
 esac
@@ -141,7 +147,8 @@ echo "build-module.sh: building against $kdir${in_root:+ in $in_root}"
 # Host builds go through ccache (scripts/ccache-env.sh); the Debian 13
 # root has none.
 ccache_cc=
-if [ -z "$in_root" ]; then
+# (not in DKMS's copy of the sources, install.sh stage_sources).
+if [ -z "$in_root" ] && [ -f scripts/ccache-env.sh ]; then
 	# shellcheck source=scripts/ccache-env.sh
 	. scripts/ccache-env.sh
 	[ -z "$VHCA_CCACHE" ] || ccache_cc="CC=${VHCA_CCACHE}gcc"

@@ -37,7 +37,8 @@ if [ "${1:-}" = --dkms-build ]; then
 	# shellcheck disable=SC2086
 	dkms add -m vhca -v "$version" $trees
 	# shellcheck disable=SC2086
-	dkms build -m vhca -v "$version" -k "$kver" $trees
+	dkms build -m vhca -v "$version" -k "$kver" $trees \
+		${VHCA_KDIR:+--kernelsourcedir "$VHCA_KDIR"}
 	echo "install: dkms build of vhca $version for $kver OK: $(find "$2/dkms" -name vhca.ko | head -n 1)"
 	exit 0
 fi
