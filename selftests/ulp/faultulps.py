@@ -33,6 +33,8 @@ class Nvme:
     nvme_rdma_reconnect_ctrl_work every reconnect_delay, 10 s)."""
     name = "nvme"
     backend = ulplib.BACKENDS["nvme"]
+    # nvme_rdma_route_resolved(): param.rnr_retry_count = 7 (no limit)
+    RNR_RETRY = 7
     RECOVERY = r"nvme nvme\d+: (Reconnecting|resetting|Successfully reconnected)"
 
     def __init__(self, vm, fabric):
@@ -82,6 +84,8 @@ class Iser:
     log, iser.sh's ISCSID_LOG), the session back LOGGED_IN."""
     name = "iser"
     backend = ulplib.BACKENDS["iser"]
+    # iser_route_handler(): conn_param.rnr_retry_count = 6
+    RNR_RETRY = 6
     CONN_ERROR = r"connection\d+:\d+: detected conn error"
     RELOGIN = r"connection\d+:\d+ is operational after recovery"
     ISCSID_LOG = "/run/iscsid.log"
@@ -149,6 +153,8 @@ class Srp:
     and the SCSI midlayer retries them (the disk's ioerr_cnt counts them)."""
     name = "srp"
     backend = ulplib.BACKENDS["srp"]
+    # srp_send_req(): rnr_retry_count = 7 (no limit)
+    RNR_RETRY = 7
     RECONNECT = r"ib_srp: reconnect succeeded"
     # The SCSI error handler's entry points into ib_srp (srp_abort,
     # srp_reset_device, srp_reset_host) and the transport's reconnect.
@@ -217,6 +223,9 @@ class Nfs:
     mount's `xprt:` line in /proc/self/mountstats: connect_count)."""
     name = "nfs"
     backend = None
+    # rpcrdma_ep_create(): rnr_retry_count = 0, "make all RNR NAKs
+    # visible" (RPC-over-RDMA's credits are its flow control)
+    RNR_RETRY = 0
     FILE = "fault-fio"
 
     def __init__(self, vm, fabric):

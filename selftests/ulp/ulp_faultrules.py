@@ -30,9 +30,18 @@ from ulplib import Fio
 
 
 @pytest.fixture(scope="module", autouse=True)
-def announce_seed():
-    print("\nfault rules seed %d (VHCA_FAULT_SEED=%d repeats this run)"
-          % (faultrules.SEED, faultrules.SEED))
+def announce_seed(request):
+    """The seed on the terminal before the first case (pytest's reporter,
+    with capture off: fixture output is captured at the file descriptor
+    and shown only for a failure)."""
+    line = "fault rules seed %d (VHCA_FAULT_SEED=%d repeats this run)" % (
+        faultrules.SEED, faultrules.SEED)
+    plugins = request.config.pluginmanager
+    reporter = plugins.getplugin("terminalreporter")
+    if reporter:
+        with plugins.getplugin("capturemanager").global_and_fixture_disabled():
+            reporter.write_line("\n" + line)
+    print(line)
     yield
 
 
@@ -72,11 +81,18 @@ def test_lost_read_response_mid_fio(vm, ulp):
 
 def test_rnr_nak_burst_mid_fio(vm, ulp):
     """16 ACKs to the host in a row become RNR NAKs: the host's QP waits
-    the NAK's RNR timer and resends each time (rnr_retry 7)."""
+    the NAK's RNR timer and resends each time, without end with the
+    rnr_retry 7 of nvme-rdma and ib_srp; ib_iser's 6 and xprtrdma's 0
+    give up within the burst, and the ULP recovers."""
     before, log = run_case(vm, ulp, "rnr-burst", faultrules.RNR_RULE)
     trace = faultrules.expect_trace(vm, faultrules.RNR_RULE, faultrules.RNR_COUNT,
                                     " nak:rnr port 1 in ack ")
-    ulp.quiet(before, log)
+    if ulp.RNR_RETRY == 7:
+        ulp.quiet(before, log)
+    else:
+        # fewer RNR retries than the burst: the QP fails (IBA 9.7.5.2.8,
+        # RNR retry counter exceeded) and the ULP recovers as after a flap
+        ulp.recovered(before, log)
     faultrules.same_as_earlier_run("rnr-burst-" + ulp.name, trace, "io")
 
 
@@ -149,5 +165,6 @@ def test_rdma_cm_lost_rep_and_same_seed_same_trace(vm, fabric):
     traces are the same line for line."""
     first = rping_with_lost_rep(vm, fabric)
     again = rping_with_lost_rep(vm, fabric)
-    assert again == first, "seed %d: trace %s, then %s" % (faultrules.SEED, first, again)
+    assert faultrules.without_rule_ids(again) == faultrules.without_rule_ids(first), \
+        "seed %d: trace %s, then %s" % (faultrules.SEED, first, again)
     faultrules.same_as_earlier_run("lost-cm-rep-rping", first, "mad")

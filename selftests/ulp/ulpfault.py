@@ -31,8 +31,8 @@ O_DIRECT = 0o40000
 IO_START_SECS = 180
 
 
-def start_io(vm, target, name, size="64M", in_dir=False, backend=None, bs="4k"):
-    """fio verify (random writes of `bs`, 2 jobs) in the background on
+def start_io(vm, target, name, size="64M", in_dir=False, backend=None):
+    """fio verify (4 KiB random writes, 2 jobs) in the background on
     `target`; returns once its I/O is under way, and fails the test with
     fio's output when fio ended before that (an open that failed, or
     I/O too short to be under the fault that follows).
@@ -51,12 +51,12 @@ def start_io(vm, target, name, size="64M", in_dir=False, backend=None, bs="4k"):
         assert backend, "start_io on a block device: the target's backend is needed"
         assert_block_device(vm, target)
         before = writes_completed(vm, backend)
-        ulplib.background_fio(vm, Fio(target, rw="randwrite", bs=bs, numjobs=2,
+        ulplib.background_fio(vm, Fio(target, rw="randwrite", bs="4k", numjobs=2,
                                       size=size), name)
         wait_io_started(vm, name, target, disk_stat(backend),
                         lambda out: (writes_completed_in(out) or 0) > before)
         return
-    job = Fio(os.path.basename(target), rw="randwrite", bs=bs, numjobs=2, size=size)
+    job = Fio(os.path.basename(target), rw="randwrite", bs="4k", numjobs=2, size=size)
     ulplib.background_fio(vm, job, name, cwd=os.path.dirname(target))
     wait_io_started(vm, name, target, direct_fds(target), has_direct_fd)
     vm.run("sleep 3", timeout=60)
