@@ -227,11 +227,13 @@ check-ulp-full: deps qemu module initramfs provider
 check-ulp-full-debug: deps kernel-debug
 	$(MAKE) --no-print-directory check-ulp-full KERNEL=debug
 
-# Fault rules per packet under NVMe over RDMA (selftests/ulp/
-# ulp_faultrules.py, Documentation/fabric-tests.md "Fault rules"): a lost
-# READ response, an RNR NAK burst and a link flap in the middle of fio
-# verify, a lost CM REP twice with one seed (the same fault trace).  One
-# guest; not in `make test`.  VHCA_FAULT_SEED=N repeats a run's seed.
+# Fault rules per packet under NVMe over RDMA, iSER, SRP and NFS over
+# RDMA (selftests/ulp/ulp_faultrules.py, Documentation/fabric-tests.md
+# "Fault rules"): a lost READ response, an RNR NAK burst and a link flap
+# in the middle of fio verify, a lost CM REP at connect; a plain rdma_cm
+# connect (rping) with a lost REP twice with one seed (the same fault
+# trace).  One guest; not in `make test`.  VHCA_FAULT_SEED=N repeats a
+# run's seed, and its traces are compared with that run's.
 check-fault-rules: deps qemu module initramfs provider
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fault-rules selftests/ulp/ulp_faultrules.py
 

@@ -47,16 +47,23 @@ target_stop() {
 	! [ -e "/sys/kernel/config/target/iscsi/$IQN" ]
 }
 
+# iscsid in the foreground, its log (open-iscsi's log_do_log_std: to
+# stderr) in $ISCSID_LOG: the guest has no syslog, and the session
+# recovery of a fault test is told by iscsid's lines ("connectionN:0 is
+# operational after recovery").  It listens once its abstract socket
+# (ISCSIADM_ABSTRACT_NAMESPACE) is in /proc/net/unix.
+ISCSID_LOG=/run/iscsid.log
 start_iscsid() {
 	mkdir -p /run/lock/iscsi
 	[ -s /run/iscsid.pid ] && kill -0 "$(cat /run/iscsid.pid)" 2>/dev/null && return 0
-	# iscsid forks and writes its pid file once it listens.
-	iscsid
+	setsid iscsid -f -n < /dev/null >> $ISCSID_LOG 2>&1 &
+	echo $! > /run/iscsid.pid
 	for i in $(seq 1 50); do
-		[ -s /run/iscsid.pid ] && return 0
+		grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix && return 0
 		sleep 0.2
 	done
 	echo "iser.sh: iscsid did not start" >&2
+	cat $ISCSID_LOG >&2
 	return 1
 }
 
