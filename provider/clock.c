@@ -97,7 +97,8 @@ void vhca_clock_cleanup(struct vhca_context *ctx)
 static void vhca_clock_info_read(const volatile struct vhca_clock_info *page,
 				 struct vhca_clock_info *ci)
 {
-	_Atomic uint32_t *sign = (_Atomic uint32_t *)&page->sign;
+	const volatile _Atomic uint32_t *sign =
+		(const volatile _Atomic uint32_t *)&page->sign;
 	uint32_t seq;
 
 	do {
