@@ -17,8 +17,8 @@
  * a completion's wall-clock stamp and clock_gettime() of /dev/ptpN agree
  * whatever the PHC was set or adjusted to.
  *
- * Only with CONFIG_PTP_1588_CLOCK (Debian's kernels; not the debug
- * kernel): without it there is no PHC and no page, and the provider
+ * Only with CONFIG_PTP_1588_CLOCK (built in on Debian's kernels and the
+ * debug kernel): without it there is no PHC and no page, and the provider
  * keeps its offset from CLOCK_REALTIME (provider/clock.c).
  */
 #include <linux/gfp.h>
