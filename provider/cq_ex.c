@@ -157,8 +157,8 @@ static uint64_t cq_ex_read_completion_ts(struct ibv_cq_ex *cq_ex)
 
 static uint64_t cq_ex_read_completion_wallclock_ns(struct ibv_cq_ex *cq_ex)
 {
-	return le64toh(current_cqe(cq_ex)->timestamp) +
-	       to_vctx(cq_ex->context)->realtime_offset_ns;
+	return vhca_clock_wallclock_ns(to_vctx(cq_ex->context),
+				       le64toh(current_cqe(cq_ex)->timestamp));
 }
 
 /* Whether vhca can give what the application asks of an extended CQ. */

@@ -201,6 +201,7 @@ static void vhca_free_context(struct ibv_context *ibctx)
 {
 	struct vhca_context *ctx = to_vctx(ibctx);
 
+	vhca_clock_cleanup(ctx);
 	if (ctx->db)
 		munmap((void *)ctx->db, VHCA_DB_PAGE_SIZE);
 	free(ctx->qp_table);

@@ -42,6 +42,8 @@ struct vhca_context {
 	bool has_clock;			/* clock.c: CQE timestamps, VHCA_DB_CLOCK */
 	bool sq_poll;			/* the kernel takes send records */
 	uint64_t realtime_offset_ns;	/* CLOCK_REALTIME - device clock */
+	/* clock.c: the PHC's conversion (mapped read-only), NULL: none */
+	const volatile struct vhca_clock_info *clock_info;
 	pthread_mutex_t qp_table_lock;	/* also of xrc_srq_table */
 	struct vhca_qp **qp_table;	/* by qpn & (kQpTableSize - 1), chained */
 	/* XRC SRQs by srqn, chained: their CQEs name the SRQ (VHCA_CQE_F_XRC)
@@ -298,6 +300,8 @@ void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, size_t len,
 uint64_t vhca_read_clock(struct vhca_context *ctx);
 void vhca_clock_init(struct vhca_context *ctx,
 		     const struct vhca_alloc_ucontext_resp *drv);
+void vhca_clock_cleanup(struct vhca_context *ctx);
+uint64_t vhca_clock_wallclock_ns(struct vhca_context *ctx, uint64_t count);
 int vhca_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values);
 
 /* queues.c */

@@ -81,7 +81,8 @@ cp "$built/libvhca-rdmav34.so" "$built/vhca.driver" "$out/"
 
 # 4. The provider's C test programs (selftests/verbs/programs, run in the
 # guest by selftests/verbs/uverbs.py), against the same headers.
-for program in thread_domain fork odp_invalidate last_byte dmabuf_mr odp_atomic_write; do
+for program in thread_domain fork odp_invalidate last_byte dmabuf_mr odp_atomic_write \
+	phc_timestamp; do
 	gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-I"$dev/usr/include" -o "$out/$program" \
 		"selftests/verbs/programs/$program.c" "$libibverbs"

@@ -60,6 +60,10 @@ VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_req, 8);
  * kernel takes create_qp requests with VHCA_CREATE_QP_REQ_SQ_DBREC. */
 #define VHCA_UCONTEXT_RESP_SQ_POLL	(1u << 1)
 #define VHCA_UCONTEXT_RESP_DEV_CAPS	(1u << 2)	/* dev_caps */
+/* The driver keeps a PTP hardware clock over the device clock: the
+ * provider maps its struct vhca_clock_info read-only at
+ * clock_info_mmap_offset (one page) and converts CQE timestamps with it. */
+#define VHCA_UCONTEXT_RESP_CLOCK_INFO	(1u << 3)
 
 struct vhca_alloc_ucontext_resp {
 	uint64_t	comp_mask;	/* VHCA_UCONTEXT_RESP_* */
@@ -77,8 +81,39 @@ struct vhca_alloc_ucontext_resp {
 					 * device's VHCA_DEV_CAP_* (what the
 					 * provider may post, e.g. ATOMIC_WRITE) */
 	uint32_t	rsvd;
+	uint64_t	clock_info_mmap_offset;	/* VHCA_UCONTEXT_RESP_CLOCK_INFO */
 };
-VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_resp, 56);
+VHCA_SIZE_CHECK(struct vhca_alloc_ucontext_resp, 64);
+
+/*
+ * The PTP hardware clock's conversion of the device clock (VHCA_DB_CLOCK,
+ * the CQE timestamps) to its time, the kernel's timecounter
+ * (include/linux/timecounter.h) as of its last update: the layout of
+ * mlx5's clock info page (struct ib_uverbs_clock_info of rdma-core's
+ * ib_user_verbs.h, mlx5dv_get_clock_info).  The driver rewrites it at
+ * every settime, adjtime and adjfine of the PHC and at least every
+ * overflow_period ns.  The page is read-only to the process; sign is a
+ * sequence count: odd while the kernel writes, so a reader copies the
+ * fields between two equal even reads of it.  A count c converts as
+ *	delta = (c - cycles) & mask;
+ *	ns = delta <= mask / 2 ? nsec + ((delta * mult + frac) >> shift)
+ *	     : nsec - ((((cycles - c) & mask) * mult - frac) >> shift);
+ * (mlx5dv_ts_to_ns: a count before cycles is an earlier timestamp).
+ */
+#define VHCA_CLOCK_INFO_KERNEL_UPDATING	1u	/* sign: a write in progress */
+
+struct vhca_clock_info {
+	uint32_t	sign;
+	uint32_t	rsvd;
+	uint64_t	nsec;		/* the PHC's time at cycles, ns */
+	uint64_t	cycles;		/* the device count of the last update */
+	uint64_t	frac;		/* the timecounter's sub-ns remainder */
+	uint32_t	mult;		/* ns = count * mult >> shift */
+	uint32_t	shift;
+	uint64_t	mask;		/* of the count: all 64 bits */
+	uint64_t	overflow_period;	/* ns between updates, at most */
+};
+VHCA_SIZE_CHECK(struct vhca_clock_info, 56);
 
 /* ---- completion queues ----
  * One page-aligned buffer of buf_len bytes: 2^log_size struct vhca_cqe

@@ -146,6 +146,26 @@ static inline int vhca_odp_page_dma(struct ib_umem_odp *umem, unsigned long i,
 #define VHCA_ODP_SUPPORT_FLUSH		0
 #endif
 
+/* The argument of a cyclecounter's read callback (ptp.c): a pointer to
+ * const up to 6.12, to a mutable struct cyclecounter in 7.3. */
+#ifdef VHCA_HAVE_CYCLECOUNTER_READ_MUTABLE
+#define VHCA_CYCLECOUNTER_ARG	struct cyclecounter *
+#else
+#define VHCA_CYCLECOUNTER_ARG	const struct cyclecounter *
+#endif
+
+/* A read-only mapping that mprotect may not make writable (uverbs.c, the
+ * clock info page): vm_flags is written through vm_flags_clear from 6.3,
+ * directly before. */
+static inline void vhca_vma_clear_maywrite(struct vm_area_struct *vma)
+{
+#ifdef VHCA_HAVE_VM_FLAGS_CLEAR
+	vm_flags_clear(vma, VM_MAYWRITE);
+#else
+	vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+}
+
 /*
  * The ops whose C type differs between kernels (compat.c adapts them to
  * the shims' one signature): create_cq (uverbs_attr_bundle from 6.12; a

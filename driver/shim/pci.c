@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * pci.c - PCI probe and remove: BAR mapping, then the bring-up order of
- * driver/include/vhca_core.h.  Remove undoes it in reverse; the device is
+ * driver/include/vhca_core.h, the PHC (ptp.c) before the IB device.  Remove undoes it in reverse; the device is
  * reset (vhca_core_stop) before its rings are freed (vhca_core_destroy).
  */
 #include <linux/module.h>
@@ -85,11 +85,14 @@ static int vhca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = vhca_core_start(kdev->core, kdev->num_vectors);
 	if (err)
 		goto err_stop;
+	vhca_ptp_init(kdev);
 	err = vhca_ib_register(kdev);
 	if (err)
-		goto err_stop;
+		goto err_ptp;
 	return 0;
 
+err_ptp:
+	vhca_ptp_cleanup(kdev);
 err_stop:
 	vhca_core_stop(kdev->core);
 	vhca_irq_teardown(kdev);
@@ -108,6 +111,7 @@ static void vhca_remove(struct pci_dev *pdev)
 	struct vhca_kapi_device *kdev = pci_get_drvdata(pdev);
 
 	vhca_ib_unregister(kdev);
+	vhca_ptp_cleanup(kdev);
 	vhca_core_stop(kdev->core);
 	vhca_irq_teardown(kdev);
 	vhca_core_destroy(kdev->core);

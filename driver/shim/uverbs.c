@@ -2,7 +2,8 @@
 /*
  * uverbs.c - user contexts: alloc/dealloc_ucontext with one
  * doorbell page of BAR 4 per context, mapped into the process with
- * rdma_user_mmap entries (uncached); the udata helpers and the pinning of
+ * rdma_user_mmap entries (uncached), and the PHC's clock info page
+ * (ptp.c, read-only); the udata helpers and the pinning of
  * user rings shared by uverbs_queues.c.  The ABI is uapi/vhca-abi.h;
  * Documentation/driver.md "User verbs".
  */
@@ -111,6 +112,35 @@ void vhca_ucontext_resp(struct ib_ucontext *ibuc,
 		resp->comp_mask |= VHCA_UCONTEXT_RESP_SQ_POLL;
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_CQE_TIMESTAMP)
 		resp->hca_core_clock_khz = le32_to_cpu(attr->hca_core_clock_khz);
+	if (uc->clock_entry) {
+		resp->comp_mask |= VHCA_UCONTEXT_RESP_CLOCK_INFO;
+		resp->clock_info_mmap_offset =
+			rdma_user_mmap_get_offset(uc->clock_entry);
+	}
+}
+
+/* The PHC's clock info page (ptp.c), when there is a PHC: an mmap entry
+ * of this context for the device's one page. */
+static int vhca_ucontext_clock_entry(struct vhca_ucontext *uc)
+{
+	struct page *page = vhca_ptp_clock_info_page(to_kdev(uc->ibuc.device));
+	struct vhca_mmap_entry *entry;
+	int err;
+
+	if (!page)
+		return 0;
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->clock_info = page;
+	err = rdma_user_mmap_entry_insert(&uc->ibuc, &entry->rdma_entry,
+					  PAGE_SIZE);
+	if (err) {
+		kfree(entry);
+		return err;
+	}
+	uc->clock_entry = &entry->rdma_entry;
+	return 0;
 }
 
 static int vhca_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
@@ -141,13 +171,19 @@ static int vhca_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *uda
 		goto free_page;
 	}
 	uc->db_entry = &entry->rdma_entry;
+	err = vhca_ucontext_clock_entry(uc);
+	if (err)
+		goto remove_entry;
 
 	vhca_ucontext_resp(ibuc, &resp);
 	err = vhca_udata_response(udata, &resp, sizeof(resp));
 	if (err)
-		goto remove_entry;
+		goto remove_clock;
 	return 0;
 
+remove_clock:
+	if (uc->clock_entry)
+		rdma_user_mmap_entry_remove(uc->clock_entry);
 remove_entry:
 	rdma_user_mmap_entry_remove(uc->db_entry);
 free_page:
@@ -162,8 +198,25 @@ static void vhca_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 	/* Every object of the context is gone, and so is every mapping of
 	 * its page (a VMA holds the uverbs file, and disassociation zaps
 	 * them), so the page may go to the next context. */
+	if (uc->clock_entry)
+		rdma_user_mmap_entry_remove(uc->clock_entry);
 	rdma_user_mmap_entry_remove(uc->db_entry);
 	vhca_core_free_db_page(to_kdev(ibuc->device)->core, uc->db_page);
+}
+
+/*
+ * The clock info page: kernel memory, read-only to the process (mlx5's
+ * mlx5_ib_mmap_clock_info_page).  vm_insert_page holds a reference on the
+ * page, so a mapping outlives the PHC harmlessly (it stops changing);
+ * rdma_user_mmap_io would want I/O memory.
+ */
+static int vhca_mmap_clock_info(struct vm_area_struct *vma,
+				struct vhca_mmap_entry *entry)
+{
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vhca_vma_clear_maywrite(vma);
+	return vm_insert_page(vma, vma->vm_start, entry->clock_info);
 }
 
 static int vhca_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
@@ -179,6 +232,11 @@ static int vhca_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	if (!rdma_entry)
 		return -EINVAL;
 	entry = container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry);
+	if (entry->clock_info) {
+		err = vhca_mmap_clock_info(vma, entry);
+		rdma_user_mmap_entry_put(rdma_entry);
+		return err;
+	}
 	/* Device memory is memory (BAR 3 is RAM in the device): write
 	 * combining, the provider fences its copies; doorbells uncached.
 	 * rdma_user_mmap_io wants the whole entry mapped. */

@@ -41,6 +41,7 @@ struct vhca_kapi_device {
 	bool events_enabled;		/* ib_dispatch_event allowed */
 	struct workqueue_struct *odp_wq;	/* ODP faults (uverbs_odp.c) */
 	struct xarray odp_mrs;		/* ODP regions by key index */
+	struct vhca_ptp *ptp;		/* the PHC (ptp.c), NULL: none */
 };
 
 struct vhca_pd {
@@ -53,14 +54,17 @@ struct vhca_ucontext {
 	struct ib_ucontext ibuc;
 	unsigned int db_page;
 	struct rdma_user_mmap_entry *db_entry;
+	struct rdma_user_mmap_entry *clock_entry;	/* NULL: no PHC */
 };
 
-/* An rdma_user_mmap entry (uverbs.c): a context's doorbell page, or a
- * device memory allocation (uverbs_dm.c), which the device frees only
- * when the last mapping of it is gone (mmap_free). */
+/* An rdma_user_mmap entry (uverbs.c): a context's doorbell page, the
+ * PHC's clock info page (ptp.c), or a device memory allocation
+ * (uverbs_dm.c), which the device frees only when the last mapping of it
+ * is gone (mmap_free). */
 struct vhca_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
 	phys_addr_t address;		/* in BAR 4 or BAR 3 */
+	struct page *clock_info;	/* the clock info page, else NULL */
 	struct vhca_core_dm *dm;	/* device memory, else NULL */
 	struct vhca_kapi_device *kdev;	/* device memory: whose */
 	unsigned int dm_offset;		/* device memory: in BAR 3 */
@@ -176,6 +180,12 @@ static inline int vhca_recv_wr_next(const void *item,
 /* pci.c */
 int vhca_pci_register(void);
 void vhca_pci_unregister(void);
+
+/* ptp.c: the PTP hardware clock over the device clock. */
+struct vhca_ptp;
+void vhca_ptp_init(struct vhca_kapi_device *kdev);
+void vhca_ptp_cleanup(struct vhca_kapi_device *kdev);
+struct page *vhca_ptp_clock_info_page(struct vhca_kapi_device *kdev);
 
 /* irq.c */
 int vhca_irq_setup(struct vhca_kapi_device *kdev);

@@ -234,6 +234,15 @@ def test_completion_timestamps(vm):
     run_program(vm, "timestamps")
 
 
+def test_phc_timestamps(vm):
+    """The PTP hardware clock over the device clock (driver/shim/ptp.c):
+    /dev/ptpN under the device's sysfs directory, wall-clock completion
+    timestamps between PHC reads around a SEND, and an adjtime of the PHC
+    (+1 s, then -1 s) moves the next stamps by as much (the provider maps
+    the PHC's conversion): programs/phc_timestamp.c."""
+    run_c_program(vm, "phc_timestamp")
+
+
 def test_thread_domain_locks(vm):
     """ibv_alloc_td: the queues of a thread domain's QP and of a
     single-threaded CQ take no lock, and a second user aborts instead of

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ud_self.h - the C test programs' common part (thread_domain.c, fork.c):
+ * ud_self.h - the C test programs' common part (thread_domain.c, fork.c,
+ * phc_timestamp.c):
  * checks that exit on a mismatch, and a UD QP on port 1 that sends to
  * itself, with an extended CQ and one registered 4 KiB buffer (sends from
  * its start, receives at +2048 after the 40-byte GRH space).
@@ -46,12 +47,14 @@ struct ud {
 	char buf[4096];
 };
 
-/* A UD QP on port 1 through pd (a parent domain), in RTS, sending to itself. */
-static inline void ud_create(struct ibv_context *ctx, struct ibv_pd *pd, uint32_t cq_flags,
-		      struct ud *ud)
+/* A UD QP on port 1 through pd (a parent domain), in RTS, sending to
+ * itself; its CQ gives wc_flags (IBV_WC_STANDARD_FLAGS and more). */
+static inline void ud_create_wc(struct ibv_context *ctx, struct ibv_pd *pd,
+				uint32_t cq_flags, uint64_t wc_flags,
+				struct ud *ud)
 {
 	struct ibv_cq_init_attr_ex cq_attr = {
-		.cqe = 16, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.cqe = 16, .wc_flags = wc_flags,
 		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS, .flags = cq_flags,
 	};
 	struct ibv_qp_init_attr_ex qp_attr = {
@@ -82,6 +85,12 @@ static inline void ud_create(struct ibv_context *ctx, struct ibv_pd *pd, uint32_
 	ud->ah = must(ibv_create_ah(pd, &ah_attr), "ibv_create_ah");
 	ud->mr = must(ibv_reg_mr(pd, ud->buf, sizeof(ud->buf), IBV_ACCESS_LOCAL_WRITE),
 		      "ibv_reg_mr");
+}
+
+static inline void ud_create(struct ibv_context *ctx, struct ibv_pd *pd, uint32_t cq_flags,
+		      struct ud *ud)
+{
+	ud_create_wc(ctx, pd, cq_flags, IBV_WC_STANDARD_FLAGS, ud);
 }
 
 static inline void ud_destroy(struct ud *ud)
