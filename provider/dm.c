@@ -19,6 +19,7 @@ struct vhca_dm {
 	volatile uint32_t *map;		/* the allocation's pages */
 	size_t map_len;
 	uint64_t length;		/* as asked: the copies' bound */
+	uint64_t mmap_offset;		/* the kernel's name for the pages */
 };
 
 static struct vhca_dm *to_vdm(struct ibv_dm *dm)
@@ -91,6 +92,7 @@ static int vhca_dm_map(struct ibv_context *context, struct vhca_dm *dm,
 	void *map;
 
 	dm->length = length;
+	dm->mmap_offset = mmap_offset;
 	dm->map_len = (length + VHCA_DM_PAGE_SIZE - 1) &
 		      ~(size_t)(VHCA_DM_PAGE_SIZE - 1);
 	map = mmap(NULL, dm->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -139,6 +141,26 @@ free:
 	errno = err;
 	return NULL;
 }
+
+#if IBVERBS_PABI_VERSION >= 65
+/*
+ * ibv_dm_export_dmabuf_fd (rdma-core 65): a dma-buf of the allocation's
+ * BAR 3 pages, made by the kernel from the mmap entry the offset names
+ * (UVERBS_METHOD_DMABUF_ALLOC, with the driver's pgoff_to_mmap_entry
+ * and mmap_get_pfns: Linux 7.3 has them; EOPNOTSUPP on a kernel without).
+ * Importers must be peer-to-peer capable (ib_uverbs refuses others).
+ */
+int vhca_dm_export_dmabuf_fd(struct ibv_dm *ibdm)
+{
+	int fd = ibv_cmd_export_dmabuf_fd(ibdm->context,
+					  to_vdm(ibdm)->mmap_offset);
+
+	/* A kernel without the method has no DMABUF object at all. */
+	if (fd < 0 && errno == EPROTONOSUPPORT)
+		errno = EOPNOTSUPP;
+	return fd;
+}
+#endif
 
 int vhca_free_dm(struct ibv_dm *ibdm)
 {

@@ -213,6 +213,9 @@ static void vhca_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops vhca_ctx_ops = {
 	.advise_mr = vhca_advise_mr,
+#if IBVERBS_PABI_VERSION >= 65
+	.alloc_buf = vhca_alloc_buf,
+#endif
 	.alloc_dm = vhca_alloc_dm,
 	.alloc_mw = vhca_alloc_mw,
 	.alloc_parent_domain = vhca_alloc_parent_domain,
@@ -237,7 +240,13 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.destroy_qp = vhca_destroy_qp,
 	.destroy_srq = vhca_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
+#if IBVERBS_PABI_VERSION >= 65
+	.dm_export_dmabuf_fd = vhca_dm_export_dmabuf_fd,
+#endif
 	.free_context = vhca_free_context,
+#if IBVERBS_PABI_VERSION >= 65
+	.free_buf = vhca_free_buf,
+#endif
 	.free_dm = vhca_free_dm,
 	.get_srq_num = vhca_get_srq_num,
 	.import_dm = vhca_import_dm,

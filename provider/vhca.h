@@ -31,6 +31,8 @@
 #include <rdma/vhca-abi.h>
 #include "vhca_hw.h"
 
+struct ibv_dmabuf_heap;		/* rdma-core 65's infiniband/dmabuf_heap.h */
+
 struct vhca_context {
 	struct verbs_context ibv_ctx;
 	volatile void *db;		/* the mmap'd doorbell page */
@@ -119,6 +121,10 @@ struct vhca_pd {
 	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
 		     uint64_t resource_type);
 	void *pd_context;
+	/* a parent domain of IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_-
+	 * ALLOC on a device whose DMA bounces: the CoCo shared DMA-buf heap
+	 * that ibv_alloc_buf takes its memory from (pd.c); else NULL */
+	struct ibv_dmabuf_heap *cc_heap;
 };
 
 /*
@@ -295,6 +301,10 @@ int vhca_queue_buf_alloc(struct ibv_pd *pd, size_t len, size_t align,
 			 uint64_t type, void **buf, struct vhca_pd **owner);
 void vhca_queue_buf_free(struct vhca_pd *owner, void *buf, size_t len,
 			 uint64_t type);
+#if IBVERBS_PABI_VERSION >= 65
+void *vhca_alloc_buf(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
+void vhca_free_buf(struct ibv_buf *buf);
+#endif
 
 /* clock.c */
 uint64_t vhca_read_clock(struct vhca_context *ctx);
@@ -404,6 +414,9 @@ int vhca_context_setup(struct vhca_context *ctx,
 struct ibv_dm *vhca_alloc_dm(struct ibv_context *context,
 			     struct ibv_alloc_dm_attr *attr);
 int vhca_free_dm(struct ibv_dm *dm);
+#if IBVERBS_PABI_VERSION >= 65
+int vhca_dm_export_dmabuf_fd(struct ibv_dm *dm);
+#endif
 struct ibv_dm *vhca_import_dm(struct ibv_context *context, uint32_t dm_handle);
 void vhca_unimport_dm(struct ibv_dm *dm);
 struct ibv_mr *vhca_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,

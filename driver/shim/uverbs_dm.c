@@ -9,7 +9,11 @@
  * pages go back to the device (FREE_DM) in mmap_free, once no process
  * maps them any more, so that they are never another context's while
  * this one can still reach them.  Documentation/driver.md "User verbs".
+ *
+ * On 7.3 an allocation can also be exported as a dma-buf
+ * (ibv_dm_export_dmabuf_fd): BAR 3 is the p2pdma provider.
  */
+#include <linux/pci-p2pdma.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -18,6 +22,7 @@
 #include <rdma/uverbs_std_types.h>
 
 #include "vhca_shim.h"
+#include "compat.h"
 
 static_assert(PAGE_SIZE == VHCA_DM_PAGE_SIZE);
 
@@ -162,9 +167,59 @@ const struct uapi_definition vhca_dm_uapi_defs[] = {
 	{},
 };
 
+#ifdef VHCA_HAVE_MMAP_GET_PFNS
+/*
+ * ibv_dm_export_dmabuf_fd: ib_uverbs' UVERBS_METHOD_DMABUF_ALLOC (7.3)
+ * finds the mmap entry by the offset the provider was given (a byte
+ * offset, as mlx5's), asks for its physical range and exports it as a
+ * dma-buf for peer-to-peer importers; removing the entry (dealloc_dm)
+ * revokes such dma-bufs (ib_core_uverbs.c), as it zaps mappings.
+ */
+static struct rdma_user_mmap_entry *
+vhca_ib_pgoff_to_mmap_entry(struct ib_ucontext *ibuc, off_t pg_off)
+{
+	return rdma_user_mmap_entry_get_pgoff(ibuc, pg_off >> PAGE_SHIFT);
+}
+
+/* Device memory only: a doorbell page is no buffer to share. */
+static int vhca_ib_mmap_get_pfns(struct rdma_user_mmap_entry *rdma_entry,
+				 struct phys_vec *phys_vec,
+				 struct p2pdma_provider **provider)
+{
+	struct vhca_mmap_entry *entry =
+		container_of(rdma_entry, struct vhca_mmap_entry, rdma_entry);
+
+	if (!entry->dm)
+		return -EINVAL;
+	phys_vec->paddr = entry->address;
+	phys_vec->len = rdma_entry->npages * PAGE_SIZE;
+	/* NULL: no CONFIG_PCI_P2PDMA, or vhca_dm_p2pdma_init failed */
+	*provider = pcim_p2pdma_provider(entry->kdev->pdev, VHCA_DM_BAR);
+	return *provider ? 0 : -EOPNOTSUPP;
+}
+
+/* BAR 3 as a p2pdma provider (device-managed: released at unbind). */
+void vhca_dm_p2pdma_init(struct vhca_kapi_device *kdev)
+{
+	int err = pcim_p2pdma_init(kdev->pdev);
+
+	if (err)
+		dev_warn(&kdev->pdev->dev,
+			 "no dma-buf export of device memory: p2pdma %d\n", err);
+}
+#else
+void vhca_dm_p2pdma_init(struct vhca_kapi_device *kdev)
+{
+}
+#endif
+
 /* Added by vhca_uapi_register when the device has VHCA_DEV_CAP_DM. */
 const struct ib_device_ops vhca_dm_ops = {
 	.alloc_dm = vhca_ib_alloc_dm,
 	.dealloc_dm = vhca_ib_dealloc_dm,
+#ifdef VHCA_HAVE_MMAP_GET_PFNS
+	.mmap_get_pfns = vhca_ib_mmap_get_pfns,		/* 7.3 */
+	.pgoff_to_mmap_entry = vhca_ib_pgoff_to_mmap_entry,
+#endif
 	.reg_dm_mr = vhca_ib_reg_dm_mr,
 };

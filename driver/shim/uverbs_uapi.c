@@ -71,6 +71,8 @@ void vhca_uapi_register(struct vhca_kapi_device *kdev)
 	const struct vhca_device_attr *attr = vhca_core_device_attr(kdev->core);
 
 	kdev->ibdev.driver_def = vhca_uapi_defs;
-	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_DM)
+	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_DM) {
+		vhca_dm_p2pdma_init(kdev);
 		ib_set_device_ops(&kdev->ibdev, &vhca_dm_ops);
+	}
 }

@@ -327,6 +327,7 @@ int vhca_uverbs_create_ah(struct vhca_ah *ah, struct ib_udata *udata);
 
 /* uverbs_dm.c: device memory (with VHCA_DEV_CAP_DM) */
 void vhca_dm_mmap_free(struct vhca_mmap_entry *entry);
+void vhca_dm_p2pdma_init(struct vhca_kapi_device *kdev);
 extern const struct ib_device_ops vhca_dm_ops;
 
 /* uverbs_uapi.c: the driver's ioctl attributes and methods (vhca-abi.h) */
