@@ -45,11 +45,12 @@ static int completion(struct rc_pair *rc, uint64_t wr_id, int opcode)
 	return wc.status;
 }
 
-/* An RDMA WRITE of len bytes of from to `to`, then a FLUSH of type and
- * level of the same range; the FLUSH's status. */
-static int write_then_flush(struct rc_pair *rc, struct ibv_mr *from, char *to,
-			    struct ibv_mr *to_mr, size_t len, uint8_t type,
-			    uint8_t level, uint64_t wr_id)
+/* An RDMA WRITE of len bytes at from (in from_mr) to `to`, then a FLUSH
+ * of type and level of the same range; the FLUSH's status. */
+static int write_then_flush(struct rc_pair *rc, struct ibv_mr *from_mr,
+			    const char *from, char *to, struct ibv_mr *to_mr,
+			    size_t len, uint8_t type, uint8_t level,
+			    uint64_t wr_id)
 {
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(rc->qp[0]);
 
@@ -57,7 +58,7 @@ static int write_then_flush(struct rc_pair *rc, struct ibv_mr *from, char *to,
 	qpx->wr_id = wr_id;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_rdma_write(qpx, to_mr->rkey, (uintptr_t)to);
-	ibv_wr_set_sge(qpx, from->lkey, (uintptr_t)from->addr, len);
+	ibv_wr_set_sge(qpx, from_mr->lkey, (uintptr_t)from, len);
 	qpx->wr_id = wr_id + 1;
 	ibv_wr_flush(qpx, to_mr->rkey, (uintptr_t)to, len, type, level);
 	check("post WRITE and FLUSH", ibv_wr_complete(qpx), 0);
@@ -128,14 +129,14 @@ int main(int argc, char **argv)
 		printf("placement type %u, selectivity %u\n", kinds[i].type,
 		       kinds[i].level);
 		check("FLUSH after the WRITE",
-		      write_then_flush(&rc, src_mr, dst + off, dst_mr, 512,
+		      write_then_flush(&rc, src_mr, src + off, dst + off, dst_mr, 512,
 				       kinds[i].type, kinds[i].level, 10 * i),
 		      IBV_WC_SUCCESS);
 		check("the WRITE's bytes in place", !memcmp(dst + off, src + off, 512), 1);
 	}
 	/* the region allows global visibility only: persistence refused */
 	check("FLUSH_PERSISTENT of a FLUSH_GLOBAL region",
-	      write_then_flush(&rc, src_mr, global_only, global_mr, 64,
+	      write_then_flush(&rc, src_mr, src, global_only, global_mr, 64,
 			       IBV_FLUSH_PERSISTENT, IBV_FLUSH_RANGE, 100),
 	      IBV_WC_REM_ACCESS_ERR);
 	rc_destroy(&rc);
