@@ -58,6 +58,8 @@ $(error GUEST_ROOT=$(GUEST_ROOT): expected host or trixie)
 endif
 export VHCA_GUEST_ROOT := $(GUEST_ROOT)
 GUEST_ROOT_DEP := $(if $(filter trixie,$(GUEST_ROOT)),guest-root)
+# What every target that boots a guest of the harness builds first.
+GUEST_PREREQS := qemu module initramfs provider $(GUEST_ROOT_DEP)
 # The same two devices as selftests/conftest.py DEVICES.
 VM_DEVICES := --device vhca,id=vhca0,ports=2,node-guid=0x5254000000000100 \
               --device vhca,id=vhca1,ports=1,node-guid=0x5254000000000200
@@ -166,7 +168,7 @@ VM_TIER := $(if $(filter debug,$(KERNEL)),vm-debug,vm)
 # SA and PMA behind that same GSI/SMI path.
 VM_DEBUG_TESTS := selftests/test_first_light.py selftests/test_ipoib.py
 VM_PYTEST_ARGS := $(if $(filter debug,$(KERNEL)),$(VM_DEBUG_TESTS),selftests)
-check-vm: deps qemu module initramfs provider $(GUEST_ROOT_DEP)
+check-vm: deps $(GUEST_PREREQS)
 	rm -f build/results/$(VM_TIER).xml
 	$(PYTHON) -m pytest -v --junitxml=build/results/$(VM_TIER).xml $(VM_PYTEST_ARGS); \
 	$(PYTHON) scripts/junit.py finish $(VM_TIER) $$?
@@ -177,33 +179,33 @@ check-vm-debug: deps
 	$(MAKE) --no-print-directory check-vm KERNEL=debug
 
 # vhca_kunit.ko in the debug kernel (scripts/run-kunit.sh).
-check-kunit: deps qemu initramfs
+check-kunit: deps qemu initramfs $(GUEST_ROOT_DEP)
 	scripts/run-kunit.sh
 
 # Kernel verbs in a guest (a `make test` tier): the KUnit suites of
 # driver/verbs_kunit (vhca_verbs_kunit.ko) against two vhca devices with
 # vhca.ko, both built for the debug kernel (built and cached by the
 # script).  Documentation/testing-guest-tiers.md "check-verbs".
-check-verbs: deps qemu initramfs
+check-verbs: deps qemu initramfs $(GUEST_ROOT_DEP)
 	scripts/run-verbs.sh
 
 # Both KUnit tiers in one boot of the debug kernel (`make test` runs this
 # for its kunit and verbs tiers; scripts/run-kunit.sh).
-check-kunit-verbs: deps qemu initramfs
+check-kunit-verbs: deps qemu initramfs $(GUEST_ROOT_DEP)
 	scripts/run-kunit.sh kunit verbs
 
 # The kunit, verbs and vm-debug tiers, what `make test` runs for them: the
 # debug modules built once, then two debug guests at once, one booted for
 # both KUnit modules and one for $(VM_DEBUG_TESTS)
 # (scripts/run-debug-tiers.sh).
-check-debug-tiers: deps qemu
+check-debug-tiers: deps qemu $(GUEST_ROOT_DEP)
 	$(MAKE) --no-print-directory initramfs KERNEL=debug
 	scripts/run-debug-tiers.sh $(VM_DEBUG_TESTS)
 
 # User verbs in a guest (a `make test` tier): the provider with the
 # ibv_*_pingpong programs, perftest, rping/ucmatose/udaddy/mckey and
 # rdma-core's own tests (selftests/verbs/uverbs.py).
-check-uverbs: deps qemu module initramfs provider $(GUEST_ROOT_DEP)
+check-uverbs: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-uverbs.sh
 
 # Storage ULPs in a guest (Documentation/ulps.md): NVMe over RDMA, iSER,
@@ -211,7 +213,7 @@ check-uverbs: deps qemu module initramfs provider $(GUEST_ROOT_DEP)
 # the quick subset, check-ulp-full everything (faults, hot-unplug, FRWR
 # forced with ib_core force_mr=1).  KERNEL=debug runs the quick subset on
 # the debug kernel (build/results/ulp-debug.xml): check-ulp-debug.
-check-ulp: deps qemu module initramfs provider
+check-ulp: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-ulp.sh
 
 # The quick ULP subset on the debug kernel; fails on any KASAN, lockdep,
@@ -219,7 +221,7 @@ check-ulp: deps qemu module initramfs provider
 check-ulp-debug: deps kernel-debug
 	$(MAKE) --no-print-directory check-ulp KERNEL=debug
 
-check-ulp-full: deps qemu module initramfs provider
+check-ulp-full: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-ulp.sh full
 
 # Every ULP test, faults and hot-unplug included, in one session on the
@@ -234,24 +236,24 @@ check-ulp-full-debug: deps kernel-debug
 # connect (rping) with a lost REP twice with one seed (the same fault
 # trace).  One guest; not in `make test`.  VHCA_FAULT_SEED=N repeats a
 # run's seed, and its traces are compared with that run's.
-check-fault-rules: deps qemu module initramfs provider
+check-fault-rules: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fault-rules selftests/ulp/ulp_faultrules.py
 
 # ULP tests of open bugs (marked `open_bug`; Documentation/ulps.md "Open
 # bugs"): they fail until the bug is fixed, so no other target runs them.
-check-ulp-open: deps qemu module initramfs provider
+check-ulp-open: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-ulp.sh open
 
 # UCX, Open MPI over UCX and libfabric's verbs provider on vhca in a guest
 # (in `make test`): selftests/verbs/middleware.py.
-check-middleware: deps qemu module initramfs provider
+check-middleware: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-middleware.sh
 
 # riostream -S all -T v (every size, riostream's own counts: 100000
 # verified round trips per size below 1 KiB, hours under TCG; not in
 # `make test`, whose uverbs and fabric tiers run a bounded riostream per
 # size): selftests/verbs/rsockets.py.
-check-riostream: deps qemu module initramfs provider
+check-riostream: deps $(GUEST_PREREQS)
 	VHCA_RIOSTREAM_FULL=1 PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh riostream \
 		selftests/verbs/uverbs.py -k riostream
 
@@ -259,12 +261,12 @@ check-riostream: deps qemu module initramfs provider
 # an Open MPI 4 MiB ping-pong, VHCA_SOAK_ROUNDS rounds (default 10) in one
 # guest at full console log level, kernel log checked after each round,
 # QEMU's backtraces saved on a hang: selftests/verbs/soak_middleware.py.
-soak-middleware: deps qemu module initramfs provider
+soak-middleware: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh soak-middleware selftests/verbs/soak_middleware.py
 
 # `make install` in a guest (NOT in `make test`: DKMS compiles the module
 # under TCG, about half an hour): selftests/install/install.py.
-check-install: deps qemu initramfs provider
+check-install: deps qemu initramfs provider $(GUEST_ROOT_DEP)
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh install selftests/install/install.py
 
 # `dkms build` of the module, with DKMS's trees in build/dkms* so the
@@ -290,13 +292,13 @@ install:
 # Two VMs through the standalone switch (in `make test`):
 # IPoIB, RC pingpong, perftest, rping, a VM killed mid-transfer.
 # Documentation/fabric.md.
-check-fabric: deps qemu module initramfs provider switch
+check-fabric: deps $(GUEST_PREREQS) switch
 	PYTHON=$(PYTHON) scripts/run-fabric.sh
 
 # The same with several RC requests in flight across VMs (the device
 # property rc-window=on, off by default; not in `make test`): writes
 # build/results/fabric-rcwin.txt.  Documentation/fabric.md "RC over the wire".
-check-fabric-rcwin: deps qemu module initramfs provider switch
+check-fabric-rcwin: deps $(GUEST_PREREQS) switch
 	VHCA_DEVICE_PROPS="$(VHCA_DEVICE_PROPS),rc-window=on" VHCA_FABRIC_TIER=fabric-rcwin \
 		PYTHON=$(PYTHON) scripts/run-fabric.sh
 
@@ -305,7 +307,7 @@ check-fabric-rcwin: deps qemu module initramfs provider switch
 # iSER, NFS over RDMA and SRP, the target in VM a, the host in VM b,
 # build/results/fabric-ulp.txt.  Documentation/fabric-tests.md "Storage ULPs
 # across VMs".
-check-fabric-ulp: deps qemu module initramfs provider switch
+check-fabric-ulp: deps $(GUEST_PREREQS) switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-ulp selftests/fabric/twovm_ulp.py
 
 # Captures that Wireshark reads (not in `make test`): two VMs through the
@@ -315,7 +317,7 @@ check-fabric-ulp: deps qemu module initramfs provider switch
 # recomputed) and the opcode counts, PSN sequences and CM REQ/REP/RTU are
 # checked from its fields: build/results/capture.txt.
 # Documentation/fabric-tests.md "Capture".
-check-capture: deps qemu module initramfs provider switch
+check-capture: deps $(GUEST_PREREQS) switch
 	@test "$(KERNEL)" != debug || { echo "check-capture: not on the debug kernel" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh capture selftests/capture/capture_fabric.py
 
@@ -323,7 +325,7 @@ check-capture: deps qemu module initramfs provider switch
 # over msg and rdm endpoints) between two VMs through the standalone switch
 # (not in `make test`): build/results/fabric-middleware.txt.
 # Documentation/fabric-tests.md "Middleware across VMs".
-check-fabric-middleware: deps qemu module initramfs provider switch
+check-fabric-middleware: deps $(GUEST_PREREQS) switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-middleware \
 		selftests/fabric/twovm_middleware.py
 
@@ -333,25 +335,25 @@ check-fabric-middleware: deps qemu module initramfs provider switch
 # inter-switch link rerouted; then updn and minhop (not in `make test`):
 # build/results/topology.txt.  Documentation/fabric-tests.md "A fat tree
 # routed by opensm".
-check-topology: deps qemu module initramfs provider switch
+check-topology: deps $(GUEST_PREREQS) switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh topology selftests/fabric/topology.py
 
 # Debian's opensm in a guest manages the switch (embedded SM off), of the
 # standalone switch and of one VM's in-process fabric; then a master/standby
 # pair of opensm across two VMs (failover.py, three boots: not in `make test`).
-check-fabric-opensm: deps qemu module initramfs provider switch
+check-fabric-opensm: deps $(GUEST_PREREQS) switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-opensm selftests/fabric/opensm.py \
 		selftests/fabric/onevm_opensm.py selftests/fabric/failover.py
 
 # The master/standby opensm pair alone: failover, client reregistration,
 # handover (Documentation/fabric.md "Two opensm: master and standby").
-check-fabric-failover: deps qemu module initramfs provider switch
+check-fabric-failover: deps $(GUEST_PREREQS) switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-failover selftests/fabric/failover.py
 
 # The embedded SM beside opensm in one guest: SMInfo decides the master
 # (a lower opensm stays STANDBY, a higher one gets the subnet by HANDOVER,
 # the embedded SM takes it back when that opensm dies).  Not in `make test`.
-check-fabric-arb: deps qemu module initramfs provider switch
+check-fabric-arb: deps $(GUEST_PREREQS) switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-arb selftests/fabric/onevm_arb.py \
 		selftests/fabric/twovm_arb.py
 
@@ -359,7 +361,7 @@ check-fabric-arb: deps qemu module initramfs provider switch
 # "check-smoke"): vhca.ko built for it, then one guest: load, ports ACTIVE,
 # IPoIB ping, rping, ib_write_bw, NVMe over RDMA with fio verify, unload,
 # no kernel report.  build/results/smoke-<kernel>.xml.
-check-smoke: deps qemu module initramfs provider
+check-smoke: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-smoke.sh
 
 # The smoke tier on 6.12 and on 6.1 (a `make test` tier): their modules and
@@ -370,7 +372,7 @@ check-smoke: deps qemu module initramfs provider
 check-kernels: deps
 	scripts/run-kernels.sh
 
-check-kernels-smoke: deps qemu provider
+check-kernels-smoke: deps qemu provider $(GUEST_ROOT_DEP)
 	$(MAKE) --no-print-directory module initramfs KERNEL=6.12
 	$(MAKE) --no-print-directory module initramfs KERNEL=6.1
 	PYTHON=$(PYTHON) scripts/run-smoke.sh --kernels 6.12 6.1
@@ -381,14 +383,14 @@ test: deps
 # perftest on vhca and on rdma_rxe over veth in one TCG guest, plus the
 # guest's memcpy ceiling: prints a table, writes build/bench/results.json.
 # Not part of `make test`.  Documentation/performance.md.
-bench: deps qemu module initramfs provider switch
+bench: deps $(GUEST_PREREQS) switch
 	@test "$(KERNEL)" != debug || { echo "bench: not on the debug kernel" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/bench.sh
 
 # The message rate and latency rows with the device's send record polling
 # off and on, alternating boots (scripts/bench_sqpoll.py); not part of
 # `make test`.  Documentation/performance.md "Device-side SQ polling".
-bench-sqpoll: deps qemu module initramfs provider
+bench-sqpoll: deps $(GUEST_PREREQS)
 	@test "$(KERNEL)" != debug || { echo "bench-sqpoll: not on the debug kernel" >&2; exit 1; }
 	mkdir -p build/bench
 	cc -O2 -Wall -Wextra -Werror -pthread -o build/bench/ceilings scripts/bench-ceilings.c
@@ -410,16 +412,16 @@ PORT_AND_STACK_REPORT := sh $(CURDIR)/scripts/guest/port-report.sh 60 3 && \
 # each guest's ports, then IPoIB ping, rping -V and ib_write_bw from VM a
 # to VM b across the switch; INTERACTIVE=1 then a shell in each).
 ifeq ($(FABRIC),2)
-run: deps qemu module initramfs provider switch
+run: deps $(GUEST_PREREQS) switch
 	scripts/fabric-run $(if $(filter 1,$(INTERACTIVE)),--shell)
 else ifneq ($(FABRIC),)
 run:
 	@echo "make run: FABRIC=$(FABRIC): only FABRIC=2 (two VMs on the switch) is built" >&2; exit 1
 else ifeq ($(INTERACTIVE),1)
-run: deps qemu module initramfs provider
+run: deps $(GUEST_PREREQS)
 	scripts/vm-run $(VM_DEVICES) --shell -- '$(GUEST_SETUP)'
 else
-run: deps qemu module initramfs provider
+run: deps $(GUEST_PREREQS)
 	scripts/vm-run $(VM_DEVICES) -- '$(GUEST_SETUP) && $(PORT_AND_STACK_REPORT)'
 endif
 

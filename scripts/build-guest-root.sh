@@ -34,8 +34,9 @@ packages=(
 	perftest opensm qperf
 	# middleware
 	ucx-utils libucx0 openmpi-bin libfabric-bin
-	# storage ULPs
-	nvme-cli targetcli-fb open-iscsi nfs-kernel-server fio
+	# storage ULPs; targetcli needs a system bus (dbus, scripts/guest/ulp/
+	# common.sh), the iSER reset test sg_reset (sg3-utils)
+	nvme-cli targetcli-fb open-iscsi nfs-kernel-server fio dbus sg3-utils
 )
 cache_dir=${VHCA_CACHE:-$HOME/.cache/vhca}
 mkdir -p "$cache_dir"

@@ -12,6 +12,10 @@
 #                         background jobs:
 #     - the Debian 13 root (scripts/build-trixie-root.sh), mostly
 #       downloads, while the qtest tier builds QEMU;
+#     - once the root is there, the Debian 13 guest root the guest tiers
+#       boot (GUEST_ROOT=trixie, the default) (scripts/rdma-core-patches.sh, then
+#       scripts/build-guest-root.sh: mmdebstrap, and rdma-core 65 built in
+#       that root), while the unit, qtest and fuzz tiers run;
 #     - once the root is there, the debug kernel
 #       (scripts/build-debug-kernel.sh), which only the last tiers boot, at
 #       SCHED_IDLE: it runs only on a core the tiers leave idle (guests
@@ -19,15 +23,18 @@
 #       the tiers would use.
 #   prebuild_wait root    before the first tier that builds in that root
 #                         (vm: 7.3's module)
+#   prebuild_wait guest   before the first tier that boots a guest (vm)
 #   prebuild_wait kernel  before the debug tiers.  Their own call of
 #                         build-debug-kernel.sh would wait as well (its
 #                         flock); a failed background build is redone
 #                         there, in the foreground, with its errors.
 #   prebuild_stop         (on exit) ends what is still running
-# Logs: build/prebuild-root.log, build/prebuild-kernel.log.
+# Logs: build/prebuild-root.log, build/prebuild-guest.log,
+# build/prebuild-kernel.log.
 
 declare -A prebuild_pid=()
-declare -A prebuild_what=([root]="the Debian 13 root" [kernel]="the debug kernel")
+declare -A prebuild_what=([root]="the Debian 13 root" [guest]="the Debian 13 guest root"
+	[kernel]="the debug kernel")
 
 prebuild_start() {
 	scripts/apt-trixie.sh || return 0
@@ -38,13 +45,20 @@ prebuild_start() {
 	setsid bash -c 'scripts/build-trixie-root.sh >build/prebuild-root.log 2>&1
 		echo $? >build/prebuild-root.status' </dev/null &
 	prebuild_pid[root]=$!
+	if [ "${VHCA_GUEST_ROOT:-}" = trixie ]; then
+		setsid bash -c 'while [ ! -f build/prebuild-root.status ]; do sleep 5; done
+			[ "$(cat build/prebuild-root.status)" = 0 ] || exit 0
+			scripts/rdma-core-patches.sh && exec scripts/build-guest-root.sh' \
+			</dev/null >build/prebuild-guest.log 2>&1 &
+		prebuild_pid[guest]=$!
+	fi
 	setsid bash -c 'while [ ! -f build/prebuild-root.status ]; do sleep 5; done
 		[ "$(cat build/prebuild-root.status)" = 0 ] || exit 0
 		exec chrt --idle 0 scripts/build-debug-kernel.sh' \
 		</dev/null >build/prebuild-kernel.log 2>&1 &
 	prebuild_pid[kernel]=$!
-	echo "=== in the background: the Debian 13 root, then the debug kernel" \
-		"(build/prebuild-root.log, build/prebuild-kernel.log)"
+	echo "=== in the background: the Debian 13 root, then the guest root and" \
+		"the debug kernel (build/prebuild-{root,guest,kernel}.log)"
 }
 
 prebuild_wait() {

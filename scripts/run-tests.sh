@@ -35,7 +35,7 @@ duration() {
 
 # The builds only later tiers need go on in the background
 # (scripts/prebuild.sh): the tier named here waits for one first.
-declare -A needs_prebuild=([vm]=root [kunit]=kernel)
+declare -A needs_prebuild=([vm]="root guest" [kunit]=kernel)
 # shellcheck source=prebuild.sh
 source scripts/prebuild.sh
 trap prebuild_stop EXIT
@@ -54,7 +54,7 @@ for tier in "${tiers[@]}"; do
 		seconds[$tier]=0
 		continue
 	fi
-	[ -z "${needs_prebuild[$tier]:-}" ] || prebuild_wait "${needs_prebuild[$tier]}"
+	for job in ${needs_prebuild[$tier]:-}; do prebuild_wait "$job"; done
 	echo "=== make ${target[$tier]:-check-$tier}"
 	start=$SECONDS
 	make --no-print-directory "${target[$tier]:-check-$tier}"

@@ -45,9 +45,9 @@ def test_ucx_perftest_across_vms(fabric, transport, test, size, iters):
     env = middleware.ucx_env(middleware.TRANSPORTS[transport], UCX_DEVICE)
     port = middleware.UCX_PORT
     _, cout = fabriclib.pair_ok(
-        fabric, "env %s ucx_perftest -p %d" % (env, port),
-        "env %s ucx_perftest %s -p %d -t %s -s %s -n %d -w 10 -f"
-        % (env, ADDR["b"], port, test, size, iters),
+        fabric, middleware.ucx_perftest(env, "-p %d" % port),
+        middleware.ucx_perftest(env, "%s -p %d -t %s -s %s -n %d -w 10 -f"
+                                % (ADDR["b"], port, test, size, iters)),
         "ucx-%s-%s" % (transport, test), listening=vmlib.tcp_listening(port))
     assert middleware.UCX_FINAL.findall(cout) == [str(iters)], cout
 

@@ -75,6 +75,26 @@ def ucx_env(tls, device):
     return "UCX_TLS=%s UCX_NET_DEVICES=%s UCX_WARN_UNUSED_ENV_VARS=n" % (tls, device)
 
 
+_perftest_mpi_off = None
+
+
+def ucx_perftest(env, args):
+    """The guest's command line of one ucx_perftest side (server: no
+    address; client: the server's address first), its rendezvous over TCP.
+
+    UCX 1.18 (Debian 13) is built with Open MPI: unless told `-P 0` (its
+    usage: "disable/enable MPI mode") it sets itself up as an MPI singleton
+    and refuses a peer-to-peer test "with exactly 2 processes ... (actual:
+    1)".  UCX 1.13 (Debian 12) has no -P, so the guest root's binary is
+    asked (it is a directory on the host) before the flag is added."""
+    global _perftest_mpi_off
+    if _perftest_mpi_off is None:
+        binary = os.path.join(vmlib.guest_root_dir(), "usr", "bin", "ucx_perftest")
+        with open(binary, "rb") as f:
+            _perftest_mpi_off = b"-P <0|1>" in f.read()
+    return "env %s ucx_perftest%s %s" % (env, " -P 0" if _perftest_mpi_off else "", args)
+
+
 def test_ucx_info(vm):
     _, out = vm.run("ucx_info -d", timeout=120, check=True)
     log("ucx_info -d", out)
@@ -98,14 +118,32 @@ def test_ucx_perftest(vm, transport, pair, test, size, iters):
     server_dev, client_dev = PAIRS[pair]
     tls = TRANSPORTS[transport]
     src, crc, sout, cout = run_pair(
-        vm, "env %s ucx_perftest -p %d" % (ucx_env(tls, server_dev), UCX_PORT),
-        "env %s ucx_perftest localhost -p %d -t %s -s %s -n %d -w 10 -f"
-        % (ucx_env(tls, client_dev), UCX_PORT, test, size, iters), timeout=120,
+        vm, ucx_perftest(ucx_env(tls, server_dev), "-p %d" % UCX_PORT),
+        ucx_perftest(ucx_env(tls, client_dev), "localhost -p %d -t %s -s %s -n %d -w 10 -f"
+                     % (UCX_PORT, test, size, iters)), timeout=120,
         listen_port=UCX_PORT)
     log("ucx_perftest %s %s %s" % (test, transport, pair), sout + "\n--- client ---\n" + cout)
     assert (src, crc) == (0, 0), sout + cout
     # -f: only the final line
     assert UCX_FINAL.findall(cout) == [str(iters)], cout
+
+
+def mpirun_two_ranks(tls, devices, program, seconds):
+    """The guest's command line of `program` on two ranks, rank i on UCX
+    device devices[i] (UCX_NET_DEVICES), pml ucx and btl self only, so that
+    nothing but UCX over those ports connects them; ends by printing
+    mpi-status=<mpirun's exit status>.
+
+    One application context whose ranks pick their device from
+    OMPI_COMM_WORLD_RANK, not two contexts joined by ':' (MPMD): prterun of
+    Open MPI 5 (Debian 13) dies of SIGSEGV on any ':' command line, even
+    `mpirun -np 1 true : -np 1 true`."""
+    pick = "set -- %s; shift $OMPI_COMM_WORLD_RANK; exec env %s %s" % (
+        " ".join(devices), ucx_env(tls, "$1"), program)
+    return ("timeout %d mpirun --allow-run-as-root --oversubscribe "
+            "--mca pml ucx --mca btl self --mca osc ^ucx --mca oob_tcp_if_include lo "
+            "--mca plm_rsh_agent false -np 2 sh -c '%s'; echo mpi-status=$?"
+            % (seconds, pick))
 
 
 def build_mpi_check():
@@ -120,13 +158,8 @@ def test_mpi(vm, transport, pair):
     """mpi_check on two ranks, each restricted to its vhca port; pml ucx
     and btl self only, so nothing but UCX over vhca connects the ranks."""
     build_mpi_check()
-    tls = TRANSPORTS[transport]
-    ranks = " : ".join("-np 1 env %s %s" % (ucx_env(tls, dev), MPI_CHECK)
-                       for dev in PAIRS[pair])
-    cmd = ("timeout 240 mpirun --allow-run-as-root --oversubscribe "
-           "--mca pml ucx --mca btl self --mca osc ^ucx --mca oob_tcp_if_include lo "
-           "--mca plm_rsh_agent false %s; echo mpi-status=$?" % ranks)
-    _, out = vm.run(cmd, timeout=300)
+    _, out = vm.run(mpirun_two_ranks(TRANSPORTS[transport], PAIRS[pair], MPI_CHECK, 240),
+                    timeout=300)
     log("mpirun %s %s" % (transport, pair), out)
     assert "mpi-status=0" in out and "mpi_check: ok" in out, out
 

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
 from vmlib import log  # noqa: E402
-from middleware import MPI_CHECK, build_mpi_check, ucx_env  # noqa: E402
+from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, ucx_perftest  # noqa: E402
 from uverbs import run_pair, verbs_vm  # noqa: E402
 
 ROUNDS = int(os.environ.get("VHCA_SOAK_ROUNDS", "10"))
@@ -75,19 +75,16 @@ def vm():
 
 def perftest(vm, tls, test, size, iters):
     src, crc, sout, cout = run_pair(
-        vm, "env %s ucx_perftest -p %d" % (ucx_env(tls, "vhca0:1"), UCX_PORT),
-        "env %s ucx_perftest localhost -p %d -t %s -s %s -n %d -w 10 -f"
-        % (ucx_env(tls, "vhca0:2"), UCX_PORT, test, size, iters),
+        vm, ucx_perftest(ucx_env(tls, "vhca0:1"), "-p %d" % UCX_PORT),
+        ucx_perftest(ucx_env(tls, "vhca0:2"), "localhost -p %d -t %s -s %s -n %d -w 10 -f"
+                     % (UCX_PORT, test, size, iters)),
         timeout=300, listen_port=UCX_PORT)
     return (src, crc), sout + "\n--- client ---\n" + cout
 
 
 def mpi_pingpong(vm):
-    ranks = " : ".join("-np 1 env %s %s 4194304" % (ucx_env(RC_UD + ",self", dev), MPI_CHECK)
-                       for dev in ("vhca0:1", "vhca0:2"))
-    _, out = vm.run("timeout 600 mpirun --allow-run-as-root --oversubscribe "
-                    "--mca pml ucx --mca btl self --mca osc ^ucx --mca oob_tcp_if_include lo "
-                    "--mca plm_rsh_agent false %s; echo mpi-status=$?" % ranks, timeout=660)
+    _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", ("vhca0:1", "vhca0:2"),
+                                     MPI_CHECK + " 4194304", 600), timeout=660)
     return out
 
 
