@@ -26,6 +26,8 @@ cd "$(dirname "$0")/.."
 packages=(
 	# what scripts/guest/init-stage2 and the harness run
 	busybox bash iproute2 kmod procps pciutils util-linux lsof psmisc
+	# the kselftest runner of test_kselftest.py
+	make
 	python3 python3-pytest gzip
 	# pyverbs' modules, built in the tree with CMake's Python3 Development,
 	# link libpython (Debian's python3 package does not bring it)

@@ -37,13 +37,15 @@ MTU = 1024                      # ibv_rc_pingpong's default path MTU
 
 
 def rdma_stats(vm, dev, port):
-    """`rdma statistic show link dev/port` as {name: int}."""
+    """`rdma statistic show link dev/port` as {name: int}.  iproute2 6.1
+    (Debian 12) prints the counters on the `link` line, 6.15 (Debian 13)
+    one per line below it: everything up to the next `link` is taken."""
     _, out = vm.run("rdma statistic show link %s/%d" % (dev, port),
                     timeout=60, check=True)
-    line = [l for l in out.splitlines() if l.startswith("link %s/%d " % (dev, port))]
-    assert len(line) == 1, out
+    block = re.findall(r"^link %s/%d\b(.*?)(?=^link |\Z)" % (dev, port), out, re.M | re.S)
+    assert len(block) == 1, out
     return {m.group(1): int(m.group(2))
-            for m in re.finditer(r"(\w+) (\d+)", line[0].split(None, 2)[2])}
+            for m in re.finditer(r"(\w+) (\d+)", block[0])}
 
 
 @pytest.fixture(scope="module")

@@ -286,6 +286,10 @@ class VM:
             more = [os.path.dirname(os.path.realpath(MODULE))]
             if "vhca_modules=" in append:
                 more.append(re.search(r"vhca_modules=(\S+)", append).group(1))
+            else:
+                # The host's kernel (6.1): its modules are the host's, at
+                # the path the guest root lacks.
+                more.append(os.path.join("/lib/modules", self.kver))
             append = ("vhca_host_paths=%s %s" % (":".join(host_paths(*more)), append)).strip()
         self.extra_args = list(extra_args)
         self.append = append

@@ -12,10 +12,11 @@ unicast_xmit_packets unicast_rcv_packets multicast_xmit_packets
 multicast_rcv_packets link_downed port_rcv_errors port_xmit_discards"
 QUERIES=5
 
-# $1 of `rdma statistic show link $2` ("link dev/port name value ...").
+# $1 of `rdma statistic show link $2`: "name value" pairs on the "link
+# dev/port" line (iproute2 6.1) or one pair a line below it (6.15).
 stat() {
 	rdma statistic show link "$2" |
-	awk -v n="$1" '{ for (i = 3; i < NF; i += 2) if ($i == n) print $(i + 1) }'
+	awk -v n="$1" '{ for (i = 1; i < NF; i++) if ($i == n) print $(i + 1) }'
 }
 
 vhca_require_devices
@@ -27,8 +28,10 @@ ktap_set_plan 4
 missing=
 listed=$(rdma statistic show link "$link")
 ktap_print_msg "$listed"
+# One line of "name value" pairs, however iproute2 laid them out.
+flat=" $(echo "$listed" | tr -s ' \n' '  ') "
 for n in $NAMES; do
-	echo " $listed " | grep -q " $n [0-9]" || missing="$missing $n"
+	echo "$flat" | grep -q " $n [0-9]" || missing="$missing $n"
 done
 ktap_test_result "rdma statistic lists the port counters of $link" [ -z "$missing" ]
 
