@@ -19,6 +19,14 @@ SOURCES=(tools/vhca-switch.c tools/vhca-switch-txq.c tools/vhca-switch-faults.c
 
 mkdir -p "$REPO/build"
 cd "$REPO"
+# QEMU builds the library from the list in fabric/meson.build (meson has no
+# glob); this build takes fabric/*.c.  A file on one list only is refused.
+for f in fabric/*.c; do
+    grep -q "^    '$(basename "$f")',$" fabric/meson.build ||
+        { echo "build-switch: $f is not in fabric/meson.build" >&2; exit 1; }
+done
+[ "$(grep -c "^    'vhca-.*\.c',$" fabric/meson.build)" = "$(ls fabric/*.c | wc -l)" ] ||
+    { echo "build-switch: fabric/meson.build names a file fabric/ does not have" >&2; exit 1; }
 # Rebuild only when a source or header changed.
 if [ -x "$OUT" ] && [ -x "$LAYOUT" ] && [ -z "$(find "${SOURCES[@]}" tools/*.h \
         tools/vhca-wire-layout.c fabric/*.h uapi/*.h \
