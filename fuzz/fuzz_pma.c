@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the Performance Management Agent
- * (qemu-device/vhca-pma.c), what the device does with every datagram that
+ * (fabric/vhca-pma.c), what the device does with every datagram that
  * reaches QPN 1 of one of its ports, from this guest or from the fabric.
  *
  * Input: byte 0 the device (bit 0: 1 or 2 ports; bit 1: the request came
@@ -18,8 +18,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-pma.h"
 
 #define HEADER_BYTES    9
@@ -115,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
            "reply to a non-PerfMgt MAD", len, req[1]);
     expect(!(req[3] & 0x80), "reply to a response", req[3], 0);
     expect(resp[3] == 0x81, "method not GetResp", resp[3], 0);
-    expect(lduw_be_p(resp + 4) == status, "status", lduw_be_p(resp + 4),
+    expect(vhca_get_be16(resp + 4) == status, "status", vhca_get_be16(resp + 4),
            status);
     expect(status == 0 || status == 0x0004 || status == 0x0008 ||
            status == 0x000c || status == 0x001c, "unknown status", status, 0);
@@ -124,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             expect(resp[i] == req[i], "header changed", i, resp[i]);
         }
     }
-    attr = lduw_be_p(req + 16);
+    attr = vhca_get_be16(req + 16);
     set = req[3] == 0x02 && status == 0 &&
           (attr == VHCA_PMA_ATTR_PORT_COUNTERS ||
            attr == VHCA_PMA_ATTR_PORT_COUNTERS_EXT);

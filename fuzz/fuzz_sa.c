@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: Subnet Administration (qemu-device/vhca-sa.c,
+ * libFuzzer target: Subnet Administration (fabric/vhca-sa.c,
  * vhca-sa-mcast.c, vhca-sa-rmpp.c), what the fabric's SM does with every
  * MAD a guest's GSI QP sends to SM LID 1.
  *
@@ -20,8 +20,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sa.h"
 
 #define MAX_FABRIC_PORTS    8
@@ -58,9 +64,9 @@ static void check_answer(void *opaque, const uint8_t *mad)
     expect(mad[0] == 1 && mad[1] == VHCA_MGMT_CLASS_SUBN_ADM, "not SubnAdm",
            mad[0], mad[1]);
     expect(mad[3] & 0x80, "not a response method", mad[3], 0);
-    expect(ldq_be_p(mad + 8) == a->tid, "TID changed", 0, 0);
-    expect(status_known(lduw_be_p(mad + 4)), "unknown status",
-           lduw_be_p(mad + 4), 0);
+    expect(vhca_get_be64(mad + 8) == a->tid, "TID changed", 0, 0);
+    expect(status_known(vhca_get_be16(mad + 4)), "unknown status",
+           vhca_get_be16(mad + 4), 0);
 }
 
 static void check_groups(const VhcaSa *sa)
@@ -152,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pos += len;
 
         memset(&a, 0, sizeof(a));
-        a.tid = len >= 16 ? ldq_be_p(req + 8) : 0;
+        a.tid = len >= 16 ? vhca_get_be64(req + 8) : 0;
         res = vhca_sa_process(sa, req, len, slid, check_answer, &a, &status);
         expect((res == VHCA_SA_REPLIED) == (a.n > 0), "answers vs result",
                res, a.n);

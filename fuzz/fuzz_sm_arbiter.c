@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: an embedded SM's SMInfo arbitration
- * (qemu-device/vhca-sm-arbiter.c), as both switches run it, driven by
+ * (fabric/vhca-sm-arbiter.c), as both switches run it, driven by
  * any sequence of clock ticks, SMPs that reach it (requests, and answers
  * to its own requests with TIDs it used or not) and SMs appearing.
  *
@@ -22,8 +22,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sm-arbiter.h"
 
 #define OUR_GUID        0x525400ff00000001ull
@@ -50,19 +56,19 @@ static bool fz_send(VhcaSmArbiter *arb, uint64_t guid, const uint8_t *mad)
     vhca_sm_info_decode(mad + VHCA_SMP_DATA_OFF, &smi);
     expect(mad[0] == 1 && mad[1] == VHCA_MGMT_CLASS_SUBN_LID && mad[2] == 1,
            "not a LID-routed SMP", mad[1], mad[0]);
-    expect(lduw_be_p(mad + 16) == VHCA_SMP_ATTR_SM_INFO, "not SMInfo",
-           lduw_be_p(mad + 16), 0);
+    expect(vhca_get_be16(mad + 16) == VHCA_SMP_ATTR_SM_INFO, "not SMInfo",
+           vhca_get_be16(mad + 16), 0);
     expect(mad[3] == VHCA_MGMT_METHOD_GET ||
            (mad[3] == VHCA_MGMT_METHOD_SET &&
-            ldl_be_p(mad + 20) == VHCA_SMINFO_HANDOVER),
-           "a request it never sends", mad[3], ldl_be_p(mad + 20));
-    expect((ldq_be_p(mad + 8) >> 48) == 0x534d, "TID prefix",
-           ldq_be_p(mad + 8) >> 48, 0);
+            vhca_get_be32(mad + 20) == VHCA_SMINFO_HANDOVER),
+           "a request it never sends", mad[3], vhca_get_be32(mad + 20));
+    expect((vhca_get_be64(mad + 8) >> 48) == 0x534d, "TID prefix",
+           vhca_get_be64(mad + 8) >> 48, 0);
     expect(smi.guid == OUR_GUID && smi.state == arb->state &&
            smi.priority == arb->conf.priority, "its SMInfo", smi.state,
            arb->state);
     expect(guid != OUR_GUID, "a request to itself", guid, 0);
-    seen.last_tid = ldq_be_p(mad + 8);
+    seen.last_tid = vhca_get_be64(mad + 8);
     seen.last_method = mad[3];
     return guid & 1;            /* some SMs have no route */
 }
@@ -163,8 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if ((ev & 3) == 3) {        /* an answer to its last request */
                 mad[0] = 1;
                 mad[3] = VHCA_MGMT_METHOD_GET_RESP;
-                stq_be_p(mad + 8, seen.last_tid);
-                stw_be_p(mad + 16, VHCA_SMP_ATTR_SM_INFO);
+                vhca_put_be64(mad + 8, seen.last_tid);
+                vhca_put_be16(mad + 16, VHCA_SMP_ATTR_SM_INFO);
             }
             fz_smp(&arb, mad, ev & 4, now);
             break;

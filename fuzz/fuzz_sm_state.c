@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the state machine of a subnet manager
- * (qemu-device/vhca-sm-state.c), which decides the master of a subnet
+ * (fabric/vhca-sm-state.c), which decides the master of a subnet
  * from SMInfo (IBA 14.4) for the embedded SM beside a guest's opensm.
  *
  * Input: byte 0 this SM's state (any byte: states outside the four
@@ -33,8 +33,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sma.h"
 #include "vhca-sm-state.h"
 
@@ -221,9 +227,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(in, data, MIN(size, sizeof(in)));
     state = in[0];
     priority = in[1];
-    guid = ldq_le_p(in + 2);
+    guid = vhca_get_le64(in + 2);
     sender = in[10];
-    mod = ldl_le_p(in + 11);
+    mod = vhca_get_le32(in + 11);
 
     check_sminfo_round_trip(in + SMINFO_AT);
     vhca_sm_info_decode(in + SMINFO_AT, &remote);
@@ -231,7 +237,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The same request from the sender each modifier needs. */
     check_set(state, mod, model_sender(mod));
     check_outranks(priority, guid, remote.priority, remote.guid,
-                   in[THIRD_AT], ldq_le_p(in + THIRD_AT + 1));
+                   in[THIRD_AT], vhca_get_le64(in + THIRD_AT + 1));
     check_judge(state, priority, guid, &remote, in[15] & 1);
     /* The state in the SMInfo decides for the remote: judge every one. */
     check_judge(state & 3, priority & 0xf, guid, &remote, in[15] & 1);

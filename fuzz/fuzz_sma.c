@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the Subnet Management Agent (qemu-device/vhca-sma.c),
+ * libFuzzer target: the Subnet Management Agent (fabric/vhca-sma.c),
  * what the device does with every SMP a guest sends to its own port.
  *
  * Input: byte 0 the node (bit 0: 1 or 2 ports; bit 1: local port 2 if it
@@ -19,8 +19,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sma.h"
 #include "smp_answer_check.h"
 

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the SMA of the fabric's switch
- * (qemu-device/vhca-switch-sma.c), what it does with every SMP that
+ * (fabric/vhca-switch-sma.c), what it does with every SMP that
  * reaches it, by LID or by directed route.
  *
  * Input: byte 0 the switch's external ports (1..64, byte % 64 + 1);
@@ -18,8 +18,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-switch-sma.h"
 #include "smp_answer_check.h"
 

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the frames a cabled port or the standalone switch gets
- * from the wire (qemu-device/vhca-wire.c, format in vhca-wire.h).
+ * from the wire (fabric/vhca-wire.c, format in vhca-wire.h).
  *
  * Input: the frame, in a heap buffer of exactly its length (so that
  * AddressSanitizer sees any read past it).
@@ -17,8 +17,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-wire.h"
 
 static void expect(bool ok, const char *what)

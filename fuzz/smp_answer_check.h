@@ -16,7 +16,7 @@ static void smp_answer_check(const uint8_t *req, const uint8_t *resp,
                              void (*expect)(bool, const char *, unsigned,
                                             unsigned))
 {
-    uint16_t st = lduw_be_p(resp + 4);
+    uint16_t st = vhca_get_be16(resp + 4);
     size_t i;
 
     expect(resp[3] == 0x81, "method not GetResp", resp[3], 0);

@@ -18,8 +18,8 @@
 # `declare -f`) of the functions below that extract, glue and configure it,
 # device list included.  Editing the rest of this script (messages, syncing,
 # linking) keeps the cached tree.  The hash does NOT cover the device
-# sources: qemu-device/ and uapi/vhca_hw*.h are synced into hw/infiniband/vhca/
-# (a file is copied only when its content differs, so that ninja stays
+# sources: qemu-device/ is synced into hw/infiniband/vhca/, uapi/vhca_hw*.h
+# into hw/infiniband/vhca/uapi/, fabric/ into hw/infiniband/vhca/fabric/ (a file is copied only when its content differs, so that ninja stays
 # incremental) and ninja rebuilds what changed.
 #
 # Environment: VHCA_CACHE overrides ~/.cache/vhca; JOBS the ninja -j value;
@@ -160,8 +160,17 @@ sync_device() {
     for f in "$REPO"/qemu-device/*; do
         [ -f "$f" ] && sync_file "$f" "$TREE/hw/infiniband/vhca/$(basename "$f")"
     done
+    # uapi/ and fabric/ are include directories of the system build
+    # (qemu-device/meson.build); a copy of a uapi header left beside the
+    # device's files by an older sync would shadow uapi/'s.
+    rm -f "$TREE"/hw/infiniband/vhca/vhca_hw*.h
+    mkdir -p "$TREE/hw/infiniband/vhca/uapi"
     for f in "$REPO"/uapi/vhca_hw*.h; do
-        sync_file "$f" "$TREE/hw/infiniband/vhca/$(basename "$f")"
+        sync_file "$f" "$TREE/hw/infiniband/vhca/uapi/$(basename "$f")"
+    done
+    mkdir -p "$TREE/hw/infiniband/vhca/fabric"
+    for f in "$REPO"/fabric/*; do
+        [ -f "$f" ] && sync_file "$f" "$TREE/hw/infiniband/vhca/fabric/$(basename "$f")"
     done
     for f in "$REPO"/qemu-device/tests/*; do
         [ -f "$f" ] && sync_file "$f" "$TREE/tests/qtest/$(basename "$f")"

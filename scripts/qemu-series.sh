@@ -8,19 +8,23 @@
 # (`make qemu QEMU_SRC=DIR`).  Documentation/device-qemu.md "QEMU versions".
 #
 # The series (build/qemu-patches/):
-#   1. hw/infiniband/vhca: the device (qemu-device/, uapi/vhca_hw*.h), the
+#   1. hw/infiniband/vhca/fabric: the fabric library (fabric/: plain C, its
+#      own static library, fabric/meson.build), which the device links; not
+#      built until the device's meson.build names it;
+#   2. hw/infiniband/vhca: the device (qemu-device/; uapi/vhca_hw*.h in its
+#      uapi/, an include directory of the system build as fabric/ is), the
 #      directory hw/infiniband/ with its Kconfig and meson.build, their lines
 #      in hw/ and the trace-events directory (glue_infiniband, build-qemu.sh);
-#   2. tests/qtest: the vhca qtests (qemu-device/tests/), their meson lines;
-#   3. tests/qtest/fuzz: the generic-fuzz config `vhca` in
+#   3. tests/qtest: the vhca qtests (qemu-device/tests/), their meson lines;
+#   4. tests/qtest/fuzz: the generic-fuzz config `vhca` in
 #      generic_fuzz_configs.h (qemu-device/tests/fuzz/generic-fuzz-vhca.inc),
 #      the target generic-fuzz-vhca of a fuzzing build (scripts/run-qemu-fuzz.sh);
-#   4. docs/system/devices/vhca.rst (qemu-device/docs/vhca.rst).
+#   5. docs/system/devices/vhca.rst (qemu-device/docs/vhca.rst).
 #
 # Cache, under $VHCA_CACHE/qemu-patches/:
 #   pristine-<version>/  dpkg-source's extraction as a git repository, its
 #                        one commit tagged `pristine`;
-#   write/               a clone where the four commits are made from the
+#   write/               a clone where the five commits are made from the
 #                        project's files and format-patch'ed;
 #   am-<name>/           a clone reset to the base and the series `git am`ed
 #                        onto it, from which a tree takes the result.
@@ -60,13 +64,25 @@ commit_step() {
     git "${git_id[@]}" -C "$tree" commit -q -s -m "$subject" -m "$body"
 }
 
+# The fabric library's files and its meson.build, where the device's
+# meson.build (subdir('fabric')) finds them.
+add_fabric() {
+    local tree=$1 f
+    mkdir -p "$tree/hw/infiniband/vhca/fabric"
+    for f in "$REPO"/fabric/*; do
+        [ -f "$f" ] && cp "$f" "$tree/hw/infiniband/vhca/fabric/"
+    done
+}
+
 # The device's files and its Kconfig, meson and trace-events lines.
 add_device() {
     local tree=$1 f
     glue_infiniband "$tree"
-    for f in "$REPO"/qemu-device/* "$REPO"/uapi/vhca_hw*.h; do
+    for f in "$REPO"/qemu-device/*; do
         [ -f "$f" ] && cp "$f" "$tree/hw/infiniband/vhca/"
     done
+    mkdir -p "$tree/hw/infiniband/vhca/uapi"
+    cp "$REPO"/uapi/vhca_hw*.h "$tree/hw/infiniband/vhca/uapi/"
 }
 
 # The qtest programs are named in qemu-device/tests/vhca-qtests.txt, the
@@ -118,8 +134,8 @@ add_docs() {
 series_inputs() {
     {
         git -C "$PRISTINE" rev-parse pristine
-        declare -f qtest_glue glue_infiniband add_device add_qtests add_fuzz_config add_docs write_series commit_step
-        find "$REPO"/qemu-device "$REPO"/qemu-device/tests -maxdepth 1 -type f |
+        declare -f qtest_glue glue_infiniband add_fabric add_device add_qtests add_fuzz_config add_docs write_series commit_step
+        find "$REPO"/fabric "$REPO"/qemu-device "$REPO"/qemu-device/tests -maxdepth 1 -type f |
             LC_ALL=C sort | xargs cat
         cat "$REPO"/qemu-device/docs/vhca.rst "$REPO"/uapi/vhca_hw*.h \
             "$REPO"/qemu-device/tests/fuzz/generic-fuzz-vhca.inc
@@ -138,6 +154,18 @@ write_series() {
     fi
     git -C "$work" reset -q --hard pristine
     git -C "$work" clean -q -fdx
+    add_fabric "$work"
+    commit_step "$work" "hw/infiniband/vhca/fabric: add the vhca fabric library" \
+"The InfiniBand fabric the vhca device is cabled to, as plain C that
+includes no QEMU header: the frames on the wire between ports and
+switches, the Subnet Management Agents of a CA and a switch, the Subnet
+Administrator (with RMPP and multicast groups), the Performance
+Management Agent, the subnet manager's state and SMInfo arbiter, trap
+MADs, link faults, fault rules and the capture encoder.  The project's
+standalone switch and its fuzz targets build the same files.
+
+A static library of its own, so that its include path does not reach
+the rest of the system build; the device (next patch) links it."
     add_device "$work"
     commit_step "$work" "hw/infiniband/vhca: add the vhca virtual InfiniBand HCA" \
 "vhca is a PCI model of an InfiniBand host channel adapter with one or two

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # run-fuzz.sh - build the libFuzzer targets of the device's guest-facing
-# parsers (fuzz/, see fuzz/README.md) with clang on the host, replay every
-# kept reproducer in fuzz/regressions/<target>/, then fuzz each target for
+# parsers and of the fabric library (fuzz/, see fuzz/README.md) with clang
+# on the host, replay every kept reproducer in fuzz/regressions/<target>/,
+# then fuzz each target for
 # FUZZ_SECONDS, continuing from the inputs earlier runs found (kept in the
 # cache, so a fresh clone's `make test` starts where the last one stopped;
 # that is what lets the default be short).  Any crash, leak, timeout or sanitizer report fails the
@@ -26,21 +27,24 @@ SECONDS_PER_TARGET=${FUZZ_SECONDS:-10}
 CORPUS=${VHCA_CACHE:-$HOME/.cache/vhca}/fuzz-corpus
 CLANG=${CLANG:-$(command -v clang-14 || command -v clang || echo clang)}
 
-# Target name -> device sources it links besides fuzz/fuzz_<name>.c.
+# Target name -> what it links besides fuzz/fuzz_<name>.c: "fabric" is
+# the fabric library (fabric/*.c, plain C, built once per run into
+# $OUT/libvhca-fabric.a); a qemu-device/ file is one of the device's pure
+# files, built with the few QEMU headers of fuzz/shim/.
 # A new target (the memory key and protection checks, for one) is a
 # fuzz/fuzz_<name>.c, a line here, and seeds in fuzz/corpus/<name>/.
 declare -A TARGET_SOURCES=(
     [cmd_check]="qemu-device/vhca-cmd-check.c"
     [ring]=""
     [wqe]="qemu-device/vhca-wqe.c"
-    [sma]="qemu-device/vhca-sma.c"
-    [sa]="qemu-device/vhca-sa.c qemu-device/vhca-sa-mcast.c qemu-device/vhca-sa-rmpp.c qemu-device/vhca-sma.c"
-    [wire]="qemu-device/vhca-wire.c"
-    [pma]="qemu-device/vhca-pma.c"
-    [switch_sma]="qemu-device/vhca-switch-sma.c qemu-device/vhca-sma.c qemu-device/vhca-sm-state.c"
-    [sm_arbiter]="qemu-device/vhca-sm-arbiter.c qemu-device/vhca-sm-state.c qemu-device/vhca-sma.c"
-    [sm_state]="qemu-device/vhca-sm-state.c"
     [odp_table]="qemu-device/vhca-odp-table.c"
+    [sma]="fabric"
+    [sa]="fabric"
+    [wire]="fabric"
+    [pma]="fabric"
+    [switch_sma]="fabric"
+    [sm_arbiter]="fabric"
+    [sm_state]="fabric"
 )
 ALL_TARGETS="cmd_check ring wqe sma sa wire pma switch_sma sm_arbiter sm_state odp_table"
 # Extra compiler and linker flags of a target (the GLib of QEMU's osdep.h).
@@ -49,10 +53,14 @@ declare -A TARGET_FLAGS=(
 )
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
-CFLAGS=(-g -O1 -fno-omit-frame-pointer
-        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-        -Wall -Wextra -Wno-unused-parameter -Werror
-        -I"$REPO/fuzz/shim" -I"$REPO/qemu-device" -I"$REPO/uapi")
+# The library's objects get the sanitizers and libFuzzer's coverage but
+# not its main (fuzzer-no-link); a target links them with the main.
+LIB_CFLAGS=(-g -O1 -fno-omit-frame-pointer
+            -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+            -Wall -Wextra -Wno-unused-parameter -Werror -I"$REPO/fabric" -I"$REPO/uapi")
+CFLAGS=("${LIB_CFLAGS[@]/fuzzer-no-link/fuzzer}"
+        -I"$REPO/fuzz/shim" -I"$REPO/qemu-device")
+FABRIC_LIB=$OUT/libvhca-fabric.a
 # Leaks are reported at exit of each run; UBSan findings abort.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -65,11 +73,29 @@ verdicts=$OUT/verdicts
 
 say() { echo "fuzz: $*"; }
 
+# The fabric library, once for every target that links it.
+build_fabric_lib() {
+    local src obj objs=() log=$OUT/libvhca-fabric.build.log
+    mkdir -p "$OUT/fabric"
+    : > "$log"
+    for src in "$REPO"/fabric/*.c; do
+        obj=$OUT/fabric/$(basename "$src" .c).o
+        "$CLANG" "${LIB_CFLAGS[@]}" -c "$src" -o "$obj" >> "$log" 2>&1 || return 1
+        objs+=("$obj")
+    done
+    rm -f "$FABRIC_LIB"
+    ar rcs "$FABRIC_LIB" "${objs[@]}" >> "$log" 2>&1
+}
+
 build_target() {
     local name=$1 src
     local sources=("$REPO/fuzz/fuzz_$name.c")
     for src in ${TARGET_SOURCES[$name]}; do
-        sources+=("$REPO/$src")
+        if [ "$src" = fabric ]; then
+            sources+=("$FABRIC_LIB")
+        else
+            sources+=("$REPO/$src")
+        fi
     done
     # shellcheck disable=SC2086  # a list of flags
     "$CLANG" "${CFLAGS[@]}" "${sources[@]}" ${TARGET_FLAGS[$name]:-} \
@@ -149,6 +175,11 @@ run_target() {
 # as there are cores (VHCA_JOBS), so the tier takes
 # FUZZ_SECONDS x targets / cores, not x targets.
 jobs=${VHCA_JOBS:-$(nproc)}
+if ! build_fabric_lib; then
+    cat "$OUT/libvhca-fabric.build.log" >&2
+    say "the fabric library did not build: its targets fail"
+    rm -f "$FABRIC_LIB"
+fi
 for name in $TARGETS; do
     rm -f "$OUT/$name.verdict"
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do

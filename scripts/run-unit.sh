@@ -39,7 +39,7 @@ rm -f "$out/compile-failed"
 # Recompiles an object when its source, any header or this script is newer.
 stale() { # source object
 	[ ! -f "$2" ] || [ "$1" -nt "$2" ] ||
-		[ -n "$(find driver/include driver/core driver/fake driver/tests uapi qemu-device fuzz/shim \
+		[ -n "$(find driver/include driver/core driver/fake driver/tests uapi qemu-device fabric fuzz/shim \
 			scripts/run-unit.sh \
 			-newer "$2" \( -name '*.h' -o -name run-unit.sh \) | head -n 1)" ]
 }
@@ -65,16 +65,21 @@ done
 for src in driver/tests/*.cpp; do
 	compile "$test_flags" "$src" "$out/test-$(basename "$src" .cpp).o"
 done
-# The device's pure files (no QEMU tree: QEMU's few headers from fuzz/shim)
-# with their host tests, qemu-device/tests/host: the placement order, the
-# capture encoder (its tshark cases skip without tshark), the fault rule
-# engine.
+# The device's pure placement code (no QEMU tree: QEMU's few headers from
+# fuzz/shim) with its host test, qemu-device/tests/host; the fabric
+# library's capture encoder (its tshark cases skip without tshark) and
+# fault rule engine, plain C, with theirs, fabric/tests.
 device_flags="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Ifuzz/shim -Iqemu-device -Iuapi $sanitize"
-for src in qemu-device/vhca-place.c qemu-device/vhca-capture.c qemu-device/vhca-fault-rules.c; do
-	compile "$device_flags" "$src" "$out/device-$(basename "$src" .c).o" "$cc"
+fabric_flags="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Ifabric -Iuapi $sanitize"
+compile "$device_flags" qemu-device/vhca-place.c "$out/device-vhca-place.o" "$cc"
+for src in fabric/vhca-capture.c fabric/vhca-fault-rules.c; do
+	compile "$fabric_flags" "$src" "$out/fabric-$(basename "$src" .c).o" "$cc"
 done
 for src in qemu-device/tests/host/*.cpp; do
 	compile "$test_flags -Ifuzz/shim -Iqemu-device -Iuapi" "$src" "$out/device-test-$(basename "$src" .cpp).o"
+done
+for src in fabric/tests/*.cpp; do
+	compile "$test_flags -Ifabric -Iuapi" "$src" "$out/fabric-test-$(basename "$src" .cpp).o"
 done
 wait
 if [ -e "$out/compile-failed" ]; then

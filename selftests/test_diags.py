@@ -106,7 +106,7 @@ def test_ibstat_ports_active_with_sm_lid_1(vm, lids):
     assert out.count("Link layer: InfiniBand") == PORTS, out
 
 
-# ---- the switch, through SMPs (qemu-device/vhca-switch-sma.c) ----------------
+# ---- the switch, through SMPs (fabric/vhca-switch-sma.c) ----------------
 
 SWITCH_PORTS = PORTS        # one switch port per CA port of the fabric
 

@@ -1,7 +1,7 @@
 """perfquery against the ports' Performance Management Agents.
 
 A PerfMgt MAD (class 0x04) that reaches QPN 1 of a vhca port is answered
-by the device, as a hardware HCA's PMA does (qemu-device/vhca-pma.c), and
+by the device, as a hardware HCA's PMA does (fabric/vhca-pma.c), and
 never reaches the guest's ib_mad: ClassPortInfo, PortCounters and
 PortCountersExtended, Get and Set (reset).  The counters count the MADs of
 the tests themselves (SA queries, the PMA's own requests and answers):

@@ -6,7 +6,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sm-arbiter.h"
 #include "vhca-switch.h"
 

@@ -1,7 +1,7 @@
 /*
  * vhca-switch - captures of its ports (Documentation/fabric-tests.md "Capture"):
  * the frames each port receives and sends, as the IBA packets they stand
- * for, in pcapng (qemu-device/vhca-capture.c writes them).
+ * for, in pcapng (fabric/vhca-capture.c writes them).
  *
  *   --capture FILE [--capture-filter FILTER]
  *                                      every port, one pcapng interface
@@ -18,7 +18,14 @@
  */
 
 #include <errno.h>
-#include "qemu/osdep.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-switch.h"
 #include "vhca-capture.h"
 

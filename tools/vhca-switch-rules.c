@@ -1,7 +1,7 @@
 /*
  * vhca-switch - fault rules per packet on the switch's ports
  * (Documentation/fabric-tests.md "Fault rules"), the engine the device
- * uses too (qemu-device/vhca-fault-rules.c), set from the control socket:
+ * uses too (fabric/vhca-fault-rules.c), set from the control socket:
  *
  *   rule add RULE      "ok N" (its id), or "error: why"
  *   rule del N | rule clear | rule seed N
@@ -20,7 +20,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-switch.h"
 #include "vhca-fault-rules.h"
 

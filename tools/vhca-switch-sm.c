@@ -2,7 +2,7 @@
  * vhca-switch - the standalone switch's embedded SM beside SMs in guests
  * (Documentation/fabric.md "The standalone switch's SM beside opensm"):
  * its LIDs, and its part in SMInfo arbitration (IBA 14.4.1.1), which is
- * the in-process fabric's (qemu-device/vhca-sm-arbiter.c) wired to the
+ * the in-process fabric's (fabric/vhca-sm-arbiter.c) wired to the
  * switch's poll() timeout and its ports.
  *
  * - The SM is port 0 of the switch (GUID SW_NODE_GUID).  Its SMInfo
@@ -26,8 +26,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sm-arbiter.h"
 #include "vhca-switch.h"
 #include "vhca-trap-mad.h"
@@ -118,7 +124,7 @@ static bool sw_arb_send(VhcaSmArbiter *arb, uint64_t guid, const uint8_t *mad)
         return false;
     }
     sw_log("SM: SMInfo method 0x%x mod %u to port %d\n", mad[3],
-           ldl_be_p(mad + 20), p->num);
+           vhca_get_be32(mad + 20), p->num);
     sw_send_smp(p, VHCA_LID_PERMISSIVE, mad);
     return true;
 }
@@ -157,11 +163,11 @@ static int sw_arb_sm_ports(VhcaSmArbiter *arb, uint64_t *guids, int max)
 /* A PortInfo GetResp of a look: IsSM new on that port?  Look at it soon. */
 static void sw_sm_port_info_answer(SwPort *in, const uint8_t *resp)
 {
-    uint32_t cap = ldl_be_p(resp + VHCA_SMP_DATA_OFF + SW_PI_CAP_MASK);
+    uint32_t cap = vhca_get_be32(resp + VHCA_SMP_DATA_OFF + SW_PI_CAP_MASK);
     bool new_sm = (cap & VHCA_PORT_CAP_SM) &&
                   !(in->node.cap_mask & VHCA_PORT_CAP_SM);
 
-    if (lduw_be_p(resp + 4) & ~VHCA_SMP_DIRECTION) {
+    if (vhca_get_be16(resp + 4) & ~VHCA_SMP_DIRECTION) {
         return;                         /* an error status: nothing read */
     }
     in->node.cap_mask = cap;
@@ -187,7 +193,7 @@ static VhcaSmaAction sw_sm_trap(SwPort *in, const uint8_t *smp, bool dr,
 
     /* the TID tells the device's SMA (TIDs 0x5443...) from an SM's own */
     sw_log("SM: trap %d tid 0x%016" PRIx64 " from port %d (SLID %u) %s\n",
-           num, ldq_be_p(smp + 8), in->num, in->lid,
+           num, vhca_get_be64(smp + 8), in->num, in->lid,
            master ? "repressed" : "dropped: the SM is not MASTER");
     if (!master) {
         return VHCA_SMA_CONSUMED;
@@ -274,8 +280,8 @@ VhcaSmaAction sw_sm_smp(SwPort *in, const uint8_t *smp, bool dr,
         return VHCA_SMA_NOT_MINE;
     }
     if (smp[3] == VHCA_MGMT_METHOD_GET_RESP &&
-        lduw_be_p(smp + 16) == VHCA_SMP_ATTR_PORT_INFO &&
-        (ldq_be_p(smp + 8) & SW_PI_TID_MASK) == SW_PI_TID_BASE) {
+        vhca_get_be16(smp + 16) == VHCA_SMP_ATTR_PORT_INFO &&
+        (vhca_get_be64(smp + 8) & SW_PI_TID_MASK) == SW_PI_TID_BASE) {
         sw_sm_port_info_answer(in, smp);
         return VHCA_SMA_CONSUMED;
     }
@@ -286,7 +292,7 @@ VhcaSmaAction sw_sm_smp(SwPort *in, const uint8_t *smp, bool dr,
     if (act != VHCA_SMA_NOT_MINE && smp[3] == VHCA_MGMT_METHOD_SET &&
         *status) {
         sw_log("SM: SubnSet(SMInfo) mod %u refused in %s\n",
-               ldl_be_p(smp + 20), vhca_sm_state_name(sw_arb.state));
+               vhca_get_be32(smp + 20), vhca_sm_state_name(sw_arb.state));
     }
     return act;
 }

@@ -3,7 +3,7 @@
  * (Documentation/fabric.md "SMPs across VMs"): its SMA and the SM's
  * SMInfo (vhca-switch-sm.c), the same code as the in-process switch (qemu-device/
  * vhca-switch-sma.c), directed routes through it (IBA 14.2.2), and its
- * PMA (qemu-device/vhca-pma.c) over the counters of its ports.
+ * PMA (fabric/vhca-pma.c) over the counters of its ports.
  *
  * The switch's state (sw_node: port states, SwitchInfo, the forwarding
  * tables it forwards by) lives here, written by its embedded SM (a LID
@@ -20,8 +20,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-switch-sma.h"
 #include "vhca-switch.h"
 
@@ -73,7 +79,7 @@ static void sw_smp_log(const uint8_t *smp, uint16_t status)
 {
     if (status || smp[3] == VHCA_MGMT_METHOD_SET) {
         sw_log("SMP method 0x%x attr 0x%x mod 0x%x: status 0x%x\n", smp[3],
-               lduw_be_p(smp + 16), ldl_be_p(smp + 20), status);
+               vhca_get_be16(smp + 16), vhca_get_be32(smp + 20), status);
     }
 }
 
@@ -169,7 +175,7 @@ static VhcaSmaAction sw_port0_answer(SwPort *in, const uint8_t *smp, bool dr,
 static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
                       const VhcaWireFrame *f, uint8_t *smp)
 {
-    bool returning = lduw_be_p(smp + 4) & VHCA_SMP_DIRECTION;
+    bool returning = vhca_get_be16(smp + 4) & VHCA_SMP_DIRECTION;
     uint8_t hops = smp[VHCA_SMP_HOP_CNT], h = smp[VHCA_SMP_HOP_PTR];
     uint8_t resp[VHCA_MAD_SIZE];
     SwPort *out;
@@ -179,7 +185,7 @@ static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
     }
     if (returning) {
         if (h < 2 || h > hops ||
-            lduw_be_p(smp + VHCA_SMP_DR_SLID) != VHCA_LID_PERMISSIVE) {
+            vhca_get_be16(smp + VHCA_SMP_DR_SLID) != VHCA_LID_PERMISSIVE) {
             return false;
         }
         out = sw_port_num(ports, nports, smp[VHCA_SMP_RETURN_PATH + h - 1]);
@@ -190,7 +196,7 @@ static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
         return out != NULL;
     }
     if (h < 1 || h > hops ||
-        lduw_be_p(smp + VHCA_SMP_DR_DLID) != VHCA_LID_PERMISSIVE) {
+        vhca_get_be16(smp + VHCA_SMP_DR_DLID) != VHCA_LID_PERMISSIVE) {
         return false;
     }
     smp[VHCA_SMP_RETURN_PATH + h] = in->num;

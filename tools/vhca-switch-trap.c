@@ -5,7 +5,7 @@
  * has given the switch's port 0 a LID and a MasterSMLID, a link that goes
  * down or comes back (a VM's QEMU killed or started, a flap) is told to
  * that SM at once, so opensm sweeps then instead of at its next light
- * sweep.  The Notice is the device's (qemu-device/vhca-trap-mad.c):
+ * sweep.  The Notice is the device's (fabric/vhca-trap-mad.c):
  * urgent, producer switch, LIDADDR the switch's LID, LID-routed by the
  * switch's LFT to QP0 of the SM's port.  It is sent again every
  * VHCA_TRAP_REPEAT_MS with the same TID until the SM's TrapRepress of
@@ -14,8 +14,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-switch.h"
 #include "vhca-trap-mad.h"
 
@@ -50,7 +56,7 @@ void sw_trap_link_changed(SwPort *ports, int nports)
     if (sw_sm_manages() || !sw_node.lid || !sw_node.sm_lid) {
         return;         /* the embedded SM's own, or nobody to tell yet */
     }
-    stw_be_p(lid, sw_node.lid);         /* LIDADDR: the switch's */
+    vhca_put_be16(lid, sw_node.lid);         /* LIDADDR: the switch's */
     vhca_trap_build(sw_trap.mad, ++sw_trap.tid, VHCA_TRAP_TYPE_URGENT,
                     VHCA_TRAP_LINK_STATE, VHCA_TRAP_PRODUCER_SWITCH,
                     sw_node.lid, lid, sizeof(lid));

@@ -23,8 +23,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-switch.h"
 
 #include <errno.h>
@@ -165,7 +171,7 @@ void sw_send(SwPort *p, const uint8_t *frame, uint32_t len)
     if (p->capture) {
         sw_capture_tx(p, frame, len);
     }
-    stl_be_p(be, len);
+    vhca_put_be32(be, len);
     sw_txq_expire(p, now_ms);
     if (!p->txq) {
         /* The usual case: the socket takes it now, nothing is queued. */

@@ -3,11 +3,10 @@
  * ports cabled out of their QEMU processes (`-netdev stream` + the vhca
  * `portN-netdev` property; Documentation/fabric.md).
  *
- * Built from the device's own sources (by
- * scripts/build-switch.sh): the frame parser (qemu-device/vhca-wire.c) and
- * the embedded SM's subnet administration (vhca-sa*.c, vhca-sma.c) are the
- * same code the QEMU device runs, compiled for the host with the small
- * QEMU header shim of fuzz/shim/.
+ * Linked with the fabric library (fabric/, scripts/build-switch.sh): the
+ * frame parser (fabric/vhca-wire.c), the SMAs, the embedded SM's subnet
+ * administration (vhca-sa*.c) and the rest are the same code the QEMU
+ * device runs, plain C that includes no QEMU header.
  *
  * What it does:
  * - listens on one unix socket per switch port (DIR/port1 .. DIR/portN),
@@ -34,8 +33,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sa.h"
 #include "vhca-sm-arbiter.h"
 #include "vhca-wire.h"
@@ -278,7 +283,7 @@ static void sw_sa_request(SwPort *p, const VhcaWireFrame *f)
                "class 0x%x, method 0x%x, attr 0x%x)\n", p->num, f->qp_type,
                f->dst_qpn, f->payload_len ? f->payload[1] : 0,
                f->payload_len > 3 ? f->payload[3] : 0,
-               f->payload_len > 17 ? lduw_be_p(f->payload + 16) : 0);
+               f->payload_len > 17 ? vhca_get_be16(f->payload + 16) : 0);
         return;
     }
     sw_sa_refresh();
@@ -286,7 +291,7 @@ static void sw_sa_request(SwPort *p, const VhcaWireFrame *f)
                     sw_sa_emit, &c, &status);
     sw_sm_program_mft();
     sw_log("port %d: SA method 0x%x attr 0x%x status 0x%x\n", p->num,
-           f->payload[3], lduw_be_p(f->payload + 16), status);
+           f->payload[3], vhca_get_be16(f->payload + 16), status);
 }
 
 /* ---- forwarding ----------------------------------------------------------- */
@@ -296,7 +301,7 @@ static bool sw_group_has(const VhcaSaGroup *g, uint64_t port_guid)
     uint32_t i;
 
     for (i = 0; i < g->nmembers; i++) {
-        if (ldq_be_p(g->members[i].gid + 8) == port_guid) {
+        if (vhca_get_be64(g->members[i].gid + 8) == port_guid) {
             return true;
         }
     }
@@ -453,7 +458,7 @@ static void sw_read(SwPort *p)
     }
     p->rx_len += (uint32_t)n;
     while (p->rx_len - off >= 4) {
-        flen = ldl_be_p(p->rx + off);
+        flen = vhca_get_be32(p->rx + off);
         if (flen > VHCA_WIRE_MAX_FRAME) {
             sw_disconnect(p, "frame too long");
             return;

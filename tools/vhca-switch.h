@@ -7,7 +7,14 @@
 #ifndef VHCA_SWITCH_H
 #define VHCA_SWITCH_H
 
-#include "qemu/osdep.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-wire.h"
 #include "vhca-pma.h"
 #include "vhca-switch-sma.h"
@@ -36,7 +43,7 @@ typedef struct SwPort {
     uint16_t lid;               /* 0 until the SM assigned one */
     uint64_t rx_frames, tx_frames, drops;
     VhcaPortCounters counters;  /* the switch PMA's (vhca-switch-smp.c) */
-    /* link faults (qemu-device/vhca-link-faults.c, set by
+    /* link faults (fabric/vhca-link-faults.c, set by
      * vhca-switch-faults.c's control socket) */
     VhcaFaultLink faults;
     int64_t down_until_ms;      /* flapped: no dialing before this */

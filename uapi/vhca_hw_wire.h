@@ -4,7 +4,7 @@
  * `portN-netdev` property naming a QEMU netdev) exchanges with the switch
  * it is cabled to: the one definition of the fabric's wire.  The device
  * (qemu-device/vhca-link.c), the standalone switch (tools/vhca-switch*.c)
- * and the fuzz targets include it through qemu-device/vhca-wire.h, which
+ * and the fuzz targets include it through fabric/vhca-wire.h, which
  * adds the parser; the Python host tests read these layouts as
  * tools/vhca-wire-layout.c dumps them (selftests/host/wirelayout.py),
  * never restated by hand.  The verbs provider does not speak the wire, so

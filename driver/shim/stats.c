@@ -5,7 +5,7 @@
  * alloc_hw_port_stats and get_hw_stats ops).
  *
  * The counters are the device's: the port's Performance Management Agent
- * (qemu-device/vhca-pma.c) keeps them and answers PerfMgt Gets over
+ * (fabric/vhca-pma.c) keeps them and answers PerfMgt Gets over
  * VHCA_CMD_MAD_IFC, the same command process_mad uses and the same
  * agent perfquery reads across the link.  A read asks it for
  * PortCountersExtended (IBA 16.1.4.11, the 64-bit traffic counters) and

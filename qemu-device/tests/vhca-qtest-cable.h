@@ -1,7 +1,7 @@
 /*
  * vhca qtests: a port cabled out through `-netdev stream` to a unix
  * socket the test listens on, so the test plays the switch (framing:
- * vhca-wire.h behind a 4-byte big-endian length, QEMU's stream netdev).
+ * vhca_hw_wire.h behind a 4-byte big-endian length, QEMU's stream netdev).
  * Used by vhca-sm-set-test (an SM's Set(PortInfo), the switch SM's LINK,
  * the port's Trap 144) and vhca-link-faults-test (the link's faults).
  *
@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include "vhca-qtest.h"
-#include "hw/infiniband/vhca/vhca-wire.h"
+#include "hw/infiniband/vhca/uapi/vhca_hw_wire.h"
 
 typedef struct VhcaCable {
     Vhca *v;

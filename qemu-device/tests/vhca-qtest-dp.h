@@ -9,7 +9,7 @@
 #define VHCA_QTEST_DP_H
 
 #include "vhca-qtest.h"
-#include "hw/infiniband/vhca/vhca_hw_verbs.h"
+#include "hw/infiniband/vhca/uapi/vhca_hw_verbs.h"
 
 #define DP_CQ_LOG       6
 #define DP_WQ_LOG       4

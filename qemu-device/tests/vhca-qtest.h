@@ -24,7 +24,7 @@
 #include "libqos/pci-pc.h"
 #include "libqos/malloc-pc.h"
 #include "hw/pci/pci_regs.h"
-#include "hw/infiniband/vhca/vhca_hw.h"
+#include "hw/infiniband/vhca/uapi/vhca_hw.h"
 
 #define VHCA_DEVFN          QPCI_DEVFN(4, 0)
 #define NODE_GUID           0x5254000000001230ull

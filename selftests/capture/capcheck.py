@@ -1,5 +1,5 @@
 """Checks of a vhca capture (Documentation/fabric-tests.md "Capture"), shared by
-the encoder's host test (qemu-device/tests/host/capture_test.cpp runs it)
+the encoder's host test (fabric/tests/capture_test.cpp runs it)
 and `make check-capture` (selftests/capture/capture_fabric.py).
 
 What it checks, each on its own:

@@ -1,6 +1,6 @@
 """Fault rules per packet on the standalone switch, no VM (`make
 check-unit`, scripts/run-unit.sh): the control socket's "rule ..." lines
-(tools/vhca-switch-rules.c, the engine qemu-device/vhca-fault-rules.c)
+(tools/vhca-switch-rules.c, the engine fabric/vhca-fault-rules.c)
 drop the Nth match, pick a MAD by class and attribute, double, delay and
 hold back frames, make a READ response a NAK, refuse bad rules with why,
 and give the same trace for the same seed and frames.

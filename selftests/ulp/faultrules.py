@@ -2,7 +2,7 @@
 what every ULP's case shares: the run's seed, the rules and their
 devices, the fault traces (and their comparison with an earlier run of
 the same seed), ib_cm's resend counters, fio verify across a rule.
-The rule syntax: qemu-device/vhca-fault-rules.c, Documentation/
+The rule syntax: fabric/vhca-fault-rules.c, Documentation/
 fabric-tests.md "Fault rules".
 """
 import os

@@ -24,8 +24,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-pma.h"
 
 /* MAD header offsets (IBA 13.4.3) and the PerfMgt data area (16.1.1). */
@@ -89,8 +91,8 @@ static uint16_t pma_class_port_info(uint8_t *d)
 {
     d[0] = 1;                                   /* BaseVersion */
     d[1] = 1;                                   /* ClassVersion */
-    stw_be_p(d + 2, VHCA_PMA_CAP_EXT_WIDTH);
-    stl_be_p(d + 4, PMA_RESP_TIME_VALUE);       /* CapMask2 0 | RespTime */
+    vhca_put_be16(d + 2, VHCA_PMA_CAP_EXT_WIDTH);
+    vhca_put_be32(d + 4, PMA_RESP_TIME_VALUE);       /* CapMask2 0 | RespTime */
     return 0;
 }
 
@@ -98,12 +100,12 @@ static uint16_t pma_class_port_info(uint8_t *d)
 static void pma_fill_port_counters(const VhcaPortCounters *c, uint8_t *d)
 {
     d[7] = sat(c->link_downed, UINT8_MAX);
-    stw_be_p(d + 8, sat(c->rcv_errors, UINT16_MAX));
-    stw_be_p(d + 14, sat(c->xmit_discards, UINT16_MAX));
-    stl_be_p(d + 24, sat(c->xmit_data / 4, UINT32_MAX));
-    stl_be_p(d + 28, sat(c->rcv_data / 4, UINT32_MAX));
-    stl_be_p(d + 32, sat(c->xmit_pkts, UINT32_MAX));
-    stl_be_p(d + 36, sat(c->rcv_pkts, UINT32_MAX));
+    vhca_put_be16(d + 8, sat(c->rcv_errors, UINT16_MAX));
+    vhca_put_be16(d + 14, sat(c->xmit_discards, UINT16_MAX));
+    vhca_put_be32(d + 24, sat(c->xmit_data / 4, UINT32_MAX));
+    vhca_put_be32(d + 28, sat(c->rcv_data / 4, UINT32_MAX));
+    vhca_put_be32(d + 32, sat(c->xmit_pkts, UINT32_MAX));
+    vhca_put_be32(d + 36, sat(c->rcv_pkts, UINT32_MAX));
 }
 
 static void pma_clear_port_counters(VhcaPortCounters *c, uint16_t select)
@@ -137,14 +139,14 @@ static void pma_clear_port_counters(VhcaPortCounters *c, uint16_t select)
 static void pma_fill_port_counters_ext(const VhcaPortCounters *c,
                                        uint8_t *d)
 {
-    stq_be_p(d + 8, c->xmit_data / 4);
-    stq_be_p(d + 16, c->rcv_data / 4);
-    stq_be_p(d + 24, c->xmit_pkts);
-    stq_be_p(d + 32, c->rcv_pkts);
-    stq_be_p(d + 40, c->xmit_pkts - c->multicast_xmit_pkts);
-    stq_be_p(d + 48, c->rcv_pkts - c->multicast_rcv_pkts);
-    stq_be_p(d + 56, c->multicast_xmit_pkts);
-    stq_be_p(d + 64, c->multicast_rcv_pkts);
+    vhca_put_be64(d + 8, c->xmit_data / 4);
+    vhca_put_be64(d + 16, c->rcv_data / 4);
+    vhca_put_be64(d + 24, c->xmit_pkts);
+    vhca_put_be64(d + 32, c->rcv_pkts);
+    vhca_put_be64(d + 40, c->xmit_pkts - c->multicast_xmit_pkts);
+    vhca_put_be64(d + 48, c->rcv_pkts - c->multicast_rcv_pkts);
+    vhca_put_be64(d + 56, c->multicast_xmit_pkts);
+    vhca_put_be64(d + 64, c->multicast_rcv_pkts);
 }
 
 /*
@@ -201,13 +203,13 @@ static uint16_t pma_counters(uint16_t attr, bool set, const uint8_t *req,
 {
     const uint8_t *rd = req + PMA_DATA_OFF;
     VhcaPortCounters *c = pma_port(rd, local_port, num_ports, counters);
-    uint16_t select = lduw_be_p(rd + 2);
+    uint16_t select = vhca_get_be16(rd + 2);
 
     if (!c) {
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     d[1] = rd[1];                               /* PortSelect */
-    stw_be_p(d + 2, select);                    /* CounterSelect */
+    vhca_put_be16(d + 2, select);                    /* CounterSelect */
     if (attr == VHCA_PMA_ATTR_PORT_COUNTERS) {
         if (set) {
             pma_clear_port_counters(c, select);
@@ -227,7 +229,7 @@ static uint16_t pma_attribute(const uint8_t *req, uint8_t *d,
                               VhcaPortCounters *const *counters)
 {
     uint8_t method = req[MAD_METHOD];
-    uint16_t attr = lduw_be_p(req + MAD_ATTR_ID);
+    uint16_t attr = vhca_get_be16(req + MAD_ATTR_ID);
 
     if (req[MAD_CLASS_VERSION] != 1) {
         return VHCA_MAD_STATUS_BAD_VERSION;
@@ -267,6 +269,6 @@ VhcaPmaAction vhca_pma_process(const uint8_t *req, uint64_t len,
     memset(d, 0, PMA_DATA_SIZE);
     *status = pma_attribute(req, d, local_port, num_ports, counters);
     resp[MAD_METHOD] = VHCA_MGMT_METHOD_GET_RESP;
-    stw_be_p(resp + MAD_STATUS, *status);
+    vhca_put_be16(resp + MAD_STATUS, *status);
     return VHCA_PMA_REPLY;
 }

@@ -14,6 +14,10 @@
 #ifndef HW_INFINIBAND_VHCA_SM_STATE_H
 #define HW_INFINIBAND_VHCA_SM_STATE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 /* IBA 14.4.1 SMInfo:SMState */
 #define VHCA_SM_STATE_NOT_ACTIVE    0
 #define VHCA_SM_STATE_DISCOVERING   1

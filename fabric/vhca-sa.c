@@ -29,8 +29,11 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sa.h"
 
 /* MAD (IBA 13.4.3), RMPP (13.6.2.1) and SA (15.2.1.1) header offsets. */
@@ -201,8 +204,8 @@ static void sa_port_gid(const VhcaSaPort *p, uint8_t *gid)
 {
     const VhcaSmaNode *n = &p->node;
 
-    stq_be_p(gid, VHCA_GID_PREFIX_DEFAULT);
-    stq_be_p(gid + 8, n->ports[n->local_port - 1].guid);
+    vhca_put_be64(gid, VHCA_GID_PREFIX_DEFAULT);
+    vhca_put_be64(gid + 8, n->ports[n->local_port - 1].guid);
 }
 
 static uint16_t sa_port_lid(const VhcaSaPort *p)
@@ -235,15 +238,15 @@ static uint16_t sa_class_port_info(VhcaSaTable *t)
     d = vhca_sa_table_add(t);
     d[0] = 1;                                   /* BaseVersion */
     d[1] = VHCA_SA_CLASS_VERSION;
-    stw_be_p(d + 2, 1u << 9);                   /* IsUDMulticastSupported */
-    stl_be_p(d + 4, 18);                        /* CapMask2 0, RespTime */
+    vhca_put_be16(d + 2, 1u << 9);                   /* IsUDMulticastSupported */
+    vhca_put_be32(d + 4, 18);                        /* CapMask2 0, RespTime */
     return 0;
 }
 
 /* IBA 15.2.5.2 NodeRecord of an end port. */
 static void sa_node_record(const VhcaSaPort *p, uint8_t *rec)
 {
-    stw_be_p(rec, sa_port_lid(p));
+    vhca_put_be16(rec, sa_port_lid(p));
     vhca_sma_node_info(&p->node, rec + 4);
     memcpy(rec + 44, p->node.node_desc, VHCA_NODE_DESC_LEN);
 }
@@ -251,7 +254,7 @@ static void sa_node_record(const VhcaSaPort *p, uint8_t *rec)
 /* IBA 15.2.5.3 PortInfoRecord of an end port. */
 static void sa_portinfo_record(const VhcaSaPort *p, uint8_t *rec)
 {
-    stw_be_p(rec, sa_port_lid(p));
+    vhca_put_be16(rec, sa_port_lid(p));
     rec[2] = p->node.local_port;
     vhca_sma_port_info(&p->node, 0, rec + 4);
 }
@@ -306,17 +309,17 @@ static void sa_path(const VhcaSaPort *src, const VhcaSaPort *dst,
     uint16_t pkey = VHCA_DEFAULT_PKEY;
 
     if ((mask & (1ull << PATH_PKEY_BIT)) &&
-        (lduw_be_p(want + 50) & 0x7fff) == (VHCA_DEFAULT_PKEY & 0x7fff)) {
-        pkey = lduw_be_p(want + 50);
+        (vhca_get_be16(want + 50) & 0x7fff) == (VHCA_DEFAULT_PKEY & 0x7fff)) {
+        pkey = vhca_get_be16(want + 50);
     }
     memset(rec, 0, PATH_RECORD_SIZE);
     memcpy(rec, want, 8);                       /* ServiceID: echoed */
     sa_port_gid(dst, rec + 8);
     sa_port_gid(src, rec + 24);
-    stw_be_p(rec + 40, sa_port_lid(dst));
-    stw_be_p(rec + 42, sa_port_lid(src));
+    vhca_put_be16(rec + 40, sa_port_lid(dst));
+    vhca_put_be16(rec + 42, sa_port_lid(src));
     rec[49] = 0x80 | 1;                         /* Reversible, NumbPath */
-    stw_be_p(rec + 50, pkey);
+    vhca_put_be16(rec + 50, pkey);
     rec[54] = 2 << 6 | VHCA_SA_MTU_4096;        /* selector: exactly */
     rec[55] = 2 << 6 | VHCA_SA_RATE_40G;
     rec[56] = 2 << 6 | VHCA_SA_PACKET_LIFE;
@@ -427,7 +430,7 @@ static bool sa_multi_segment(const uint8_t *req)
     return (flags & RMPP_FLAG_ACTIVE) &&
            ((flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
             (RMPP_FLAG_FIRST | RMPP_FLAG_LAST) ||
-            ldl_be_p(req + RMPP_SEG_NUM) != 1);
+            vhca_get_be32(req + RMPP_SEG_NUM) != 1);
 }
 
 VhcaSaResult vhca_sa_process(VhcaSa *sa, const uint8_t *req, uint64_t len,
@@ -469,8 +472,8 @@ VhcaSaResult vhca_sa_process(VhcaSa *sa, const uint8_t *req, uint64_t len,
     } else if (sa_multi_segment(req)) {
         st = VHCA_SA_ERR_REQ_INVALID;
     } else {
-        st = sa_attr(sa, method, lduw_be_p(req + MAD_ATTR_ID),
-                     ldq_be_p(req + SA_COMP_MASK), req + VHCA_SA_HDR_SIZE, t);
+        st = sa_attr(sa, method, vhca_get_be16(req + MAD_ATTR_ID),
+                     vhca_get_be64(req + SA_COMP_MASK), req + VHCA_SA_HDR_SIZE, t);
     }
     if (st == 0 && t->overflow) {
         st = VHCA_SA_ERR_NO_RESOURCES;
@@ -480,9 +483,9 @@ VhcaSaResult vhca_sa_process(VhcaSa *sa, const uint8_t *req, uint64_t len,
              t->n > 1 ? VHCA_SA_ERR_TOO_MANY_RECORDS : 0;
     }
     *status = st;
-    stw_be_p(resp + MAD_STATUS, st);
+    vhca_put_be16(resp + MAD_STATUS, st);
     if (st == 0 && t->rec_size) {
-        stw_be_p(resp + SA_ATTR_OFFSET, t->rec_size / 8);
+        vhca_put_be16(resp + SA_ATTR_OFFSET, t->rec_size / 8);
     }
     if (st == 0 && method == VHCA_SA_METHOD_GET_TABLE) {
         vhca_sa_rmpp_send(sa, slid, resp, t, emit, opaque);

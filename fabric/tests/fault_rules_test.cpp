@@ -1,4 +1,4 @@
-// Host unit test of the fault rule engine (qemu-device/vhca-fault-rules.c):
+// Host unit test of the fault rule engine (fabric/vhca-fault-rules.c):
 // parsing and its errors, matching on each field, nth/count/pct, the
 // message numbers, each action's verdict, the frame summary, and that the
 // same seed and the same messages give the same trace.

@@ -4,7 +4,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "vhca-link-faults.h"
 
 void vhca_faults_init(VhcaFaultLink *l, uint64_t seed, VhcaFaultSend *send,

@@ -10,6 +10,9 @@
 #ifndef HW_INFINIBAND_VHCA_WIRE_H
 #define HW_INFINIBAND_VHCA_WIRE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "vhca_hw_wire.h"
 
 /* A frame that passed vhca_wire_parse(), in host order. */

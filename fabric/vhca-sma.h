@@ -14,6 +14,9 @@
 #ifndef HW_INFINIBAND_VHCA_SMA_H
 #define HW_INFINIBAND_VHCA_SMA_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "vhca_hw.h"
 
 #define VHCA_MAD_SIZE           256     /* IBA 13.4.2 */

@@ -21,6 +21,10 @@
 #ifndef VHCA_LINK_FAULTS_H
 #define VHCA_LINK_FAULTS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #define VHCA_FAULT_MAX_DELAY_MS 10000
 
 /* The faults of one link: rates in percent (0..100), an added delay. */

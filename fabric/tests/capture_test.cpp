@@ -1,4 +1,4 @@
-// Host unit test of the capture encoder (qemu-device/vhca-capture.c): known
+// Host unit test of the capture encoder (fabric/vhca-capture.c): known
 // frames become the IBA packets they stand for, checked here byte by byte
 // (headers, PSNs, lengths, CRCs by a bitwise CRC of the test's own) and then
 // by Debian's tshark (its InfiniBand dissector's own fields, no malformed

@@ -5,8 +5,8 @@
  *
  * Plain C (stdio, pthread; no QEMU header): the device (vhca-link.c,
  * vhca-port-capture.c), the standalone switch (tools/vhca-switch*.c) and
- * the host tests (qemu-device/tests/host/capture_test.cpp) link the same
- * file.
+ * the host tests (fabric/tests/capture_test.cpp) link the same
+ * file: it is part of the fabric library (fabric/).
  *
  * Each frame (vhca-wire.h) becomes the packets it would be on a link:
  * a message of N PSNs is N packets of at most the path MTU, each with its

@@ -13,8 +13,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sma.h"
 #include "vhca-sm-state.h"
 
@@ -27,17 +29,17 @@
 void vhca_sm_info_encode(const VhcaSmInfo *smi, uint8_t *d)
 {
     memset(d, 0, VHCA_SMP_DATA_SIZE);
-    stq_be_p(d + SMINFO_GUID, smi->guid);
-    stq_be_p(d + SMINFO_SM_KEY, smi->sm_key);
-    stl_be_p(d + SMINFO_ACT_COUNT, smi->act_count);
+    vhca_put_be64(d + SMINFO_GUID, smi->guid);
+    vhca_put_be64(d + SMINFO_SM_KEY, smi->sm_key);
+    vhca_put_be32(d + SMINFO_ACT_COUNT, smi->act_count);
     d[SMINFO_PRI_STATE] = (smi->priority & 0xf) << 4 | (smi->state & 0xf);
 }
 
 void vhca_sm_info_decode(const uint8_t *d, VhcaSmInfo *smi)
 {
-    smi->guid = ldq_be_p(d + SMINFO_GUID);
-    smi->sm_key = ldq_be_p(d + SMINFO_SM_KEY);
-    smi->act_count = ldl_be_p(d + SMINFO_ACT_COUNT);
+    smi->guid = vhca_get_be64(d + SMINFO_GUID);
+    smi->sm_key = vhca_get_be64(d + SMINFO_SM_KEY);
+    smi->act_count = vhca_get_be32(d + SMINFO_ACT_COUNT);
     smi->priority = d[SMINFO_PRI_STATE] >> 4;
     smi->state = d[SMINFO_PRI_STATE] & 0xf;
 }

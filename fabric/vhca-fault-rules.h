@@ -6,8 +6,9 @@
  * Plain C (no QEMU header, no glib, no clock, no I/O): the device
  * (vhca-port-fault-rules.c, for the in-process fabric and a cabled
  * port's link), the standalone switch (tools/vhca-switch-faults.c) and
- * the host tests (qemu-device/tests/host/fault_rules_test.cpp) link the
- * same file, so a rule means the same everywhere.  The caller describes
+ * the host tests (fabric/tests/fault_rules_test.cpp) link the
+ * same file of the fabric library (fabric/), so a rule means the same
+ * everywhere.  The caller describes
  * each message it is about to move (VhcaFaultPkt) and does what the
  * verdict says; the engine only decides and records.
  *

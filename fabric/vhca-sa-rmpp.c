@@ -27,8 +27,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sa.h"
 
 #define MAD_TID             8
@@ -110,8 +112,8 @@ static void xfer_emit(const VhcaSaXfer *x, uint32_t seg, VhcaSaEmit *emit,
     mad[RMPP_VERSION] = 1;
     mad[RMPP_TYPE] = RMPP_TYPE_DATA;
     mad[RMPP_FLAGS] = RMPP_NO_RESP_TIME << 3 | flags;
-    stl_be_p(mad + RMPP_DATA1, seg);
-    stl_be_p(mad + RMPP_DATA2, paylen);
+    vhca_put_be32(mad + RMPP_DATA1, seg);
+    vhca_put_be32(mad + RMPP_DATA2, paylen);
     if (off < x->len) {
         memcpy(mad + VHCA_SA_HDR_SIZE, x->data + off,
                MIN(VHCA_SA_DATA_SIZE, x->len - off));
@@ -123,7 +125,7 @@ static void xfer_emit(const VhcaSaXfer *x, uint32_t seg, VhcaSaEmit *emit,
 void vhca_sa_rmpp_send(VhcaSa *sa, uint16_t lid, const uint8_t *hdr,
                        const VhcaSaTable *t, VhcaSaEmit *emit, void *opaque)
 {
-    VhcaSaXfer *x = xfer_new(sa, lid, ldq_be_p(hdr + MAD_TID));
+    VhcaSaXfer *x = xfer_new(sa, lid, vhca_get_be64(hdr + MAD_TID));
 
     x->len = MIN(t->n * t->rec_size, VHCA_SA_MAX_PAYLOAD);
     x->segs = MAX(1, DIV_ROUND_UP(x->len, VHCA_SA_DATA_SIZE));
@@ -137,7 +139,7 @@ void vhca_sa_rmpp_send(VhcaSa *sa, uint16_t lid, const uint8_t *hdr,
 VhcaSaResult vhca_sa_rmpp_recv(VhcaSa *sa, uint16_t lid, const uint8_t *mad,
                                VhcaSaEmit *emit, void *opaque)
 {
-    VhcaSaXfer *x = xfer_find(sa, lid, ldq_be_p(mad + MAD_TID));
+    VhcaSaXfer *x = xfer_find(sa, lid, vhca_get_be64(mad + MAD_TID));
     uint32_t seg, newwin, last, s;
 
     if (!x || mad[RMPP_VERSION] != 1) {
@@ -148,8 +150,8 @@ VhcaSaResult vhca_sa_rmpp_recv(VhcaSa *sa, uint16_t lid, const uint8_t *mad,
                    mad[RMPP_TYPE] != RMPP_TYPE_ABORT;
         return VHCA_SA_CONSUMED;
     }
-    seg = ldl_be_p(mad + RMPP_DATA1);
-    newwin = ldl_be_p(mad + RMPP_DATA2);
+    seg = vhca_get_be32(mad + RMPP_DATA1);
+    newwin = vhca_get_be32(mad + RMPP_DATA2);
     if (seg > x->sent || newwin < seg || seg >= x->segs) {
         x->valid = false;               /* done, or a broken receiver */
         return VHCA_SA_CONSUMED;

@@ -23,8 +23,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sa.h"
 
 /* ComponentMask bits of MCMemberRecord. */
@@ -117,14 +119,14 @@ static void mcr_make(const VhcaSaGroup *g, const VhcaSaMember *m,
         rec[48] = m->join_state & 0xf;
         rec[49] = m->proxy ? 0x80 : 0;
     }
-    stl_be_p(rec + 32, g->qkey);
-    stw_be_p(rec + 36, g->mlid);
+    vhca_put_be32(rec + 32, g->qkey);
+    vhca_put_be16(rec + 36, g->mlid);
     rec[38] = 2 << 6 | g->mtu;                  /* selectors: exactly */
     rec[39] = g->tclass;
-    stw_be_p(rec + 40, g->pkey);
+    vhca_put_be16(rec + 40, g->pkey);
     rec[42] = 2 << 6 | g->rate;
     rec[43] = 2 << 6 | g->plt;
-    stl_be_p(rec + 44, (uint32_t)g->sl << 28 | g->flow_label << 8 |
+    vhca_put_be32(rec + 44, (uint32_t)g->sl << 28 | g->flow_label << 8 |
                        g->hop_limit);
     rec[48] |= g->scope << 4;
 }
@@ -200,7 +202,7 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
 {
     static const uint8_t zero[16];
     uint8_t join = want[48] & 0xf;
-    uint32_t flow = ldl_be_p(want + 44);
+    uint32_t flow = vhca_get_be32(want + 44);
     VhcaSaGroup *g = NULL;
     uint32_t i;
 
@@ -227,11 +229,11 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
         g->mgid[2] = 0xa0;
         g->mgid[3] = 0x1b;
         memcpy(g->mgid + 4, want + 40, 2);      /* P_Key */
-        stw_be_p(g->mgid + 14, g->mlid);
+        vhca_put_be16(g->mgid + 14, g->mlid);
         /* A requester may have named this very MGID for another group:
          * of VHCA_SA_MAX_GROUPS + 1 variants one is free. */
         for (i = 0; i <= VHCA_SA_MAX_GROUPS && mcr_group(sa, g->mgid); i++) {
-            stw_be_p(g->mgid + 12, i + 1);
+            vhca_put_be16(g->mgid + 12, i + 1);
         }
     } else {
         memcpy(g->mgid, want, 16);
@@ -245,9 +247,9 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
         return VHCA_SA_ERR_REQ_INVALID;
     }
     g->valid = true;
-    g->qkey = ldl_be_p(want + 32);
+    g->qkey = vhca_get_be32(want + 32);
     g->tclass = want[39];
-    g->pkey = lduw_be_p(want + 40);
+    g->pkey = vhca_get_be16(want + 40);
     g->sl = flow >> 28;
     g->flow_label = (flow >> 8) & 0xfffff;
     g->hop_limit = mask & MCR_HOP ? (flow & 0xff) : 0;

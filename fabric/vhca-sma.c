@@ -30,8 +30,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sma.h"
 
 /* MAD/SMP header offsets (IBA 13.4.3, 14.2.1.1). */
@@ -66,8 +68,8 @@ void vhca_port_sm_conf_default(VhcaPortSmConf *c)
 /* PortInfo bytes the stored fields occupy (IBA 14.2.5.6, Table 145). */
 void vhca_port_info_get_conf(const VhcaPortSmConf *c, uint8_t *d)
 {
-    stq_be_p(d + 0, c->mkey);
-    stw_be_p(d + 26, c->mkey_lease);
+    vhca_put_be64(d + 0, c->mkey);
+    vhca_put_be16(d + 26, c->mkey_lease);
     d[34] = c->mkey_protect << 6;               /* LMC 0 */
     d[36] = c->neighbor_mtu << 4 | (c->sm_sl & 0xf);
     d[38] = c->vl_high_limit;
@@ -109,8 +111,8 @@ uint16_t vhca_port_info_set_check(const uint8_t *d, uint8_t cur,
 /* 0 in NeighborMTU and OperationalVLs: leave them as they are. */
 void vhca_port_info_set_conf(VhcaPortSmConf *c, const uint8_t *d)
 {
-    c->mkey = ldq_be_p(d + 0);
-    c->mkey_lease = lduw_be_p(d + 26);
+    c->mkey = vhca_get_be64(d + 0);
+    c->mkey_lease = vhca_get_be16(d + 26);
     c->mkey_protect = d[34] >> 6;
     c->sm_sl = d[36] & 0xf;
     c->neighbor_mtu = d[36] >> 4 ? d[36] >> 4 : c->neighbor_mtu;
@@ -147,12 +149,12 @@ uint16_t vhca_sma_node_info(const VhcaSmaNode *node, uint8_t *d)
     d[1] = 1;                                   /* ClassVersion */
     d[2] = 1;                                   /* NodeType: CA */
     d[3] = node->num_ports;
-    stq_be_p(d + 4, node->sys_image_guid);
-    stq_be_p(d + 12, node->node_guid);
-    stq_be_p(d + 20, port ? port->guid : 0);
-    stw_be_p(d + 28, SMA_PKEY_TABLE_LEN);       /* PartitionCap */
-    stw_be_p(d + 30, node->device_id);
-    stl_be_p(d + 32, node->revision);
+    vhca_put_be64(d + 4, node->sys_image_guid);
+    vhca_put_be64(d + 12, node->node_guid);
+    vhca_put_be64(d + 20, port ? port->guid : 0);
+    vhca_put_be16(d + 28, SMA_PKEY_TABLE_LEN);       /* PartitionCap */
+    vhca_put_be16(d + 30, node->device_id);
+    vhca_put_be32(d + 32, node->revision);
     d[36] = node->local_port;
     d[37] = node->vendor_id >> 16;
     d[38] = node->vendor_id >> 8;
@@ -173,10 +175,10 @@ uint16_t vhca_sma_port_info(const VhcaSmaNode *node, uint32_t mod,
     if (!port) {
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
-    stq_be_p(d + 8, SMA_GID_PREFIX);
-    stw_be_p(d + 16, port->lid);
-    stw_be_p(d + 18, port->sm_lid);
-    stl_be_p(d + 20, port->cap_mask);
+    vhca_put_be64(d + 8, SMA_GID_PREFIX);
+    vhca_put_be16(d + 16, port->lid);
+    vhca_put_be16(d + 18, port->sm_lid);
+    vhca_put_be32(d + 20, port->cap_mask);
     d[28] = node->local_port;                   /* LocalPortNum */
     d[29] = 3;                                  /* LinkWidthEnabled 1x|4x */
     d[30] = 3;                                  /* LinkWidthSupported */
@@ -202,7 +204,7 @@ static uint16_t sma_guid_info(const VhcaSmaNode *node, uint32_t mod,
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     if (mod == 0) {
-        stq_be_p(d, port->guid);
+        vhca_put_be64(d, port->guid);
     }
     return 0;
 }
@@ -213,7 +215,7 @@ static uint16_t sma_pkey_table(uint32_t mod, uint8_t *d)
     if ((mod & 0xffff) != 0) {      /* 16 entries: block 0 only */
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
-    stw_be_p(d, SMA_DEFAULT_PKEY);
+    vhca_put_be16(d, SMA_DEFAULT_PKEY);
     return 0;
 }
 
@@ -228,7 +230,7 @@ static uint16_t sma_pkey_table_set(uint32_t mod, const uint8_t *d)
     if ((mod & 0xffff) != 0) {
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
-    stw_be_p(want, SMA_DEFAULT_PKEY);
+    vhca_put_be16(want, SMA_DEFAULT_PKEY);
     return memcmp(d, want, SMA_PKEY_TABLE_LEN * 2) ?
            VHCA_MAD_STATUS_INVALID_ATTR_VALUE : 0;
 }
@@ -249,7 +251,7 @@ static uint16_t sma_port_info_set(VhcaSmaNode *node, uint32_t mod,
 {
     VhcaSmaPort *port = mod == 0 || mod == node->local_port ?
                         sma_port(node, node->local_port) : NULL;
-    uint16_t lid = lduw_be_p(d + 16), sm_lid = lduw_be_p(d + 18);
+    uint16_t lid = vhca_get_be16(d + 16), sm_lid = vhca_get_be16(d + 18);
     uint8_t state;
     uint16_t st;
 
@@ -259,7 +261,7 @@ static uint16_t sma_port_info_set(VhcaSmaNode *node, uint32_t mod,
     st = vhca_port_info_set_check(d, port->state, &state);
     if (st == 0 && (lid > VHCA_MAX_UNICAST_LID ||
                     sm_lid > VHCA_MAX_UNICAST_LID ||
-                    ldq_be_p(d + 8) != SMA_GID_PREFIX)) {
+                    vhca_get_be64(d + 8) != SMA_GID_PREFIX)) {
         st = VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     if (st) {
@@ -367,9 +369,9 @@ void vhca_smp_request(uint8_t *mad, uint8_t method, uint64_t tid,
     mad[1] = VHCA_MGMT_CLASS_SUBN_LID;
     mad[2] = 1;                                 /* ClassVersion */
     mad[3] = method;
-    stq_be_p(mad + 8, tid);
-    stw_be_p(mad + 16, attr);
-    stl_be_p(mad + 20, mod);
+    vhca_put_be64(mad + 8, tid);
+    vhca_put_be16(mad + 16, attr);
+    vhca_put_be32(mad + 20, mod);
 }
 
 /*
@@ -405,8 +407,8 @@ VhcaSmaAction vhca_smp_answer(const uint8_t *req, bool dr,
                method != VHCA_MGMT_METHOD_SET) {
         st = VHCA_MAD_STATUS_UNSUP_METHOD;
     } else {
-        uint16_t id = lduw_be_p(req + SMP_ATTR_ID);
-        uint32_t mod = ldl_be_p(req + SMP_ATTR_MOD);
+        uint16_t id = vhca_get_be16(req + SMP_ATTR_ID);
+        uint32_t mod = vhca_get_be32(req + SMP_ATTR_MOD);
         uint16_t set_st = 0;
 
         if (method == VHCA_MGMT_METHOD_SET) {
@@ -417,7 +419,7 @@ VhcaSmaAction vhca_smp_answer(const uint8_t *req, bool dr,
         st = st ? st : set_st;
     }
     *status = st;
-    stw_be_p(resp + SMP_STATUS, st | (dr ? VHCA_SMP_DIRECTION : 0));
+    vhca_put_be16(resp + SMP_STATUS, st | (dr ? VHCA_SMP_DIRECTION : 0));
     return VHCA_SMA_REPLY;
 }
 
@@ -427,7 +429,7 @@ VhcaSmaAction vhca_sma_answer(const uint8_t *req, bool dr,
                               uint16_t *status)
 {
     *status = 0;
-    if (lduw_be_p(req + SMP_ATTR_ID) == VHCA_SMP_ATTR_SM_INFO) {
+    if (vhca_get_be16(req + SMP_ATTR_ID) == VHCA_SMP_ATTR_SM_INFO) {
         return VHCA_SMA_NOT_MINE;   /* IBA 14.4.1: for the SM behind QP0 */
     }
     return vhca_smp_answer(req, dr, sma_attr, sma_set, node, resp, status);

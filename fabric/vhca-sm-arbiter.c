@@ -18,8 +18,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-sm-arbiter.h"
 
 #define SM_TID_BASE         0x534d000000000000ull   /* "SM" */
@@ -205,8 +207,8 @@ static void arb_act(VhcaSmArbiter *arb, const VhcaSmInfo *remote)
 /* A GetResp to one of its requests (else not its: dropped). */
 static void arb_answer(VhcaSmArbiter *arb, const uint8_t *resp)
 {
-    uint64_t tid = ldq_be_p(resp + 8);
-    uint16_t status = lduw_be_p(resp + 4) & ~VHCA_SMP_DIRECTION;
+    uint64_t tid = vhca_get_be64(resp + 8);
+    uint16_t status = vhca_get_be16(resp + 4) & ~VHCA_SMP_DIRECTION;
     VhcaSmInfo remote;
 
     vhca_sm_info_decode(resp + VHCA_SMP_DATA_OFF, &remote);
@@ -281,11 +283,11 @@ VhcaSmaAction vhca_sm_arbiter_smp(VhcaSmArbiter *arb, const uint8_t *req,
     arb->now_ms = now_ms;
     *status = 0;
     if (!arb->conf.embedded || req[0] != 1 ||
-        lduw_be_p(req + 16) != VHCA_SMP_ATTR_SM_INFO) {
+        vhca_get_be16(req + 16) != VHCA_SMP_ATTR_SM_INFO) {
         return VHCA_SMA_NOT_MINE;
     }
     if (req[3] == VHCA_MGMT_METHOD_GET_RESP) {
-        if ((ldq_be_p(req + 8) & SM_TID_MASK) == SM_TID_BASE) {
+        if ((vhca_get_be64(req + 8) & SM_TID_MASK) == SM_TID_BASE) {
             arb_answer(arb, req);
         }
         return VHCA_SMA_CONSUMED;       /* another TID: not its, dropped */

@@ -15,8 +15,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-switch-sma.h"
 
 #define LFT_BLOCK           64      /* IBA 14.2.5.10: LIDs per block */
@@ -119,12 +121,12 @@ static uint16_t sw_node_info(const SwitchQuery *q, uint8_t *d)
     d[1] = 1;                                   /* ClassVersion */
     d[2] = 2;                                   /* NodeType: switch */
     d[3] = sw->num_ports;
-    stq_be_p(d + 4, sw->node_guid);             /* SystemImageGUID */
-    stq_be_p(d + 12, sw->node_guid);
-    stq_be_p(d + 20, sw->node_guid);            /* PortGUID */
-    stw_be_p(d + 28, PKEY_TABLE_LEN);           /* PartitionCap */
-    stw_be_p(d + 30, VHCA_SWITCH_DEVICE_ID);
-    stl_be_p(d + 32, 1);                        /* Revision */
+    vhca_put_be64(d + 4, sw->node_guid);             /* SystemImageGUID */
+    vhca_put_be64(d + 12, sw->node_guid);
+    vhca_put_be64(d + 20, sw->node_guid);            /* PortGUID */
+    vhca_put_be16(d + 28, PKEY_TABLE_LEN);           /* PartitionCap */
+    vhca_put_be16(d + 30, VHCA_SWITCH_DEVICE_ID);
+    vhca_put_be32(d + 32, 1);                        /* Revision */
     d[36] = q->in_port;                         /* LocalPortNum */
     d[37] = sw->vendor_id >> 16;
     d[38] = sw->vendor_id >> 8;
@@ -135,13 +137,13 @@ static uint16_t sw_node_info(const SwitchQuery *q, uint8_t *d)
 /* IBA 14.2.5.4 SwitchInfo: one LID per port, no random FDB. */
 static uint16_t sw_switch_info(const VhcaSwitchNode *sw, uint8_t *d)
 {
-    stw_be_p(d + 0, VHCA_SWITCH_LFT_CAP);       /* LinearFDBCap */
-    stw_be_p(d + 4, VHCA_SWITCH_MFT_CAP);       /* MulticastFDBCap */
-    stw_be_p(d + 6, sw->lft_top);               /* LinearFDBTop */
+    vhca_put_be16(d + 0, VHCA_SWITCH_LFT_CAP);       /* LinearFDBCap */
+    vhca_put_be16(d + 4, VHCA_SWITCH_MFT_CAP);       /* MulticastFDBCap */
+    vhca_put_be16(d + 6, sw->lft_top);               /* LinearFDBTop */
     memcpy(d + 8, sw->default_ports, 3);
     d[11] = sw->life_time << 3 | (sw->port_state_change ? SWINFO_PSC : 0);
-    stw_be_p(d + 12, 1);                        /* LIDsPerPort */
-    stw_be_p(d + 18, sw->mft_top);              /* MulticastFDBTop */
+    vhca_put_be16(d + 12, 1);                        /* LIDsPerPort */
+    vhca_put_be16(d + 18, sw->mft_top);              /* MulticastFDBTop */
     return 0;
 }
 
@@ -151,7 +153,7 @@ static uint16_t sw_switch_info(const VhcaSwitchNode *sw, uint8_t *d)
  */
 static uint16_t sw_switch_info_set(VhcaSwitchNode *sw, const uint8_t *d)
 {
-    uint16_t lft_top = lduw_be_p(d + 6), mft_top = lduw_be_p(d + 18);
+    uint16_t lft_top = vhca_get_be16(d + 6), mft_top = vhca_get_be16(d + 18);
 
     if (lft_top >= VHCA_SWITCH_LFT_CAP ||
         (mft_top && (mft_top < VHCA_MIN_MLID ||
@@ -178,11 +180,11 @@ static uint16_t sw_port_info(const SwitchQuery *q, uint32_t mod, uint8_t *d)
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     p = &sw->ports[mod];
-    stq_be_p(d + 8, VHCA_GID_PREFIX_DEFAULT);
+    vhca_put_be64(d + 8, VHCA_GID_PREFIX_DEFAULT);
     if (mod == 0) {
-        stw_be_p(d + 16, sw->lid);
-        stw_be_p(d + 18, sw->sm_lid);
-        stl_be_p(d + 20, (sw->embedded_sm ? VHCA_PORT_CAP_SM : 0) |
+        vhca_put_be16(d + 16, sw->lid);
+        vhca_put_be16(d + 18, sw->sm_lid);
+        vhca_put_be32(d + 20, (sw->embedded_sm ? VHCA_PORT_CAP_SM : 0) |
                           VHCA_PORT_CAP_SL_MAP);
         d[32] = VHCA_PORT_ACTIVE;               /* base port 0: always */
         d[33] = VHCA_PHYS_LINK_UP << 4;
@@ -198,7 +200,7 @@ static uint16_t sw_port_info(const SwitchQuery *q, uint32_t mod, uint8_t *d)
     }
     vhca_port_info_get_conf(&p->conf, d);
     if (mod != 0) {
-        stq_be_p(d + 0, 0);                     /* M_Key: port 0's only */
+        vhca_put_be64(d + 0, 0);                     /* M_Key: port 0's only */
     }
     d[28] = q->in_port;                         /* LocalPortNum */
     return 0;
@@ -213,7 +215,7 @@ static uint16_t sw_port_info_set(VhcaSwitchNode *sw, uint32_t mod,
                                  const uint8_t *d)
 {
     VhcaSwitchPort *p;
-    uint16_t lid = lduw_be_p(d + 16), sm_lid = lduw_be_p(d + 18);
+    uint16_t lid = vhca_get_be16(d + 16), sm_lid = vhca_get_be16(d + 18);
     uint8_t state;
     uint16_t st;
 
@@ -250,7 +252,7 @@ static uint16_t sw_pkey_table(const VhcaSwitchNode *sw, uint32_t mod,
     if ((mod & 0xffff) != 0 || (mod >> 16) > sw->num_ports) {
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
-    stw_be_p(d, VHCA_DEFAULT_PKEY);
+    vhca_put_be16(d, VHCA_DEFAULT_PKEY);
     return 0;
 }
 
@@ -309,7 +311,7 @@ static uint16_t sw_mft(const VhcaSwitchNode *sw, uint32_t mod, uint8_t *d)
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     for (i = 0; i < MFT_BLOCK; i++) {
-        stw_be_p(d + 2 * i, sw->mft[first + i][pos]);
+        vhca_put_be16(d + 2 * i, sw->mft[first + i][pos]);
     }
     return 0;
 }
@@ -323,7 +325,7 @@ static uint16_t sw_mft_set(VhcaSwitchNode *sw, uint32_t mod, const uint8_t *d)
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     for (i = 0; i < MFT_BLOCK; i++) {
-        sw->mft[first + i][pos] = lduw_be_p(d + 2 * i);
+        sw->mft[first + i][pos] = vhca_get_be16(d + 2 * i);
     }
     return 0;
 }
@@ -364,7 +366,7 @@ static uint16_t sw_attr(const void *opaque, uint16_t attr, uint32_t mod,
         if (mod >= GUID_TABLE_LEN / 8) {
             return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
         }
-        stq_be_p(d, q->sw->node_guid);
+        vhca_put_be64(d, q->sw->node_guid);
         return 0;
     case VHCA_SMP_ATTR_PORT_INFO:
         return sw_port_info(q, mod, d);

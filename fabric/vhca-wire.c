@@ -7,8 +7,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-wire.h"
 
 /* A data frame carries the segment of its message at offset. */
@@ -76,13 +78,13 @@ const char *vhca_wire_parse(const uint8_t *buf, size_t len, VhcaWireFrame *f)
         return "shorter than the header";
     }
     memcpy(&hdr, h, sizeof(hdr));
-    if (le32_to_cpu(hdr.magic) != VHCA_WIRE_MAGIC) {
+    if (vhca_le32_to_cpu(hdr.magic) != VHCA_WIRE_MAGIC) {
         return "magic";
     }
     if (hdr.version != VHCA_WIRE_VERSION) {
         return "version";
     }
-    f->payload_len = le32_to_cpu(hdr.payload_len);
+    f->payload_len = vhca_le32_to_cpu(hdr.payload_len);
     if (f->payload_len > VHCA_WIRE_MAX_PAYLOAD ||
         f->payload_len != len - sizeof(hdr)) {
         return "payload length";
@@ -99,24 +101,24 @@ const char *vhca_wire_parse(const uint8_t *buf, size_t len, VhcaWireFrame *f)
     f->qp_type = hdr.qp_type;
     f->traffic_class = hdr.traffic_class;
     f->hop_limit = hdr.hop_limit;
-    f->slid = le16_to_cpu(hdr.slid);
-    f->dlid = le16_to_cpu(hdr.dlid);
-    f->src_qpn = le32_to_cpu(hdr.src_qpn) & VHCA_DB_OBJ_MASK;
-    f->dst_qpn = le32_to_cpu(hdr.dst_qpn) & VHCA_DB_OBJ_MASK;
-    f->psn = le32_to_cpu(hdr.psn) & VHCA_DB_OBJ_MASK;
-    f->packets = le32_to_cpu(hdr.packets);
-    f->length = le32_to_cpu(hdr.length);
+    f->slid = vhca_le16_to_cpu(hdr.slid);
+    f->dlid = vhca_le16_to_cpu(hdr.dlid);
+    f->src_qpn = vhca_le32_to_cpu(hdr.src_qpn) & VHCA_DB_OBJ_MASK;
+    f->dst_qpn = vhca_le32_to_cpu(hdr.dst_qpn) & VHCA_DB_OBJ_MASK;
+    f->psn = vhca_le32_to_cpu(hdr.psn) & VHCA_DB_OBJ_MASK;
+    f->packets = vhca_le32_to_cpu(hdr.packets);
+    f->length = vhca_le32_to_cpu(hdr.length);
     f->imm_inv = hdr.imm_inv;
-    f->rkey = le32_to_cpu(hdr.rkey);
-    f->qkey = le32_to_cpu(hdr.qkey);
-    f->nak_psn = le32_to_cpu(hdr.nak_psn) & VHCA_DB_OBJ_MASK;
-    f->offset = le32_to_cpu(hdr.offset);
-    f->flow_label = le32_to_cpu(hdr.flow_label) & 0xfffff;
-    f->xrc_srqn = le32_to_cpu(hdr.xrc_srqn) & VHCA_DB_OBJ_MASK;
-    f->remote_addr = le64_to_cpu(hdr.remote_addr);
-    f->compare_add = le64_to_cpu(hdr.compare_add);
-    f->swap = le64_to_cpu(hdr.swap);
-    f->src_guid = le64_to_cpu(hdr.src_guid);
+    f->rkey = vhca_le32_to_cpu(hdr.rkey);
+    f->qkey = vhca_le32_to_cpu(hdr.qkey);
+    f->nak_psn = vhca_le32_to_cpu(hdr.nak_psn) & VHCA_DB_OBJ_MASK;
+    f->offset = vhca_le32_to_cpu(hdr.offset);
+    f->flow_label = vhca_le32_to_cpu(hdr.flow_label) & 0xfffff;
+    f->xrc_srqn = vhca_le32_to_cpu(hdr.xrc_srqn) & VHCA_DB_OBJ_MASK;
+    f->remote_addr = vhca_le64_to_cpu(hdr.remote_addr);
+    f->compare_add = vhca_le64_to_cpu(hdr.compare_add);
+    f->swap = vhca_le64_to_cpu(hdr.swap);
+    f->src_guid = vhca_le64_to_cpu(hdr.src_guid);
     memcpy(f->dgid, hdr.dgid, sizeof(f->dgid));
     f->payload = buf + sizeof(hdr);
     if (f->length > VHCA_WIRE_MAX_MESSAGE) {
@@ -136,36 +138,36 @@ const char *vhca_wire_parse(const uint8_t *buf, size_t len, VhcaWireFrame *f)
 void vhca_wire_encode(const VhcaWireFrame *f, struct vhca_wire_hdr *hdr)
 {
     memset(hdr, 0, sizeof(*hdr));
-    hdr->magic = cpu_to_le32(VHCA_WIRE_MAGIC);
+    hdr->magic = vhca_cpu_to_le32(VHCA_WIRE_MAGIC);
     hdr->version = VHCA_WIRE_VERSION;
     hdr->kind = f->kind;
     hdr->opcode = f->opcode;
     hdr->syndrome = f->syndrome;
-    hdr->slid = cpu_to_le16(f->slid);
-    hdr->dlid = cpu_to_le16(f->dlid);
-    hdr->src_qpn = cpu_to_le32(f->src_qpn);
-    hdr->dst_qpn = cpu_to_le32(f->dst_qpn);
-    hdr->psn = cpu_to_le32(f->psn);
-    hdr->packets = cpu_to_le32(f->packets);
-    hdr->length = cpu_to_le32(f->length);
-    hdr->payload_len = cpu_to_le32(f->payload_len);
+    hdr->slid = vhca_cpu_to_le16(f->slid);
+    hdr->dlid = vhca_cpu_to_le16(f->dlid);
+    hdr->src_qpn = vhca_cpu_to_le32(f->src_qpn);
+    hdr->dst_qpn = vhca_cpu_to_le32(f->dst_qpn);
+    hdr->psn = vhca_cpu_to_le32(f->psn);
+    hdr->packets = vhca_cpu_to_le32(f->packets);
+    hdr->length = vhca_cpu_to_le32(f->length);
+    hdr->payload_len = vhca_cpu_to_le32(f->payload_len);
     hdr->imm_inv = f->imm_inv;
-    hdr->rkey = cpu_to_le32(f->rkey);
-    hdr->qkey = cpu_to_le32(f->qkey);
-    hdr->nak_psn = cpu_to_le32(f->nak_psn);
-    hdr->offset = cpu_to_le32(f->offset);
-    hdr->remote_addr = cpu_to_le64(f->remote_addr);
-    hdr->compare_add = cpu_to_le64(f->compare_add);
-    hdr->swap = cpu_to_le64(f->swap);
-    hdr->src_guid = cpu_to_le64(f->src_guid);
+    hdr->rkey = vhca_cpu_to_le32(f->rkey);
+    hdr->qkey = vhca_cpu_to_le32(f->qkey);
+    hdr->nak_psn = vhca_cpu_to_le32(f->nak_psn);
+    hdr->offset = vhca_cpu_to_le32(f->offset);
+    hdr->remote_addr = vhca_cpu_to_le64(f->remote_addr);
+    hdr->compare_add = vhca_cpu_to_le64(f->compare_add);
+    hdr->swap = vhca_cpu_to_le64(f->swap);
+    hdr->src_guid = vhca_cpu_to_le64(f->src_guid);
     hdr->sl = f->sl;
     hdr->flags = f->flags;
     hdr->rnr_timer = f->rnr_timer;
     hdr->qp_type = f->qp_type;
     hdr->traffic_class = f->traffic_class;
     hdr->hop_limit = f->hop_limit;
-    hdr->flow_label = cpu_to_le32(f->flow_label);
-    hdr->xrc_srqn = cpu_to_le32(f->xrc_srqn);
+    hdr->flow_label = vhca_cpu_to_le32(f->flow_label);
+    hdr->xrc_srqn = vhca_cpu_to_le32(f->xrc_srqn);
     memcpy(hdr->dgid, f->dgid, sizeof(hdr->dgid));
 }
 
@@ -177,13 +179,13 @@ const char *vhca_wire_hello_parse(const VhcaWireFrame *f, VhcaWireHello *h)
         return "not a HELLO";
     }
     memcpy(&in, f->payload, sizeof(in));
-    h->node_guid = le64_to_cpu(in.node_guid);
-    h->sys_image_guid = le64_to_cpu(in.sys_image_guid);
-    h->port_guid = le64_to_cpu(in.port_guid);
-    h->vendor_id = le32_to_cpu(in.vendor_id) & 0xffffff;
-    h->revision = le32_to_cpu(in.revision);
-    h->cap_mask = le32_to_cpu(in.cap_mask);
-    h->device_id = le16_to_cpu(in.device_id);
+    h->node_guid = vhca_le64_to_cpu(in.node_guid);
+    h->sys_image_guid = vhca_le64_to_cpu(in.sys_image_guid);
+    h->port_guid = vhca_le64_to_cpu(in.port_guid);
+    h->vendor_id = vhca_le32_to_cpu(in.vendor_id) & 0xffffff;
+    h->revision = vhca_le32_to_cpu(in.revision);
+    h->cap_mask = vhca_le32_to_cpu(in.cap_mask);
+    h->device_id = vhca_le16_to_cpu(in.device_id);
     h->num_ports = in.num_ports;
     h->local_port = in.local_port;
     memcpy(h->node_desc, in.node_desc, sizeof(h->node_desc));
@@ -201,13 +203,13 @@ void vhca_wire_hello_encode(const VhcaWireHello *h,
                             struct vhca_wire_hello *out)
 {
     memset(out, 0, sizeof(*out));
-    out->node_guid = cpu_to_le64(h->node_guid);
-    out->sys_image_guid = cpu_to_le64(h->sys_image_guid);
-    out->port_guid = cpu_to_le64(h->port_guid);
-    out->vendor_id = cpu_to_le32(h->vendor_id);
-    out->revision = cpu_to_le32(h->revision);
-    out->cap_mask = cpu_to_le32(h->cap_mask);
-    out->device_id = cpu_to_le16(h->device_id);
+    out->node_guid = vhca_cpu_to_le64(h->node_guid);
+    out->sys_image_guid = vhca_cpu_to_le64(h->sys_image_guid);
+    out->port_guid = vhca_cpu_to_le64(h->port_guid);
+    out->vendor_id = vhca_cpu_to_le32(h->vendor_id);
+    out->revision = vhca_cpu_to_le32(h->revision);
+    out->cap_mask = vhca_cpu_to_le32(h->cap_mask);
+    out->device_id = vhca_cpu_to_le16(h->device_id);
     out->num_ports = h->num_ports;
     out->local_port = h->local_port;
     memcpy(out->node_desc, h->node_desc, sizeof(out->node_desc));

@@ -9,8 +9,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/bswap.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "vhca-bytes.h"
 #include "vhca-trap-mad.h"
 
 #define MAD_ATTR_NOTICE         0x0002
@@ -30,8 +32,8 @@ void vhca_trap_build(uint8_t *mad, uint64_t tid, uint8_t type, uint16_t num,
     d[1] = producer >> 16;                      /* ProducerType, 24 bits */
     d[2] = producer >> 8;
     d[3] = producer;
-    stw_be_p(d + 4, num);                       /* TrapNumber */
-    stw_be_p(d + 6, issuer_lid);
+    vhca_put_be16(d + 4, num);                       /* TrapNumber */
+    vhca_put_be16(d + 6, issuer_lid);
     /* NoticeToggle 0, NoticeCount 0: a trap, not a report */
     memcpy(d + 10, details, MIN(len, VHCA_TRAP_DETAILS));
 }
@@ -41,7 +43,7 @@ bool vhca_trap_repressed(const uint8_t *req, uint64_t tid)
 {
     return req[0] == 1 && req[1] == VHCA_MGMT_CLASS_SUBN_LID &&
            req[3] == VHCA_MGMT_METHOD_TRAP_REPRESS &&
-           lduw_be_p(req + 16) == MAD_ATTR_NOTICE && ldq_be_p(req + 8) == tid;
+           vhca_get_be16(req + 16) == MAD_ATTR_NOTICE && vhca_get_be64(req + 8) == tid;
 }
 
 /* The trap number of req if it is a Trap(Notice) SMP to an SM, else -1. */
@@ -50,10 +52,10 @@ int vhca_trap_number(const uint8_t *req)
     if (req[0] != 1 || (req[1] != VHCA_MGMT_CLASS_SUBN_LID &&
                         req[1] != VHCA_MGMT_CLASS_SUBN_DR) ||
         req[3] != VHCA_MGMT_METHOD_TRAP ||
-        lduw_be_p(req + 16) != MAD_ATTR_NOTICE) {
+        vhca_get_be16(req + 16) != MAD_ATTR_NOTICE) {
         return -1;
     }
-    return lduw_be_p(req + SMP_DATA + 4);       /* TrapNumber */
+    return vhca_get_be16(req + SMP_DATA + 4);       /* TrapNumber */
 }
 
 /*
@@ -68,5 +70,5 @@ void vhca_trap_repress_build(uint8_t *resp, const uint8_t *trap, bool dr)
 {
     memcpy(resp, trap, VHCA_MAD_SIZE);
     resp[3] = VHCA_MGMT_METHOD_TRAP_REPRESS;
-    stw_be_p(resp + SMP_STATUS, dr ? VHCA_SMP_DIRECTION : 0);
+    vhca_put_be16(resp + SMP_STATUS, dr ? VHCA_SMP_DIRECTION : 0);
 }
