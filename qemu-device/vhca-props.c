@@ -6,7 +6,8 @@
  * vhca-port-faults.c and vhca-port-capture.c, fault-rules:
  * vhca-port-fault-rules.c, portN-link: vhca.c).
  *
- * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME][,embedded-sm=on|off]
+ * Usage: -device vhca[,id=ID][,ports=N][,node-guid=G][,fabric=NAME]
+ *                    [,embedded-sm=on|off]
  *                    [,sm-priority=P][,sm-poll-ms=MS][,sm-poll-retries=N]
  *                    [,sm-key=K]
  *                    [,comp-vectors=N][,doorbell-pages=N][,dm-size=BYTES]

@@ -12,8 +12,9 @@
  *   when the WQE completes.  A request that gets no answer (no route, no
  *   QP, a QP not in a receive state, a lost request or a lost answer)
  *   waits the QP's local ACK timeout, 4.096 us * 2^timeout on the virtual
- *   clock (IBA 9.7.6.1.3), and is sent again, up to retry_cnt times; the (retry_cnt + 1)th timeout completes it with
- *   RETRY_EXC_ERR (IBA 9.7.6.1.4, 10.8.3.2).  timeout 0 means no timer
+ *   clock (IBA 9.7.6.1.3), and is sent again, up to retry_cnt times;
+ *   the (retry_cnt + 1)th timeout completes it with RETRY_EXC_ERR (IBA
+ *   9.7.6.1.4, 10.8.3.2).  timeout 0 means no timer
  *   (IBA: infinite): the device then resends every 4.096 us * 2^18 (about
  *   1 s) for ever, without counting, and the send queue stays blocked
  *   until the QP is modified to ERR/RESET or destroyed.  A sequence error
