@@ -295,11 +295,13 @@ install:
 check-fabric: deps $(GUEST_PREREQS) switch
 	PYTHON=$(PYTHON) scripts/run-fabric.sh
 
-# The same with several RC requests in flight across VMs (the device
-# property rc-window=on, off by default; not in `make test`): writes
-# build/results/fabric-rcwin.txt.  Documentation/fabric.md "RC over the wire".
+# The same with RC_WINDOW (default 64, the most) RC requests in flight per
+# QP across VMs (the device property rc-window, 1 by default; not in `make
+# test`): writes build/results/fabric-rcwin.txt.  Documentation/fabric.md
+# "RC over the wire".
+RC_WINDOW ?= 64
 check-fabric-rcwin: deps $(GUEST_PREREQS) switch
-	VHCA_DEVICE_PROPS="$(VHCA_DEVICE_PROPS),rc-window=on" VHCA_FABRIC_TIER=fabric-rcwin \
+	VHCA_DEVICE_PROPS="$(VHCA_DEVICE_PROPS),rc-window=$(RC_WINDOW)" VHCA_FABRIC_TIER=fabric-rcwin \
 		PYTHON=$(PYTHON) scripts/run-fabric.sh
 
 # The storage ULPs between two VMs through the standalone switch (not in

@@ -11,18 +11,11 @@
  *   describes it) every VHCA_LINK_HELLO_MS; the switch's SM answers LINK
  *   with the LID and SM LID, and the port goes ACTIVE (vhca-fabric.c).
  *   When it goes down with the cable in, it sends LINK with state DOWN.
- * - RC requester with rc-window=on (vhca.c): requests leave as REQUEST
- *   frames, several in flight (vhca-rc-window.c); each RESPONSE that comes
- *   back goes to the QP's window, which completes WQEs in order, resends
- *   from a NAK'd PSN, and after a local ACK timeout goes back to the oldest
- *   unanswered request.
- * - RC requester with rc-window=off: one request at a time.  It leaves as
- *   a REQUEST frame and the send queue waits the local ACK timeout as for
- *   an unanswered request (vhca-rc.c); the RESPONSE that comes back is kept
- *   for the QP, the wait ends, and the WQE runs again and takes it instead
- *   of sending (vhca_link_rc_attempt).  A lost request or response is a
- *   local ACK timeout and a resend; the responder's PSN checks make the
- *   resend a duplicate.
+ * - RC requester: requests leave as REQUEST frames, up to rc-window in
+ *   flight (vhca-rc-window.c); each RESPONSE that comes back goes to the
+ *   QP's window, which completes WQEs in order, resends from a NAK'd PSN,
+ *   and after a local ACK timeout goes back to the oldest unanswered
+ *   request.  The responder's PSN checks make a resend a duplicate.
  * - RC/UC/XRC responder: a REQUEST runs through vhca_rc_receive()/
  *   vhca_respond() with the frame's payload as the requester's memory and
  *   a picture of the remote QP and port (VhcaLinkSource) as its source.
@@ -62,23 +55,11 @@ typedef struct VhcaLinkSource {
     VhcaPort port;
 } VhcaLinkSource;
 
-/* rc-window=off: an RC answer that came back for the WQE at a QP's sq.ci. */
-typedef struct VhcaLinkAnswer {
-    uint32_t psn;
-    VhcaAck ack;
-    uint8_t rnr_timer;
-    uint32_t nak_psn;
-    uint64_t atomic_orig;
-    uint32_t len;
-    uint8_t data[];             /* READ response */
-} VhcaLinkAnswer;
-
 struct VhcaLink {
     VhcaPort *port;
     NICState *nic;
     QEMUTimer *hello_timer;
     QEMUTimer *watch_timer;     /* is the netdev still connected? */
-    GHashTable *answers;        /* rc-window=off: QP handle -> answer */
     VhcaReasm *reasm;           /* messages arriving in segments */
     VhcaLinkSource src;
 };
@@ -300,55 +281,6 @@ bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack)
     return true;
 }
 
-static VhcaAck vhca_link_take_answer(VhcaState *s, VhcaQp *qp,
-                                     VhcaPacket *pkt, VhcaLinkAnswer *a)
-{
-    VhcaAck ack = a->ack;
-    VhcaSgl data;
-
-    pkt->rnr_timer = a->rnr_timer;
-    pkt->nak_psn = a->nak_psn;
-    pkt->atomic_orig = a->atomic_orig;
-    if (ack == VHCA_ACK && pkt->wqe->opcode == VHCA_WQE_RDMA_READ) {
-        vhca_sgl_host(s, a->data, a->len, &data);
-        if (a->len != pkt->wqe->length ||
-            vhca_sgl_copy(pkt->local, 0, &data, a->len) != VHCA_VERR_NONE) {
-            ack = VHCA_NAK_REM_OP;
-        }
-    }
-    return ack;
-}
-
-/*
- * rc-window=off: one transmission of an RC request to another process.
- * An answer that came back for this PSN is taken; otherwise the request
- * leaves and nothing is known yet: VHCA_NO_PEER, the local ACK timer runs.
- */
-VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
-{
-    VhcaLink *link = pkt->src_port->link;
-    VhcaLinkAnswer *a = g_hash_table_lookup(link->answers,
-                                            GUINT_TO_POINTER(qp->handle));
-    VhcaAck ack = VHCA_NO_PEER;
-
-    pkt->psn = qp->sq_psn;
-    pkt->first_lost = false;
-    if (a) {
-        if (a->psn == qp->sq_psn) {
-            ack = vhca_link_take_answer(s, qp, pkt, a);
-        }
-        g_hash_table_remove(link->answers, GUINT_TO_POINTER(qp->handle));
-        if (ack != VHCA_NO_PEER) {
-            return ack;
-        }
-    }
-    if (pkt->src_port->state != VHCA_PORT_ACTIVE ||
-        !vhca_link_send_request(qp, pkt, &ack)) {
-        return ack;
-    }
-    return VHCA_NO_PEER;
-}
-
 /* UC: the message leaves; nobody answers. */
 void vhca_link_uc_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
@@ -407,8 +339,6 @@ void vhca_link_forget(VhcaQp *qp)
 
     for (i = 0; s && i < s->num_ports; i++) {
         if (s->ports[i].link) {
-            g_hash_table_remove(s->ports[i].link->answers,
-                                GUINT_TO_POINTER(qp->handle));
             vhca_reasm_forget(s->ports[i].link->reasm, qp->qpn);
         }
     }
@@ -532,32 +462,7 @@ static void vhca_link_rx_request(VhcaLink *link, const VhcaWireFrame *f)
     }
 }
 
-/* rc-window=off: the answer for the WQE the requester QP waits with. */
-static void vhca_link_rx_answer(VhcaLink *link, VhcaQp *qp,
-                                const VhcaWireFrame *f)
-{
-    VhcaLinkAnswer *a;
-
-    if (!qp->sq_waiting || qp->sq_wait != VHCA_SQ_WAIT_ACK ||
-        f->psn != qp->sq_psn) {
-        trace_vhca_link_stale(link->port->num, qp->handle, f->psn,
-                              qp->sq_psn);
-        return;                 /* an answer to a resend already taken */
-    }
-    a = g_malloc0(sizeof(*a) + f->payload_len);
-    a->psn = f->psn;
-    a->ack = (VhcaAck)f->syndrome;
-    a->rnr_timer = f->rnr_timer;
-    a->nak_psn = f->nak_psn;
-    a->atomic_orig = f->compare_add;
-    a->len = f->payload_len;
-    memcpy(a->data, f->payload, f->payload_len);
-    g_hash_table_replace(link->answers, GUINT_TO_POINTER(qp->handle), a);
-    timer_del(qp->sq_timer);
-    qp->sq_waiting = false;
-}
-
-/* rc-window=on: an answer for one of the requests in flight. */
+/* An answer for one of the requests in flight (vhca-rc-window.c). */
 static void vhca_link_rx_window(VhcaState *s, VhcaQp *qp,
                                 const VhcaWireFrame *f)
 {
@@ -583,17 +488,13 @@ static void vhca_link_rx_response(VhcaLink *link, const VhcaWireFrame *f)
     VhcaState *s = link->port->dev;
     VhcaQp *qp = vhca_qp_by_qpn(s, link->port->num, f->dst_qpn);
 
-    if (!qp || (qp->type != VHCA_QPT_RC && qp->type != VHCA_QPT_XRC_INI) ||
+    if (!qp || !vhca_rc_windowed(s, qp) ||
         (qp->state != VHCA_QPS_RTS && qp->state != VHCA_QPS_SQD) ||
         qp->dest_qpn != f->src_qpn || le16_to_cpu(qp->av.dlid) != f->slid) {
         vhca_link_drop(link->port, "response for no connected QP");
         return;
     }
-    if (vhca_rc_windowed(s, qp)) {
-        vhca_link_rx_window(s, qp, f);
-    } else {
-        vhca_link_rx_answer(link, qp, f);
-    }
+    vhca_link_rx_window(s, qp, f);
     if (qp->valid && vhca_is_enabled(s)) {
         vhca_sq_process(s, qp, VHCA_WQE_BATCH);
     }
@@ -781,8 +682,6 @@ void vhca_link_attach(VhcaPort *port, NICConf *conf)
     VhcaLink *link = g_new0(VhcaLink, 1);
 
     link->port = port;
-    link->answers = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-                                          NULL, g_free);
     link->reasm = vhca_reasm_new();
     link->hello_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vhca_link_hello,
                                      port);
@@ -810,7 +709,6 @@ void vhca_link_detach(VhcaPort *port)
     qemu_del_nic(link->nic);
     timer_free(link->hello_timer);
     timer_free(link->watch_timer);
-    g_hash_table_destroy(link->answers);
     vhca_reasm_free(link->reasm);
     g_free(link);
     port->link = NULL;

@@ -20,8 +20,6 @@ void vhca_link_port_init(VhcaPort *port);
 /* The port's link went down, the cable in: tell the switch (LINK DOWN). */
 void vhca_link_port_down(VhcaPort *port);
 
-/* Requester side, when no port of this process has the DLID. */
-VhcaAck vhca_link_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
 /* An RC/UC request leaves (false: not sent, *ack says why). */
 bool vhca_link_send_request(VhcaQp *qp, VhcaPacket *pkt, VhcaAck *ack);
 void vhca_link_uc_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt);
@@ -40,8 +38,7 @@ bool vhca_link_agents_take(VhcaPort *port, const VhcaWireFrame *f,
 /* The SMA's trap (mad) out of port's cable to its MasterSMLID's QP0. */
 void vhca_link_trap_send(VhcaPort *port, const uint8_t *mad);
 
-/* RESET of a QP: an answer kept for it, a message being put together
- * for it are stale. */
+/* RESET of a QP: a message being put together for it is stale. */
 void vhca_link_forget(VhcaQp *qp);
 
 #endif /* HW_INFINIBAND_VHCA_LINK_H */

@@ -1,15 +1,19 @@
 /*
- * vhca - the RC requester towards a QP of another process: several
+ * vhca - the RC requester towards a QP of another process: the only one
+ * an RC or XRC initiator QP on a cabled port has, with up to rc-window
  * requests in flight (Documentation/fabric.md "RC over the wire").
  *
  * Within one process the responder runs inline and RC is synchronous
  * (vhca-rc.c).  Across the wire a round trip takes two QEMU main loops and
- * the switch, so the send queue runs ahead of its answers as an HCA's
- * does (IBA 9.7: the requester need not wait for one answer to send on):
+ * the switch, so the send queue may run ahead of its answers as an HCA's
+ * does (IBA 9.7: the requester need not wait for one answer to send on).
+ * The device property rc-window (1..VHCA_RC_WINDOW) says how far: at 1
+ * one request at a time leaves and waits for its answer, with the same
+ * local ACK timeout, retries and RNR waits as at any depth.
  *
  * - The WQEs sq.ci .. sq_sent - 1 are on the wire, each with its first
  *   PSN in qp->flight[].  New requests leave while fewer than
- *   VHCA_RC_WINDOW are in flight, their bytes stay under
+ *   rc-window are in flight, their bytes stay under
  *   VHCA_RC_WINDOW_BYTES, and READ/atomic requests under the QP's
  *   max_rd_atomic (its initiator depth: the READs/atomics it may have
  *   outstanding, IBA 11.2.4.2 Modify QP).
@@ -22,7 +26,8 @@
  *   complete in order from sq.ci as soon as they are answered: the CQE of
  *   a WQE never comes before its answer.
  * - A sequence error NAK (IBA 9.7.5.1) acknowledges what is before the
- *   PSN it names and sends again from there (go-back-N), using a retry;
+ *   PSN it names and sends again from there (go-back-N), using a retry,
+ *   and the local ACK timer starts again for the resend;
  *   an RNR NAK likewise, after the responder's RNR timer (IBA 9.7.5.2.8);
  *   an error NAK completes that WQE with its error and the QP goes to ERR.
  * - One local ACK timer per QP (IBA 9.7.6.1.3) runs while anything is in
@@ -45,10 +50,10 @@
 /* Message bytes in flight per QP (a longer message goes alone). */
 #define VHCA_RC_WINDOW_BYTES    (4u << 20)
 
+/* Whether qp's requests go out of the process: RC/XRC on a cabled port. */
 bool vhca_rc_windowed(VhcaState *s, const VhcaQp *qp)
 {
-    return s->rc_window &&
-           (qp->type == VHCA_QPT_RC || qp->type == VHCA_QPT_XRC_INI) &&
+    return (qp->type == VHCA_QPT_RC || qp->type == VHCA_QPT_XRC_INI) &&
            qp->port >= 1 && qp->port <= s->num_ports &&
            vhca_link_cabled(&s->ports[qp->port - 1]);
 }
@@ -136,7 +141,7 @@ static const char *vhca_rc_window_full(VhcaQp *qp, const VhcaSendWqe *wqe)
     uint32_t reads = 0, i;
     uint64_t bytes = 0;
 
-    if (vhca_rc_in_flight(qp) >= VHCA_RC_WINDOW) {
+    if (vhca_rc_in_flight(qp) >= qp->dev->rc_window) {
         return "window full";
     }
     if (wqe->flags & VHCA_WQE_F_FENCE) {
@@ -425,6 +430,13 @@ static void vhca_rc_window_nak_seq(VhcaQp *qp, const VhcaRcAnswer *a)
     if (!vhca_rc_window_retry(qp, idx, &qp->retry_left, false,
                               "sequence error NAK")) {
         vhca_rc_window_answered(qp, idx, VHCA_NAK_SEQ);
+    } else if (!qp->sq_waiting) {
+        /*
+         * The responder answered: the resend gets a whole local ACK
+         * timeout (IBA 9.7.6.1.3), as the first transmission did.  An RNR
+         * wait keeps its timer: the resend leaves when it ends.
+         */
+        vhca_rc_window_arm(qp);
     }
 }
 

@@ -6,13 +6,15 @@
  * either takes all of it or none.  What makes the transport reliable is
  * modelled around that step:
  *
- * - Requester (IBA 9.7.4, 9.7.6): a message is sent with its first PSN,
- *   sq_psn, which only advances when the WQE completes.  A request that
- *   gets no answer (no route, no QP, a QP not in a receive state, a lost
- *   request or a lost answer) waits the QP's local ACK timeout, 4.096 us *
- *   2^timeout on the virtual clock (IBA 9.7.6.1.3), and is sent again, up
- *   to retry_cnt times; the (retry_cnt + 1)th timeout completes it with
- *   RETRY_EXC_ERR (IBA 9.7.6.1.4, 10.8.3.2).  timeout 0 means no timer
+ * - Requester within this process (IBA 9.7.4, 9.7.6; an RC QP on a
+ *   cabled port sends through vhca-rc-window.c, by the same rules): a
+ *   message is sent with its first PSN, sq_psn, which only advances
+ *   when the WQE completes.  A request that gets no answer (no route, no
+ *   QP, a QP not in a receive state, a lost request or a lost answer)
+ *   waits the QP's local ACK timeout, 4.096 us * 2^timeout on the virtual
+ *   clock (IBA 9.7.6.1.3), and is sent again, up to retry_cnt times;
+ *   the (retry_cnt + 1)th timeout completes it with RETRY_EXC_ERR (IBA
+ *   9.7.6.1.4, 10.8.3.2).  timeout 0 means no timer
  *   (IBA: infinite): the device then resends every 4.096 us * 2^18 (about
  *   1 s) for ever, without counting, and the send queue stays blocked
  *   until the QP is modified to ERR/RESET or destroyed.  A sequence error
@@ -308,7 +310,10 @@ static VhcaAck vhca_rc_fault_answer(VhcaQp *qp, VhcaQp *dqp, VhcaPacket *pkt,
     }
 }
 
-/* One transmission of an RC request, and what comes back of it. */
+/*
+ * One transmission of an RC request within this process, and what comes
+ * back of it (a QP on a cabled port sends through vhca-rc-window.c).
+ */
 static VhcaAck vhca_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
 {
     VhcaQp *dqp = vhca_rc_peer(s, qp, pkt);
@@ -316,9 +321,6 @@ static VhcaAck vhca_rc_attempt(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     VhcaAck ack;
     bool lost, dup = false;
 
-    if (!dqp && vhca_link_cabled(pkt->src_port)) {
-        return vhca_link_rc_attempt(s, qp, pkt);    /* another process */
-    }
     pkt->psn = qp->sq_psn;
     pkt->first_lost = false;
     vhca_port_count_tx(pkt->src_port, packets, vhca_rc_request_payload(pkt),
@@ -432,7 +434,7 @@ void vhca_qp_sq_timer(void *opaque)
     VhcaState *s = qp->dev;
 
     if (vhca_rc_windowed(s, qp)) {
-        vhca_rc_window_timer(s, qp);    /* requests in flight */
+        vhca_rc_window_timer(s, qp);    /* requests on the wire */
         return;
     }
     qp->sq_waiting = false;

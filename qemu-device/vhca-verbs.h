@@ -17,7 +17,7 @@
  * vhca-wqe.c/.h     WQE decoding and validation (pure functions)
  * vhca-transport.c  requester: send queue execution, RNR, completions
  * vhca-rc.c         RC reliability: PSNs, ACK timeout, retries, duplicates
- * vhca-rc-window.c  RC requests in flight across the wire (rc-window=on)
+ * vhca-rc-window.c  the RC requester across the wire (rc-window=N in flight)
  * vhca-responder.c  responder: receives, RDMA/atomic targets, datagrams
  * vhca-verbs-cmd.c  dispatch and input checks of the data path commands
  * vhca-sgl.c, vhca-dma-map.c, vhca-place.c  the payload copy
@@ -212,8 +212,9 @@ typedef struct VhcaRdRes {
 } VhcaRdRes;
 
 /*
- * Send WQEs in flight across the wire at most (IBA 9.7 lets the send
- * queue run ahead of its ACKs; READ/atomic also by max_rd_atomic).
+ * Send WQEs in flight across the wire at most: the largest rc-window
+ * (IBA 9.7 lets the send queue run ahead of its ACKs; READ/atomic also
+ * by max_rd_atomic).
  */
 #define VHCA_RC_WINDOW          64
 

@@ -133,7 +133,8 @@ struct VhcaState {
     NICConf port_nic[VHCA_MAX_PORTS];   /* portN-netdev: cabled out */
     bool sq_poll;                   /* poll send doorbell records */
     bool tag_matching;              /* TM SRQs (vhca-tm.c) */
-    bool rc_window;                 /* RC across the wire: a window */
+    uint32_t rc_window;             /* RC across the wire: requests in
+                                     * flight per QP, 1..VHCA_RC_WINDOW */
     uint32_t sq_poll_window_us;     /* ... for this long after activity */
 
     /* Fixed at realize. */
@@ -189,6 +190,10 @@ struct VhcaState {
     /* The RAM of the DMA address space (vhca-dma-map.c). */
     struct VhcaRamMap *ram_map;
 };
+
+/* vhca-props.c: -device vhca's properties and their checks at realize */
+void vhca_props_class_init(DeviceClass *dc);
+bool vhca_check_properties(VhcaState *s, Error **errp);
 
 /* vhca.c */
 bool vhca_is_enabled(const VhcaState *s);

@@ -1,8 +1,9 @@
 /*
- * vhca qtests: the rig of the RC window tests (vhca-rcwin-test,
- * vhca-rcwin-stall-test): port 2 cabled to the test (vhca-qtest-cable.h),
- * which plays the switch and, behind it, the remote QP at REMOTE_LID; the
- * device's RC QP on port 2 in RTS towards it (vhca-rc-window.c).
+ * vhca qtests: the rig of the RC requester tests across the wire
+ * (vhca-rcwin-test, vhca-rcwin-stall-test, vhca-rcwin-one-test): port 2
+ * cabled to the test (vhca-qtest-cable.h), which plays the switch and,
+ * behind it, the remote QP at REMOTE_LID; the device's RC QP on port 2 in
+ * RTS towards it (vhca-rc-window.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -161,7 +162,7 @@ static inline void win_link_up(Win *w)
 /*
  * Port 2 cabled and ACTIVE; an RC QP on it in RTS towards the remote QP,
  * with rnr_retry, the local ACK timeout TIMEOUT and retry_cnt, and extra
- * device properties (",rc-window=on" for the window; NULL: none).
+ * device properties (",rc-window=N"; NULL: none, one request at a time).
  */
 static inline void win_start_with(Win *w, uint8_t rnr_retry,
                                   uint8_t retry_cnt, const char *props)
@@ -192,7 +193,7 @@ static inline void win_start_with(Win *w, uint8_t rnr_retry,
 
 static inline void win_start(Win *w, uint8_t retry_cnt)
 {
-    win_start_with(w, 7, retry_cnt, ",rc-window=on");
+    win_start_with(w, 7, retry_cnt, ",rc-window=64");
 }
 
 static inline void win_stop(Win *w)

@@ -14,7 +14,7 @@ compared with what VM a's backend (or exported file) holds.  After each
 test both guests' kernel logs must be clean (ulplib.kernel_log_problems).
 
 RC across the switch has one request per QP in flight by default
-(rc-window off): a round trip of 50 us or more per request, so the I/O
+(rc-window=1): a round trip of 50 us or more per request, so the I/O
 sizes here are small.  nvme_connect_fio_verify() is also the one ULP test
 of `make check-fabric` (twovms.py), on that tier's pair of VMs.
 """
