@@ -103,6 +103,7 @@ void vhca_program(Vhca *v, uint64_t cmdq, uint32_t cmdq_log,
                   uint64_t eq0, uint32_t eq0_log)
 {
     wr(v, VHCA_REG_CONTROL, VHCA_CONTROL_RESET);
+    v->n_early_port_events = 0;     /* the reset ends the port's life */
     wr(v, VHCA_REG_CMDQ_BASE_LO, (uint32_t)cmdq);
     wr(v, VHCA_REG_CMDQ_BASE_HI, cmdq >> 32);
     wr(v, VHCA_REG_CMDQ_LOG_SIZE, cmdq_log);
@@ -181,8 +182,13 @@ uint8_t vhca_exec(Vhca *v, struct vhca_cmd *cmd, uint32_t result[2])
     struct vhca_eqe eqe;
 
     vhca_submit(v, cmd);
-    vhca_next_eqe(v, &eqe);
-    g_assert_cmpuint(eqe.type, ==, VHCA_EQE_CMD_DONE);
+    for (vhca_next_eqe(v, &eqe); eqe.type != VHCA_EQE_CMD_DONE;
+         vhca_next_eqe(v, &eqe)) {
+        g_assert_cmpuint(eqe.type, ==, VHCA_EQE_PORT_EVENT);
+        g_assert_cmpint(v->n_early_port_events, <,
+                        ARRAY_SIZE(v->early_port_events));
+        v->early_port_events[v->n_early_port_events++] = eqe;
+    }
     g_assert_cmphex(le32_to_cpu(eqe.data.cmd_done.token), ==,
                     le32_to_cpu(cmd->token));
     if (result) {
@@ -315,8 +321,12 @@ void vhca_pi_init(uint8_t *pi, uint16_t lid, uint16_t sm_lid, uint8_t state)
 /* Let the SM sweep, collect the port events. */
 int vhca_collect_port_events(Vhca *v, struct vhca_eqe *events, int max)
 {
-    int n = 0;
+    int n = MIN(max, v->n_early_port_events);
 
+    memcpy(events, v->early_port_events, n * sizeof(*events));
+    v->n_early_port_events -= n;
+    memmove(v->early_port_events, v->early_port_events + n,
+            v->n_early_port_events * sizeof(*events));
     qtest_clock_step(v->qts, SM_SETTLE_NS);
     while (n < max && vhca_try_eqe(v, &events[n], 50)) {
         g_assert_cmpuint(events[n].type, ==, VHCA_EQE_PORT_EVENT);

@@ -51,6 +51,13 @@ typedef struct Vhca {
     uint32_t cmd_pi;
     uint32_t eq0_ci;
     uint32_t next_token;
+    /*
+     * Port events that came while vhca_exec waited for its command's
+     * completion (a link change from the cable is asynchronous to the
+     * test's commands); vhca_collect_port_events returns them first.
+     */
+    struct vhca_eqe early_port_events[8];
+    int n_early_port_events;
 } Vhca;
 
 void vhca_map(Vhca *v);
