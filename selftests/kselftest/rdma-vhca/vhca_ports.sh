@@ -19,8 +19,10 @@ for entry in "${ports[@]}"; do
 	layer=$(cat "$dir/link_layer")
 	gid=$(cat "$dir/gids/0")
 	ktap_print_msg "$dev/$port: $state, $phys, lid $lid, $layer, gid0 $gid"
-	ktap_test_result "$dev/$port state ACTIVE" [ "$state" = "4: ACTIVE" ]
-	ktap_test_result "$dev/$port phys_state LinkUp" [ "$phys" = "5: LinkUp" ]
+	# ktap_test_result runs its command as $@, unquoted: no argument may
+	# hold a space, so the names after "N: " are compared.
+	ktap_test_result "$dev/$port state ACTIVE" [ "${state#4: }" = ACTIVE ]
+	ktap_test_result "$dev/$port phys_state LinkUp" [ "${phys#5: }" = LinkUp ]
 	ktap_test_result "$dev/$port has a LID" [ $((lid)) -ne 0 ]
 	ktap_test_result "$dev/$port link layer InfiniBand, GID 0 link-local" \
 		[ "$layer" = InfiniBand -a "${gid%%:0000:0000:0000:*}" = fe80 ]
