@@ -365,11 +365,12 @@ static void srq_limit(struct kunit *test)
 		fail(name, "armed: err %d limit %u", err, sattr.srq_limit);
 }
 
-/* Receives first..last-1 (wr_id = index) of 64 bytes of b.buf2 on srq. */
+/* Receives first..last-1 (wr_id = index) on srq, each room for the GRH
+ * and 64 bytes in b.buf2. */
 static int post_srq_range(const char *name, struct ib_srq *srq, u64 first,
 			  u64 last)
 {
-	struct ib_sge sge = { .addr = b.dma2, .length = 64,
+	struct ib_sge sge = { .addr = b.dma2, .length = 64 + GRH_LEN,
 			      .lkey = pd->local_dma_lkey };
 	struct ib_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 };
 	const struct ib_recv_wr *rbad;
