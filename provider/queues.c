@@ -666,6 +666,97 @@ free_srq:
 	return NULL;
 }
 
+/* The new ring's record says what the old one says: the device takes
+ * its producer index from the old record and goes on from there. */
+static void srq_resize_req(const struct vhca_srq *srq,
+			   const struct vhca_ring *ring,
+			   struct vhca_modify_srq_req *req)
+{
+	ring->dbrec->producer_index = htole32(srq->ring.pi);
+	req->buf_addr = (uintptr_t)ring->buf;
+	req->buf_len = ring->buf_len;
+	req->log_size = ring->log_size;
+	req->wqe_shift = ring->shift;
+	req->dbrec_offset = dbrec_offset(ring);
+}
+
+/* The SRQ goes on in ring; its counters stay (pollers advance ci without
+ * the lock), ring gets the old buffer to free. */
+static void srq_swap_ring(struct vhca_srq *srq, struct vhca_ring *ring)
+{
+	struct vhca_ring old = srq->ring;
+
+	srq->ring.buf = ring->buf;
+	srq->ring.buf_len = ring->buf_len;
+	srq->ring.owner = ring->owner;
+	srq->ring.res_type = ring->res_type;
+	srq->ring.log_size = ring->log_size;
+	srq->ring.dbrec = ring->dbrec;
+	*ring = old;
+}
+
+/*
+ * ibv_modify_srq with IBV_SRQ_MAX_WR (IBA 11.2.3.3): a new ring, laid out
+ * as at create for max_wr and the SRQ's max_sge, for the kernel's
+ * RESIZE_SRQ, which moves the WQEs the device has not consumed to the
+ * same indexes there (uapi/vhca-abi.h struct vhca_modify_srq_req).  The
+ * SRQ's lock is held throughout, so nothing is posted to the old ring
+ * while the device moves it; the free-running indexes go on.  More WQEs
+ * posted and not completed than max_wr: EINVAL.
+ */
+static int srq_resize(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		      int attr_mask)
+{
+	struct vhca_context *ctx = to_vctx(ibsrq->context);
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	struct {
+		struct ibv_modify_srq ibv_cmd;
+		struct vhca_modify_srq_req drv;
+	} cmd = {};
+	struct ibv_qp_cap cap = {
+		.max_recv_wr = attr->max_wr,
+		.max_recv_sge = srq->max_sge,
+	};
+	struct vhca_create_qp_req layout = {};
+	struct vhca_ring ring;
+	int err;
+
+	if (srq->tm)
+		return EOPNOTSUPP;	/* the device moves no tag list */
+	if (!attr->max_wr || attr->max_wr > ctx->max_srq_wr ||
+	    qp_layout(ctx, &cap, false, &layout) ||
+	    layout.rq_wqe_shift != srq->ring.shift)
+		return EINVAL;
+	err = dbrec_ring_alloc(&ring, ibsrq->pd, VHCA_RES_TYPE_SRQ,
+			       layout.rq_log_size, layout.rq_wqe_shift);
+	if (err)
+		return err;
+	vhca_lock(&srq->lock);
+	if (srq->ring.pi - __atomic_load_n(&srq->ring.ci, __ATOMIC_ACQUIRE) >
+	    (1u << ring.log_size)) {
+		err = EINVAL;
+	} else {
+		srq_resize_req(srq, &ring, &cmd.drv);
+		err = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					 sizeof(cmd));
+		if (!err)
+			srq_swap_ring(srq, &ring);
+	}
+	vhca_unlock(&srq->lock);
+	vhca_ring_free(&ring);	/* the old one, or the refused new one */
+	return err;
+}
+
+int vhca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_srq cmd;
+
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return srq_resize(ibsrq, attr, attr_mask);
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
 int vhca_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct vhca_srq *srq = to_vsrq(ibsrq);

@@ -182,14 +182,6 @@ static int vhca_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				sizeof(cmd));
 }
 
-static int vhca_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
-			   int attr_mask)
-{
-	struct ibv_modify_srq cmd;
-
-	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
-}
-
 static int vhca_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
 	struct ibv_query_srq cmd;

@@ -333,6 +333,9 @@ struct ibv_srq *vhca_create_srq(struct ibv_pd *pd,
 struct vhca_srq *vhca_srq_create(struct ibv_pd *pd,
 				 struct ibv_srq_init_attr_ex *attr, bool ex);
 int vhca_destroy_srq(struct ibv_srq *srq);
+/* IBV_SRQ_LIMIT, and IBV_SRQ_MAX_WR: a resize to a new ring. */
+int vhca_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		    int attr_mask);
 struct vhca_qp *vhca_find_qp(struct vhca_context *ctx, uint32_t qpn);
 
 /* datapath.c */

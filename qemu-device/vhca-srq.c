@@ -6,7 +6,8 @@
  * receive completions still go to each QP's receive CQ.  The limit event
  * (IBA 11.2.3.2): when MODIFY_SRQ armed a limit and the number of posted
  * WQEs falls below it, SRQ_EVENT LIMIT_REACHED goes to EQ 0 and the limit
- * is disarmed (0) until armed again.
+ * is disarmed (0) until armed again.  RESIZE_SRQ moves an SRQ, in use or
+ * not, to a new ring with the WQEs not yet consumed.
  *
  * Also here: the receive doorbell records of SRQs and QP receive queues
  * (vhca_hw_verbs.h "Receive doorbell records"), read when a receive queue
@@ -172,6 +173,149 @@ uint8_t vhca_cmd_modify_srq(VhcaState *s,
     }
     srq->limit = limit;
     vhca_srq_check_limit(s, srqn);
+    return VHCA_CMD_OK;
+}
+
+/* RESIZE_SRQ: everything but the new ring must be the SRQ's (vhca_hw_verbs.h). */
+static uint8_t vhca_srq_check_resize(VhcaState *s, const VhcaSrq *srq,
+                                     const struct vhca_cmd_create_srq *in)
+{
+    static const uint8_t zero[sizeof(in->rsvd)];
+    uint8_t flags = (srq->xrc ? VHCA_SRQ_F_XRC : 0);
+    const char *why = NULL;
+    uint8_t status;
+
+    if (srq->tm) {
+        return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "resize of a tag matching "
+                               "SRQ", 0);
+    }
+    if (in->log_size > VHCA_MAX_LOG_WQ || in->wqe_shift != srq->wq.wqe_shift) {
+        return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "resize: log_size out of "
+                               "range or another wqe_shift", in->log_size);
+    }
+    if (le32_to_cpu(in->pdn) != srq->pdn ||
+        le32_to_cpu(in->db_page) != srq->db_page || in->flags != flags ||
+        (srq->xrc && (le32_to_cpu(in->xrcdn) != srq->xrcdn ||
+                      le32_to_cpu(in->cqn) != srq->cqn))) {
+        return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "resize: PD, doorbell page, "
+                               "flags or XRC fields not the SRQ's",
+                               le32_to_cpu(in->pdn));
+    }
+    if (in->limit || in->rsvd0 || memcmp(in->rsvd, zero, sizeof(zero)) ||
+        (!srq->xrc && (in->xrcdn || in->cqn))) {
+        return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "resize: limit or reserved "
+                               "field not zero", le32_to_cpu(in->limit));
+    }
+    status = vhca_wq_dbrec_check(s, le64_to_cpu(in->dbrec_addr), &why);
+    if (status != VHCA_CMD_OK) {
+        return vhca_srq_reject(status, why, (uint32_t)in->dbrec_addr);
+    }
+    return VHCA_CMD_OK;
+}
+
+/*
+ * The WQEs not yet consumed, [ci, pi), to the same indexes of the new ring
+ * (index i in slot i mod its size): the counters go on unchanged, so they
+ * are consumed in the order they were posted (IBA 11.2.3.3: a resize
+ * keeps the outstanding WRs).  An armed limit stays below the new size:
+ * it is at most the WQEs waiting, or the event would have fired.
+ */
+static uint8_t vhca_srq_copy_wqes(VhcaState *s, uint32_t srqn,
+                                  const VhcaWq *old, VhcaWq *next)
+{
+    uint32_t old_mask = (1u << old->log_size) - 1;
+    uint32_t new_mask = (1u << next->log_size) - 1;
+    uint32_t stride = 1u << old->wqe_shift;
+    g_autofree uint8_t *wqe = g_malloc(stride);
+    uint32_t i;
+
+    if (old->pi - old->ci > (1u << next->log_size)) {
+        return vhca_srq_reject(VHCA_CMD_BAD_PARAM, "resize: new ring smaller "
+                               "than the WQEs not yet consumed",
+                               old->pi - old->ci);
+    }
+    for (i = old->ci; i != old->pi; i++) {
+        uint64_t from = vhca_buf_addr(&old->buf, (uint64_t)(i & old_mask)
+                                      << old->wqe_shift);
+        uint64_t to = vhca_buf_addr(&next->buf, (uint64_t)(i & new_mask)
+                                    << old->wqe_shift);
+
+        if (vhca_dma_read(s, from, wqe, stride) != MEMTX_OK) {
+            return vhca_srq_reject(VHCA_CMD_BAD_ADDR, "resize: old ring "
+                                   "unreadable", srqn);
+        }
+        if (vhca_dma_write(s, to, wqe, stride) != MEMTX_OK) {
+            return vhca_srq_reject(VHCA_CMD_BAD_ADDR, "resize: new ring "
+                                   "unwritable", srqn);
+        }
+    }
+    next->pi = old->pi;
+    next->ci = old->ci;
+    return VHCA_CMD_OK;
+}
+
+/*
+ * A record value behind the producer index just taken is the poster's
+ * before it published what it posted during the command (a kernel SRQ
+ * copies those WQEs after it): not an error to log.
+ */
+static void vhca_srq_note_stale_record(VhcaState *s, VhcaWq *wq)
+{
+    struct vhca_wq_dbrec rec;
+    uint32_t pi;
+
+    if (!wq->dbrec ||
+        vhca_dma_read(s, wq->dbrec, &rec, sizeof(rec)) != MEMTX_OK) {
+        return;
+    }
+    pi = le32_to_cpu(rec.producer_index);
+    if (pi != wq->pi && wq->pi - pi <= (1u << wq->log_size)) {
+        wq->dbrec_bad = true;
+        wq->dbrec_bad_pi = pi;
+    }
+}
+
+uint8_t vhca_cmd_resize_srq(VhcaState *s, uint32_t srqn, uint64_t in_addr,
+                            uint32_t result[2])
+{
+    VhcaSrq *srq = vhca_srq_get(s, srqn);
+    struct vhca_cmd_create_srq in;
+    VhcaWq next = { 0 };
+    const char *why = NULL;
+    uint64_t bytes;
+    uint8_t status;
+
+    if (!srq) {
+        return vhca_srq_reject(VHCA_CMD_BAD_HANDLE, "no such SRQ", srqn);
+    }
+    if (vhca_dma_read(s, in_addr, &in, sizeof(in)) != MEMTX_OK) {
+        return VHCA_CMD_BAD_ADDR;
+    }
+    status = vhca_srq_check_resize(s, srq, &in);
+    if (status != VHCA_CMD_OK) {
+        return status;
+    }
+    next.log_size = in.log_size;
+    next.wqe_shift = in.wqe_shift;
+    next.dbrec = le64_to_cpu(in.dbrec_addr);
+    bytes = 1ull << (in.log_size + in.wqe_shift);
+    status = vhca_buf_load(s, &in.buf, bytes, vhca_ring_max_pages(bytes),
+                           &next.buf, &why);
+    if (status != VHCA_CMD_OK) {
+        return vhca_srq_reject(status, why, le32_to_cpu(in.buf.npages));
+    }
+    /* Every WQE the old record announces moves. */
+    vhca_wq_read_dbrec(s, &srq->wq, "srq", srqn);
+    status = vhca_srq_copy_wqes(s, srqn, &srq->wq, &next);
+    if (status != VHCA_CMD_OK) {
+        vhca_buf_free(&next.buf);
+        return status;
+    }
+    vhca_srq_note_stale_record(s, &next);
+    vhca_buf_free(&srq->wq.buf);
+    srq->wq = next;
+    result[0] = next.pi;
+    trace_vhca_srq_resize(srqn, next.log_size, next.pi - next.ci);
     return VHCA_CMD_OK;
 }
 

@@ -38,6 +38,8 @@ static const VhcaVerbsCmdInfo vhca_verbs_cmds[] = {
     { VHCA_CMD_MODIFY_SRQ, "MODIFY_SRQ", 0, 0 },
     { VHCA_CMD_QUERY_SRQ, "QUERY_SRQ", 0, 0 },
     { VHCA_CMD_DESTROY_SRQ, "DESTROY_SRQ", 0, 0 },
+    { VHCA_CMD_RESIZE_SRQ, "RESIZE_SRQ", sizeof(struct vhca_cmd_create_srq),
+      0 },
     { VHCA_CMD_CREATE_MR, "CREATE_MR", sizeof(struct vhca_cmd_create_mr), 0 },
     { VHCA_CMD_ALLOC_MR, "ALLOC_MR", 0, 0 },
     { VHCA_CMD_DESTROY_MR, "DESTROY_MR", 0, 0 },
@@ -151,6 +153,8 @@ uint8_t vhca_verbs_cmd_execute(VhcaState *s, const struct vhca_cmd *raw,
         return vhca_cmd_query_srq(s, handle, result);
     case VHCA_CMD_DESTROY_SRQ:
         return vhca_cmd_destroy_srq(s, handle);
+    case VHCA_CMD_RESIZE_SRQ:
+        return vhca_cmd_resize_srq(s, handle, in_addr, result);
     case VHCA_CMD_CREATE_MR:
         return vhca_cmd_create_mr(s, in_addr, result);
     case VHCA_CMD_ALLOC_MR:
@@ -228,7 +232,8 @@ void vhca_verbs_device_attr(struct vhca_device_attr *attr)
                                  VHCA_DEV_CAP_ODP_IMPLICIT |
                                  VHCA_DEV_CAP_ATOMIC_WRITE |
                                  VHCA_DEV_CAP_FLUSH_GLOBAL |
-                                 VHCA_DEV_CAP_FLUSH_PERSISTENT);
+                                 VHCA_DEV_CAP_FLUSH_PERSISTENT |
+                                 VHCA_DEV_CAP_SRQ_RESIZE);
     attr->hca_core_clock_khz = cpu_to_le32(VHCA_CORE_CLOCK_KHZ);
     attr->max_cq = cpu_to_le32(VHCA_MAX_CQ);
     attr->max_cqe = cpu_to_le32(VHCA_MAX_CQE);

@@ -404,6 +404,8 @@ uint8_t vhca_cmd_modify_srq(VhcaState *s,
                             const struct vhca_cmd_srq_limit_in *in);
 uint8_t vhca_cmd_query_srq(VhcaState *s, uint32_t srqn, uint32_t result[2]);
 uint8_t vhca_cmd_destroy_srq(VhcaState *s, uint32_t srqn);
+uint8_t vhca_cmd_resize_srq(VhcaState *s, uint32_t srqn, uint64_t in_addr,
+                            uint32_t result[2]);
 void vhca_srq_check_limit(VhcaState *s, uint32_t srqn);
 void vhca_srq_doorbell(VhcaState *s, uint32_t page, uint64_t value);
 VhcaWq *vhca_qp_recv_wq(VhcaState *s, VhcaQp *qp);

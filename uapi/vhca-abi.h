@@ -221,6 +221,27 @@ struct vhca_create_srq_resp {
 };
 VHCA_SIZE_CHECK(struct vhca_create_srq_resp, 16);
 
+/* ibv_modify_srq with IBV_SRQ_MAX_WR (the kernel sets IB_DEVICE_SRQ_RESIZE
+ * where the device has VHCA_DEV_CAP_SRQ_RESIZE): its driver data is this
+ * request for a new buffer laid out as at create (log_size and wqe_shift
+ * the geometry for the new max_wr and the SRQ's max_sge; dbrec_offset
+ * after the WQEs).  The provider holds the SRQ's lock across the command
+ * and has stored its producer index in the new record as in the old; the
+ * device moves the WQEs it has not consumed to the same indexes of the
+ * new ring (vhca_hw_verbs.h RESIZE_SRQ), so the provider's counters go
+ * on.  On an error the old ring stays the SRQ's.  A modify_srq without
+ * this request (a provider before it) and IBV_SRQ_MAX_WR: EOPNOTSUPP. */
+struct vhca_modify_srq_req {
+	uint64_t	comp_mask;	/* 0 */
+	uint64_t	buf_addr;
+	uint64_t	buf_len;
+	uint8_t		log_size;
+	uint8_t		wqe_shift;
+	uint8_t		rsvd[2];
+	uint32_t	dbrec_offset;
+};
+VHCA_SIZE_CHECK(struct vhca_modify_srq_req, 32);
+
 /* ---- address handles ----
  * The device has no AH objects: UD send WQEs carry the address vector.
  * create_ah answers with it, ready to copy into struct vhca_wqe_ud.

@@ -358,6 +358,7 @@ VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
  * (IBA 1.5 A19.4.1; IB_DEVICE_FLUSH_GLOBAL, IB_DEVICE_FLUSH_PERSISTENT) */
 #define VHCA_DEV_CAP_FLUSH_GLOBAL	(1u << 10)
 #define VHCA_DEV_CAP_FLUSH_PERSISTENT	(1u << 11)
+#define VHCA_DEV_CAP_SRQ_RESIZE		(1u << 12)	/* RESIZE_SRQ (vhca_hw_verbs.h) */
 
 /* IBA 14.2.5.6 PortInfo values used below. */
 enum vhca_port_state {

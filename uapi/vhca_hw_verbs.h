@@ -40,6 +40,7 @@
 	X(VHCA_CMD_MODIFY_SRQ,		0x0051)	/* in: vhca_cmd_srq_limit_in */ \
 	X(VHCA_CMD_QUERY_SRQ,		0x0052)	/* in: handle = srqn; result[0]: limit */ \
 	X(VHCA_CMD_DESTROY_SRQ,		0x0053)	/* in: handle = srqn */ \
+	X(VHCA_CMD_RESIZE_SRQ,		0x0054)	/* in: handle = srqn; in_addr: vhca_cmd_create_srq (buf, log_size, dbrec); result[0]: producer index taken (VHCA_DEV_CAP_SRQ_RESIZE) */ \
 	X(VHCA_CMD_CREATE_MR,		0x0060)	/* in_addr: vhca_cmd_create_mr; result[0]: key */ \
 	X(VHCA_CMD_ALLOC_MR,		0x0061)	/* in: vhca_cmd_alloc_mr_in; result[0]: key (FREE state) */ \
 	X(VHCA_CMD_DESTROY_MR,		0x0062)	/* in: handle = key */ \
@@ -452,6 +453,25 @@ struct vhca_cmd_srq_limit_in {		/* MODIFY_SRQ */
 	uint8_t		rsvd[24];
 };
 VHCA_SIZE_CHECK(struct vhca_cmd_srq_limit_in, 32);
+
+/*
+ * RESIZE_SRQ (VHCA_DEV_CAP_SRQ_RESIZE; ibv_modify_srq with IBV_SRQ_MAX_WR,
+ * IBA 11.2.3.3): the SRQ moves to a new ring.  in_addr holds a struct
+ * vhca_cmd_create_srq: buf, log_size and dbrec_addr describe the new ring
+ * and its doorbell record; wqe_shift, pdn, db_page, flags, xrcdn and cqn
+ * must be the SRQ's, limit 0 (MODIFY_SRQ arms the limit) and rsvd zero.
+ * The device first takes the producer index of the old record, then
+ * copies the WQEs it has not consumed, index i of the old ring to index
+ * i of the new one (slot i mod the new size): the free-running producer
+ * and consumer indexes go on unchanged, so the WQEs posted before the
+ * resize are consumed in order and the poster keeps its counters.
+ * result[0] is that producer index: a poster that did not hold its lock
+ * across the command (a kernel SRQ) copies the WQEs it posted after it
+ * to the new ring itself and stores its producer index in the new record.
+ * BAD_PARAM: another wqe_shift, PD, page, flags, a nonzero limit, a
+ * tag matching SRQ, or more unconsumed WQEs than the new ring holds; the
+ * old ring stays the SRQ's.
+ */
 
 /* ------------------------------------------------------------------------
  * Memory regions (Guide 6, IBA 10.6).  A key is index << 8 | variant; the

@@ -92,6 +92,15 @@ Status DeviceCommands::ModifySrq(uint32_t srqn, uint32_t limit) {
   return Ok();
 }
 
+Result<uint32_t> DeviceCommands::ResizeSrq(uint32_t srqn,
+                                           const vhca_cmd_create_srq& in) {
+  CommandRequest request = MakeRequest(VHCA_CMD_RESIZE_SRQ, HandleIn(srqn));
+  SetInput(&request, in);
+  auto response = Run(request);
+  VHCA_TRY(response);
+  return response.value().result[0];
+}
+
 Result<uint32_t> DeviceCommands::QuerySrq(uint32_t srqn) {
   auto response = Run(MakeRequest(VHCA_CMD_QUERY_SRQ, HandleIn(srqn)));
   VHCA_TRY(response);

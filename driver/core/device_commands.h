@@ -54,6 +54,8 @@ class DeviceCommands {
   Result<uint32_t> CreateSrq(const vhca_cmd_create_srq& in);
   Result<uint32_t> CreateSrq(const vhca_cmd_create_tm_srq& in);
   Status ModifySrq(uint32_t srqn, uint32_t limit);
+  // The producer index the device took from the old record.
+  Result<uint32_t> ResizeSrq(uint32_t srqn, const vhca_cmd_create_srq& in);
   // Returns the SRQ limit.
   Result<uint32_t> QuerySrq(uint32_t srqn);
   Status DestroySrq(uint32_t srqn);

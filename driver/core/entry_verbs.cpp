@@ -183,6 +183,13 @@ int vhca_core_modify_srq(vhca_core_srq* srq, unsigned int limit) {
   return AsSrq(srq)->SetLimit(limit).error();
 }
 
+int vhca_core_resize_srq(vhca_core_srq* srq, unsigned int max_wr,
+                         unsigned int* actual_wr) {
+  const vhca::Status status = AsSrq(srq)->Resize(max_wr);
+  if (status.ok()) *actual_wr = AsSrq(srq)->max_wr();
+  return status.error();
+}
+
 int vhca_core_query_srq(vhca_core_srq* srq, unsigned int* limit) {
   auto result = AsSrq(srq)->QueryLimit();
   if (!result.ok()) return result.error();
@@ -429,6 +436,16 @@ int vhca_core_create_user_srq(vhca_core_device* dev,
                               const vhca_core_srq_xrc* xrc,
                               vhca_core_srq** out) {
   return CreateUserSrq(dev, init, xrc, nullptr, out);
+}
+
+int vhca_core_resize_user_srq(vhca_core_srq* srq, vhca_core_ubuf* buf,
+                              unsigned int max_wr, unsigned int log_size,
+                              unsigned int wqe_shift, unsigned int dbrec_offset,
+                              unsigned int* actual_wr) {
+  const vhca::Status status = AsSrq(srq)->ResizeUser(
+      TakeUbuf(buf), max_wr, log_size, wqe_shift, dbrec_offset);
+  if (status.ok()) *actual_wr = AsSrq(srq)->max_wr();
+  return status.error();
 }
 
 int vhca_core_create_user_tm_srq(vhca_core_device* dev,

@@ -73,6 +73,7 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
   const uint32_t log_size = layout.value().rq_log_size;
   const uint32_t wqe_shift = layout.value().rq_wqe_shift;
   log_size_ = log_size;
+  wqe_shift_ = wqe_shift;
   vhca_cmd_create_srq in{};
   if (user()) {
     // The provider computed the same geometry (uapi/vhca-abi.h).
@@ -96,6 +97,8 @@ Status SharedReceiveQueue::Init(uint32_t pdn, uint32_t max_wr,
     in.buf = buf.value();
     in.dbrec_addr = ToLe64(rq_.RecordDma());
   }
+  pdn_ = pdn;
+  db_page_ = db_page;
   in.pdn = ToLe32(pdn);
   in.db_page = ToLe32(db_page);
   in.limit = ToLe32(limit);
@@ -152,6 +155,103 @@ Status SharedReceiveQueue::PostRecvChain(const void** item,
       device_.registers().RingData(VHCA_DB_SRQ, srqn_, 0, rq_.producer());
   }
   return status;
+}
+
+// The ring for max_wr WQEs of this SRQ's stride (as Init computes it).
+Result<uint32_t> SharedReceiveQueue::ResizeLogSize(uint32_t max_wr) const {
+  const vhca_device_attr& attr = device_.attr();
+  if (!(FromLe32(attr.dev_caps) & VHCA_DEV_CAP_SRQ_RESIZE) || tm_.ops)
+    return Error{-VHCA_EOPNOTSUPP};
+  if (max_wr == 0 || max_wr > FromLe32(attr.max_srq_wr))
+    return Error{-VHCA_EINVAL};
+  vhca_core_qp_cap cap{};
+  cap.max_recv_wr = max_wr;
+  cap.max_recv_sge = layout_.max_sge;
+  auto layout = ComputeQpLayout(cap, false, FromLe32(attr.max_srq_wr),
+                                FromLe32(attr.max_sge));
+  VHCA_TRY(layout);
+  if (layout.value().rq_wqe_shift != wqe_shift_) return Error{-VHCA_EINVAL};
+  return layout.value().rq_log_size;
+}
+
+// RESIZE_SRQ's input: all but the ring and record are the SRQ's.
+vhca_cmd_create_srq SharedReceiveQueue::ResizeInput(uint32_t log_size) const {
+  vhca_cmd_create_srq in{};
+  in.pdn = ToLe32(pdn_);
+  in.db_page = ToLe32(db_page_);
+  in.log_size = static_cast<uint8_t>(log_size);
+  in.wqe_shift = static_cast<uint8_t>(wqe_shift_);
+  if (xrcdn_) {
+    in.flags = VHCA_SRQ_F_XRC;
+    in.xrcdn = ToLe32(xrcdn_);
+    in.cqn = ToLe32(xrc_cqn_);
+  }
+  return in;
+}
+
+Status SharedReceiveQueue::Resize(uint32_t max_wr) {
+  if (user()) return Error{-VHCA_EINVAL};  // ResizeUser
+  auto log_size = ResizeLogSize(max_wr);
+  VHCA_TRY(log_size);
+  auto next = WorkQueue::Create(device_.kdev(), log_size.value(),
+                                rq_.wqe_shift(), WorkQueue::Record::kReceive);
+  VHCA_TRY(next);
+  WorkQueue ring = next.Take();
+  vhca_cmd_create_srq in = ResizeInput(log_size.value());
+  auto buf = ring.Descriptor();
+  VHCA_TRY(buf);
+  in.buf = buf.value();
+  in.dbrec_addr = ToLe64(ring.RecordDma());
+  {
+    LockGuard guard(lock_);
+    // Posted and not completed: the device has at most these left.
+    if (rq_.producer() - rq_.consumer() > ring.size())
+      return Error{-VHCA_EINVAL};
+    rq_.LimitTo(ring.size() < rq_.size() ? ring.size() : rq_.size());
+    ring.SeedRecord(rq_.producer());
+  }
+  auto taken = device_.commands().ResizeSrq(srqn_, in);
+  LockGuard guard(lock_);
+  if (!taken.ok()) {
+    rq_.LimitTo(~0u);
+    if (DeviceMayStillUse(taken.error())) orphan_rq_ = Move(ring);
+    return Error{taken.error()};
+  }
+  rq_.AdoptRing(ring, taken.value());
+  log_size_ = log_size.value();
+  return Ok();
+  // `ring`, now the old one, is freed after the guard is released
+  // (dma_free_coherent must not run with interrupts off).
+}
+
+Status SharedReceiveQueue::ResizeUser(OwnedPtr<UserBuffer> buffer,
+                                      uint32_t max_wr, uint32_t log_size,
+                                      uint32_t wqe_shift,
+                                      uint32_t dbrec_offset) {
+  if (!user() || !buffer) return Error{-VHCA_EINVAL};
+  auto expected = ResizeLogSize(max_wr);
+  VHCA_TRY(expected);
+  // The provider computed the same geometry (uapi/vhca-abi.h).
+  if (expected.value() != log_size || wqe_shift != wqe_shift_)
+    return Error{-VHCA_EINVAL};
+  vhca_cmd_create_srq in = ResizeInput(log_size);
+  const uint64_t ring_bytes = uint64_t{1} << (log_size + in.wqe_shift);
+  auto buf = buffer->RingDescriptor(ring_bytes);
+  VHCA_TRY(buf);
+  in.buf = buf.value();
+  auto dbrec = buffer->RecordAddress(ring_bytes, dbrec_offset,
+                                     sizeof(vhca_wq_dbrec));
+  VHCA_TRY(dbrec);
+  in.dbrec_addr = ToLe64(dbrec.value());
+  auto taken = device_.commands().ResizeSrq(srqn_, in);
+  if (!taken.ok()) {
+    if (DeviceMayStillUse(taken.error())) orphan_user_buffer_ = Move(buffer);
+    return Error{taken.error()};
+  }
+  // The device copied the new page list and let go of the old one.
+  user_buffer_ = Move(buffer);
+  log_size_ = log_size;
+  return Ok();
 }
 
 Status SharedReceiveQueue::SetLimit(uint32_t limit) {

@@ -62,6 +62,20 @@ class SharedReceiveQueue : public DeviceResource {
   Status PostRecvChain(const void** item, vhca_core_recv_wr_convert convert);
   void CompletedOne() { rq_.CompletedOne(); }
 
+  // IB_SRQ_MAX_WR (IBA 11.2.3.3; VHCA_DEV_CAP_SRQ_RESIZE, else
+  // -EOPNOTSUPP): RESIZE_SRQ moves the SRQ, in use or not, to a ring for
+  // max_wr, the WQEs posted and not completed kept and consumed in order.
+  // -EINVAL: more of them than the new ring holds; the old ring stays.
+  // A kernel SRQ posts on meanwhile (the device answers which WQEs it
+  // moved; the rest are copied here).
+  Status Resize(uint32_t max_wr);
+  // A user SRQ: the provider's new ring in `buffer`, laid out as at
+  // creation; it holds its lock across the call, so the device moves
+  // every WQE it posted.
+  Status ResizeUser(OwnedPtr<UserBuffer> buffer, uint32_t max_wr,
+                    uint32_t log_size, uint32_t wqe_shift,
+                    uint32_t dbrec_offset);
+
   // Arms the limit event (IBA 11.2.3.2); 0 disarms.
   Status SetLimit(uint32_t limit);
   Result<uint32_t> QueryLimit();
@@ -88,11 +102,18 @@ class SharedReceiveQueue : public DeviceResource {
   SpinLock lock_;
   WorkQueue rq_;
   uint32_t log_size_ = 0;
+  uint32_t wqe_shift_ = 0;
   OwnedPtr<UserBuffer> user_buffer_;  // user SRQs: the ring instead of rq_
   uint32_t xrcdn_ = 0;      // XRC SRQs: the domain (0: a basic SRQ)
   uint32_t xrc_cqn_ = 0;    // XRC SRQs: the CQ
   TagMatching tm_{};        // TM SRQs: tm_.ops set
+  uint32_t pdn_ = 0;
+  uint32_t db_page_ = 0;
+  WorkQueue orphan_rq_;     // a resize the device never answered
+  OwnedPtr<UserBuffer> orphan_user_buffer_;
   Status CreateOnDevice(const vhca_cmd_create_srq& in);
+  Result<uint32_t> ResizeLogSize(uint32_t max_wr) const;
+  vhca_cmd_create_srq ResizeInput(uint32_t log_size) const;
   Result<uint32_t> CreateTmOnDevice(const vhca_cmd_create_srq& in);
 };
 

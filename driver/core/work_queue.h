@@ -21,6 +21,7 @@
 
 #include "dma_buffer.h"
 #include "endian.h"
+#include "memory.h"
 #include "memory_model.h"
 #include "page_list.h"
 #include "result.h"
@@ -78,7 +79,9 @@ class WorkQueue {
 
   uint32_t producer() const { return producer_; }
   uint32_t consumer() const { return consumer_.ReadAcquire(); }
-  bool full() const { return producer_ - consumer() >= size(); }
+  bool full() const {
+    return producer_ - consumer() >= (size() < cap_ ? size() : cap_);
+  }
   // The WQE at the producer index (owner's lock held, !full()).
   uint8_t* NextWqe() const { return Wqe(producer_); }
   uint8_t* Wqe(uint32_t index) const {
@@ -118,6 +121,36 @@ class WorkQueue {
   }
   // One WQE done, in order (SRQ).
   void CompletedOne() { consumer_.AddRelease(1); }
+  // SRQ resize (SharedReceiveQueue::Resize): while the device moves the
+  // SRQ, posting stops at cap WQEs outstanding (the smaller of the two
+  // sizes, so what is posted meanwhile fits in the ring it ends on);
+  // ~0u lifts it.  Owner's lock held.
+  void LimitTo(uint32_t cap) { cap_ = cap; }
+  // A new ring's record, before the device takes the ring: the index the
+  // poster has published so far.
+  void SeedRecord(uint32_t producer) {
+    WriteOnce(&record_->producer_index, ToLe32(producer));
+  }
+  // This queue goes on in next's ring (same stride), its counters kept:
+  // the WQEs posted after the device's index `taken` (the device moved
+  // those before it, index i to slot i of the new ring) are copied to
+  // the same indexes there and published in next's record.  next keeps
+  // the old ring, to be freed after the owner's lock is dropped.
+  void AdoptRing(WorkQueue& next, uint32_t taken) {
+    for (uint32_t i = taken; i != producer_; ++i)
+      CopyBytes(next.Wqe(i), Wqe(i), stride());
+    DmaBuffer ring = Move(next.ring_);
+    next.ring_ = Move(ring_);
+    ring_ = Move(ring);
+    vhca_wq_dbrec* record = next.record_;
+    next.record_ = record_;
+    record_ = record;
+    const uint32_t log_size = next.log_size_;
+    next.log_size_ = log_size_;
+    log_size_ = log_size;
+    cap_ = ~0u;
+    PublishProducer();
+  }
   // QP back to RESET: the device forgets the queue's indexes.
   // The record too: the device takes a stale record value after RESET
   // (it is not behind the device's index 0) as posted WQEs.
@@ -137,6 +170,7 @@ class WorkQueue {
   DmaBuffer ring_;
   vhca_wq_dbrec* record_ = nullptr;  // in ring_, after the WQEs
   uint32_t producer_ = 0;  // written under the owner's lock
+  uint32_t cap_ = ~0u;     // LimitTo, under the owner's lock
   AtomicU32 consumer_;
 };
 

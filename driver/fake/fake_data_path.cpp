@@ -320,6 +320,28 @@ uint8_t Device::DestroySrq(uint32_t srqn) {
   return VHCA_CMD_OK;
 }
 
+// RESIZE_SRQ: the SRQ's fields kept, the new ring taken (the fake moves
+// no WQEs: its data path is the test's).
+uint8_t Device::ResizeSrq(const vhca_cmd& cmd, uint32_t srqn,
+                          uint32_t result[2]) {
+  Srq* srq = srqs.find(srqn);
+  if (!srq) return VHCA_CMD_BAD_HANDLE;
+  vhca_cmd_create_srq in{};
+  if (!ReadIn(cmd, &in)) return VHCA_CMD_BAD_SIZE;
+  if (in.pdn != srq->in.pdn || in.wqe_shift != srq->in.wqe_shift ||
+      in.flags != srq->in.flags || in.db_page != srq->in.db_page ||
+      in.limit || in.log_size > VHCA_MAX_LOG_WQ)
+    return VHCA_CMD_BAD_PARAM;
+  if (!RingReachable(in.buf, uint64_t{1} << (in.log_size + in.wqe_shift)) ||
+      !RecordReachable(in.dbrec_addr))
+    return VHCA_CMD_BAD_ADDR;
+  result[0] = RecordProducer(srq->in.dbrec_addr) - srq_resize_lag;
+  srq->in.buf = in.buf;
+  srq->in.log_size = in.log_size;
+  srq->in.dbrec_addr = in.dbrec_addr;
+  return VHCA_CMD_OK;
+}
+
 // ODP_MAP/ODP_INVALIDATE (vhca_hw_odp.h): the range of an ODP region;
 // ODP_MAP's page addresses are logged in odp_mapped.
 uint8_t Device::OdpRange(const vhca_cmd& cmd) {
@@ -504,6 +526,8 @@ uint8_t Device::ExecuteDataPath(const vhca_cmd& cmd, uint32_t result[2]) {
     }
     case VHCA_CMD_DESTROY_SRQ:
       return DestroySrq(handle);
+    case VHCA_CMD_RESIZE_SRQ:
+      return ResizeSrq(cmd, handle, result);
     case VHCA_CMD_CREATE_MR:
     case VHCA_CMD_REREG_MR:
       return RegisterMr(cmd, result);

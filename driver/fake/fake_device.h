@@ -170,6 +170,10 @@ class Device {
   // What a polling device writes into a send record's device_flags.
   void SetRecordFlags(uint64_t addr, uint32_t flags);
 
+  // RESIZE_SRQ answers the old record's producer index less this many:
+  // WQEs posted during the command, which the driver copies itself.
+  uint32_t srq_resize_lag = 0;
+
   // ---- observations ----
   bool enabled = false;
   bool fatal = false;
@@ -222,6 +226,7 @@ class Device {
   uint8_t ModifyQp(const vhca_cmd& cmd);
   uint8_t CreateSrq(const vhca_cmd& cmd, uint32_t result[2]);
   uint8_t DestroySrq(uint32_t srqn);
+  uint8_t ResizeSrq(const vhca_cmd& cmd, uint32_t srqn, uint32_t result[2]);
   uint8_t RegisterMr(const vhca_cmd& cmd, uint32_t result[2]);
   uint8_t OdpRange(const vhca_cmd& cmd);
   uint8_t AllocMr(const vhca_cmd& cmd, uint32_t result[2]);

@@ -134,6 +134,16 @@ int vhca_core_create_user_srq(struct vhca_core_device *dev,
 			      struct vhca_core_user_srq_init *init,
 			      const struct vhca_core_srq_xrc *xrc,
 			      struct vhca_core_srq **out);
+/* ibv_modify_srq with IBV_SRQ_MAX_WR: the SRQ moves to the ring in buf,
+ * laid out as at create for max_wr (log_size and wqe_shift the core's
+ * geometry, else -EINVAL); the device moves the WQEs not consumed.  Takes buf over; on
+ * success the old ring is no longer the device's (*actual_wr the granted
+ * size), on -ETIMEDOUT/-EIO neither ring may be unpinned before destroy. */
+int vhca_core_resize_user_srq(struct vhca_core_srq *srq,
+			      struct vhca_core_ubuf *buf, unsigned int max_wr,
+			      unsigned int log_size, unsigned int wqe_shift,
+			      unsigned int dbrec_offset,
+			      unsigned int *actual_wr);
 /* A tag matching SRQ (IB_SRQT_TM, uapi/vhca_hw_tm.h): its CQ takes the
  * list operations' completions, ops the ring of 2^ops_log_size of them
  * (owned by the SRQ from the call on, as init->buf). */

@@ -293,6 +293,12 @@ int vhca_core_create_srq(struct vhca_core_device *dev, unsigned int pdn,
 			 unsigned int *actual_wr, unsigned int *actual_sge);
 int vhca_core_modify_srq(struct vhca_core_srq *srq, unsigned int limit);
 int vhca_core_query_srq(struct vhca_core_srq *srq, unsigned int *limit);
+/* IB_SRQ_MAX_WR of a kernel SRQ (IBA 11.2.3.3): a new ring for max_wr,
+ * the WQEs posted and not completed kept in order; *actual_wr the
+ * granted size.  -EINVAL: more of them than max_wr; -EOPNOTSUPP: a
+ * device without VHCA_DEV_CAP_SRQ_RESIZE. */
+int vhca_core_resize_srq(struct vhca_core_srq *srq, unsigned int max_wr,
+			 unsigned int *actual_wr);
 int vhca_core_destroy_srq(struct vhca_core_srq *srq);
 /* post_srq_recv of a chain: as vhca_core_post_recv_chain. */
 int vhca_core_post_srq_recv_chain(struct vhca_core_srq *srq, const void **item,

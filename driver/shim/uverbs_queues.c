@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * uverbs_queues.c - the user (udata) halves of create_cq, create_qp,
- * create_srq and create_ah: the request of uapi/vhca-abi.h, the pinned
- * rings handed to the core (vhca_core_user.h), the response.  The
+ * create_srq and create_ah, and of the resizes of CQs and SRQs: the
+ * request of uapi/vhca-abi.h, the pinned rings handed to the core
+ * (vhca_core_user.h), the response.  The
  * verbs_*.c ops call these when udata is set; destroy releases the rings
  * there, after the device let go of them.
  */
@@ -262,6 +263,44 @@ release:
 	vhca_uring_release(&srq->uring);
 	vhca_uring_release(&srq->tm_uring);
 	return err;
+}
+
+int vhca_uverbs_resize_srq(struct vhca_srq *srq, unsigned int max_wr,
+			   struct ib_udata *udata)
+{
+	struct vhca_modify_srq_req req;
+	struct vhca_uring next = {};
+	struct vhca_core_ubuf *buf;
+	unsigned int granted;
+	int err;
+
+	/* A provider that sends no request does not resize (vhca-abi.h). */
+	if (!udata || !udata->inlen)
+		return -EOPNOTSUPP;
+	err = vhca_udata_request(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	err = vhca_uring_pin(srq->ibsrq.device, req.buf_addr, req.buf_len,
+			     &next, &buf);
+	if (err)
+		return err;
+	err = vhca_core_resize_user_srq(srq->core, buf, max_wr, req.log_size,
+					req.wqe_shift, req.dbrec_offset,
+					&granted);
+	if (err == -ETIMEDOUT || err == -EIO) {
+		/* No answer: the device may use the new ring until destroy. */
+		vhca_uring_release(&srq->orphan_uring);
+		srq->orphan_uring = next;
+		return err;
+	}
+	if (err) {
+		vhca_uring_release(&next);
+		return err;
+	}
+	vhca_uring_release(&srq->uring);	/* the device left it */
+	srq->uring = next;
+	srq->max_wr = granted;
+	return 0;
 }
 
 int vhca_uverbs_create_ah(struct vhca_ah *ah, struct ib_udata *udata)

@@ -240,6 +240,10 @@ void vhca_verbs_query_device(struct vhca_kapi_device *kdev,
 	props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	vhca_mw_query_device(vhca_core_device_attr(kdev->core), props);
 	vhca_xrc_query_device(vhca_core_device_attr(kdev->core), props);
+	/* modify_srq(IB_SRQ_MAX_WR): RESIZE_SRQ (verbs_srq.c) */
+	if (le32_to_cpu(vhca_core_device_attr(kdev->core)->dev_caps) &
+	    VHCA_DEV_CAP_SRQ_RESIZE)
+		props->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	/* 8-byte atomics, atomic between every QP of the device (the device
 	 * serializes them, vhca-responder.c); no masked atomics. */
 	props->atomic_cap = IB_ATOMIC_HCA;

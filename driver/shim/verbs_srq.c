@@ -39,14 +39,43 @@ int vhca_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 }
 
+/* IB_SRQ_MAX_WR (IBA 11.2.3.3): a new ring, the outstanding WRs kept; the
+ * granted size (at least max_wr) goes back in attr->max_wr. */
+static int vhca_srq_resize(struct vhca_srq *srq, struct ib_srq_attr *attr,
+			   struct ib_udata *udata)
+{
+	unsigned int granted;
+	int err;
+
+	if (udata)
+		return vhca_uverbs_resize_srq(srq, attr->max_wr, udata);
+	err = vhca_core_resize_srq(srq->core, attr->max_wr, &granted);
+	if (!err)
+		srq->max_wr = granted;
+	return err;
+}
+
 int vhca_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
-	if (mask & ~IB_SRQ_LIMIT)
-		return -EOPNOTSUPP;	/* IB_SRQ_MAX_WR: no resize */
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	int err;
+
+	if (mask & ~(IB_SRQ_LIMIT | IB_SRQ_MAX_WR))
+		return -EOPNOTSUPP;
+	/* Both: the limit must fit the new size, checked before resizing. */
+	if ((mask & IB_SRQ_LIMIT) && (mask & IB_SRQ_MAX_WR) &&
+	    attr->srq_limit > attr->max_wr)
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR) {
+		err = vhca_srq_resize(srq, attr, udata);
+		if (err)
+			return err;
+		attr->max_wr = srq->max_wr;
+	}
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
-	return vhca_core_modify_srq(to_vsrq(ibsrq)->core, attr->srq_limit);
+	return vhca_core_modify_srq(srq->core, attr->srq_limit);
 }
 
 int vhca_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
@@ -73,6 +102,7 @@ int vhca_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	if (!err) {
 		vhca_uring_release(&srq->uring);	/* user SRQs */
 		vhca_uring_release(&srq->tm_uring);
+		vhca_uring_release(&srq->orphan_uring);
 	}
 	return err;
 }

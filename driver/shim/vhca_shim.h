@@ -112,6 +112,7 @@ struct vhca_srq {
 	unsigned int max_sge;
 	struct vhca_uring uring;	/* user SRQs */
 	struct vhca_uring tm_uring;	/* IB_SRQT_TM: the list operations */
+	struct vhca_uring orphan_uring;	/* a resize the device never answered */
 };
 
 struct vhca_mr {
@@ -322,6 +323,8 @@ int vhca_uverbs_resize_cq(struct vhca_cq *cq, int cqe, struct ib_udata *udata);
 int vhca_uverbs_create_qp(struct vhca_qp *qp, struct vhca_core_qp_init *init,
 			  struct ib_udata *udata);
 int vhca_uverbs_create_srq(struct vhca_srq *srq, struct ib_srq_init_attr *init,
+			   struct ib_udata *udata);
+int vhca_uverbs_resize_srq(struct vhca_srq *srq, unsigned int max_wr,
 			   struct ib_udata *udata);
 int vhca_uverbs_create_ah(struct vhca_ah *ah, struct ib_udata *udata);
 

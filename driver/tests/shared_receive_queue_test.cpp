@@ -97,6 +97,44 @@ TEST_F(SrqTest, Limit) {
   EXPECT_EQ(vhca_core_modify_srq(srq, 9), -VHCA_EINVAL);
 }
 
+// IB_SRQ_MAX_WR: RESIZE_SRQ names the new ring and record with the SRQ's
+// other fields; the WQEs posted after the index the device answers (here
+// one, posted "during" the command) are copied to the same indexes of
+// the new ring, which the record then announces.  Posting goes on there
+// with the counters kept; too small a size is refused before the device.
+TEST_F(SrqTest, ResizeKeepsWqesInOrder) {
+  device_.dev_caps |= VHCA_DEV_CAP_SRQ_RESIZE;
+  RestartAs(device_.version);
+  vhca_core_srq* srq = CreateSrq(4, 1, 0);
+  const vhca_core_sge sge{0x9000, 64, 3};
+  for (uint64_t id = 0; id < 3; id++) ASSERT_EQ(PostSrqRecv(srq, {id, 1, &sge}), 0);
+  unsigned granted = 0;
+  EXPECT_EQ(vhca_core_resize_srq(srq, 2, &granted), -VHCA_EINVAL);  // 3 posted
+  device_.srq_resize_lag = 1;
+  ASSERT_EQ(vhca_core_resize_srq(srq, 16, &granted), 0);
+  EXPECT_EQ(granted, 16u);
+  const vhca_cmd& cmd = device_.executed.back();
+  EXPECT_EQ(cmd.opcode, VHCA_CMD_RESIZE_SRQ);
+  const vhca_cmd_create_srq& in = device_.srqs[Srq(srq).srqn()].in;
+  EXPECT_EQ(in.log_size, 4);
+  EXPECT_EQ(in.pdn, pdn_);
+  EXPECT_EQ(in.limit, 0u);
+  EXPECT_EQ(in.dbrec_addr, in.buf.addr + (16u << in.wqe_shift));
+  EXPECT_EQ(device_.RecordProducer(in.dbrec_addr), 3u);
+  // WQE 2 copied by the driver; 0 and 1 were the device's to move.
+  EXPECT_EQ(WireBytes::Of(Srq(srq).rq().Wqe(2), 8), WireBytes(8).Put64(0, 2).bytes());
+  for (uint64_t id = 3; id < 16; id++) ASSERT_EQ(PostSrqRecv(srq, {id, 1, &sge}), 0);
+  EXPECT_EQ(PostSrqRecv(srq, {16, 1, &sge}), -VHCA_ENOMEM);
+  EXPECT_EQ(device_.RecordProducer(in.dbrec_addr), 16u);
+  EXPECT_EQ(WireBytes::Of(Srq(srq).rq().Wqe(15), 8), WireBytes(8).Put64(0, 15).bytes());
+}
+
+TEST_F(SrqTest, ResizeNeedsTheDeviceCapability) {
+  vhca_core_srq* srq = CreateSrq(4, 1, 0);
+  unsigned granted = 0;
+  EXPECT_EQ(vhca_core_resize_srq(srq, 16, &granted), -VHCA_EOPNOTSUPP);
+}
+
 TEST_F(SrqTest, AllocationFailureAtEveryStepLeaksNothing) {
   const int64_t before = kernel_.outstanding();
   for (uint64_t n = 1;; n++) {

@@ -2,7 +2,7 @@
 /*
  * ud.c - UD between the ports: an AH, SEND_WITH_IMM into a QP whose
  * receives come from an SRQ; the same to a multicast group it joined;
- * the SRQ limit event; a datagram to a QPN nobody has, one with a wrong
+ * the SRQ limit event and resize; a datagram to a QPN nobody has, one with a wrong
  * Q_Key, one longer than the MTU.  Each case gets its own UD QPs, SRQ and
  * AH (struct ud, the suite's per-case init).
  */
@@ -365,6 +365,83 @@ static void srq_limit(struct kunit *test)
 		fail(name, "armed: err %d limit %u", err, sattr.srq_limit);
 }
 
+/* Receives first..last-1 (wr_id = index) on srq, each room for the GRH
+ * and 64 bytes in b.buf2. */
+static int post_srq_range(const char *name, struct ib_srq *srq, u64 first,
+			  u64 last)
+{
+	struct ib_sge sge = { .addr = b.dma2, .length = 64 + GRH_LEN,
+			      .lkey = pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *rbad;
+	int err;
+
+	for (rwr.wr_id = first; rwr.wr_id < last; rwr.wr_id++) {
+		err = ib_post_srq_recv(srq, &rwr, &rbad);
+		if (err) {
+			fail(name, "ib_post_srq_recv %llu: %d", rwr.wr_id, err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* SENDs that take receives first..last-1 of the SRQ, in that order. */
+static int srq_consume(const char *name, struct ud *u, u64 first, u64 last)
+{
+	struct ib_wc wc;
+	u64 i;
+	int err;
+
+	for (i = first; i < last; i++) {
+		if (ud_send_only(name, u->qa, u->cq, u->ah, u->qb->qp_num,
+				 UD_QKEY, 500 + i))
+			return -EIO;
+		err = poll_one(u->cq2, &wc);
+		if (err || wc.status != IB_WC_SUCCESS || wc.wr_id != i ||
+		    wc.byte_len != 64 + GRH_LEN) {
+			fail(name, "receive %llu: err %d status %d wr_id %llu len %u",
+			     i, err, wc.status, wc.wr_id, wc.byte_len);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ib_modify_srq(IB_SRQ_MAX_WR) of an SRQ in use (IBA 11.2.3.3): 10 posted
+ * into 16, 2 consumed; a shrink below the 8 waiting is -EINVAL; grown to
+ * 64, 20 more posted (28 waiting: more than the old ring held); every
+ * receive is then consumed once, in posting order.
+ */
+static void srq_resize(struct kunit *test)
+{
+	const char *name = test->name;
+	struct ib_srq_attr sattr = { .max_wr = 4 };
+	struct ud *u = test->priv;
+	int err;
+
+	if (post_srq_range(name, u->srq, 0, 10) || srq_consume(name, u, 0, 2))
+		return;
+	err = ib_modify_srq(u->srq, &sattr, IB_SRQ_MAX_WR);
+	if (err != -EINVAL) {
+		fail(name, "shrink below the 8 waiting: %d, expected -EINVAL", err);
+		return;
+	}
+	sattr.max_wr = 64;
+	err = ib_modify_srq(u->srq, &sattr, IB_SRQ_MAX_WR);
+	memset(&sattr, 0, sizeof(sattr));
+	if (!err)
+		err = ib_query_srq(u->srq, &sattr);
+	if (err || sattr.max_wr < 64) {
+		fail(name, "resize to 64: err %d max_wr %u", err, sattr.max_wr);
+		return;
+	}
+	if (!post_srq_range(name, u->srq, 10, 30) &&
+	    !srq_consume(name, u, 2, 30))
+		expect_empty(name, u->cq2, 0);
+}
+
 /* A datagram to a QPN that does not exist: the sender completes with
  * success (IBA 9.6.2: UD is unreliable), nothing arrives. */
 static void ud_missing_qpn(struct kunit *test)
@@ -399,6 +476,7 @@ static struct kunit_case ud_cases[] = {
 	KUNIT_CASE(ud_srq_ah),
 	KUNIT_CASE(ud_multicast),
 	KUNIT_CASE(srq_limit),
+	KUNIT_CASE(srq_resize),
 	KUNIT_CASE(ud_missing_qpn),
 	KUNIT_CASE(ud_qkey_mismatch),
 	KUNIT_CASE(err_ud_too_long),

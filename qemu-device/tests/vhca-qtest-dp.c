@@ -685,7 +685,8 @@ void dp_srq_post(Dp *dp, DpSrq *srq, uint64_t wr_id, uint64_t addr,
     uint8_t b[1u << DP_RQ_SHIFT] = { 0 };
     struct vhca_rwqe_hdr *h = (void *)b;
     struct vhca_sge *s = (void *)(b + sizeof(*h));
-    uint64_t slot = srq->ring + ((uint64_t)(srq->pi & ((1u << DP_WQ_LOG) - 1))
+    uint8_t log = srq->log_size ? srq->log_size : DP_WQ_LOG;
+    uint64_t slot = srq->ring + ((uint64_t)(srq->pi & ((1u << log) - 1))
                                  << DP_RQ_SHIFT);
 
     h->wr_id = cpu_to_le64(wr_id);

@@ -271,6 +271,7 @@ typedef struct DpSrq {
     uint64_t ring;
     uint32_t pi;
     uint64_t dbrec;         /* 0: SRQ doorbells */
+    uint8_t log_size;       /* after RESIZE_SRQ; 0: DP_WQ_LOG */
 } DpSrq;
 /* The CREATE_SRQ input of a new ring (dp_srq_in), then the command. */
 void dp_srq_in(Dp *dp, DpSrq *srq, struct vhca_cmd_create_srq *in,

@@ -218,10 +218,131 @@ static void test_dp_srq_dbrec(void)
     dp_stop(dp);
 }
 
+/* RESIZE_SRQ to a ring of 2^log WQEs with a record: its status, result[0]
+ * the producer index the device took. */
+static uint8_t dp_srq_resize(Dp *dp, DpSrq *srq, struct vhca_cmd_create_srq *in,
+                             uint8_t log, uint32_t *pi)
+{
+    uint32_t result[2] = { 0 };
+    uint64_t bytes = 1ull << (log + DP_RQ_SHIFT);
+    uint64_t ring = dp_alloc(dp, bytes);
+    uint64_t dbrec = dp_alloc(dp, 64);
+    uint8_t status;
+
+    dp_buf_contig(&in->buf, ring, bytes);
+    in->log_size = log;
+    in->dbrec_addr = cpu_to_le64(dbrec);
+    /* The poster's index in the new record before the command. */
+    qtest_writel(dp->v->qts, dbrec, srq->pi);
+    status = dp_exec_in(dp, VHCA_CMD_RESIZE_SRQ, srq->srqn, in, sizeof(*in),
+                        result);
+    if (status == VHCA_CMD_OK) {
+        srq->ring = ring;
+        srq->dbrec = dbrec;
+        srq->log_size = log;
+        *pi = result[0];
+    }
+    return status;
+}
+
+static void dp_srq_expect(Dp *dp, DpQp *a, DpCq *acq, DpCq *bcq, DpMem *m,
+                          uint64_t wr_id, uint32_t len)
+{
+    struct vhca_cqe cqe;
+
+    dp_send(dp, a, wr_id, VHCA_WQE_SEND, VHCA_WQE_F_SIGNALED, m->a, len,
+            m->akey);
+    dp_expect_cqe(dp, acq, &cqe, VHCA_WC_SUCCESS);
+    dp_expect_cqe(dp, bcq, &cqe, VHCA_WC_SUCCESS);
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, wr_id);
+    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, len);
+}
+
+/*
+ * RESIZE_SRQ of an SRQ in use: refused for every field that is not the
+ * new ring's and for a ring smaller than the WQEs not consumed (the old
+ * ring kept, its WQEs still taken); then grown with three WQEs waiting,
+ * which are consumed first and in order, and more posted across the old
+ * ring's size into the new one.
+ */
+static void test_dp_srq_resize(void)
+{
+    Dp *dp = dp_start();
+    struct vhca_cmd_create_srq in, bad;
+    DpCq acq, bcq;
+    DpSrq srq;
+    DpQp a, b;
+    uint32_t pi = 0, i;
+    DpMem m;
+
+    dp_mem(dp, &m, DP_ALL_ACCESS);
+    dp_fill(dp, m.a, 4096, 9);
+    dp_srq_in(dp, &srq, &in, dp->pd, DP_RQ_SHIFT);
+    in.dbrec_addr = cpu_to_le64(dp_alloc(dp, 64));
+    g_assert_cmpuint(dp_srq_exec(dp, &srq, &in), ==, VHCA_CMD_OK);
+    dp_create_cq(dp, &acq, DP_CQ_LOG);
+    dp_create_cq(dp, &bcq, DP_CQ_LOG);
+    g_assert_cmpuint(dp_create_qp_srq(dp, &b, &bcq, srq.srqn, 0), ==,
+                     VHCA_CMD_OK);
+    dp_create_qp(dp, &a, VHCA_QPT_RC, &acq, &acq);
+    dp_connect(dp, &a, &b);
+    /* Four posted (each WQE's wr_id is its index), the first consumed. */
+    for (i = 0; i < 4; i++) {
+        dp_srq_post(dp, &srq, i, m.b + i * 64, 64, m.bkey);
+    }
+    dp_srq_expect(dp, &a, &acq, &bcq, &m, 0, 10);
+
+    bad = in;
+    g_assert_cmpuint(dp_srq_resize(dp, &srq, &bad, 1, &pi), ==,
+                     VHCA_CMD_BAD_PARAM);       /* 3 waiting, room for 2 */
+    bad = in;
+    bad.wqe_shift = DP_RQ_SHIFT + 1;
+    g_assert_cmpuint(dp_srq_resize(dp, &srq, &bad, 6, &pi), ==,
+                     VHCA_CMD_BAD_PARAM);
+    bad = in;
+    bad.limit = cpu_to_le32(1);
+    g_assert_cmpuint(dp_srq_resize(dp, &srq, &bad, 6, &pi), ==,
+                     VHCA_CMD_BAD_PARAM);
+    bad = in;
+    bad.pdn = cpu_to_le32(dp->pd + 1);
+    g_assert_cmpuint(dp_srq_resize(dp, &srq, &bad, 6, &pi), ==,
+                     VHCA_CMD_BAD_PARAM);
+    bad = in;
+    bad.rsvd[3] = 1;
+    g_assert_cmpuint(dp_srq_resize(dp, &srq, &bad, 6, &pi), ==,
+                     VHCA_CMD_BAD_PARAM);
+    bad = in;
+    bad.log_size = VHCA_MAX_LOG_WQ + 1;
+    g_assert_cmpuint(dp_exec_in(dp, VHCA_CMD_RESIZE_SRQ, srq.srqn, &bad,
+                                sizeof(bad), NULL), ==, VHCA_CMD_BAD_PARAM);
+    bad = in;
+    bad.dbrec_addr = cpu_to_le64(4);
+    g_assert_cmpuint(dp_exec_in(dp, VHCA_CMD_RESIZE_SRQ, srq.srqn, &bad,
+                                sizeof(bad), NULL), ==, VHCA_CMD_BAD_PARAM);
+    g_assert_cmpuint(dp_exec_in(dp, VHCA_CMD_RESIZE_SRQ, srq.srqn + 9, &in,
+                                sizeof(in), NULL), ==, VHCA_CMD_BAD_HANDLE);
+    /* Refused: the old ring is still the SRQ's. */
+    dp_srq_expect(dp, &a, &acq, &bcq, &m, 1, 20);
+
+    /* Grown from 16 to 64 with 2 waiting: they move, and 40 more fit. */
+    g_assert_cmpuint(dp_srq_resize(dp, &srq, &in, 6, &pi), ==, VHCA_CMD_OK);
+    g_assert_cmpuint(pi, ==, 4);
+    for (i = 4; i < 44; i++) {
+        dp_srq_post(dp, &srq, i, m.b + (i % 32) * 64, 64, m.bkey);
+    }
+    for (i = 2; i < 44; i++) {
+        dp_srq_expect(dp, &a, &acq, &bcq, &m, i, 8 + i);
+    }
+    dp_assert_same(dp, m.a, m.b + 11 * 64, 8 + 43);
+    dp_expect_no_cqe(dp, &bcq);
+    dp_stop(dp);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/vhca/dp/srq", test_dp_srq);
     qtest_add_func("/vhca/dp/srq-dbrec", test_dp_srq_dbrec);
+    qtest_add_func("/vhca/dp/srq-resize", test_dp_srq_resize);
     return g_test_run();
 }

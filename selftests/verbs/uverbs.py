@@ -207,6 +207,13 @@ def test_resize_cq_keeps_completions(vm):
     run_program(vm, "resize_cq")
 
 
+def test_srq_resize_keeps_receives(vm):
+    """ibv_modify_srq(IBV_SRQ_MAX_WR) on an SRQ with receives waiting:
+    refused below them, grown; every receive consumed once, in posting
+    order, with its own data: programs/srq_resize.py."""
+    run_program(vm, "srq_resize")
+
+
 def test_rereg_mr(vm):
     """ibv_rereg_mr of access, translation and PD, checked by RDMA WRITEs
     the device accepts or refuses: programs/rereg_mr.py."""
