@@ -50,6 +50,7 @@ FIELDS = ["frame.number", "frame.len", "frame.p2p_dir",
           "infiniband.bth.psn", "infiniband.reth.dmalen",
           "infiniband.mad.mgmtclass", "infiniband.mad.attributeid",
           "infiniband.cm.req", "infiniband.cm.rep",
+          "infiniband.cm.req.localqpn", "infiniband.cm.rep.localqpn",
           "infiniband.cm.rep.remotecommid", "infiniband.cm.rtu.localcommid",
           "infiniband.cm.rtu.remotecommid"]
 
@@ -78,15 +79,22 @@ def path_mtu(rows):
 def psn_findings(rows, mtu):
     """Each RC requester stream (by SLID, DLID, destination QP): a packet
     continues the last one (PSN + the PSNs it used: 1, or a READ's
-    response packets) or retransmits an earlier one; never a gap."""
+    response packets) or retransmits an earlier one; never a gap.  A CM
+    REQ or REP naming a QP starts a new connection on it (a QP number is
+    reused, with a new starting PSN, IBA 12.6.5/12.6.8): the streams into
+    it start again."""
     expect = {}
     findings, retransmits = [], 0
     for r in rows:
+        for field in ("infiniband.cm.req.localqpn", "infiniband.cm.rep.localqpn"):
+            if r[field]:
+                qpn = int(r[field], 0)
+                expect = {k: v for k, v in expect.items() if k[2] != qpn}
         op = r["op"]
         if op not in RC_REQUEST_DATA and op not in (RC_READ_REQUEST, 19, 20):
             continue
         key = (r["infiniband.lrh.slid"], r["infiniband.lrh.dlid"],
-               r["infiniband.bth.destqp"])
+               int(r["infiniband.bth.destqp"], 0))
         used = 1
         if op == RC_READ_REQUEST:
             length = int(r["infiniband.reth.dmalen"] or 0)
