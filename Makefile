@@ -47,12 +47,12 @@ else
 $(error KERNEL=$(KERNEL): expected 7.3, 6.12, 6.1 or debug)
 endif
 export VHCA_KERNEL := $(KERNEL)
-# GUEST_ROOT=trixie: every guest boots on the Debian 13 root of
-# scripts/build-guest-root.sh (rdma-core 65 with the provider in its tree)
-# instead of the host's / (GUEST_ROOT=host, the default); the guest tiers
-# then build it first (`make guest-root`).  Documentation/testing-vm.md "The
-# Debian 13 guest root".
-GUEST_ROOT ?= $(or $(VHCA_GUEST_ROOT),host)
+# GUEST_ROOT: the root filesystem every guest boots.  trixie (default): the
+# Debian 13 root of scripts/build-guest-root.sh (rdma-core 65 with the
+# provider in its tree), which the guest targets build first (`make
+# guest-root`); host: the host's own / (Debian 12, rdma-core 44 with `make
+# provider`'s build).  Documentation/testing-vm.md "The Debian 13 guest root".
+GUEST_ROOT ?= $(or $(VHCA_GUEST_ROOT),trixie)
 ifeq ($(filter host trixie,$(GUEST_ROOT)),)
 $(error GUEST_ROOT=$(GUEST_ROOT): expected host or trixie)
 endif

@@ -1,8 +1,9 @@
 """Boot and drive a vhca guest: QEMU, its serial console, and QMP.
 
-The guest is Debian's kernel on the host's own root filesystem, or with
-VHCA_GUEST_ROOT=trixie on the Debian 13 root of scripts/build-guest-root.sh
-(read-only over 9p, tmpfs overlay on top; see Documentation/testing-vm.md).
+The guest is Debian's kernel on the Debian 13 root of
+scripts/build-guest-root.sh, or with VHCA_GUEST_ROOT=host on the host's own
+root filesystem (read-only over 9p, tmpfs overlay on top; see
+Documentation/testing-vm.md).
 The serial console is a unix socket: a reader thread copies everything the guest
 prints into a buffer and a log file, and run() types a command into the
 guest's shell and waits for an end marker carrying the exit status.
@@ -93,7 +94,9 @@ def cached_kernel_dir():
 # hostroot instead of /.  The harness's own files are then reached through
 # a second share of the host's / (mount_tag hostfs): the guest's stage 1
 # binds HOST_PATHS from it at the same paths (vhca_host_paths=).
-GUEST_ROOT = os.environ.get("VHCA_GUEST_ROOT") or "host"
+# The Makefile's GUEST_ROOT (it exports VHCA_GUEST_ROOT; the same default
+# when a script runs without make).
+GUEST_ROOT = os.environ.get("VHCA_GUEST_ROOT") or "trixie"
 if GUEST_ROOT not in ("host", "trixie"):
     raise ValueError("VHCA_GUEST_ROOT=%s: expected host or trixie" % GUEST_ROOT)
 _guest_root_dir = None
