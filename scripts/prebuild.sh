@@ -12,10 +12,11 @@
 #                         background jobs:
 #     - the Debian 13 root (scripts/build-trixie-root.sh), mostly
 #       downloads, while the qtest tier builds QEMU;
-#     - once the root is there, the Debian 13 guest root the guest tiers
-#       boot (GUEST_ROOT=trixie, the default) (scripts/rdma-core-patches.sh, then
-#       scripts/build-guest-root.sh: mmdebstrap, and rdma-core 65 built in
-#       that root), while the unit, qtest and fuzz tiers run;
+#     - once the root is there, with GUEST_ROOT=trixie (the default), the
+#       Debian 13 guest root the guest tiers boot
+#       (scripts/rdma-core-patches.sh, then scripts/build-guest-root.sh:
+#       mmdebstrap, and rdma-core 65 built in that root), while the unit,
+#       qtest and fuzz tiers run;
 #     - once the root is there, the debug kernel
 #       (scripts/build-debug-kernel.sh), which only the last tiers boot, at
 #       SCHED_IDLE: it runs only on a core the tiers leave idle (guests
@@ -35,6 +36,11 @@
 declare -A prebuild_pid=()
 declare -A prebuild_what=([root]="the Debian 13 root" [guest]="the Debian 13 guest root"
 	[kernel]="the debug kernel")
+# The head of a job that needs the root: wait for its build, give up if
+# it failed.
+# shellcheck disable=SC2016
+after_root='while [ ! -f build/prebuild-root.status ]; do sleep 5; done
+	[ "$(cat build/prebuild-root.status)" = 0 ] || exit 0'
 
 prebuild_start() {
 	scripts/apt-trixie.sh || return 0
@@ -46,14 +52,12 @@ prebuild_start() {
 		echo $? >build/prebuild-root.status' </dev/null &
 	prebuild_pid[root]=$!
 	if [ "${VHCA_GUEST_ROOT:-}" = trixie ]; then
-		setsid bash -c 'while [ ! -f build/prebuild-root.status ]; do sleep 5; done
-			[ "$(cat build/prebuild-root.status)" = 0 ] || exit 0
+		setsid bash -c "$after_root"'
 			scripts/rdma-core-patches.sh && exec scripts/build-guest-root.sh' \
 			</dev/null >build/prebuild-guest.log 2>&1 &
 		prebuild_pid[guest]=$!
 	fi
-	setsid bash -c 'while [ ! -f build/prebuild-root.status ]; do sleep 5; done
-		[ "$(cat build/prebuild-root.status)" = 0 ] || exit 0
+	setsid bash -c "$after_root"'
 		exec chrt --idle 0 scripts/build-debug-kernel.sh' \
 		</dev/null >build/prebuild-kernel.log 2>&1 &
 	prebuild_pid[kernel]=$!
