@@ -25,6 +25,8 @@ from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
 
+from completions import poll_successes
+
 PORT, QKEY = 1, 0x11111111
 
 
@@ -49,15 +51,7 @@ def send(qp, ah, mr, wr_ids):
 def poll(cq, want):
     """wr_ids of exactly `want` successful completions (waits for them),
     then checks that no more wait."""
-    got = []
-    for _ in range(1000000):
-        if len(got) == want:
-            break
-        n, wcs = cq.poll(want - len(got))
-        for wc in wcs[:n]:
-            if wc.status != e.IBV_WC_SUCCESS:
-                raise RuntimeError("wr_id %d: status %d" % (wc.wr_id, wc.status))
-            got.append(wc.wr_id)
+    got = [wc.wr_id for wc in poll_successes(cq, want)]
     n, _ = cq.poll(1)
     if n:
         raise RuntimeError("a completion more than the %d expected" % want)

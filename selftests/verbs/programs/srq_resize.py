@@ -27,6 +27,8 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
 
+from completions import poll_successes
+
 PORT, QKEY = 1, 0x11111111
 MSG = 8             # bytes of each SEND
 SLOT = 64           # a receive buffer: the 40-byte GRH, then the message
@@ -52,28 +54,12 @@ def send(qp, ah, mr, ids):
         qp.post_send(wr)
 
 
-def poll(cq, want):
-    """The successful completions of exactly `want` WRs, in order."""
-    got = []
-    for _ in range(1000000):
-        if len(got) == want:
-            break
-        n, wcs = cq.poll(want - len(got))
-        for wc in wcs[:n]:
-            if wc.status != e.IBV_WC_SUCCESS:
-                raise RuntimeError("wr_id %d: status %d" % (wc.wr_id, wc.status))
-            got.append(wc)
-    if len(got) != want:
-        raise RuntimeError("%d completions of %d" % (len(got), want))
-    return got
-
-
 def receive(qp, ah, smr, scq, rcq, rmr, ids):
     """SENDs of ids; the receive wr_ids in order, and whether each landed
     in the buffer of its own receive."""
     send(qp, ah, smr, ids)
-    poll(scq, len(ids))
-    wcs = poll(rcq, len(ids))
+    poll_successes(scq, len(ids))
+    wcs = poll_successes(rcq, len(ids))
     order = [wc.wr_id for wc in wcs]
     data = all(wc.byte_len == GRH + MSG and
                rmr.read(MSG, wc.wr_id * SLOT + GRH) == payload(wc.wr_id)

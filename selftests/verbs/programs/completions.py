@@ -1,0 +1,23 @@
+"""Polling a plain CQ for the guest's pyverbs programs (imported from the
+programs' own directory, which python3 puts first on sys.path)."""
+try:
+    import pyverbs.enums as e  # rdma-core 44 (Debian 12)
+except ImportError:  # rdma-core 65: renamed, the same module-level names
+    import pyverbs.libibverbs_enums as e
+
+
+def poll_successes(cq, want):
+    """The completions of exactly `want` WRs, in order; any status but
+    success, or fewer completions after a million polls, raises."""
+    got = []
+    for _ in range(1000000):
+        if len(got) == want:
+            break
+        n, wcs = cq.poll(want - len(got))
+        for wc in wcs[:n]:
+            if wc.status != e.IBV_WC_SUCCESS:
+                raise RuntimeError("wr_id %d: status %d" % (wc.wr_id, wc.status))
+            got.append(wc)
+    if len(got) != want:
+        raise RuntimeError("%d completions of %d" % (len(got), want))
+    return got
