@@ -57,6 +57,20 @@ static inline u64 vhca_flush_cap_flags(u32 dev_caps)
 	return flags;
 }
 
+/*
+ * The device's capabilities as the provider sees them (the ucontext
+ * response): without IB_DEVICE_FLUSH_* (6.1) the core refuses
+ * IB_ACCESS_FLUSH_* regions, so a FLUSH could name no region and the
+ * provider must not offer ibv_wr_flush.
+ */
+static inline u32 vhca_user_dev_caps(u32 dev_caps)
+{
+#ifndef VHCA_HAVE_IB_DEVICE_FLUSH
+	dev_caps &= ~(VHCA_DEV_CAP_FLUSH_GLOBAL | VHCA_DEV_CAP_FLUSH_PERSISTENT);
+#endif
+	return dev_caps;
+}
+
 /* Pin a user range: ib_umem_get_va from 7.3, ib_umem_get before. */
 static inline struct ib_umem *vhca_umem_get(struct ib_device *ibdev,
 					    unsigned long addr, size_t len,

@@ -107,7 +107,7 @@ void vhca_ucontext_resp(struct ib_ucontext *ibuc,
 	/* The clock that provider/clock.c would otherwise ask
 	 * ibv_query_device_ex for at every open. */
 	resp->comp_mask = VHCA_UCONTEXT_RESP_CLOCK | VHCA_UCONTEXT_RESP_DEV_CAPS;
-	resp->dev_caps = le32_to_cpu(attr->dev_caps);
+	resp->dev_caps = vhca_user_dev_caps(le32_to_cpu(attr->dev_caps));
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_SQ_POLL)
 		resp->comp_mask |= VHCA_UCONTEXT_RESP_SQ_POLL;
 	if (le32_to_cpu(attr->dev_caps) & VHCA_DEV_CAP_CQE_TIMESTAMP)

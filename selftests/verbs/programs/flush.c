@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * flush.c DEVICE [--caps-only] - FLUSH (IBA 1.5 A19.4.1, the memory
+ * flush.c DEVICE [--caps-only | --without-cap] - FLUSH (IBA 1.5 A19.4.1, the memory
  * placement extensions; ibv_wr_flush) after RDMA WRITEs.
  *
  * The device announces it: IB_UVERBS_DEVICE_FLUSH_GLOBAL and _PERSISTENT
@@ -17,7 +17,10 @@
  * Built by scripts/build-provider.sh against rdma-core 65's headers (44's
  * have no ibv_wr_flush); run by selftests/verbs/uverbs.py.  --caps-only:
  * the guest's provider is built for rdma-core 44, whose ibv_qp_ex has no
- * wr_flush: the capabilities and the regions only.
+ * wr_flush: the capabilities and the regions only.  --without-cap: a
+ * kernel without FLUSH (6.1: no IB_DEVICE_FLUSH_*, IB_ACCESS_FLUSH_*)
+ * announces neither capability, refuses FLUSH regions and the provider
+ * refuses a QP that asks for ibv_wr_flush.
  * Prints one line per check and "flush: ok".
  */
 #include <rdma/ib_user_verbs.h>
@@ -66,6 +69,32 @@ static int write_then_flush(struct rc_pair *rc, struct ibv_mr *from_mr,
 	return completion(rc, wr_id + 1, IBV_WC_FLUSH);
 }
 
+/* The kernel has no FLUSH: nothing announces or accepts it. */
+static int without_flush(struct ibv_context *ctx, struct ibv_pd *pd,
+			 struct ibv_qp_init_attr_ex *init)
+{
+	static char region[LEN];
+	struct ibv_device_attr_ex attr;
+	struct ibv_qp *qp;
+
+	check("query device", ibv_query_device_ex(ctx, NULL, &attr), 0);
+	check("no FLUSH capability", !!(attr.device_cap_flags_ex &
+		(IB_UVERBS_DEVICE_FLUSH_GLOBAL | IB_UVERBS_DEVICE_FLUSH_PERSISTENT)), 0);
+	check("FLUSH_GLOBAL region refused",
+	      ibv_reg_mr(pd, region, LEN, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_FLUSH_GLOBAL) == NULL, 1);
+	init->send_cq = init->recv_cq = must(ibv_create_cq(ctx, 4, NULL, NULL, 0),
+					     "ibv_create_cq");
+	qp = ibv_create_qp_ex(ctx, init);
+	check("QP with ibv_wr_flush refused", qp == NULL, 1);
+	check("... as EOPNOTSUPP", errno, EOPNOTSUPP);
+	check("destroy CQ", ibv_destroy_cq(init->send_cq), 0);
+	check("dealloc PD", ibv_dealloc_pd(pd), 0);
+	check("close", ibv_close_device(ctx), 0);
+	printf("flush: ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -94,6 +123,8 @@ int main(int argc, char **argv)
 	struct rc_pair rc;
 	unsigned int i;
 
+	if (argc > 2 && !strcmp(argv[2], "--without-cap"))
+		return without_flush(ctx, pd, &init);
 	check("query device", ibv_query_device_ex(ctx, NULL, &attr), 0);
 	check("FLUSH_GLOBAL capability",
 	      !!(attr.device_cap_flags_ex & IB_UVERBS_DEVICE_FLUSH_GLOBAL), 1);
