@@ -1,9 +1,6 @@
 """Polling a plain CQ for the guest's pyverbs programs (imported from the
 programs' own directory, which python3 puts first on sys.path)."""
-try:
-    import pyverbs.enums as e  # rdma-core 44 (Debian 12)
-except ImportError:  # rdma-core 65: renamed, the same module-level names
-    import pyverbs.libibverbs_enums as e
+from verbs_enums import e
 
 
 def poll_successes(cq, want):

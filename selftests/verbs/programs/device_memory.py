@@ -15,10 +15,7 @@ device) end to end between two RC QPs of port 1:
 Prints one line per step and "device_memory: ok"."""
 import sys
 
-try:
-    import pyverbs.enums as e  # rdma-core 44 (Debian 12)
-except ImportError:  # rdma-core 65: renamed, the same module-level names
-    import pyverbs.libibverbs_enums as e
+from verbs_enums import e
 from pyverbs.cq import CQ
 from pyverbs.device import AllocDmAttr, Context, DM
 from pyverbs.mr import DMMR, MR

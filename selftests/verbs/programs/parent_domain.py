@@ -15,10 +15,7 @@ Prints one line per step and "parent_domain: ok"."""
 import sys
 import time
 
-try:
-    import pyverbs.enums as e  # rdma-core 44 (Debian 12)
-except ImportError:  # rdma-core 65: renamed, the same module-level names
-    import pyverbs.libibverbs_enums as e
+from verbs_enums import e
 import pyverbs.mem_alloc as mem
 from pyverbs.addr import AH, AHAttr
 from pyverbs.cq import CQEX, CqInitAttrEx, PollCqAttr

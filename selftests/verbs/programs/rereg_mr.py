@@ -13,10 +13,7 @@ re-registered with
 with the lkey and rkey it had.  Prints one line per step and "rereg_mr: ok"."""
 import sys
 
-try:
-    import pyverbs.enums as e  # rdma-core 44 (Debian 12)
-except ImportError:  # rdma-core 65: renamed, the same module-level names
-    import pyverbs.libibverbs_enums as e
+from verbs_enums import e
 from pyverbs.addr import AHAttr
 from pyverbs.cq import CQ
 from pyverbs.device import Context

@@ -12,10 +12,7 @@ import errno
 import sys
 import time
 
-try:
-    import pyverbs.enums as e  # rdma-core 44 (Debian 12)
-except ImportError:  # rdma-core 65: renamed, the same module-level names
-    import pyverbs.libibverbs_enums as e
+from verbs_enums import e
 from pyverbs.addr import AH, AHAttr
 from pyverbs.cq import CQ
 from pyverbs.device import Context
