@@ -128,6 +128,11 @@ def test_ucx_perftest(vm, transport, pair, test, size, iters):
     assert UCX_FINAL.findall(cout) == [str(iters)], cout
 
 
+# mpirun's options that leave UCX the only way between ranks: pml ucx,
+# btl self only (no shared memory, no TCP), and no UCX one-sided component.
+MPI_UCX_ONLY = "--mca pml ucx --mca btl self --mca osc ^ucx"
+
+
 def mpirun_two_ranks(tls, devices, program, seconds):
     """The guest's command line of `program` on two ranks, rank i on UCX
     device devices[i] (UCX_NET_DEVICES), pml ucx and btl self only, so that
@@ -140,10 +145,10 @@ def mpirun_two_ranks(tls, devices, program, seconds):
     `mpirun -np 1 true : -np 1 true`."""
     pick = "set -- %s; shift $OMPI_COMM_WORLD_RANK; exec env %s %s" % (
         " ".join(devices), ucx_env(tls, "$1"), program)
-    return ("timeout %d mpirun --allow-run-as-root --oversubscribe "
-            "--mca pml ucx --mca btl self --mca osc ^ucx --mca oob_tcp_if_include lo "
+    return ("timeout %d mpirun --allow-run-as-root --oversubscribe %s "
+            "--mca oob_tcp_if_include lo "
             "--mca plm_rsh_agent false -np 2 sh -c '%s'; echo mpi-status=$?"
-            % (seconds, pick))
+            % (seconds, MPI_UCX_ONLY, pick))
 
 
 def build_mpi_check():
