@@ -82,9 +82,10 @@ def name_hosts(fabric):
 
 
 def start_sshd(vm, name):
-    """sshd on the VM's IPoIB address only (host keys of its own: ssh-keygen
-    -A makes the missing ones; /run/sshd: the privilege separation
-    directory that systemd-tmpfiles would make)."""
+    """sshd on the VM's IPoIB address only (its host keys: the ones
+    openssh-server's postinst made in the guest root, ssh-keygen -A makes
+    any missing; /run/sshd: the privilege separation directory that
+    systemd-tmpfiles would make)."""
     vm.run("ssh-keygen -A && mkdir -p -m 0755 /run/sshd && "
            "%s -o ListenAddress=%s" % (SSHD, ADDR[name]), timeout=120, check=True)
     vm.run(vmlib.wait_for(vmlib.tcp_listening(22), 60), timeout=90, check=True)
