@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vhca-fault-rules.h"
+#include "vhca-mad.h"
 
 #define VHCA_FAULT_DEFAULT_SEED 0x9e3779b97f4a7c15ull
-#define VHCA_MAD_MGMT_CLASS_OFF 1       /* IBA 13.4.2 common MAD header */
-#define VHCA_MAD_ATTR_ID_OFF    16
+#define VHCA_MAD_MGMT_CLASS_OFF VHCA_MAD_OFF(vhca_mad_hdr, mgmt_class)
+#define VHCA_MAD_ATTR_ID_OFF    VHCA_MAD_OFF(vhca_mad_hdr, attr_id)
 
 static const char *const vhca_fault_op_names[] = {
     [VHCA_FAULT_OP_ANY] = "any",
