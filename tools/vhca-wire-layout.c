@@ -2,9 +2,10 @@
 /*
  * vhca-wire-layout - print the fabric wire's layouts and constants
  * (uapi/vhca_hw_wire.h, and the QP types of uapi/vhca_hw_verbs.h that a
- * frame carries) and the MADs a frame carries (fabric/vhca-mad.h) as
- * JSON, for the Python tests (selftests/host/wirelayout.py), so that no
- * test restates a struct by hand.  Built beside the switch by
+ * frame carries), the MADs a frame carries (fabric/vhca-mad.h) and the
+ * BTH opcodes of a captured packet (fabric/vhca-bth.h) as JSON, for the
+ * Python tests (selftests/host/wirelayout.py), so that no test restates a
+ * struct or a number by hand.  Built beside the switch by
  * scripts/build-switch.sh.
  *
  * Each field is printed with the offset and size the compiler gives it;
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 
 #include "vhca_hw_wire.h"
+#include "vhca-bth.h"
 #include "vhca-mad.h"
 #include "vhca-sa.h"
 #include "vhca-sm-state.h"
@@ -279,6 +281,33 @@ static const struct constant constants[] = {
 	CONSTANT(VHCA_PORT_ARMED),
 	CONSTANT(VHCA_PORT_ACTIVE),
 	CONSTANT(VHCA_PORT_CAP_SM),
+	CONSTANT(VHCA_BTH_RC),
+	CONSTANT(VHCA_BTH_UC),
+	CONSTANT(VHCA_BTH_UD),
+	CONSTANT(VHCA_BTH_SEND_FIRST),
+	CONSTANT(VHCA_BTH_SEND_MIDDLE),
+	CONSTANT(VHCA_BTH_SEND_LAST),
+	CONSTANT(VHCA_BTH_SEND_LAST_IMM),
+	CONSTANT(VHCA_BTH_SEND_ONLY),
+	CONSTANT(VHCA_BTH_SEND_ONLY_IMM),
+	CONSTANT(VHCA_BTH_WRITE_FIRST),
+	CONSTANT(VHCA_BTH_WRITE_MIDDLE),
+	CONSTANT(VHCA_BTH_WRITE_LAST),
+	CONSTANT(VHCA_BTH_WRITE_LAST_IMM),
+	CONSTANT(VHCA_BTH_WRITE_ONLY),
+	CONSTANT(VHCA_BTH_WRITE_ONLY_IMM),
+	CONSTANT(VHCA_BTH_READ_REQUEST),
+	CONSTANT(VHCA_BTH_READ_RESP_FIRST),
+	CONSTANT(VHCA_BTH_READ_RESP_MIDDLE),
+	CONSTANT(VHCA_BTH_READ_RESP_LAST),
+	CONSTANT(VHCA_BTH_READ_RESP_ONLY),
+	CONSTANT(VHCA_BTH_ACK),
+	CONSTANT(VHCA_BTH_CMP_SWAP),
+	CONSTANT(VHCA_BTH_FETCH_ADD),
+	CONSTANT(VHCA_LRH_SIZE),
+	CONSTANT(VHCA_BTH_SIZE),
+	CONSTANT(VHCA_ICRC_SIZE),
+	CONSTANT(VHCA_VCRC_SIZE),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
