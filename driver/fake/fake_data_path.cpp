@@ -358,7 +358,9 @@ uint8_t Device::OdpRange(const vhca_cmd& cmd) {
   if (in.npages == 0 || first > entries || in.npages - 1 > entries - first)
     return VHCA_CMD_BAD_PARAM;
   if (cmd.opcode != VHCA_CMD_ODP_MAP) return VHCA_CMD_OK;
-  if (in.npages > 512 || cmd.in_len < in.npages * 8u) return VHCA_CMD_BAD_SIZE;
+  // The device's order and statuses (qemu-device/vhca-cmd-check.c).
+  if (in.npages > VHCA_ODP_MAX_MAP) return VHCA_CMD_BAD_PARAM;
+  if (cmd.in_len < in.npages * 8u) return VHCA_CMD_BAD_SIZE;
   const uint64_t* pages =
       static_cast<const uint64_t*>(Dma(cmd.in_addr, in.npages * 8u));
   if (!pages) return VHCA_CMD_BAD_ADDR;
