@@ -526,21 +526,23 @@ size_t vhca_fault_rules_trace(const VhcaFaultRules *r, char *buf, size_t size)
     return used;
 }
 
+/*
+ * The rule's op of a request, from its row in the opcode table
+ * (vhca_hw_wqe_rules.h): the SENDs carry the AV segment, WRITE and READ
+ * the RDMA one (READ returns the data), the atomics theirs; FLUSH and
+ * what does not go on the wire match only op=any.
+ */
 VhcaFaultOp vhca_fault_op_of_wqe(uint8_t wqe_opcode)
 {
-    switch (wqe_opcode) {
-    case VHCA_WQE_SEND:
-    case VHCA_WQE_SEND_WITH_IMM:
-    case VHCA_WQE_SEND_WITH_INV:
+    const struct vhca_wqe_opcode_info *row = vhca_wqe_opcode_row(wqe_opcode);
+
+    switch (row->segment) {
+    case VHCA_WQE_SEG_AV:
         return VHCA_FAULT_OP_SEND;
-    case VHCA_WQE_RDMA_WRITE:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-        return VHCA_FAULT_OP_WRITE;
-    case VHCA_WQE_RDMA_READ:
-        return VHCA_FAULT_OP_READ_REQ;
-    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
-    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
-    case VHCA_WQE_ATOMIC_WRITE:
+    case VHCA_WQE_SEG_RADDR:
+        return row->flags & VHCA_WQE_OPF_RETURNS ? VHCA_FAULT_OP_READ_REQ
+                                                 : VHCA_FAULT_OP_WRITE;
+    case VHCA_WQE_SEG_ATOMIC:
         return VHCA_FAULT_OP_ATOMIC;
     default:
         return VHCA_FAULT_OP_ANY;
