@@ -137,7 +137,8 @@ unsigned vhca_capture_packets(const VhcaWireFrame *f, unsigned mtu,
     /* The sender cut the message at its path MTU; its PSN count says
      * which, unless every MTU gives that count (then the port's). */
     if (packets_at(f->length, mtu) != f->packets) {
-        for (unsigned m = 256; m <= 4096; m <<= 1) {
+        for (unsigned m = VHCA_MTU_BYTES(VHCA_MTU_256);
+             m <= VHCA_MTU_BYTES(VHCA_MTU_4096); m <<= 1) {
             if (packets_at(f->length, m) == f->packets) {
                 *mtu_used = m;
                 break;
@@ -661,8 +662,9 @@ unsigned vhca_capture_frame(VhcaCapture *c, unsigned ifidx, bool outbound,
     struct timespec ts;
     uint64_t ns;
 
-    if (mtu < 256 || mtu > 4096 || (mtu & (mtu - 1))) {
-        mtu = 4096;
+    if (mtu < VHCA_MTU_BYTES(VHCA_MTU_256) ||
+        mtu > VHCA_MTU_BYTES(VHCA_MTU_4096) || (mtu & (mtu - 1))) {
+        mtu = VHCA_MTU_BYTES(VHCA_MTU_4096);
     }
     n = vhca_capture_packets(f, mtu, &first, &mtu_used);
     if (!n || ifidx >= c->nif) {

@@ -321,7 +321,7 @@ static void sa_path(const VhcaSaPort *src, const VhcaSaPort *dst,
     vhca_put_be16(rec + 42, sa_port_lid(src));
     rec[49] = 0x80 | 1;                         /* Reversible, NumbPath */
     vhca_put_be16(rec + 50, pkey);
-    rec[54] = 2 << 6 | VHCA_SA_MTU_4096;        /* selector: exactly */
+    rec[54] = 2 << 6 | VHCA_MTU_4096;        /* selector: exactly */
     rec[55] = 2 << 6 | VHCA_SA_RATE_40G;
     rec[56] = 2 << 6 | VHCA_SA_PACKET_LIFE;
 }

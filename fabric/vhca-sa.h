@@ -61,8 +61,6 @@
 
 /* IPoIB broadcast group of the default partition (RFC 4391). */
 #define VHCA_SA_IPOIB_QKEY      0x0b1b
-#define VHCA_SA_MTU_2048        4
-#define VHCA_SA_MTU_4096        5
 #define VHCA_SA_RATE_40G        7
 #define VHCA_SA_PACKET_LIFE     16      /* 4.096 us * 2^16, ~268 ms */
 

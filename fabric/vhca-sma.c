@@ -61,7 +61,7 @@ static VhcaSmaPort *sma_port(const VhcaSmaNode *node, uint32_t num)
 void vhca_port_sm_conf_default(VhcaPortSmConf *c)
 {
     memset(c, 0, sizeof(*c));
-    c->neighbor_mtu = 5;                        /* 4096 */
+    c->neighbor_mtu = VHCA_MTU_4096;
     c->oper_vls = 1;                            /* VL0 */
     c->subnet_timeout = 18;                     /* 4.096 us * 2^18 */
 }
@@ -106,7 +106,7 @@ uint16_t vhca_port_info_set_check(const uint8_t *d, uint8_t cur,
     if (!*state ||                              /* Disabled: not by SMP */
         (d[VHCA_PI(phys_state_down_default)] >> 4) == 3 ||
         (d[VHCA_PI(mkey_protect_lmc)] & 7) != 0 ||  /* LMC: one LID a port */
-        mtu > 5 || vls > 1) {                   /* MTUCap 4096, VLCap VL0 */
+        mtu > VHCA_MTU_4096 || vls > 1) {       /* MTUCap, VLCap VL0 */
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     return 0;
@@ -182,7 +182,7 @@ void vhca_port_info_link(uint8_t *d, uint8_t state, uint8_t phys_state)
     d[VHCA_PI(phys_state_down_default)] = (phys_state & 0xf) << 4 | 2;
     d[VHCA_PI(speed_active_enabled)] = 4 << 4 | 7;  /* QDR; SDR|DDR|QDR */
     d[VHCA_PI(vl_cap_init_type)] = 1 << 4;      /* VLCap: VL0 */
-    d[VHCA_PI(init_type_reply_mtu_cap)] = 5;    /* MTUCap 4096 */
+    d[VHCA_PI(init_type_reply_mtu_cap)] = VHCA_MTU_4096;   /* MTUCap */
 }
 
 /*

@@ -30,7 +30,7 @@ typedef struct VhcaPortSmConf {
     uint16_t mkey_lease;        /* M_KeyLeasePeriod */
     uint8_t mkey_protect;       /* M_KeyProtectBits, 0..3 */
     uint8_t sm_sl;              /* MasterSMSL */
-    uint8_t neighbor_mtu;       /* 1 (256) .. 5 (4096) */
+    uint8_t neighbor_mtu;       /* enum vhca_ib_mtu */
     uint8_t oper_vls;           /* OperationalVLs: 1, VL0 only */
     uint8_t vl_high_limit;
     uint8_t subnet_timeout;
