@@ -72,7 +72,8 @@ bool Device::PageAddress(const vhca_buf_desc& desc, uint32_t index, uint64_t* pa
   const uint32_t leaves = (desc.npages + VHCA_PBL_ENTRIES_PER_PAGE - 1) / VHCA_PBL_ENTRIES_PER_PAGE;
   auto* top = static_cast<const uint64_t*>(Dma(desc.addr, uint64_t{leaves} * 8));
   if (!top) return false;
-  auto* leaf = static_cast<const uint64_t*>(Dma(top[index / VHCA_PBL_ENTRIES_PER_PAGE], 4096));
+  auto* leaf = static_cast<const uint64_t*>(Dma(top[index / VHCA_PBL_ENTRIES_PER_PAGE],
+                                                       VHCA_PBL_PAGE_SIZE));
   if (!leaf) return false;
   *page = leaf[index % VHCA_PBL_ENTRIES_PER_PAGE];
   return true;
