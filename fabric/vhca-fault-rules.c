@@ -13,8 +13,6 @@
 #include "vhca-mad.h"
 
 #define VHCA_FAULT_DEFAULT_SEED 0x9e3779b97f4a7c15ull
-#define VHCA_MAD_MGMT_CLASS_OFF VHCA_MAD_OFF(vhca_mad_hdr, mgmt_class)
-#define VHCA_MAD_ATTR_ID_OFF    VHCA_MAD_OFF(vhca_mad_hdr, attr_id)
 
 static const char *const vhca_fault_op_names[] = {
     [VHCA_FAULT_OP_ANY] = "any",
@@ -549,6 +547,15 @@ VhcaFaultOp vhca_fault_op_of_wqe(uint8_t wqe_opcode)
     }
 }
 
+void vhca_fault_pkt_set_mad(VhcaFaultPkt *pkt, const uint8_t *mad, size_t len)
+{
+    pkt->op = VHCA_FAULT_OP_MAD;
+    if (len >= VHCA_MAD(attr_id) + 2) {
+        pkt->mad_class = vhca_mad_class(mad);
+        pkt->mad_attr = vhca_mad_attr(mad);
+    }
+}
+
 void vhca_fault_pkt_from_frame(const VhcaWireFrame *f, uint8_t port,
                                bool outbound, VhcaFaultPkt *pkt)
 {
@@ -570,11 +577,8 @@ void vhca_fault_pkt_from_frame(const VhcaWireFrame *f, uint8_t port,
                                                : VHCA_FAULT_OP_ACK;
         break;
     case VHCA_WIRE_DATAGRAM:
-        if (pkt->qpn <= 1 && f->payload_len > VHCA_MAD_ATTR_ID_OFF + 1) {
-            pkt->op = VHCA_FAULT_OP_MAD;
-            pkt->mad_class = f->payload[VHCA_MAD_MGMT_CLASS_OFF];
-            pkt->mad_attr = (uint16_t)(f->payload[VHCA_MAD_ATTR_ID_OFF] << 8 |
-                                       f->payload[VHCA_MAD_ATTR_ID_OFF + 1]);
+        if (pkt->qpn <= 1 && f->payload_len > VHCA_MAD(attr_id) + 1) {
+            vhca_fault_pkt_set_mad(pkt, f->payload, f->payload_len);
         } else {
             pkt->op = VHCA_FAULT_OP_SEND;
         }

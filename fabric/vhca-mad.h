@@ -28,6 +28,8 @@
 
 /* Where field sits in a MAD laid out as struct type. */
 #define VHCA_MAD_OFF(type, field)   offsetof(struct type, field)
+/* ... in the common header every MAD starts with. */
+#define VHCA_MAD(field)             VHCA_MAD_OFF(vhca_mad_hdr, field)
 
 /* The common MAD header (IBA 13.4.3, Figure 144). */
 struct vhca_mad_hdr {
@@ -220,10 +222,84 @@ struct vhca_smp_port_info {
 };
 VHCA_SIZE_CHECK(struct vhca_smp_port_info, VHCA_SMP_DATA_SIZE);
 
+/* ClassPortInfo (IBA 13.4.8.1) of any class's agent: the SA's, the PMA's. */
+struct vhca_class_port_info {
+    uint8_t     base_version;
+    uint8_t     class_version;
+    uint16_t    cap_mask;
+    uint32_t    cap_mask2_resp_time;    /* CapabilityMask2[31:5], RespTimeValue[4:0] */
+    uint8_t     redirect_gid[16];
+    uint32_t    redirect_tc_sl_fl;
+    uint16_t    redirect_lid;
+    uint16_t    redirect_pkey;
+    uint32_t    redirect_qp;
+    uint32_t    redirect_qkey;
+    uint8_t     trap_gid[16];
+    uint32_t    trap_tc_sl_fl;
+    uint16_t    trap_lid;
+    uint16_t    trap_pkey;
+    uint32_t    trap_hl_qp;
+    uint32_t    trap_qkey;
+};
+VHCA_SIZE_CHECK(struct vhca_class_port_info, 72);
+
 /* Where a field of these attributes sits in the SMP's data. */
 #define VHCA_NI(field)      VHCA_MAD_OFF(vhca_smp_node_info, field)
 #define VHCA_SWI(field)     VHCA_MAD_OFF(vhca_smp_switch_info, field)
 #define VHCA_PI(field)      VHCA_MAD_OFF(vhca_smp_port_info, field)
+#define VHCA_CPI(field)     VHCA_MAD_OFF(vhca_class_port_info, field)
+
+/*
+ * The common header's fields of the MAD at m, big-endian (plain shifts:
+ * C++ tests include this file too).
+ */
+static inline uint8_t vhca_mad_class(const uint8_t *m)
+{
+    return m[VHCA_MAD(mgmt_class)];
+}
+
+static inline uint8_t vhca_mad_method(const uint8_t *m)
+{
+    return m[VHCA_MAD(method)];
+}
+
+static inline uint16_t vhca_mad_be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t vhca_mad_be32(const uint8_t *p)
+{
+    return (uint32_t)vhca_mad_be16(p) << 16 | vhca_mad_be16(p + 2);
+}
+
+static inline uint16_t vhca_mad_status(const uint8_t *m)
+{
+    return vhca_mad_be16(m + VHCA_MAD(status));
+}
+
+static inline uint16_t vhca_mad_attr(const uint8_t *m)
+{
+    return vhca_mad_be16(m + VHCA_MAD(attr_id));
+}
+
+static inline uint32_t vhca_mad_attr_mod(const uint8_t *m)
+{
+    return vhca_mad_be32(m + VHCA_MAD(attr_mod));
+}
+
+static inline uint64_t vhca_mad_tid(const uint8_t *m)
+{
+    return (uint64_t)vhca_mad_be32(m + VHCA_MAD(tid)) << 32 |
+           vhca_mad_be32(m + VHCA_MAD(tid) + 4);
+}
+
+/* The TrapNumber of a Trap(Notice) SMP. */
+static inline uint16_t vhca_smp_trap_number(const uint8_t *m)
+{
+    return vhca_mad_be16(m + VHCA_SMP_DATA_OFF +
+                         VHCA_MAD_OFF(vhca_smp_notice, trap_number));
+}
 
 /* MAD header (IBA 13.4.3) and SMP (14.2.1) values the fabric knows. */
 #define VHCA_MGMT_CLASS_SUBN_LID    0x01
