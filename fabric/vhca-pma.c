@@ -89,10 +89,11 @@ static uint64_t sat(uint64_t v, uint64_t max)
 /* IBA 16.1.3.1 ClassPortInfo: no redirection, no traps. */
 static uint16_t pma_class_port_info(uint8_t *d)
 {
-    d[0] = 1;                                   /* BaseVersion */
-    d[1] = 1;                                   /* ClassVersion */
-    vhca_put_be16(d + 2, VHCA_PMA_CAP_EXT_WIDTH);
-    vhca_put_be32(d + 4, PMA_RESP_TIME_VALUE);       /* CapMask2 0 | RespTime */
+    d[VHCA_CPI(base_version)] = 1;
+    d[VHCA_CPI(class_version)] = 1;
+    vhca_put_be16(d + VHCA_CPI(cap_mask), VHCA_PMA_CAP_EXT_WIDTH);
+    vhca_put_be32(d + VHCA_CPI(cap_mask2_resp_time),
+                  PMA_RESP_TIME_VALUE);         /* CapabilityMask2 0 */
     return 0;
 }
 

@@ -60,7 +60,7 @@
 #define NODE_RECORD_SIZE    112     /* 108 bytes, 8-byte units */
 #define PORTINFO_RECORD_SIZE 72     /* 68 bytes */
 #define PATH_RECORD_SIZE    64
-#define CLASS_PORT_INFO_SIZE 72
+#define CLASS_PORT_INFO_SIZE sizeof(struct vhca_class_port_info)
 
 /* IBA 15.2.5.2 NodeRecord: LID, reserved, NodeInfo, NodeDescription. */
 static const VhcaSaField node_record_fields[] = {
@@ -237,10 +237,10 @@ static uint16_t sa_class_port_info(VhcaSaTable *t)
 
     t->rec_size = CLASS_PORT_INFO_SIZE;
     d = vhca_sa_table_add(t);
-    d[0] = 1;                                   /* BaseVersion */
-    d[1] = VHCA_SA_CLASS_VERSION;
-    vhca_put_be16(d + 2, 1u << 9);                   /* IsUDMulticastSupported */
-    vhca_put_be32(d + 4, 18);                        /* CapMask2 0, RespTime */
+    d[VHCA_CPI(base_version)] = 1;
+    d[VHCA_CPI(class_version)] = VHCA_SA_CLASS_VERSION;
+    vhca_put_be16(d + VHCA_CPI(cap_mask), 1u << 9);     /* IsUDMulticastSupported */
+    vhca_put_be32(d + VHCA_CPI(cap_mask2_resp_time), 18); /* CapabilityMask2 0 */
     return 0;
 }
 

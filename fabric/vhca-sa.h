@@ -22,7 +22,6 @@
 
 #define VHCA_MGMT_CLASS_SUBN_ADM    0x03
 #define VHCA_SA_CLASS_VERSION       2
-#define VHCA_SA_SM_LID              1
 #define VHCA_SA_QPN                 1
 #define VHCA_SA_HDR_SIZE            VHCA_MAD_OFF(vhca_sa_mad, data)
 #define VHCA_SA_DATA_SIZE           sizeof(((struct vhca_sa_mad *)0)->data)
