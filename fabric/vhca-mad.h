@@ -136,6 +136,7 @@ struct vhca_smp_notice {
     uint8_t     details[54];
 };
 VHCA_SIZE_CHECK(struct vhca_smp_notice, 64);
+#define VHCA_NOTICE_GENERIC     0x80    /* generic_type: IsGeneric */
 
 /*
  * The attributes' layouts (SMP data, 64 bytes), byte for byte: a field

@@ -147,25 +147,43 @@ uint16_t vhca_sl2vl_set(VhcaPortSmConf *c, const uint8_t *d)
     return 0;
 }
 
-/* IBA 14.2.5.3 NodeInfo, as seen through local_port (the SA's too). */
+/* IBA 14.2.5.3 NodeInfo of any node, a CA or a switch. */
+void vhca_node_info_put(uint8_t *d, const VhcaNodeInfo *ni)
+{
+    d[VHCA_NI(base_version)] = 1;
+    d[VHCA_NI(class_version)] = 1;
+    d[VHCA_NI(node_type)] = ni->node_type;
+    d[VHCA_NI(num_ports)] = ni->num_ports;
+    vhca_put_be64(d + VHCA_NI(sys_image_guid), ni->sys_image_guid);
+    vhca_put_be64(d + VHCA_NI(node_guid), ni->node_guid);
+    vhca_put_be64(d + VHCA_NI(port_guid), ni->port_guid);
+    vhca_put_be16(d + VHCA_NI(partition_cap), ni->partition_cap);
+    vhca_put_be16(d + VHCA_NI(device_id), ni->device_id);
+    vhca_put_be32(d + VHCA_NI(revision), ni->revision);
+    d[VHCA_NI(local_port)] = ni->local_port;
+    d[VHCA_NI(vendor_id)] = ni->vendor_id >> 16;
+    d[VHCA_NI(vendor_id) + 1] = ni->vendor_id >> 8;
+    d[VHCA_NI(vendor_id) + 2] = ni->vendor_id;
+}
+
+/* A CA's NodeInfo, as seen through local_port (the SA's too). */
 uint16_t vhca_sma_node_info(const VhcaSmaNode *node, uint8_t *d)
 {
     const VhcaSmaPort *port = sma_port(node, node->local_port);
+    const VhcaNodeInfo ni = {
+        .node_type = VHCA_NODE_TYPE_CA,
+        .num_ports = node->num_ports,
+        .local_port = node->local_port,
+        .sys_image_guid = node->sys_image_guid,
+        .node_guid = node->node_guid,
+        .port_guid = port ? port->guid : 0,
+        .partition_cap = SMA_PKEY_TABLE_LEN,
+        .device_id = node->device_id,
+        .revision = node->revision,
+        .vendor_id = node->vendor_id,
+    };
 
-    d[VHCA_NI(base_version)] = 1;
-    d[VHCA_NI(class_version)] = 1;
-    d[VHCA_NI(node_type)] = 1;                  /* CA */
-    d[VHCA_NI(num_ports)] = node->num_ports;
-    vhca_put_be64(d + VHCA_NI(sys_image_guid), node->sys_image_guid);
-    vhca_put_be64(d + VHCA_NI(node_guid), node->node_guid);
-    vhca_put_be64(d + VHCA_NI(port_guid), port ? port->guid : 0);
-    vhca_put_be16(d + VHCA_NI(partition_cap), SMA_PKEY_TABLE_LEN);
-    vhca_put_be16(d + VHCA_NI(device_id), node->device_id);
-    vhca_put_be32(d + VHCA_NI(revision), node->revision);
-    d[VHCA_NI(local_port)] = node->local_port;
-    d[VHCA_NI(vendor_id)] = node->vendor_id >> 16;
-    d[VHCA_NI(vendor_id) + 1] = node->vendor_id >> 8;
-    d[VHCA_NI(vendor_id) + 2] = node->vendor_id;
+    vhca_node_info_put(d, &ni);
     return 0;
 }
 

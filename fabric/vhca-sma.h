@@ -38,6 +38,25 @@ typedef struct VhcaPortSmConf {
 } VhcaPortSmConf;
 
 /* What a port's PortInfo says before any SM wrote it. */
+/* NodeInfo's values (IBA 14.2.5.3), for vhca_node_info_put(). */
+#define VHCA_NODE_TYPE_CA       1
+#define VHCA_NODE_TYPE_SWITCH   2
+typedef struct VhcaNodeInfo {
+    uint8_t node_type;          /* VHCA_NODE_TYPE_* */
+    uint8_t num_ports;
+    uint8_t local_port;
+    uint64_t sys_image_guid;
+    uint64_t node_guid;
+    uint64_t port_guid;
+    uint16_t partition_cap;
+    uint16_t device_id;
+    uint32_t revision;
+    uint32_t vendor_id;         /* OUI, 24 bits */
+} VhcaNodeInfo;
+
+/* NodeInfo's 64 bytes at d. */
+void vhca_node_info_put(uint8_t *d, const VhcaNodeInfo *ni);
+
 /* PortInfo's link fields of every port: 4x QDR, MTU 4096, VL0. */
 void vhca_port_info_link(uint8_t *d, uint8_t state, uint8_t phys_state);
 

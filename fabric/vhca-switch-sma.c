@@ -116,21 +116,20 @@ void vhca_switch_mft_set(VhcaSwitchNode *sw, uint16_t mlid, uint8_t port,
 static uint16_t sw_node_info(const SwitchQuery *q, uint8_t *d)
 {
     const VhcaSwitchNode *sw = q->sw;
+    const VhcaNodeInfo ni = {
+        .node_type = VHCA_NODE_TYPE_SWITCH,
+        .num_ports = sw->num_ports,
+        .local_port = q->in_port,
+        .sys_image_guid = sw->node_guid,
+        .node_guid = sw->node_guid,
+        .port_guid = sw->node_guid,
+        .partition_cap = PKEY_TABLE_LEN,
+        .device_id = VHCA_SWITCH_DEVICE_ID,
+        .revision = 1,
+        .vendor_id = sw->vendor_id,
+    };
 
-    d[VHCA_NI(base_version)] = 1;
-    d[VHCA_NI(class_version)] = 1;
-    d[VHCA_NI(node_type)] = 2;                  /* switch */
-    d[VHCA_NI(num_ports)] = sw->num_ports;
-    vhca_put_be64(d + VHCA_NI(sys_image_guid), sw->node_guid);
-    vhca_put_be64(d + VHCA_NI(node_guid), sw->node_guid);
-    vhca_put_be64(d + VHCA_NI(port_guid), sw->node_guid);
-    vhca_put_be16(d + VHCA_NI(partition_cap), PKEY_TABLE_LEN);
-    vhca_put_be16(d + VHCA_NI(device_id), VHCA_SWITCH_DEVICE_ID);
-    vhca_put_be32(d + VHCA_NI(revision), 1);
-    d[VHCA_NI(local_port)] = q->in_port;
-    d[VHCA_NI(vendor_id)] = sw->vendor_id >> 16;
-    d[VHCA_NI(vendor_id) + 1] = sw->vendor_id >> 8;
-    d[VHCA_NI(vendor_id) + 2] = sw->vendor_id;
+    vhca_node_info_put(d, &ni);
     return 0;
 }
 

@@ -15,7 +15,6 @@
 #include "vhca-bytes.h"
 #include "vhca-trap-mad.h"
 
-#define NOTICE_IS_GENERIC       0x80
 #define SMP_STATUS              VHCA_SMP(status)
 #define NOTICE_OFF(field)       VHCA_MAD_OFF(vhca_smp_notice, field)
 
@@ -27,7 +26,7 @@ void vhca_trap_build(uint8_t *mad, uint64_t tid, uint8_t type, uint16_t num,
     uint8_t *d = mad + VHCA_SMP_DATA_OFF;
 
     vhca_smp_request(mad, VHCA_MGMT_METHOD_TRAP, tid, VHCA_SMP_ATTR_NOTICE, 0);
-    d[NOTICE_OFF(generic_type)] = NOTICE_IS_GENERIC | type;
+    d[NOTICE_OFF(generic_type)] = VHCA_NOTICE_GENERIC | type;
     d[NOTICE_OFF(producer_type)] = producer >> 16;      /* 24 bits */
     d[NOTICE_OFF(producer_type) + 1] = producer >> 8;
     d[NOTICE_OFF(producer_type) + 2] = producer;

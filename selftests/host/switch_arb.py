@@ -78,9 +78,10 @@ def sm_info_fields(d):
 
 
 def notice(num, issuer_lid, details=b""):
-    """A generic Notice of trap number num (IBA 13.4.8.2): urgent, producer
-    type 1 (a CA)."""
-    return NOTICE.pack(generic_type=0x80 | 4, producer_type=b"\0\0\1",
+    """A generic Notice of trap number num (IBA 13.4.8.2): informational,
+    from a CA."""
+    return NOTICE.pack(generic_type=C["VHCA_NOTICE_GENERIC"] | C["VHCA_TRAP_TYPE_INFO"],
+                       producer_type=C["VHCA_TRAP_PRODUCER_CA"].to_bytes(3, "big"),
                        trap_number=num, issuer_lid=issuer_lid, details=details)
 
 

@@ -230,7 +230,7 @@ def test_directed_routes_of_any_depth(chain):
         ni = node_info(resp)
         assert resp["method"] == GET_RESP and resp["status"] & D_BIT
         assert (resp["hop_ptr"], resp["hop_cnt"]) == (1, depth), resp
-        assert ni["node_type"] == 2, "not a switch"
+        assert ni["node_type"] == C["VHCA_NODE_TYPE_SWITCH"], ni
         assert ni["node_guid"] == guid
         assert list(resp["return_path"][1:1 + depth]) == ret
         assert ni["local_port"] == ret[-1]
