@@ -323,9 +323,10 @@ check-capture: deps $(GUEST_PREREQS) switch
 	@test "$(KERNEL)" != debug || { echo "check-capture: not on the debug kernel" >&2; exit 1; }
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh capture selftests/capture/capture_fabric.py
 
-# UCX (ucx_perftest over rc_verbs and ud_verbs) and libfabric (fi_pingpong
-# over msg and rdm endpoints) between two VMs through the standalone switch
-# (not in `make test`): build/results/fabric-middleware.txt.
+# UCX (ucx_perftest over rc_verbs and ud_verbs), libfabric (fi_pingpong
+# over msg and rdm endpoints) and Open MPI over UCX (one rank in each VM,
+# mpirun launching over ssh on IPoIB) between two VMs through the
+# standalone switch (not in `make test`): build/results/fabric-middleware.txt.
 # Documentation/fabric-tests.md "Middleware across VMs".
 check-fabric-middleware: deps $(GUEST_PREREQS) switch
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh fabric-middleware \

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "vhca-bth.h"
 #include "vhca-capture.h"
 
 /* ---- CRCs (IBA 7.8) ----------------------------------------------------- */
@@ -82,20 +83,6 @@ uint16_t vhca_capture_vcrc(const uint8_t *pkt, size_t vcrc_off)
 
 /* ---- packets of a frame (IBA 9.2, 9.3) ---------------------------------- */
 
-/* BTH opcodes (IBA 9.2.1, table 35): the transport in bits 7:5. */
-enum {
-    IB_RC = 0x00, IB_UC = 0x20, IB_UD = 0x60, IB_XRC = 0xa0,
-    IB_SEND_FIRST = 0x00, IB_SEND_MIDDLE = 0x01, IB_SEND_LAST = 0x02,
-    IB_SEND_LAST_IMM = 0x03, IB_SEND_ONLY = 0x04, IB_SEND_ONLY_IMM = 0x05,
-    IB_WRITE_FIRST = 0x06, IB_WRITE_MIDDLE = 0x07, IB_WRITE_LAST = 0x08,
-    IB_WRITE_LAST_IMM = 0x09, IB_WRITE_ONLY = 0x0a, IB_WRITE_ONLY_IMM = 0x0b,
-    IB_READ_REQUEST = 0x0c, IB_READ_RESP_FIRST = 0x0d,
-    IB_READ_RESP_MIDDLE = 0x0e, IB_READ_RESP_LAST = 0x0f,
-    IB_READ_RESP_ONLY = 0x10, IB_ACK = 0x11, IB_ATOMIC_ACK = 0x12,
-    IB_CMP_SWAP = 0x13, IB_FETCH_ADD = 0x14, IB_SEND_LAST_INV = 0x16,
-    IB_SEND_ONLY_INV = 0x17, IB_FLUSH = 0x1c, IB_ATOMIC_WRITE = 0x1d,
-};
-
 /* Extension headers a packet carries, in their order after the BTH. */
 enum {
     EH_XRCETH = 1 << 0, EH_DETH = 1 << 1, EH_RETH = 1 << 2,
@@ -150,7 +137,8 @@ unsigned vhca_capture_packets(const VhcaWireFrame *f, unsigned mtu,
     /* The sender cut the message at its path MTU; its PSN count says
      * which, unless every MTU gives that count (then the port's). */
     if (packets_at(f->length, mtu) != f->packets) {
-        for (unsigned m = 256; m <= 4096; m <<= 1) {
+        for (unsigned m = VHCA_MTU_BYTES(VHCA_MTU_256);
+             m <= VHCA_MTU_BYTES(VHCA_MTU_4096); m <<= 1) {
             if (packets_at(f->length, m) == f->packets) {
                 *mtu_used = m;
                 break;
@@ -171,31 +159,34 @@ static void plan_data(const VhcaWireFrame *f, unsigned k, unsigned n,
     bool imm = f->flags & VHCA_WIRE_F_IMM, inv = f->flags & VHCA_WIRE_F_INV;
 
     if (frame_is_response(f)) {
-        p->opcode = only ? IB_READ_RESP_ONLY : first ? IB_READ_RESP_FIRST :
-                    last ? IB_READ_RESP_LAST : IB_READ_RESP_MIDDLE;
+        p->opcode = only ? VHCA_BTH_READ_RESP_ONLY :
+                    first ? VHCA_BTH_READ_RESP_FIRST :
+                    last ? VHCA_BTH_READ_RESP_LAST : VHCA_BTH_READ_RESP_MIDDLE;
         p->ext = only || first || last ? EH_AETH : 0;
         return;
     }
     switch (f->opcode) {
     case VHCA_WQE_RDMA_WRITE:
     case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-        p->opcode = only ? (imm ? IB_WRITE_ONLY_IMM : IB_WRITE_ONLY) :
-                    first ? IB_WRITE_FIRST :
-                    last ? (imm ? IB_WRITE_LAST_IMM : IB_WRITE_LAST) :
-                    IB_WRITE_MIDDLE;
+        p->opcode = only ? (imm ? VHCA_BTH_WRITE_ONLY_IMM
+                                : VHCA_BTH_WRITE_ONLY) :
+                    first ? VHCA_BTH_WRITE_FIRST :
+                    last ? (imm ? VHCA_BTH_WRITE_LAST_IMM
+                                : VHCA_BTH_WRITE_LAST) :
+                    VHCA_BTH_WRITE_MIDDLE;
         p->ext = (first ? EH_RETH : 0) | (last && imm ? EH_IMMDT : 0);
         break;
     case VHCA_WQE_ATOMIC_WRITE:
-        p->opcode = IB_ATOMIC_WRITE;
+        p->opcode = VHCA_BTH_ATOMIC_WRITE;
         p->ext = EH_RETH;
         break;
     default:                /* SEND, with immediate or invalidate */
-        p->opcode = only ? (imm ? IB_SEND_ONLY_IMM :
-                            inv ? IB_SEND_ONLY_INV : IB_SEND_ONLY) :
-                    first ? IB_SEND_FIRST :
-                    last ? (imm ? IB_SEND_LAST_IMM :
-                            inv ? IB_SEND_LAST_INV : IB_SEND_LAST) :
-                    IB_SEND_MIDDLE;
+        p->opcode = only ? (imm ? VHCA_BTH_SEND_ONLY_IMM :
+                            inv ? VHCA_BTH_SEND_ONLY_INV : VHCA_BTH_SEND_ONLY) :
+                    first ? VHCA_BTH_SEND_FIRST :
+                    last ? (imm ? VHCA_BTH_SEND_LAST_IMM :
+                            inv ? VHCA_BTH_SEND_LAST_INV : VHCA_BTH_SEND_LAST) :
+                    VHCA_BTH_SEND_MIDDLE;
         p->ext = last && imm ? EH_IMMDT : last && inv ? EH_IETH : 0;
         break;
     }
@@ -205,11 +196,11 @@ static uint8_t transport_of(const VhcaWireFrame *f)
 {
     switch (f->qp_type) {
     case VHCA_QPT_UC:
-        return IB_UC;
+        return VHCA_BTH_UC;
     case VHCA_QPT_XRC_INI:
-        return f->kind == VHCA_WIRE_REQUEST ? IB_XRC : IB_RC;
+        return f->kind == VHCA_WIRE_REQUEST ? VHCA_BTH_XRC : VHCA_BTH_RC;
     default:
-        return IB_RC;
+        return VHCA_BTH_RC;
     }
 }
 
@@ -222,8 +213,8 @@ static void plan_packet(const VhcaWireFrame *f, unsigned mtu, unsigned k,
     memset(p, 0, sizeof(*p));
     p->psn = (f->psn + idx) & 0xffffff;
     if (f->kind == VHCA_WIRE_DATAGRAM) {
-        p->opcode = IB_UD | ((f->flags & VHCA_WIRE_F_IMM) ? IB_SEND_ONLY_IMM
-                                                          : IB_SEND_ONLY);
+        p->opcode = VHCA_BTH_UD | ((f->flags & VHCA_WIRE_F_IMM)
+                                   ? VHCA_BTH_SEND_ONLY_IMM : VHCA_BTH_SEND_ONLY);
         p->ext = EH_DETH | ((f->flags & VHCA_WIRE_F_IMM) ? EH_IMMDT : 0);
         p->pay_len = f->payload_len;
         return;
@@ -236,7 +227,7 @@ static void plan_packet(const VhcaWireFrame *f, unsigned mtu, unsigned k,
         plan_data(f, idx, total ? total : 1, p);
         if (!frame_is_response(f)) {
             p->opcode |= transport_of(f);
-            p->ext |= transport_of(f) == IB_XRC ? EH_XRCETH : 0;
+            p->ext |= transport_of(f) == VHCA_BTH_XRC ? EH_XRCETH : 0;
             p->ack_req = idx + 1 == total && f->qp_type != VHCA_QPT_UC;
         }
         return;
@@ -244,19 +235,19 @@ static void plan_packet(const VhcaWireFrame *f, unsigned mtu, unsigned k,
     if (f->kind == VHCA_WIRE_REQUEST && f->opcode == VHCA_WQE_FLUSH) {
         /* IBA 1.5 A19.4.1: BTH, [XRCETH,] FETH, RETH; no payload */
         p->ack_req = true;
-        p->opcode = transport_of(f) | IB_FLUSH;
+        p->opcode = transport_of(f) | VHCA_BTH_FLUSH;
         p->ext = EH_FETH | EH_RETH |
-                 (transport_of(f) == IB_XRC ? EH_XRCETH : 0);
+                 (transport_of(f) == VHCA_BTH_XRC ? EH_XRCETH : 0);
         return;
     }
     if (f->kind == VHCA_WIRE_REQUEST) {
         p->ack_req = true;
         p->opcode = transport_of(f) |
-            (f->opcode == VHCA_WQE_RDMA_READ ? IB_READ_REQUEST :
-             f->opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ? IB_CMP_SWAP
-                                                      : IB_FETCH_ADD);
+            (f->opcode == VHCA_WQE_RDMA_READ ? VHCA_BTH_READ_REQUEST :
+             f->opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ? VHCA_BTH_CMP_SWAP
+                                                      : VHCA_BTH_FETCH_ADD);
         p->ext = (f->opcode == VHCA_WQE_RDMA_READ ? EH_RETH : EH_ATOMICETH) |
-                 (transport_of(f) == IB_XRC ? EH_XRCETH : 0);
+                 (transport_of(f) == VHCA_BTH_XRC ? EH_XRCETH : 0);
         return;
     }
     /* An ACK or NAK acknowledges the message's last PSN; a sequence error
@@ -269,14 +260,14 @@ static void plan_packet(const VhcaWireFrame *f, unsigned mtu, unsigned k,
     }
     if (f->syndrome == VHCA_WIRE_ACK && f->opcode == VHCA_WQE_FLUSH) {
         /* IBA 1.5 oA19-2: an RDMA READ response without payload */
-        p->opcode = IB_READ_RESP_ONLY;
+        p->opcode = VHCA_BTH_READ_RESP_ONLY;
         p->ext = EH_AETH;
     } else if (f->syndrome == VHCA_WIRE_ACK &&
                vhca_wqe_returns_data(f->opcode)) {
-        p->opcode = IB_ATOMIC_ACK;
+        p->opcode = VHCA_BTH_ATOMIC_ACK;
         p->ext = EH_AETH | EH_ATOMICACKETH;
     } else {
-        p->opcode = IB_ACK;
+        p->opcode = VHCA_BTH_ACK;
         p->ext = EH_AETH;
     }
 }
@@ -671,8 +662,9 @@ unsigned vhca_capture_frame(VhcaCapture *c, unsigned ifidx, bool outbound,
     struct timespec ts;
     uint64_t ns;
 
-    if (mtu < 256 || mtu > 4096 || (mtu & (mtu - 1))) {
-        mtu = 4096;
+    if (mtu < VHCA_MTU_BYTES(VHCA_MTU_256) ||
+        mtu > VHCA_MTU_BYTES(VHCA_MTU_4096) || (mtu & (mtu - 1))) {
+        mtu = VHCA_MTU_BYTES(VHCA_MTU_4096);
     }
     n = vhca_capture_packets(f, mtu, &first, &mtu_used);
     if (!n || ifidx >= c->nif) {

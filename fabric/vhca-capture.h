@@ -40,7 +40,8 @@
 #define VHCA_CAPTURE_ANY        0xffffffffu
 /* LRH + GRH + BTH + the longest extension headers + pad + ICRC + VCRC. */
 #define VHCA_CAPTURE_MAX_HDRS   (8 + 40 + 12 + 4 + 28 + 4 + 3 + 4 + 2)
-#define VHCA_CAPTURE_MAX_PACKET (VHCA_CAPTURE_MAX_HDRS + 4096)
+#define VHCA_CAPTURE_MAX_PACKET (VHCA_CAPTURE_MAX_HDRS + \
+                                 VHCA_MTU_BYTES(VHCA_MTU_4096))
 
 /* Which packets a capture keeps; a zeroed filter keeps nothing. */
 typedef struct VhcaCaptureFilter {

@@ -10,10 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vhca-fault-rules.h"
+#include "vhca-mad.h"
 
 #define VHCA_FAULT_DEFAULT_SEED 0x9e3779b97f4a7c15ull
-#define VHCA_MAD_MGMT_CLASS_OFF 1       /* IBA 13.4.2 common MAD header */
-#define VHCA_MAD_ATTR_ID_OFF    16
 
 static const char *const vhca_fault_op_names[] = {
     [VHCA_FAULT_OP_ANY] = "any",
@@ -525,24 +524,35 @@ size_t vhca_fault_rules_trace(const VhcaFaultRules *r, char *buf, size_t size)
     return used;
 }
 
+/*
+ * The rule's op of a request, from its row in the opcode table
+ * (vhca_hw_wqe_rules.h): the SENDs carry the AV segment, WRITE and READ
+ * the RDMA one (READ returns the data), the atomics theirs; FLUSH and
+ * what does not go on the wire match only op=any.
+ */
 VhcaFaultOp vhca_fault_op_of_wqe(uint8_t wqe_opcode)
 {
-    switch (wqe_opcode) {
-    case VHCA_WQE_SEND:
-    case VHCA_WQE_SEND_WITH_IMM:
-    case VHCA_WQE_SEND_WITH_INV:
+    const struct vhca_wqe_opcode_info *row = vhca_wqe_opcode_row(wqe_opcode);
+
+    switch (row->segment) {
+    case VHCA_WQE_SEG_AV:
         return VHCA_FAULT_OP_SEND;
-    case VHCA_WQE_RDMA_WRITE:
-    case VHCA_WQE_RDMA_WRITE_WITH_IMM:
-        return VHCA_FAULT_OP_WRITE;
-    case VHCA_WQE_RDMA_READ:
-        return VHCA_FAULT_OP_READ_REQ;
-    case VHCA_WQE_ATOMIC_CMP_AND_SWP:
-    case VHCA_WQE_ATOMIC_FETCH_AND_ADD:
-    case VHCA_WQE_ATOMIC_WRITE:
+    case VHCA_WQE_SEG_RADDR:
+        return row->flags & VHCA_WQE_OPF_RETURNS ? VHCA_FAULT_OP_READ_REQ
+                                                 : VHCA_FAULT_OP_WRITE;
+    case VHCA_WQE_SEG_ATOMIC:
         return VHCA_FAULT_OP_ATOMIC;
     default:
         return VHCA_FAULT_OP_ANY;
+    }
+}
+
+void vhca_fault_pkt_set_mad(VhcaFaultPkt *pkt, const uint8_t *mad, size_t len)
+{
+    pkt->op = VHCA_FAULT_OP_MAD;
+    if (len >= VHCA_MAD(attr_id) + 2) {
+        pkt->mad_class = vhca_mad_class(mad);
+        pkt->mad_attr = vhca_mad_attr(mad);
     }
 }
 
@@ -567,11 +577,8 @@ void vhca_fault_pkt_from_frame(const VhcaWireFrame *f, uint8_t port,
                                                : VHCA_FAULT_OP_ACK;
         break;
     case VHCA_WIRE_DATAGRAM:
-        if (pkt->qpn <= 1 && f->payload_len > VHCA_MAD_ATTR_ID_OFF + 1) {
-            pkt->op = VHCA_FAULT_OP_MAD;
-            pkt->mad_class = f->payload[VHCA_MAD_MGMT_CLASS_OFF];
-            pkt->mad_attr = (uint16_t)(f->payload[VHCA_MAD_ATTR_ID_OFF] << 8 |
-                                       f->payload[VHCA_MAD_ATTR_ID_OFF + 1]);
+        if (pkt->qpn <= 1 && f->payload_len > VHCA_MAD(attr_id) + 1) {
+            vhca_fault_pkt_set_mad(pkt, f->payload, f->payload_len);
         } else {
             pkt->op = VHCA_FAULT_OP_SEND;
         }

@@ -170,6 +170,9 @@ static inline bool vhca_fault_rules_active(const VhcaFaultRules *r)
 /* A wire frame's summary as the port sees it (vhca-wire.h). */
 void vhca_fault_pkt_from_frame(const VhcaWireFrame *f, uint8_t port,
                                bool outbound, VhcaFaultPkt *pkt);
+/* A datagram to QP0/QP1 of len bytes at mad: op=mad, its class and
+ * attribute (the common MAD header, vhca-mad.h) when len holds them. */
+void vhca_fault_pkt_set_mad(VhcaFaultPkt *pkt, const uint8_t *mad, size_t len);
 /* The op class of a request of enum vhca_wqe_opcode. */
 VhcaFaultOp vhca_fault_op_of_wqe(uint8_t wqe_opcode);
 

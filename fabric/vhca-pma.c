@@ -31,14 +31,14 @@
 #include "vhca-pma.h"
 
 /* MAD header offsets (IBA 13.4.3) and the PerfMgt data area (16.1.1). */
-#define MAD_BASE_VERSION    0
-#define MAD_MGMT_CLASS      1
-#define MAD_CLASS_VERSION   2
-#define MAD_METHOD          3
-#define MAD_STATUS          4
-#define MAD_ATTR_ID         16
-#define PMA_DATA_OFF        64
-#define PMA_DATA_SIZE       192
+#define MAD_BASE_VERSION    VHCA_MAD_OFF(vhca_mad_hdr, base_version)
+#define MAD_MGMT_CLASS      VHCA_MAD_OFF(vhca_mad_hdr, mgmt_class)
+#define MAD_CLASS_VERSION   VHCA_MAD_OFF(vhca_mad_hdr, class_version)
+#define MAD_METHOD          VHCA_MAD_OFF(vhca_mad_hdr, method)
+#define MAD_STATUS          VHCA_MAD_OFF(vhca_mad_hdr, status)
+#define MAD_ATTR_ID         VHCA_MAD_OFF(vhca_mad_hdr, attr_id)
+#define PMA_DATA_OFF        VHCA_MAD_OFF(vhca_pma_mad, data)
+#define PMA_DATA_SIZE       sizeof(((struct vhca_pma_mad *)0)->data)
 
 /* PortCounters:CounterSelect bits (IBA 16.1.3.5, Table 236). */
 #define PC_SEL_LINK_DOWNED      (1u << 2)
@@ -89,10 +89,11 @@ static uint64_t sat(uint64_t v, uint64_t max)
 /* IBA 16.1.3.1 ClassPortInfo: no redirection, no traps. */
 static uint16_t pma_class_port_info(uint8_t *d)
 {
-    d[0] = 1;                                   /* BaseVersion */
-    d[1] = 1;                                   /* ClassVersion */
-    vhca_put_be16(d + 2, VHCA_PMA_CAP_EXT_WIDTH);
-    vhca_put_be32(d + 4, PMA_RESP_TIME_VALUE);       /* CapMask2 0 | RespTime */
+    d[VHCA_CPI(base_version)] = 1;
+    d[VHCA_CPI(class_version)] = 1;
+    vhca_put_be16(d + VHCA_CPI(cap_mask), VHCA_PMA_CAP_EXT_WIDTH);
+    vhca_put_be32(d + VHCA_CPI(cap_mask2_resp_time),
+                  PMA_RESP_TIME_VALUE);         /* CapabilityMask2 0 */
     return 0;
 }
 

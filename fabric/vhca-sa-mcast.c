@@ -76,7 +76,7 @@ void vhca_sa_mcast_init(VhcaSa *sa)
     g->qkey = VHCA_SA_IPOIB_QKEY;
     g->mlid = VHCA_MIN_MLID;
     g->pkey = VHCA_DEFAULT_PKEY;
-    g->mtu = VHCA_SA_MTU_2048;
+    g->mtu = VHCA_MTU_2048;
     g->rate = VHCA_SA_RATE_40G;
     g->plt = VHCA_SA_PACKET_LIFE;
     g->scope = 2;                               /* link local */
@@ -238,8 +238,8 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
     } else {
         memcpy(g->mgid, want, 16);
     }
-    if (!mcr_choose(mask, MCR_MTU, want[38], 1, VHCA_SA_MTU_4096,
-                    VHCA_SA_MTU_2048, &g->mtu) ||
+    if (!mcr_choose(mask, MCR_MTU, want[38], 1, VHCA_MTU_4096,
+                    VHCA_MTU_2048, &g->mtu) ||
         !mcr_choose(mask, MCR_RATE, want[42], 2, VHCA_SA_RATE_40G,
                     VHCA_SA_RATE_40G, &g->rate) ||
         !mcr_choose(mask, MCR_PLT, want[43], 0, 63, VHCA_SA_PACKET_LIFE,

@@ -33,23 +33,23 @@
 #include "vhca-bytes.h"
 #include "vhca-sa.h"
 
-#define MAD_TID             8
-#define RMPP_VERSION        24
-#define RMPP_TYPE           25
-#define RMPP_FLAGS          26
-#define RMPP_DATA1          28      /* SegmentNumber */
-#define RMPP_DATA2          32      /* PayloadLength / NewWindowLast */
+#define MAD_TID             VHCA_MAD_OFF(vhca_sa_mad, mad.tid)
+#define RMPP_VERSION        VHCA_MAD_OFF(vhca_sa_mad, rmpp.rmpp_version)
+#define RMPP_TYPE           VHCA_MAD_OFF(vhca_sa_mad, rmpp.rmpp_type)
+#define RMPP_FLAGS          VHCA_MAD_OFF(vhca_sa_mad, rmpp.rtime_flags)
+#define RMPP_DATA1          VHCA_MAD_OFF(vhca_sa_mad, rmpp.data1)
+#define RMPP_DATA2          VHCA_MAD_OFF(vhca_sa_mad, rmpp.data2)
 
-#define RMPP_TYPE_DATA      1
-#define RMPP_TYPE_ACK       2
-#define RMPP_TYPE_STOP      3
-#define RMPP_TYPE_ABORT     4
-#define RMPP_FLAG_ACTIVE    0x01
-#define RMPP_FLAG_FIRST     0x02
-#define RMPP_FLAG_LAST      0x04
+#define RMPP_TYPE_DATA      VHCA_RMPP_TYPE_DATA
+#define RMPP_TYPE_ACK       VHCA_RMPP_TYPE_ACK
+#define RMPP_TYPE_STOP      VHCA_RMPP_TYPE_STOP
+#define RMPP_TYPE_ABORT     VHCA_RMPP_TYPE_ABORT
+#define RMPP_FLAG_ACTIVE    VHCA_RMPP_F_ACTIVE
+#define RMPP_FLAG_FIRST     VHCA_RMPP_F_FIRST
+#define RMPP_FLAG_LAST      VHCA_RMPP_F_LAST
 #define RMPP_NO_RESP_TIME   0x1f
 /* RMPP payload of a segment: everything after the MAD and RMPP headers. */
-#define RMPP_SEG_PAYLOAD    (VHCA_MAD_SIZE - 36)
+#define RMPP_SEG_PAYLOAD    (VHCA_MAD_SIZE - VHCA_MAD_OFF(vhca_sa_mad, sm_key))
 
 static VhcaSaXfer *xfer_find(VhcaSa *sa, uint16_t lid, uint64_t tid)
 {

@@ -37,29 +37,30 @@
 #include "vhca-sa.h"
 
 /* MAD (IBA 13.4.3), RMPP (13.6.2.1) and SA (15.2.1.1) header offsets. */
-#define MAD_BASE_VERSION    0
-#define MAD_MGMT_CLASS      1
-#define MAD_CLASS_VERSION   2
-#define MAD_METHOD          3
-#define MAD_STATUS          4
-#define MAD_TID             8
-#define MAD_ATTR_ID         16
-#define MAD_HDR_SIZE        24
-#define RMPP_TYPE           25
-#define RMPP_FLAGS          26
-#define RMPP_SEG_NUM        28
-#define SA_ATTR_OFFSET      44
-#define SA_COMP_MASK        48
+#define SA_OFF(field)       VHCA_MAD_OFF(vhca_sa_mad, field)
+#define MAD_BASE_VERSION    SA_OFF(mad.base_version)
+#define MAD_MGMT_CLASS      SA_OFF(mad.mgmt_class)
+#define MAD_CLASS_VERSION   SA_OFF(mad.class_version)
+#define MAD_METHOD          SA_OFF(mad.method)
+#define MAD_STATUS          SA_OFF(mad.status)
+#define MAD_TID             SA_OFF(mad.tid)
+#define MAD_ATTR_ID         SA_OFF(mad.attr_id)
+#define MAD_HDR_SIZE        SA_OFF(rmpp)
+#define RMPP_TYPE           SA_OFF(rmpp.rmpp_type)
+#define RMPP_FLAGS          SA_OFF(rmpp.rtime_flags)
+#define RMPP_SEG_NUM        SA_OFF(rmpp.data1)
+#define SA_ATTR_OFFSET      SA_OFF(attr_offset)
+#define SA_COMP_MASK        SA_OFF(comp_mask)
 
-#define RMPP_FLAG_ACTIVE    0x01
-#define RMPP_FLAG_FIRST     0x02
-#define RMPP_FLAG_LAST      0x04
-#define RMPP_TYPE_DATA      1
+#define RMPP_FLAG_ACTIVE    VHCA_RMPP_F_ACTIVE
+#define RMPP_FLAG_FIRST     VHCA_RMPP_F_FIRST
+#define RMPP_FLAG_LAST      VHCA_RMPP_F_LAST
+#define RMPP_TYPE_DATA      VHCA_RMPP_TYPE_DATA
 
 #define NODE_RECORD_SIZE    112     /* 108 bytes, 8-byte units */
 #define PORTINFO_RECORD_SIZE 72     /* 68 bytes */
 #define PATH_RECORD_SIZE    64
-#define CLASS_PORT_INFO_SIZE 72
+#define CLASS_PORT_INFO_SIZE sizeof(struct vhca_class_port_info)
 
 /* IBA 15.2.5.2 NodeRecord: LID, reserved, NodeInfo, NodeDescription. */
 static const VhcaSaField node_record_fields[] = {
@@ -236,10 +237,10 @@ static uint16_t sa_class_port_info(VhcaSaTable *t)
 
     t->rec_size = CLASS_PORT_INFO_SIZE;
     d = vhca_sa_table_add(t);
-    d[0] = 1;                                   /* BaseVersion */
-    d[1] = VHCA_SA_CLASS_VERSION;
-    vhca_put_be16(d + 2, 1u << 9);                   /* IsUDMulticastSupported */
-    vhca_put_be32(d + 4, 18);                        /* CapMask2 0, RespTime */
+    d[VHCA_CPI(base_version)] = 1;
+    d[VHCA_CPI(class_version)] = VHCA_SA_CLASS_VERSION;
+    vhca_put_be16(d + VHCA_CPI(cap_mask), 1u << 9);     /* IsUDMulticastSupported */
+    vhca_put_be32(d + VHCA_CPI(cap_mask2_resp_time), 18); /* CapabilityMask2 0 */
     return 0;
 }
 
@@ -320,7 +321,7 @@ static void sa_path(const VhcaSaPort *src, const VhcaSaPort *dst,
     vhca_put_be16(rec + 42, sa_port_lid(src));
     rec[49] = 0x80 | 1;                         /* Reversible, NumbPath */
     vhca_put_be16(rec + 50, pkey);
-    rec[54] = 2 << 6 | VHCA_SA_MTU_4096;        /* selector: exactly */
+    rec[54] = 2 << 6 | VHCA_MTU_4096;        /* selector: exactly */
     rec[55] = 2 << 6 | VHCA_SA_RATE_40G;
     rec[56] = 2 << 6 | VHCA_SA_PACKET_LIFE;
 }

@@ -22,15 +22,14 @@
 
 #define VHCA_MGMT_CLASS_SUBN_ADM    0x03
 #define VHCA_SA_CLASS_VERSION       2
-#define VHCA_SA_SM_LID              1
 #define VHCA_SA_QPN                 1
-#define VHCA_SA_HDR_SIZE            56      /* MAD 24 + RMPP 12 + SA 20 */
-#define VHCA_SA_DATA_SIZE           200     /* IBA 15.2.1 */
+#define VHCA_SA_HDR_SIZE            VHCA_MAD_OFF(vhca_sa_mad, data)
+#define VHCA_SA_DATA_SIZE           sizeof(((struct vhca_sa_mad *)0)->data)
 
 /* SA methods (IBA 15.2.2). */
-#define VHCA_SA_METHOD_GET          0x01
-#define VHCA_SA_METHOD_SET          0x02
-#define VHCA_SA_METHOD_GET_RESP     0x81
+#define VHCA_SA_METHOD_GET          VHCA_MGMT_METHOD_GET
+#define VHCA_SA_METHOD_SET          VHCA_MGMT_METHOD_SET
+#define VHCA_SA_METHOD_GET_RESP     VHCA_MGMT_METHOD_GET_RESP
 #define VHCA_SA_METHOD_GET_TABLE    0x12
 #define VHCA_SA_METHOD_GET_TABLE_RESP 0x92
 #define VHCA_SA_METHOD_DELETE       0x15
@@ -61,8 +60,6 @@
 
 /* IPoIB broadcast group of the default partition (RFC 4391). */
 #define VHCA_SA_IPOIB_QKEY      0x0b1b
-#define VHCA_SA_MTU_2048        4
-#define VHCA_SA_MTU_4096        5
 #define VHCA_SA_RATE_40G        7
 #define VHCA_SA_PACKET_LIFE     16      /* 4.096 us * 2^16, ~268 ms */
 

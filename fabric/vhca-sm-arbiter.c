@@ -207,8 +207,9 @@ static void arb_act(VhcaSmArbiter *arb, const VhcaSmInfo *remote)
 /* A GetResp to one of its requests (else not its: dropped). */
 static void arb_answer(VhcaSmArbiter *arb, const uint8_t *resp)
 {
-    uint64_t tid = vhca_get_be64(resp + 8);
-    uint16_t status = vhca_get_be16(resp + 4) & ~VHCA_SMP_DIRECTION;
+    uint64_t tid = vhca_get_be64(resp + VHCA_SMP(tid));
+    uint16_t status = vhca_get_be16(resp + VHCA_SMP(status)) &
+                      ~VHCA_SMP_DIRECTION;
     VhcaSmInfo remote;
 
     vhca_sm_info_decode(resp + VHCA_SMP_DATA_OFF, &remote);
@@ -282,12 +283,13 @@ VhcaSmaAction vhca_sm_arbiter_smp(VhcaSmArbiter *arb, const uint8_t *req,
 {
     arb->now_ms = now_ms;
     *status = 0;
-    if (!arb->conf.embedded || req[0] != 1 ||
-        vhca_get_be16(req + 16) != VHCA_SMP_ATTR_SM_INFO) {
+    if (!arb->conf.embedded || req[VHCA_SMP(base_version)] != 1 ||
+        vhca_get_be16(req + VHCA_SMP(attr_id)) != VHCA_SMP_ATTR_SM_INFO) {
         return VHCA_SMA_NOT_MINE;
     }
-    if (req[3] == VHCA_MGMT_METHOD_GET_RESP) {
-        if ((vhca_get_be64(req + 8) & SM_TID_MASK) == SM_TID_BASE) {
+    if (req[VHCA_SMP(method)] == VHCA_MGMT_METHOD_GET_RESP) {
+        if ((vhca_get_be64(req + VHCA_SMP(tid)) & SM_TID_MASK) ==
+            SM_TID_BASE) {
             arb_answer(arb, req);
         }
         return VHCA_SMA_CONSUMED;       /* another TID: not its, dropped */

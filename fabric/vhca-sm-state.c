@@ -21,10 +21,10 @@
 #include "vhca-sm-state.h"
 
 /* IBA 14.4.1 Table "SMInfo": GUID, SM_Key, ActCount, Priority|SMState. */
-#define SMINFO_GUID         0
-#define SMINFO_SM_KEY       8
-#define SMINFO_ACT_COUNT    16
-#define SMINFO_PRI_STATE    20
+#define SMINFO_GUID         VHCA_MAD_OFF(vhca_smp_sm_info, guid)
+#define SMINFO_SM_KEY       VHCA_MAD_OFF(vhca_smp_sm_info, sm_key)
+#define SMINFO_ACT_COUNT    VHCA_MAD_OFF(vhca_smp_sm_info, act_count)
+#define SMINFO_PRI_STATE    VHCA_MAD_OFF(vhca_smp_sm_info, priority_state)
 
 void vhca_sm_info_encode(const VhcaSmInfo *smi, uint8_t *d)
 {

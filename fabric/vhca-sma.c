@@ -36,15 +36,16 @@
 #include "vhca-bytes.h"
 #include "vhca-sma.h"
 
-/* MAD/SMP header offsets (IBA 13.4.3, 14.2.1.1). */
-#define SMP_BASE_VERSION    0
-#define SMP_MGMT_CLASS      1
-#define SMP_CLASS_VERSION   2
-#define SMP_METHOD          3
-#define SMP_STATUS          4
-#define SMP_HOP_CNT         7
-#define SMP_ATTR_ID         16
-#define SMP_ATTR_MOD        20
+/* SMP header offsets (vhca-mad.h: IBA 13.4.3, 14.2.1.1). */
+#define SMP_BASE_VERSION    VHCA_SMP(base_version)
+#define SMP_MGMT_CLASS      VHCA_SMP(mgmt_class)
+#define SMP_CLASS_VERSION   VHCA_SMP(class_version)
+#define SMP_METHOD          VHCA_SMP(method)
+#define SMP_STATUS          VHCA_SMP(status)
+#define SMP_HOP_CNT         VHCA_SMP(hop_cnt)
+#define SMP_TID             VHCA_SMP(tid)
+#define SMP_ATTR_ID         VHCA_SMP(attr_id)
+#define SMP_ATTR_MOD        VHCA_SMP(attr_mod)
 
 #define SMA_GID_TABLE_LEN   VHCA_GID_TABLE_LEN
 #define SMA_PKEY_TABLE_LEN  VHCA_PKEY_TABLE_LEN
@@ -60,7 +61,7 @@ static VhcaSmaPort *sma_port(const VhcaSmaNode *node, uint32_t num)
 void vhca_port_sm_conf_default(VhcaPortSmConf *c)
 {
     memset(c, 0, sizeof(*c));
-    c->neighbor_mtu = 5;                        /* 4096 */
+    c->neighbor_mtu = VHCA_MTU_4096;
     c->oper_vls = 1;                            /* VL0 */
     c->subnet_timeout = 18;                     /* 4.096 us * 2^18 */
 }
@@ -68,19 +69,21 @@ void vhca_port_sm_conf_default(VhcaPortSmConf *c)
 /* PortInfo bytes the stored fields occupy (IBA 14.2.5.6, Table 145). */
 void vhca_port_info_get_conf(const VhcaPortSmConf *c, uint8_t *d)
 {
-    vhca_put_be64(d + 0, c->mkey);
-    vhca_put_be16(d + 26, c->mkey_lease);
-    d[34] = c->mkey_protect << 6;               /* LMC 0 */
-    d[36] = c->neighbor_mtu << 4 | (c->sm_sl & 0xf);
-    d[38] = c->vl_high_limit;
-    d[43] = c->oper_vls << 4;                   /* no partition enforcing */
-    d[51] = c->subnet_timeout & 0x1f;           /* ClientReregister 0 */
+    vhca_put_be64(d + VHCA_PI(mkey), c->mkey);
+    vhca_put_be16(d + VHCA_PI(mkey_lease), c->mkey_lease);
+    d[VHCA_PI(mkey_protect_lmc)] = c->mkey_protect << 6;        /* LMC 0 */
+    d[VHCA_PI(neighbor_mtu_sm_sl)] = c->neighbor_mtu << 4 | (c->sm_sl & 0xf);
+    d[VHCA_PI(vl_high_limit)] = c->vl_high_limit;
+    d[VHCA_PI(oper_vls_enforcement)] = c->oper_vls << 4; /* no enforcing */
+    d[VHCA_PI(rereg_subnet_timeout)] = c->subnet_timeout & 0x1f; /* no rereg */
 }
 
 uint16_t vhca_port_info_set_check(const uint8_t *d, uint8_t cur,
                                   uint8_t *state)
 {
-    uint8_t want = d[32] & 0xf, mtu = d[36] >> 4, vls = d[43] >> 4;
+    uint8_t want = d[VHCA_PI(speed_supported_state)] & 0xf;
+    uint8_t mtu = d[VHCA_PI(neighbor_mtu_sm_sl)] >> 4;
+    uint8_t vls = d[VHCA_PI(oper_vls_enforcement)] >> 4;
 
     /* Table 146: 0 no change, 1 Down, 3 Armed from Init, 4 Active from Armed */
     switch (want) {
@@ -100,9 +103,10 @@ uint16_t vhca_port_info_set_check(const uint8_t *d, uint8_t cur,
         *state = 0;
         break;
     }
-    if (!*state || (d[33] >> 4) == 3 ||         /* Disabled: not by SMP */
-        (d[34] & 7) != 0 ||                     /* LMC: one LID per port */
-        mtu > 5 || vls > 1) {                   /* MTUCap 4096, VLCap VL0 */
+    if (!*state ||                              /* Disabled: not by SMP */
+        (d[VHCA_PI(phys_state_down_default)] >> 4) == 3 ||
+        (d[VHCA_PI(mkey_protect_lmc)] & 7) != 0 ||  /* LMC: one LID a port */
+        mtu > VHCA_MTU_4096 || vls > 1) {       /* MTUCap, VLCap VL0 */
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     return 0;
@@ -111,14 +115,17 @@ uint16_t vhca_port_info_set_check(const uint8_t *d, uint8_t cur,
 /* 0 in NeighborMTU and OperationalVLs: leave them as they are. */
 void vhca_port_info_set_conf(VhcaPortSmConf *c, const uint8_t *d)
 {
-    c->mkey = vhca_get_be64(d + 0);
-    c->mkey_lease = vhca_get_be16(d + 26);
-    c->mkey_protect = d[34] >> 6;
-    c->sm_sl = d[36] & 0xf;
-    c->neighbor_mtu = d[36] >> 4 ? d[36] >> 4 : c->neighbor_mtu;
-    c->vl_high_limit = d[38];
-    c->oper_vls = d[43] >> 4 ? d[43] >> 4 : c->oper_vls;
-    c->subnet_timeout = d[51] & 0x1f;
+    uint8_t mtu_sl = d[VHCA_PI(neighbor_mtu_sm_sl)];
+    uint8_t vls = d[VHCA_PI(oper_vls_enforcement)] >> 4;
+
+    c->mkey = vhca_get_be64(d + VHCA_PI(mkey));
+    c->mkey_lease = vhca_get_be16(d + VHCA_PI(mkey_lease));
+    c->mkey_protect = d[VHCA_PI(mkey_protect_lmc)] >> 6;
+    c->sm_sl = mtu_sl & 0xf;
+    c->neighbor_mtu = mtu_sl >> 4 ? mtu_sl >> 4 : c->neighbor_mtu;
+    c->vl_high_limit = d[VHCA_PI(vl_high_limit)];
+    c->oper_vls = vls ? vls : c->oper_vls;
+    c->subnet_timeout = d[VHCA_PI(rereg_subnet_timeout)] & 0x1f;
 }
 
 /*
@@ -140,26 +147,60 @@ uint16_t vhca_sl2vl_set(VhcaPortSmConf *c, const uint8_t *d)
     return 0;
 }
 
-/* IBA 14.2.5.3 NodeInfo, as seen through local_port (the SA's too). */
+/* IBA 14.2.5.3 NodeInfo of any node, a CA or a switch. */
+void vhca_node_info_put(uint8_t *d, const VhcaNodeInfo *ni)
+{
+    d[VHCA_NI(base_version)] = 1;
+    d[VHCA_NI(class_version)] = 1;
+    d[VHCA_NI(node_type)] = ni->node_type;
+    d[VHCA_NI(num_ports)] = ni->num_ports;
+    vhca_put_be64(d + VHCA_NI(sys_image_guid), ni->sys_image_guid);
+    vhca_put_be64(d + VHCA_NI(node_guid), ni->node_guid);
+    vhca_put_be64(d + VHCA_NI(port_guid), ni->port_guid);
+    vhca_put_be16(d + VHCA_NI(partition_cap), ni->partition_cap);
+    vhca_put_be16(d + VHCA_NI(device_id), ni->device_id);
+    vhca_put_be32(d + VHCA_NI(revision), ni->revision);
+    d[VHCA_NI(local_port)] = ni->local_port;
+    d[VHCA_NI(vendor_id)] = ni->vendor_id >> 16;
+    d[VHCA_NI(vendor_id) + 1] = ni->vendor_id >> 8;
+    d[VHCA_NI(vendor_id) + 2] = ni->vendor_id;
+}
+
+/* A CA's NodeInfo, as seen through local_port (the SA's too). */
 uint16_t vhca_sma_node_info(const VhcaSmaNode *node, uint8_t *d)
 {
     const VhcaSmaPort *port = sma_port(node, node->local_port);
+    const VhcaNodeInfo ni = {
+        .node_type = VHCA_NODE_TYPE_CA,
+        .num_ports = node->num_ports,
+        .local_port = node->local_port,
+        .sys_image_guid = node->sys_image_guid,
+        .node_guid = node->node_guid,
+        .port_guid = port ? port->guid : 0,
+        .partition_cap = SMA_PKEY_TABLE_LEN,
+        .device_id = node->device_id,
+        .revision = node->revision,
+        .vendor_id = node->vendor_id,
+    };
 
-    d[0] = 1;                                   /* BaseVersion */
-    d[1] = 1;                                   /* ClassVersion */
-    d[2] = 1;                                   /* NodeType: CA */
-    d[3] = node->num_ports;
-    vhca_put_be64(d + 4, node->sys_image_guid);
-    vhca_put_be64(d + 12, node->node_guid);
-    vhca_put_be64(d + 20, port ? port->guid : 0);
-    vhca_put_be16(d + 28, SMA_PKEY_TABLE_LEN);       /* PartitionCap */
-    vhca_put_be16(d + 30, node->device_id);
-    vhca_put_be32(d + 32, node->revision);
-    d[36] = node->local_port;
-    d[37] = node->vendor_id >> 16;
-    d[38] = node->vendor_id >> 8;
-    d[39] = node->vendor_id;
+    vhca_node_info_put(d, &ni);
     return 0;
+}
+
+/*
+ * The link of every port, a CA's or a switch's external one: the fixed
+ * one QUERY_PORT reports, 4x QDR, MTU 4096, VL0 (IBA 14.2.5.6).
+ */
+void vhca_port_info_link(uint8_t *d, uint8_t state, uint8_t phys_state)
+{
+    d[VHCA_PI(link_width_enabled)] = 3;         /* 1x|4x */
+    d[VHCA_PI(link_width_supported)] = 3;
+    d[VHCA_PI(link_width_active)] = 2;          /* 4x */
+    d[VHCA_PI(speed_supported_state)] = 7 << 4 | (state & 0xf);
+    d[VHCA_PI(phys_state_down_default)] = (phys_state & 0xf) << 4 | 2;
+    d[VHCA_PI(speed_active_enabled)] = 4 << 4 | 7;  /* QDR; SDR|DDR|QDR */
+    d[VHCA_PI(vl_cap_init_type)] = 1 << 4;      /* VLCap: VL0 */
+    d[VHCA_PI(init_type_reply_mtu_cap)] = VHCA_MTU_4096;   /* MTUCap */
 }
 
 /*
@@ -175,21 +216,14 @@ uint16_t vhca_sma_port_info(const VhcaSmaNode *node, uint32_t mod,
     if (!port) {
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
-    vhca_put_be64(d + 8, SMA_GID_PREFIX);
-    vhca_put_be16(d + 16, port->lid);
-    vhca_put_be16(d + 18, port->sm_lid);
-    vhca_put_be32(d + 20, port->cap_mask);
-    d[28] = node->local_port;                   /* LocalPortNum */
-    d[29] = 3;                                  /* LinkWidthEnabled 1x|4x */
-    d[30] = 3;                                  /* LinkWidthSupported */
-    d[31] = 2;                                  /* LinkWidthActive 4x */
-    d[32] = 7 << 4 | (port->state & 0xf);       /* SpeedSupported, state */
-    d[33] = (port->phys_state & 0xf) << 4 | 2;  /* phys, LinkDownDefault */
-    d[35] = 4 << 4 | 7;                         /* SpeedActive QDR, Enabled */
-    d[37] = 1 << 4;                             /* VLCap: VL0 */
-    d[41] = 5;                                  /* MTUCap 4096 */
-    d[50] = SMA_GID_TABLE_LEN;                  /* GUIDCap */
-    d[52] = 8;                                  /* RespTimeValue */
+    vhca_put_be64(d + VHCA_PI(gid_prefix), SMA_GID_PREFIX);
+    vhca_put_be16(d + VHCA_PI(lid), port->lid);
+    vhca_put_be16(d + VHCA_PI(master_sm_lid), port->sm_lid);
+    vhca_put_be32(d + VHCA_PI(cap_mask), port->cap_mask);
+    d[VHCA_PI(local_port)] = node->local_port;
+    vhca_port_info_link(d, port->state, port->phys_state);
+    d[VHCA_PI(guid_cap)] = SMA_GID_TABLE_LEN;
+    d[VHCA_PI(resp_time_value)] = 8;
     vhca_port_info_get_conf(&port->conf, d);    /* M_Key, NeighborMTU, ... */
     return 0;
 }
@@ -251,7 +285,8 @@ static uint16_t sma_port_info_set(VhcaSmaNode *node, uint32_t mod,
 {
     VhcaSmaPort *port = mod == 0 || mod == node->local_port ?
                         sma_port(node, node->local_port) : NULL;
-    uint16_t lid = vhca_get_be16(d + 16), sm_lid = vhca_get_be16(d + 18);
+    uint16_t lid = vhca_get_be16(d + VHCA_PI(lid));
+    uint16_t sm_lid = vhca_get_be16(d + VHCA_PI(master_sm_lid));
     uint8_t state;
     uint16_t st;
 
@@ -261,7 +296,7 @@ static uint16_t sma_port_info_set(VhcaSmaNode *node, uint32_t mod,
     st = vhca_port_info_set_check(d, port->state, &state);
     if (st == 0 && (lid > VHCA_MAX_UNICAST_LID ||
                     sm_lid > VHCA_MAX_UNICAST_LID ||
-                    vhca_get_be64(d + 8) != SMA_GID_PREFIX)) {
+                    vhca_get_be64(d + VHCA_PI(gid_prefix)) != SMA_GID_PREFIX)) {
         st = VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     if (st) {
@@ -270,7 +305,7 @@ static uint16_t sma_port_info_set(VhcaSmaNode *node, uint32_t mod,
     port->lid = lid;
     port->sm_lid = sm_lid;
     port->state = state;
-    port->client_rereg = d[51] >> 7;            /* Table 145; reads 0 */
+    port->client_rereg = d[VHCA_PI(rereg_subnet_timeout)] >> 7; /* reads 0 */
     vhca_port_info_set_conf(&port->conf, d);
     return 0;
 }
@@ -365,13 +400,13 @@ void vhca_smp_request(uint8_t *mad, uint8_t method, uint64_t tid,
                       uint16_t attr, uint32_t mod)
 {
     memset(mad, 0, VHCA_MAD_SIZE);
-    mad[0] = 1;                                 /* BaseVersion */
-    mad[1] = VHCA_MGMT_CLASS_SUBN_LID;
-    mad[2] = 1;                                 /* ClassVersion */
-    mad[3] = method;
-    vhca_put_be64(mad + 8, tid);
-    vhca_put_be16(mad + 16, attr);
-    vhca_put_be32(mad + 20, mod);
+    mad[SMP_BASE_VERSION] = 1;
+    mad[SMP_MGMT_CLASS] = VHCA_MGMT_CLASS_SUBN_LID;
+    mad[SMP_CLASS_VERSION] = 1;
+    mad[SMP_METHOD] = method;
+    vhca_put_be64(mad + SMP_TID, tid);
+    vhca_put_be16(mad + SMP_ATTR_ID, attr);
+    vhca_put_be32(mad + SMP_ATTR_MOD, mod);
 }
 
 /*

@@ -18,34 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "vhca_hw.h"
+#include "vhca-mad.h"
 
-#define VHCA_MAD_SIZE           256     /* IBA 13.4.2 */
-#define VHCA_SMP_DATA_OFF       64      /* SMP data: 64 bytes at offset 64 */
-#define VHCA_SMP_DATA_SIZE      64
-
-/* MAD header (IBA 13.4.3) and SMP (14.2.1) values the SMA knows. */
-#define VHCA_MGMT_CLASS_SUBN_LID    0x01
-#define VHCA_MGMT_CLASS_SUBN_DR     0x81
-#define VHCA_MGMT_METHOD_TRAP       0x05    /* to an SM: never the SMA's */
-#define VHCA_MGMT_METHOD_GET        0x01
-#define VHCA_MGMT_METHOD_SET        0x02
-#define VHCA_MGMT_METHOD_GET_RESP   0x81
-#define VHCA_MGMT_METHOD_TRAP_REPRESS 0x07
-#define VHCA_MGMT_METHOD_RESP       0x80
-
-#define VHCA_MAD_STATUS_BAD_VERSION         0x0004
-#define VHCA_MAD_STATUS_UNSUP_METHOD        0x0008
-#define VHCA_MAD_STATUS_UNSUP_METHOD_ATTR   0x000c
-#define VHCA_MAD_STATUS_INVALID_ATTR_VALUE  0x001c
-#define VHCA_SMP_DIRECTION                  0x8000
-
-#define VHCA_SMP_ATTR_NODE_DESC     0x0010
-#define VHCA_SMP_ATTR_NODE_INFO     0x0011
-#define VHCA_SMP_ATTR_GUID_INFO     0x0014
-#define VHCA_SMP_ATTR_PORT_INFO     0x0015
-#define VHCA_SMP_ATTR_PKEY_TABLE    0x0016
-#define VHCA_SMP_ATTR_SL2VL         0x0017  /* SLtoVLMappingTable */
-#define VHCA_SMP_ATTR_SM_INFO       0x0020  /* the SM's, not the SMA's */
 
 /*
  * The PortInfo fields an SM writes and the port only stores (IBA
@@ -56,7 +30,7 @@ typedef struct VhcaPortSmConf {
     uint16_t mkey_lease;        /* M_KeyLeasePeriod */
     uint8_t mkey_protect;       /* M_KeyProtectBits, 0..3 */
     uint8_t sm_sl;              /* MasterSMSL */
-    uint8_t neighbor_mtu;       /* 1 (256) .. 5 (4096) */
+    uint8_t neighbor_mtu;       /* enum vhca_ib_mtu */
     uint8_t oper_vls;           /* OperationalVLs: 1, VL0 only */
     uint8_t vl_high_limit;
     uint8_t subnet_timeout;
@@ -64,6 +38,28 @@ typedef struct VhcaPortSmConf {
 } VhcaPortSmConf;
 
 /* What a port's PortInfo says before any SM wrote it. */
+/* NodeInfo's values (IBA 14.2.5.3), for vhca_node_info_put(). */
+#define VHCA_NODE_TYPE_CA       1
+#define VHCA_NODE_TYPE_SWITCH   2
+typedef struct VhcaNodeInfo {
+    uint8_t node_type;          /* VHCA_NODE_TYPE_* */
+    uint8_t num_ports;
+    uint8_t local_port;
+    uint64_t sys_image_guid;
+    uint64_t node_guid;
+    uint64_t port_guid;
+    uint16_t partition_cap;
+    uint16_t device_id;
+    uint32_t revision;
+    uint32_t vendor_id;         /* OUI, 24 bits */
+} VhcaNodeInfo;
+
+/* NodeInfo's 64 bytes at d. */
+void vhca_node_info_put(uint8_t *d, const VhcaNodeInfo *ni);
+
+/* PortInfo's link fields of every port: 4x QDR, MTU 4096, VL0. */
+void vhca_port_info_link(uint8_t *d, uint8_t state, uint8_t phys_state);
+
 void vhca_port_sm_conf_default(VhcaPortSmConf *c);
 
 /* What the SMA may report of one port. */

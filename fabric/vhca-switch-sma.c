@@ -116,34 +116,34 @@ void vhca_switch_mft_set(VhcaSwitchNode *sw, uint16_t mlid, uint8_t port,
 static uint16_t sw_node_info(const SwitchQuery *q, uint8_t *d)
 {
     const VhcaSwitchNode *sw = q->sw;
+    const VhcaNodeInfo ni = {
+        .node_type = VHCA_NODE_TYPE_SWITCH,
+        .num_ports = sw->num_ports,
+        .local_port = q->in_port,
+        .sys_image_guid = sw->node_guid,
+        .node_guid = sw->node_guid,
+        .port_guid = sw->node_guid,
+        .partition_cap = PKEY_TABLE_LEN,
+        .device_id = VHCA_SWITCH_DEVICE_ID,
+        .revision = 1,
+        .vendor_id = sw->vendor_id,
+    };
 
-    d[0] = 1;                                   /* BaseVersion */
-    d[1] = 1;                                   /* ClassVersion */
-    d[2] = 2;                                   /* NodeType: switch */
-    d[3] = sw->num_ports;
-    vhca_put_be64(d + 4, sw->node_guid);             /* SystemImageGUID */
-    vhca_put_be64(d + 12, sw->node_guid);
-    vhca_put_be64(d + 20, sw->node_guid);            /* PortGUID */
-    vhca_put_be16(d + 28, PKEY_TABLE_LEN);           /* PartitionCap */
-    vhca_put_be16(d + 30, VHCA_SWITCH_DEVICE_ID);
-    vhca_put_be32(d + 32, 1);                        /* Revision */
-    d[36] = q->in_port;                         /* LocalPortNum */
-    d[37] = sw->vendor_id >> 16;
-    d[38] = sw->vendor_id >> 8;
-    d[39] = sw->vendor_id;
+    vhca_node_info_put(d, &ni);
     return 0;
 }
 
 /* IBA 14.2.5.4 SwitchInfo: one LID per port, no random FDB. */
 static uint16_t sw_switch_info(const VhcaSwitchNode *sw, uint8_t *d)
 {
-    vhca_put_be16(d + 0, VHCA_SWITCH_LFT_CAP);       /* LinearFDBCap */
-    vhca_put_be16(d + 4, VHCA_SWITCH_MFT_CAP);       /* MulticastFDBCap */
-    vhca_put_be16(d + 6, sw->lft_top);               /* LinearFDBTop */
-    memcpy(d + 8, sw->default_ports, 3);
-    d[11] = sw->life_time << 3 | (sw->port_state_change ? SWINFO_PSC : 0);
-    vhca_put_be16(d + 12, 1);                        /* LIDsPerPort */
-    vhca_put_be16(d + 18, sw->mft_top);              /* MulticastFDBTop */
+    vhca_put_be16(d + VHCA_SWI(lft_cap), VHCA_SWITCH_LFT_CAP);
+    vhca_put_be16(d + VHCA_SWI(mft_cap), VHCA_SWITCH_MFT_CAP);
+    vhca_put_be16(d + VHCA_SWI(lft_top), sw->lft_top);
+    memcpy(d + VHCA_SWI(default_port), sw->default_ports, 3);
+    d[VHCA_SWI(life_time_psc)] = sw->life_time << 3 |
+                                 (sw->port_state_change ? SWINFO_PSC : 0);
+    vhca_put_be16(d + VHCA_SWI(lids_per_port), 1);
+    vhca_put_be16(d + VHCA_SWI(mft_top), sw->mft_top);
     return 0;
 }
 
@@ -153,7 +153,8 @@ static uint16_t sw_switch_info(const VhcaSwitchNode *sw, uint8_t *d)
  */
 static uint16_t sw_switch_info_set(VhcaSwitchNode *sw, const uint8_t *d)
 {
-    uint16_t lft_top = vhca_get_be16(d + 6), mft_top = vhca_get_be16(d + 18);
+    uint16_t lft_top = vhca_get_be16(d + VHCA_SWI(lft_top));
+    uint16_t mft_top = vhca_get_be16(d + VHCA_SWI(mft_top));
 
     if (lft_top >= VHCA_SWITCH_LFT_CAP ||
         (mft_top && (mft_top < VHCA_MIN_MLID ||
@@ -162,9 +163,9 @@ static uint16_t sw_switch_info_set(VhcaSwitchNode *sw, const uint8_t *d)
     }
     sw->lft_top = lft_top;
     sw->mft_top = mft_top;
-    memcpy(sw->default_ports, d + 8, 3);
-    sw->life_time = d[11] >> 3;
-    if (d[11] & SWINFO_PSC) {
+    memcpy(sw->default_ports, d + VHCA_SWI(default_port), 3);
+    sw->life_time = d[VHCA_SWI(life_time_psc)] >> 3;
+    if (d[VHCA_SWI(life_time_psc)] & SWINFO_PSC) {
         sw->port_state_change = false;
     }
     return 0;
@@ -180,29 +181,24 @@ static uint16_t sw_port_info(const SwitchQuery *q, uint32_t mod, uint8_t *d)
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
     p = &sw->ports[mod];
-    vhca_put_be64(d + 8, VHCA_GID_PREFIX_DEFAULT);
+    vhca_put_be64(d + VHCA_PI(gid_prefix), VHCA_GID_PREFIX_DEFAULT);
     if (mod == 0) {
-        vhca_put_be16(d + 16, sw->lid);
-        vhca_put_be16(d + 18, sw->sm_lid);
-        vhca_put_be32(d + 20, (sw->embedded_sm ? VHCA_PORT_CAP_SM : 0) |
-                          VHCA_PORT_CAP_SL_MAP);
-        d[32] = VHCA_PORT_ACTIVE;               /* base port 0: always */
-        d[33] = VHCA_PHYS_LINK_UP << 4;
+        vhca_put_be16(d + VHCA_PI(lid), sw->lid);
+        vhca_put_be16(d + VHCA_PI(master_sm_lid), sw->sm_lid);
+        vhca_put_be32(d + VHCA_PI(cap_mask),
+                      (sw->embedded_sm ? VHCA_PORT_CAP_SM : 0) |
+                      VHCA_PORT_CAP_SL_MAP);
+        /* base port 0: always ACTIVE */
+        d[VHCA_PI(speed_supported_state)] = VHCA_PORT_ACTIVE;
+        d[VHCA_PI(phys_state_down_default)] = VHCA_PHYS_LINK_UP << 4;
     } else {
-        d[29] = 3;                              /* LinkWidthEnabled 1x|4x */
-        d[30] = 3;                              /* LinkWidthSupported */
-        d[31] = 2;                              /* LinkWidthActive 4x */
-        d[32] = 7 << 4 | (p->state & 0xf);      /* SpeedSupported, state */
-        d[33] = (p->phys_state & 0xf) << 4 | 2; /* phys, LinkDownDefault */
-        d[35] = 4 << 4 | 7;                     /* SpeedActive QDR */
-        d[37] = 1 << 4;                         /* VLCap: VL0 */
-        d[41] = 5;                              /* MTUCap 4096 */
+        vhca_port_info_link(d, p->state, p->phys_state);
     }
     vhca_port_info_get_conf(&p->conf, d);
     if (mod != 0) {
-        vhca_put_be64(d + 0, 0);                     /* M_Key: port 0's only */
+        vhca_put_be64(d + VHCA_PI(mkey), 0);    /* M_Key: port 0's only */
     }
-    d[28] = q->in_port;                         /* LocalPortNum */
+    d[VHCA_PI(local_port)] = q->in_port;
     return 0;
 }
 
@@ -215,7 +211,8 @@ static uint16_t sw_port_info_set(VhcaSwitchNode *sw, uint32_t mod,
                                  const uint8_t *d)
 {
     VhcaSwitchPort *p;
-    uint16_t lid = vhca_get_be16(d + 16), sm_lid = vhca_get_be16(d + 18);
+    uint16_t lid = vhca_get_be16(d + VHCA_PI(lid));
+    uint16_t sm_lid = vhca_get_be16(d + VHCA_PI(master_sm_lid));
     uint8_t state;
     uint16_t st;
 

@@ -78,13 +78,13 @@ bool vhca_switch_mft_has(const VhcaSwitchNode *sw, uint16_t mlid,
 void vhca_switch_mft_set(VhcaSwitchNode *sw, uint16_t mlid, uint8_t port,
                          bool member);
 
-/* IBA 14.2.1.2: the directed-route fields of an SMP. */
-#define VHCA_SMP_HOP_PTR            6
-#define VHCA_SMP_HOP_CNT            7
-#define VHCA_SMP_DR_SLID            32
-#define VHCA_SMP_DR_DLID            34
-#define VHCA_SMP_INITIAL_PATH       128
-#define VHCA_SMP_RETURN_PATH        192
+/* IBA 14.2.1.2: the directed-route fields of an SMP (vhca-mad.h). */
+#define VHCA_SMP_HOP_PTR            VHCA_MAD_OFF(vhca_smp, hop_ptr)
+#define VHCA_SMP_HOP_CNT            VHCA_MAD_OFF(vhca_smp, hop_cnt)
+#define VHCA_SMP_DR_SLID            VHCA_MAD_OFF(vhca_smp, dr_slid)
+#define VHCA_SMP_DR_DLID            VHCA_MAD_OFF(vhca_smp, dr_dlid)
+#define VHCA_SMP_INITIAL_PATH       VHCA_MAD_OFF(vhca_smp, initial_path)
+#define VHCA_SMP_RETURN_PATH        VHCA_MAD_OFF(vhca_smp, return_path)
 #define VHCA_LID_PERMISSIVE         0xffff
 
 /*

@@ -9,7 +9,8 @@
 
 #include "vhca-sma.h"
 
-#define VHCA_TRAP_DETAILS           54      /* Notice:DataDetails */
+/* Notice:DataDetails, 54 bytes (vhca-mad.h) */
+#define VHCA_TRAP_DETAILS   sizeof(((struct vhca_smp_notice *)0)->details)
 #define VHCA_TRAP_TYPE_URGENT       1       /* IBA Table 131 */
 #define VHCA_TRAP_TYPE_INFO         4
 #define VHCA_TRAP_PRODUCER_CA       1       /* IBA Table 130: NodeType */

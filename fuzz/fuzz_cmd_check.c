@@ -10,9 +10,11 @@
  *
  * Besides the sanitizers, the target checks the verdict against a model
  * written from Documentation/device.md ("Command queue": validation order
- * and the command table) and from the vhca_hw.h byte layout, independently
- * of the device's code: a verdict that differs aborts, and libFuzzer keeps
- * the input as a crash.
+ * and the command table), independently of the device's code: a verdict
+ * that differs aborts, and libFuzzer keeps the input as a crash.  The
+ * model reads the entry's bytes at the offsets of the uapi structs and
+ * takes every limit by its uapi name (the contract it checks the device
+ * against, stated once), never a number of its own.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -22,6 +24,9 @@
 
 #define CMD_BYTES       sizeof(struct vhca_cmd)
 #define INLINE_OFFSET   offsetof(struct vhca_cmd, in)
+/* A little-endian field of a uapi struct laid out at buf. */
+#define FIELD(buf, type, field) \
+    le_at(buf, offsetof(struct type, field), sizeof(((struct type *)0)->field))
 
 static void fail(const char *what, uint16_t opcode, unsigned got,
                  unsigned want)
@@ -123,10 +128,12 @@ static bool wraps(uint64_t addr, uint32_t size)
 static uint8_t model_buffers(const uint8_t *raw, uint32_t in_size,
                              uint32_t out_size)
 {
-    uint64_t in_addr = le_at(raw, 8, 8), out_addr = le_at(raw, 24, 8);
-    uint32_t in_len = le_at(raw, 16, 4), out_len = le_at(raw, 20, 4);
+    uint64_t in_addr = FIELD(raw, vhca_cmd, in_addr);
+    uint64_t out_addr = FIELD(raw, vhca_cmd, out_addr);
+    uint32_t in_len = FIELD(raw, vhca_cmd, in_len);
+    uint32_t out_len = FIELD(raw, vhca_cmd, out_len);
 
-    if (in_len > 4096 || out_len > 4096) {
+    if (in_len > VHCA_CMD_MAX_IN_LEN || out_len > VHCA_CMD_MAX_OUT_LEN) {
         return VHCA_CMD_BAD_SIZE;
     }
     if (in_size && in_len < in_size) {
@@ -153,21 +160,31 @@ static uint8_t model_buffers(const uint8_t *raw, uint32_t in_size,
  */
 static uint8_t model_dm(const uint8_t *in, uint16_t opcode, uint64_t dm_size)
 {
-    uint64_t length = le_at(in, opcode == VHCA_CMD_ALLOC_DM ? 0 : 8, 8);
-    uint32_t offset = le_at(in, 0, 4), access = le_at(in, 16, 4);
+    const uint32_t known = VHCA_ACCESS_LOCAL_WRITE | VHCA_ACCESS_REMOTE_WRITE |
+                           VHCA_ACCESS_REMOTE_READ | VHCA_ACCESS_REMOTE_ATOMIC |
+                           VHCA_ACCESS_MW_BIND | VHCA_ACCESS_FLUSH;
+    const uint32_t need_local = VHCA_ACCESS_REMOTE_WRITE | VHCA_ACCESS_REMOTE_ATOMIC;
+    uint64_t length = opcode == VHCA_CMD_ALLOC_DM
+                      ? FIELD(in, vhca_cmd_alloc_dm_in, length)
+                      : FIELD(in, vhca_cmd_reg_dm_mr_in, length);
+    uint32_t offset = FIELD(in, vhca_cmd_reg_dm_mr_in, dm_offset);
+    uint32_t access = FIELD(in, vhca_cmd_reg_dm_mr_in, access);
     bool ok;
 
     switch (opcode) {
     case VHCA_CMD_ALLOC_DM:
-        ok = length >= 1 && length <= dm_size && in[8] <= 20;
+        ok = length >= 1 && length <= dm_size &&
+             FIELD(in, vhca_cmd_alloc_dm_in, log_align) <= VHCA_DM_MAX_LOG_ALIGN;
         break;
     case VHCA_CMD_FREE_DM:
-        ok = offset % 4096 == 0 && offset < dm_size;
+        offset = FIELD(in, vhca_cmd_handle_in, handle);
+        ok = offset % VHCA_DM_PAGE_SIZE == 0 && offset < dm_size;
         break;
     default:
         ok = length <= dm_size &&
              offset + (unsigned __int128)length <= dm_size &&
-             !(access & ~0x31fu) && (!(access & 0xa) || (access & 1));
+             !(access & ~known) &&
+             (!(access & need_local) || (access & VHCA_ACCESS_LOCAL_WRITE));
         break;
     }
     return ok ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
@@ -178,11 +195,11 @@ static uint8_t model_inline(const uint8_t *raw, uint16_t opcode,
                             const VhcaCmdLimits *limits)
 {
     const uint8_t *in = raw + INLINE_OFFSET;
-    uint8_t port = in[0];
+    uint8_t port = FIELD(in, vhca_cmd_port_in, port);
     bool port_ok = port >= 1 && port <= limits->num_ports;
-    uint64_t base = le_at(in, 0, 8);
-    uint8_t log_size = in[8];
-    uint16_t vector = le_at(in, 10, 2);
+    uint64_t base = FIELD(in, vhca_cmd_create_eq_in, base);
+    uint8_t log_size = FIELD(in, vhca_cmd_create_eq_in, log_size);
+    uint16_t vector = FIELD(in, vhca_cmd_create_eq_in, vector);
 
     switch (opcode) {
     case VHCA_CMD_QUERY_PORT:
@@ -191,21 +208,26 @@ static uint8_t model_inline(const uint8_t *raw, uint16_t opcode,
     case VHCA_CMD_SET_PORT_CAP:
         /* IBA 14.2.5.6: only IsSM (an SM on this port, opensm through
          * ib_umad's issm), CM, SNMP, DevMgt, vendor class, boot. */
-        return port_ok && ((le_at(in, 4, 4) | le_at(in, 8, 4)) &
-                           ~(uint64_t)0x9b0002) == 0 ? VHCA_CMD_OK
-                                                     : VHCA_CMD_BAD_PARAM;
+        return port_ok && ((FIELD(in, vhca_cmd_port_cap_in, set) |
+                            FIELD(in, vhca_cmd_port_cap_in, clear)) &
+                           ~(uint64_t)VHCA_PORT_CAP_SETTABLE) == 0
+               ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
     case VHCA_CMD_QUERY_GID:
+        return port_ok && FIELD(in, vhca_cmd_table_in, index) < VHCA_GID_TABLE_LEN
+               ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
     case VHCA_CMD_QUERY_PKEY:
-        return port_ok && le_at(in, 2, 2) < 16 ? VHCA_CMD_OK
-                                               : VHCA_CMD_BAD_PARAM;
+        return port_ok && FIELD(in, vhca_cmd_table_in, index) < VHCA_PKEY_TABLE_LEN
+               ? VHCA_CMD_OK : VHCA_CMD_BAD_PARAM;
     case VHCA_CMD_CREATE_EQ:
-        if (base == 0 || base % 4096 || log_size < 2 || log_size > 16 ||
+        if (base == 0 || base % VHCA_QUEUE_ALIGN || log_size < VHCA_MIN_LOG_EQ ||
+            log_size > VHCA_MAX_LOG_EQ ||
             vector < 1 || vector >= limits->num_vectors) {
             return VHCA_CMD_BAD_PARAM;
         }
         return VHCA_CMD_OK;
     case VHCA_CMD_DESTROY_EQ:
-        return le_at(in, 0, 4) == 0 ? VHCA_CMD_BAD_PARAM : VHCA_CMD_OK;
+        return FIELD(in, vhca_cmd_handle_in, handle) == 0 ? VHCA_CMD_BAD_PARAM
+                                                           : VHCA_CMD_OK;
     case VHCA_CMD_ALLOC_DM:
     case VHCA_CMD_FREE_DM:
     case VHCA_CMD_REG_DM_MR:
@@ -221,48 +243,63 @@ static void check_decode(const uint8_t *raw, const VhcaCmd *cmd)
     const uint8_t *in = raw + INLINE_OFFSET;
     uint16_t op = cmd->opcode;
 
-    expect(cmd->opcode == le_at(raw, 0, 2), "opcode decode", op);
-    expect(cmd->flags == le_at(raw, 2, 2), "flags decode", op);
-    expect(cmd->token == le_at(raw, 4, 4), "token decode", op);
-    expect(cmd->in_addr == le_at(raw, 8, 8), "in_addr decode", op);
-    expect(cmd->in_len == le_at(raw, 16, 4), "in_len decode", op);
-    expect(cmd->out_len == le_at(raw, 20, 4), "out_len decode", op);
-    expect(cmd->out_addr == le_at(raw, 24, 8), "out_addr decode", op);
+    expect(cmd->opcode == FIELD(raw, vhca_cmd, opcode), "opcode decode", op);
+    expect(cmd->flags == FIELD(raw, vhca_cmd, flags), "flags decode", op);
+    expect(cmd->token == FIELD(raw, vhca_cmd, token), "token decode", op);
+    expect(cmd->in_addr == FIELD(raw, vhca_cmd, in_addr), "in_addr decode", op);
+    expect(cmd->in_len == FIELD(raw, vhca_cmd, in_len), "in_len decode", op);
+    expect(cmd->out_len == FIELD(raw, vhca_cmd, out_len), "out_len decode", op);
+    expect(cmd->out_addr == FIELD(raw, vhca_cmd, out_addr), "out_addr decode", op);
     switch (op) {
     case VHCA_CMD_QUERY_PORT:
     case VHCA_CMD_MAD_IFC:
-        expect(cmd->in.port.port == in[0], "port decode", op);
+        expect(cmd->in.port.port == FIELD(in, vhca_cmd_port_in, port),
+               "port decode", op);
         break;
     case VHCA_CMD_SET_PORT_CAP:
-        expect(cmd->in.port_cap.port == in[0], "cap port decode", op);
-        expect(cmd->in.port_cap.set == le_at(in, 4, 4), "cap set decode", op);
-        expect(cmd->in.port_cap.clear == le_at(in, 8, 4), "cap clear", op);
+        expect(cmd->in.port_cap.port == FIELD(in, vhca_cmd_port_cap_in, port),
+               "cap port decode", op);
+        expect(cmd->in.port_cap.set == FIELD(in, vhca_cmd_port_cap_in, set),
+               "cap set decode", op);
+        expect(cmd->in.port_cap.clear == FIELD(in, vhca_cmd_port_cap_in, clear),
+               "cap clear", op);
         break;
     case VHCA_CMD_QUERY_GID:
     case VHCA_CMD_QUERY_PKEY:
-        expect(cmd->in.table.port == in[0], "table port decode", op);
-        expect(cmd->in.table.index == le_at(in, 2, 2), "index decode", op);
+        expect(cmd->in.table.port == FIELD(in, vhca_cmd_table_in, port),
+               "table port decode", op);
+        expect(cmd->in.table.index == FIELD(in, vhca_cmd_table_in, index),
+               "index decode", op);
         break;
     case VHCA_CMD_CREATE_EQ:
-        expect(cmd->in.create_eq.base == le_at(in, 0, 8), "base decode", op);
-        expect(cmd->in.create_eq.log_size == in[8], "log decode", op);
-        expect(cmd->in.create_eq.vector == le_at(in, 10, 2), "vector", op);
+        expect(cmd->in.create_eq.base == FIELD(in, vhca_cmd_create_eq_in, base),
+               "base decode", op);
+        expect(cmd->in.create_eq.log_size ==
+               FIELD(in, vhca_cmd_create_eq_in, log_size), "log decode", op);
+        expect(cmd->in.create_eq.vector ==
+               FIELD(in, vhca_cmd_create_eq_in, vector), "vector", op);
         break;
     case VHCA_CMD_DESTROY_EQ:
     case VHCA_CMD_DEALLOC_PD:
     case VHCA_CMD_FREE_DM:
-        expect(cmd->in.handle == le_at(in, 0, 4), "handle decode", op);
+        expect(cmd->in.handle == FIELD(in, vhca_cmd_handle_in, handle),
+               "handle decode", op);
         break;
     case VHCA_CMD_ALLOC_DM:
-        expect(cmd->in.alloc_dm.length == le_at(in, 0, 8), "dm length", op);
-        expect(cmd->in.alloc_dm.log_align == in[8], "dm log_align", op);
+        expect(cmd->in.alloc_dm.length == FIELD(in, vhca_cmd_alloc_dm_in, length),
+               "dm length", op);
+        expect(cmd->in.alloc_dm.log_align ==
+               FIELD(in, vhca_cmd_alloc_dm_in, log_align), "dm log_align", op);
         break;
     case VHCA_CMD_REG_DM_MR:
-        expect(cmd->in.reg_dm_mr.dm_offset == le_at(in, 0, 4), "dm off", op);
-        expect(cmd->in.reg_dm_mr.pdn == le_at(in, 4, 4), "dm pdn", op);
-        expect(cmd->in.reg_dm_mr.length == le_at(in, 8, 8), "dm mr len", op);
-        expect(cmd->in.reg_dm_mr.access == le_at(in, 16, 4), "dm access", op);
-        expect(cmd->in.reg_dm_mr.key_variant == in[20], "dm variant", op);
+#define DM_MR(field) FIELD(in, vhca_cmd_reg_dm_mr_in, field)
+        expect(cmd->in.reg_dm_mr.dm_offset == DM_MR(dm_offset), "dm off", op);
+        expect(cmd->in.reg_dm_mr.pdn == DM_MR(pdn), "dm pdn", op);
+        expect(cmd->in.reg_dm_mr.length == DM_MR(length), "dm mr len", op);
+        expect(cmd->in.reg_dm_mr.access == DM_MR(access), "dm access", op);
+        expect(cmd->in.reg_dm_mr.key_variant == DM_MR(key_variant), "dm variant",
+               op);
+#undef DM_MR
         break;
     default:
         break;
@@ -319,13 +356,15 @@ static void check_verdict(const uint8_t *raw, const VhcaCmd *cmd,
 
 /*
  * The ODP commands' own input check (vhca_hw_odp.h,
- * device-datapath.md "On-demand paging"): npages 1.., ODP_MAP at most 512 pages and in_len holding 8
- * bytes per page; ODP_RESUME flags only VHCA_ODP_RESUME_F_ERROR.
+ * device-datapath.md "On-demand paging"): npages 1.., ODP_MAP at most
+ * VHCA_ODP_MAX_MAP pages and in_len holding 8 bytes per page; ODP_RESUME
+ * flags only VHCA_ODP_RESUME_F_ERROR.
  */
 static void check_odp_range(const uint8_t *raw, uint16_t op)
 {
     const uint8_t *in = raw + INLINE_OFFSET;
-    uint64_t npages = le_at(in, 8, 4), in_len = le_at(raw, 16, 4);
+    uint64_t npages = FIELD(in, vhca_cmd_odp_range_in, npages);
+    uint64_t in_len = FIELD(raw, vhca_cmd, in_len);
     uint8_t want = VHCA_CMD_OK;
     VhcaCmdCheck got;
 
@@ -333,13 +372,14 @@ static void check_odp_range(const uint8_t *raw, uint16_t op)
         want = VHCA_CMD_OK;     /* flags: below */
     } else if (npages == 0) {
         want = VHCA_CMD_BAD_PARAM;
-    } else if (op == VHCA_CMD_ODP_MAP && npages > 512) {
+    } else if (op == VHCA_CMD_ODP_MAP && npages > VHCA_ODP_MAX_MAP) {
         want = VHCA_CMD_BAD_PARAM;
-    } else if (op == VHCA_CMD_ODP_MAP && in_len < 8 * npages) {
+    } else if (op == VHCA_CMD_ODP_MAP && in_len < sizeof(uint64_t) * npages) {
         want = VHCA_CMD_BAD_SIZE;
     }
     if (op == VHCA_CMD_ODP_RESUME) {
-        want = in[4] & ~1u ? VHCA_CMD_BAD_PARAM : VHCA_CMD_OK;
+        want = FIELD(in, vhca_cmd_odp_resume_in, flags) & ~VHCA_ODP_RESUME_F_ERROR
+               ? VHCA_CMD_BAD_PARAM : VHCA_CMD_OK;
     }
     got = vhca_odp_cmd_check(op, in, (uint32_t)in_len);
     expect((got.status == VHCA_CMD_OK) == (got.why == NULL),
@@ -361,8 +401,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     limits.num_ports = size > CMD_BYTES ? 1 + (data[CMD_BYTES] & 1) : 2;
     limits.num_vectors = size > CMD_BYTES + 1 ?
                          2 + data[CMD_BYTES + 1] % 32 : 3;
-    limits.dm_size = size > CMD_BYTES + 2 ? data[CMD_BYTES + 2] * 4096ull
-                                          : 64 * 4096;
+    limits.dm_size = (size > CMD_BYTES + 2 ? data[CMD_BYTES + 2] : 64) *
+                     (uint64_t)VHCA_DM_PAGE_SIZE;
 
     vhca_cmd_decode(&entry, &cmd);
     check_decode(raw, &cmd);

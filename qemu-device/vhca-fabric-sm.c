@@ -87,7 +87,8 @@ static bool sm_send(VhcaSmArbiter *arb, uint64_t guid, const uint8_t *mad)
     if (!qp0) {
         return false;
     }
-    trace_vhca_fabric_sm_send(f->name, mad[3], ldl_be_p(mad + 20), to->lid);
+    trace_vhca_fabric_sm_send(f->name, vhca_mad_method(mad),
+                              vhca_mad_attr_mod(mad), to->lid);
     vhca_mad_reply(to->dev, qp0, mad, vhca_fabric_switch_lid(to), 0);
     return true;
 }
@@ -193,7 +194,7 @@ static VhcaSmaAction sm_trap(VhcaFabric *f, VhcaPort *port,
     bool master = f->arb.state == VHCA_SM_STATE_MASTER;
 
     trace_vhca_fabric_sm_trap(f->name, vhca_trap_number(req),
-                              ldq_be_p(req + 8), port->guid, port->lid,
+                              vhca_mad_tid(req), port->guid, port->lid,
                               vhca_sm_state_name(f->arb.state),
                               master ? "TrapRepress" : "dropped");
     if (!master) {
@@ -228,18 +229,19 @@ VhcaSmaAction vhca_fabric_sm_smp(VhcaPort *port, const uint8_t *req, bool dr,
     if (act == VHCA_SMA_NOT_MINE) {
         return act;
     }
-    if (req[3] == VHCA_MGMT_METHOD_GET_RESP) {
+    if (vhca_mad_method(req) == VHCA_MGMT_METHOD_GET_RESP) {
         trace_vhca_fabric_sm_answer(f->name, remote.guid, remote.state,
                                     remote.priority,
-                                    lduw_be_p(req + 4) & ~VHCA_SMP_DIRECTION);
+                                    vhca_mad_status(req) & ~VHCA_SMP_DIRECTION);
         return act;
     }
-    if (req[3] == VHCA_MGMT_METHOD_SET && status) {
-        trace_vhca_fabric_sm_set_refused(f->name, ldl_be_p(req + 20),
+    if (vhca_mad_method(req) == VHCA_MGMT_METHOD_SET && status) {
+        trace_vhca_fabric_sm_set_refused(f->name, vhca_mad_attr_mod(req),
                                          remote.state,
                                          vhca_sm_state_name(f->arb.state));
     }
-    trace_vhca_switch_sma(0, req[1], req[3], VHCA_SMP_ATTR_SM_INFO, status);
+    trace_vhca_switch_sma(0, vhca_mad_class(req), vhca_mad_method(req),
+                          VHCA_SMP_ATTR_SM_INFO, status);
     return act;
 }
 

@@ -44,8 +44,8 @@ static VhcaSmaAction vhca_fabric_switch_answer(VhcaPort *port,
     act = vhca_switch_sma_answer(req, dr,
                                  vhca_fabric_switch_node(port, &scratch),
                                  in_port, resp, &status);
-    trace_vhca_switch_sma(in_port, req[1], req[3], lduw_be_p(req + 16),
-                          status);
+    trace_vhca_switch_sma(in_port, vhca_mad_class(req), vhca_mad_method(req),
+                          vhca_mad_attr(req), status);
     return act;
 }
 
@@ -65,8 +65,8 @@ static VhcaSmaAction vhca_fabric_ca_answer(VhcaPort *target,
     vhca_sma_describe(target->dev, target->num, &node);
     act = vhca_sma_answer(req, dr, &node, resp, &status);
     if (act == VHCA_SMA_REPLY) {
-        trace_vhca_sma(target->num, req[1], req[3], lduw_be_p(req + 16),
-                       status);
+        trace_vhca_sma(target->num, vhca_mad_class(req), vhca_mad_method(req),
+                       vhca_mad_attr(req), status);
         vhca_sma_apply(target->dev, req, status, &node);
     }
     return act;
@@ -98,7 +98,7 @@ static VhcaSmaAction vhca_fabric_dr_smp(VhcaPort *port, uint8_t *req,
     VhcaPort *target;
     VhcaSmaAction act;
 
-    if (lduw_be_p(req + 4) & VHCA_SMP_DIRECTION || hops == 0 ||
+    if (vhca_mad_status(req) & VHCA_SMP_DIRECTION || hops == 0 ||
         req[VHCA_SMP_HOP_PTR] != 1 ||
         req[VHCA_SMP_INITIAL_PATH + 1] != port->num ||
         lduw_be_p(req + VHCA_SMP_DR_DLID) != VHCA_LID_PERMISSIVE ||
@@ -137,10 +137,10 @@ VhcaSmaAction vhca_fabric_smp(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt,
     if (!port->fabric || wqe->length != VHCA_MAD_SIZE ||
         (wqe->remote_qpn & VHCA_DB_OBJ_MASK) != 0 ||
         vhca_sgl_read(pkt->local, req, VHCA_MAD_SIZE) != VHCA_VERR_NONE ||
-        req[0] != 1) {
+        req[VHCA_MAD(base_version)] != 1) {
         return VHCA_SMA_NOT_MINE;
     }
-    switch (req[1]) {
+    switch (vhca_mad_class(req)) {
     case VHCA_MGMT_CLASS_SUBN_LID:
         return vhca_fabric_lid_smp(port, le16_to_cpu(wqe->av.dlid), req,
                                    resp, slid);

@@ -89,7 +89,7 @@ static void vhca_fabric_trap_send(void *opaque, const uint8_t *mad)
     VhcaPort *sm;
     VhcaQp *qp0 = NULL;
 
-    trace_vhca_fabric_trap(f->name, lduw_be_p(mad + 64 + 4), sw->sm_lid,
+    trace_vhca_fabric_trap(f->name, vhca_smp_trap_number(mad), sw->sm_lid,
                            f->trap.sends);
     sm = vhca_fabric_switch_out(f, sw->sm_lid);
     if (sm) {

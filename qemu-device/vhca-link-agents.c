@@ -71,18 +71,19 @@ static bool vhca_link_smp_for_me(VhcaPort *port, const VhcaWireFrame *f,
     uint8_t hops;
 
     if (f->qp_type != VHCA_QPT_SMI || f->dst_qpn != 0 ||
-        f->payload_len != VHCA_MAD_SIZE || f->payload[0] != 1) {
+        f->payload_len != VHCA_MAD_SIZE ||
+        f->payload[VHCA_MAD(base_version)] != 1) {
         return false;
     }
     memcpy(smp, f->payload, VHCA_MAD_SIZE);
-    if (smp[1] == VHCA_MGMT_CLASS_SUBN_LID) {
+    if (vhca_mad_class(smp) == VHCA_MGMT_CLASS_SUBN_LID) {
         *dr = false;
         return port->lid && f->dlid == port->lid;
     }
     hops = smp[VHCA_SMP_HOP_CNT];
-    if (smp[1] != VHCA_MGMT_CLASS_SUBN_DR || hops == 0 ||
+    if (vhca_mad_class(smp) != VHCA_MGMT_CLASS_SUBN_DR || hops == 0 ||
         smp[VHCA_SMP_HOP_PTR] != hops ||
-        lduw_be_p(smp + 4) & VHCA_SMP_DIRECTION ||
+        vhca_mad_status(smp) & VHCA_SMP_DIRECTION ||
         lduw_be_p(smp + VHCA_SMP_DR_DLID) != VHCA_LID_PERMISSIVE) {
         return false;
     }
@@ -113,7 +114,8 @@ bool vhca_link_agents_take(VhcaPort *port, const VhcaWireFrame *f,
     if (vhca_sma_answer(smp, dr, &node, resp, &status) != VHCA_SMA_REPLY) {
         return false;           /* a response, or TrapRepress: the guest's */
     }
-    trace_vhca_sma(port->num, smp[1], smp[3], lduw_be_p(smp + 16), status);
+    trace_vhca_sma(port->num, vhca_mad_class(smp), vhca_mad_method(smp),
+                   vhca_mad_attr(smp), status);
     vhca_link_agent_answer(port, f, 0, dr ? VHCA_LID_PERMISSIVE : f->slid,
                            resp);
     vhca_sma_apply(port->dev, smp, status, &node);  /* after: Set to DOWN */

@@ -60,7 +60,7 @@ bool vhca_pma_switch_take(VhcaPort *port, const uint8_t *req, uint8_t *resp)
                          resp, &status) != VHCA_PMA_REPLY) {
         return false;
     }
-    trace_vhca_pma(0, req[3], lduw_be_p(req + 16), status);
+    trace_vhca_pma(0, vhca_mad_method(req), vhca_mad_attr(req), status);
     return true;
 }
 
@@ -104,6 +104,6 @@ bool vhca_pma_answer(VhcaPort *port, const uint8_t *req, uint8_t *resp)
         return false;
     }
     /* port, method, attribute id, status */
-    trace_vhca_pma(port->num, req[3], lduw_be_p(req + 16), status);
+    trace_vhca_pma(port->num, vhca_mad_method(req), vhca_mad_attr(req), status);
     return true;
 }

@@ -185,7 +185,7 @@ void vhca_port_capture_frame(VhcaPort *port, const VhcaWireFrame *f,
                              bool outbound)
 {
     vhca_capture_frame(port->capture, 0, outbound, f,
-                       256u << (VHCA_MTU_4096 - 1));
+                       VHCA_MTU_BYTES(VHCA_MTU_4096));
 }
 
 void vhca_port_capture_free(VhcaPort *port)

@@ -29,7 +29,7 @@ static void vhca_port_trap_send(void *opaque, const uint8_t *mad)
     VhcaPort *sm;
     VhcaQp *qp0;
 
-    trace_vhca_port_trap(port->num, lduw_be_p(mad + 64 + 4), port->sm_lid,
+    trace_vhca_port_trap(port->num, vhca_smp_trap_number(mad), port->sm_lid,
                          port->trap.sends);
     if (vhca_link_cabled(port)) {
         if (port->state == VHCA_PORT_ACTIVE && port->sm_lid) {

@@ -84,12 +84,12 @@ VhcaSaReply *vhca_sa_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
         vhca_sa_reject(qp, "message unreadable");
         return reply;
     }
-    if (req[1] == VHCA_MGMT_CLASS_PERF_MGMT &&
+    if (vhca_mad_class(req) == VHCA_MGMT_CLASS_PERF_MGMT &&
         vhca_pma_switch_take(port, req, reply->mads[0])) {
         reply->n = 1;               /* LID 1 is the switch's too: its PMA */
         return reply;
     }
-    if (!sa || req[1] != VHCA_MGMT_CLASS_SUBN_ADM) {
+    if (!sa || vhca_mad_class(req) != VHCA_MGMT_CLASS_SUBN_ADM) {
         vhca_sa_reject(qp, "management class the SM does not serve");
         return reply;
     }
@@ -98,16 +98,16 @@ VhcaSaReply *vhca_sa_send(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     res = vhca_sa_process(sa, req, VHCA_MAD_SIZE, port->lid, vhca_sa_emit,
                           reply, &status);
     /* port, method, attribute, status, result, answers */
-    trace_vhca_sa(qp->port, req[3], lduw_be_p(req + 16), status, res,
-                  reply->n);
+    trace_vhca_sa(qp->port, vhca_mad_method(req), vhca_mad_attr(req), status,
+                  res, reply->n);
     if (res == VHCA_SA_DROPPED) {
         vhca_sa_reject(qp, "not a SubnAdm request");
     } else if ((status & 0xff) || status == VHCA_SA_ERR_REQ_INVALID ||
                status == VHCA_SA_ERR_REQ_INSUFFICIENT_COMPONENTS) {
         /* malformed: a MAD-level error, or a request that cannot be */
         qemu_log_mask(LOG_GUEST_ERROR, "vhca: SA refuses method 0x%x "
-                      "attribute 0x%x: status 0x%04x\n", req[3],
-                      lduw_be_p(req + 16), status);
+                      "attribute 0x%x: status 0x%04x\n", vhca_mad_method(req),
+                      vhca_mad_attr(req), status);
     }
     return reply;
 }

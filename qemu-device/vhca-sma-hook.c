@@ -50,7 +50,7 @@ void vhca_sma_apply(VhcaState *s, const uint8_t *req, uint16_t status,
 {
     uint32_t i;
 
-    if (req[3] != VHCA_MGMT_METHOD_SET || status != 0) {
+    if (vhca_mad_method(req) != VHCA_MGMT_METHOD_SET || status != 0) {
         return;
     }
     for (i = 0; i < s->num_ports && i < VHCA_MAX_PORTS; i++) {
@@ -77,7 +77,8 @@ static VhcaSmaAction vhca_sma_run(VhcaState *s, uint8_t port,
     act = vhca_sma_process(req, VHCA_MAD_SIZE, dlid, 0, &node, resp, &status);
     if (act != VHCA_SMA_NOT_MINE) {
         /* class, method, attribute id */
-        trace_vhca_sma(port, req[1], req[3], lduw_be_p(req + 16), status);
+        trace_vhca_sma(port, vhca_mad_class(req), vhca_mad_method(req),
+                       vhca_mad_attr(req), status);
         vhca_sma_apply(s, req, status, &node);
     }
     return act;
@@ -93,13 +94,15 @@ static VhcaSmaAction vhca_sma_run(VhcaState *s, uint8_t port,
 bool vhca_mad_ifc(VhcaState *s, uint8_t port, const uint8_t *req,
                   uint8_t *resp)
 {
-    if (req[0] != 1 || (req[3] & VHCA_MGMT_METHOD_RESP)) {
+    if (req[VHCA_MAD(base_version)] != 1 ||
+        (vhca_mad_method(req) & VHCA_MGMT_METHOD_RESP)) {
         return false;
     }
-    if (req[1] == VHCA_MGMT_CLASS_SUBN_DR && req[VHCA_SMP_HOP_CNT] == 0) {
+    if (vhca_mad_class(req) == VHCA_MGMT_CLASS_SUBN_DR &&
+        req[VHCA_SMP_HOP_CNT] == 0) {
         return vhca_sma_run(s, port, req, 0, resp) == VHCA_SMA_REPLY;
     }
-    if (req[1] == VHCA_MGMT_CLASS_PERF_MGMT) {
+    if (vhca_mad_class(req) == VHCA_MGMT_CLASS_PERF_MGMT) {
         return vhca_pma_answer(&s->ports[port - 1], req, resp);
     }
     return false;

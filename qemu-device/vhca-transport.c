@@ -341,17 +341,15 @@ static bool vhca_datagram_fault(VhcaQp *dqp, VhcaPacket *pkt, bool *dup)
         .length = wqe->length,
         .op = VHCA_FAULT_OP_SEND,
     };
-    uint8_t mad[18];
+    uint8_t mad[VHCA_MAD(attr_id) + 2];     /* up to the attribute */
     uint32_t arg;
     VhcaFaultAction act;
 
     if (dqp->type == VHCA_QPT_SMI || dqp->type == VHCA_QPT_GSI) {
         fp.qpn = dqp->type == VHCA_QPT_SMI ? 0 : 1;
-        fp.op = VHCA_FAULT_OP_MAD;
-        if (vhca_sgl_read(pkt->local, mad, sizeof(mad)) == VHCA_VERR_NONE) {
-            fp.mad_class = mad[1];
-            fp.mad_attr = (uint16_t)(mad[16] << 8 | mad[17]);
-        }
+        vhca_fault_pkt_set_mad(&fp, mad,
+                               vhca_sgl_read(pkt->local, mad, sizeof(mad)) ==
+                               VHCA_VERR_NONE ? sizeof(mad) : 0);
     }
     act = vhca_fault_judge_path(pkt->src_port, pkt->dst_port, &fp, &arg);
     *dup = act == VHCA_FAULT_DUP;

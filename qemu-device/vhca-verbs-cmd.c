@@ -15,6 +15,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "vhca.h"
+#include "vhca-wqe.h"
 #include "trace.h"
 
 typedef struct VhcaVerbsCmdInfo {
@@ -239,7 +240,7 @@ void vhca_verbs_device_attr(struct vhca_device_attr *attr)
     attr->max_cqe = cpu_to_le32(VHCA_MAX_CQE);
     attr->max_qp = cpu_to_le32(VHCA_MAX_QP);
     attr->max_qp_wr = cpu_to_le32(VHCA_MAX_QP_WR);
-    attr->max_sge = cpu_to_le32(VHCA_MAX_SGE);
+    attr->max_sge = cpu_to_le32(VHCA_WQE_MAX_SGE);
     attr->max_qp_rd_atom = cpu_to_le32(VHCA_MAX_RD_ATOM);
     attr->max_srq = cpu_to_le32(VHCA_MAX_SRQ);
     attr->max_srq_wr = cpu_to_le32(VHCA_MAX_QP_WR);

@@ -55,7 +55,6 @@ static inline uint64_t vhca_clock_ns(void)
 #define VHCA_FIRST_QPN          2
 #define VHCA_QP_SLOTS           (VHCA_MAX_QP + 2 * VHCA_MAX_PORTS)
 #define VHCA_MAX_QP_WR          ((1u << VHCA_MAX_LOG_WQ) - 1)
-#define VHCA_MAX_SGE            32
 #define VHCA_MAX_SRQ            256
 #define VHCA_MAX_XRCD           256     /* XRC domains 1..255 */
 #define VHCA_MAX_MCAST_GRP      256

@@ -149,10 +149,11 @@ uint8_t vhca_wqe_decode_send(const uint8_t *buf, uint32_t stride,
         vhca_wqe_decode_sges(buf + data_off, wqe->num_sge, wqe->sge,
                              &wqe->length);
     }
-    if ((wqe->opcode == VHCA_WQE_ATOMIC_CMP_AND_SWP ||
-         wqe->opcode == VHCA_WQE_ATOMIC_FETCH_AND_ADD)) {
-        /* The remote address's alignment is the responder's to check
-         * (IBA 9.4.5: NAK Invalid Request), not a malformed WQE. */
+    if (vhca_wqe_opcode_row(wqe->opcode)->segment == VHCA_WQE_SEG_ATOMIC) {
+        /* CMP_AND_SWP, FETCH_AND_ADD (ATOMIC_WRITE has no SGL and
+         * returned above).  The remote address's alignment is the
+         * responder's to check (IBA 9.4.5: NAK Invalid Request), not a
+         * malformed WQE. */
         if (wqe->length != 8) {
             *why = "atomic needs an 8-byte local buffer";
             return VHCA_VERR_BAD_WQE;

@@ -15,6 +15,8 @@
 
 #include "vhca_hw.h"
 
+/* SGEs a WQE may have: what the device decodes is what QUERY_DEVICE
+ * reports as max_sge (uapi's VHCA_MAX_SGE_PER_WQE is the ABI's ceiling). */
 #define VHCA_WQE_MAX_SGE        32
 #define VHCA_MAX_MSG_BYTES      0x80000000ull   /* port max_msg_sz */
 

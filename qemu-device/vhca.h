@@ -61,7 +61,6 @@ OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
 /* IB codes of the (fixed) link the ports pretend to have. */
 #define VHCA_WIDTH_4X               2
 #define VHCA_SPEED_QDR              4
-#define VHCA_MTU_4096               5
 
 /* Commands processed per bottom-half run before yielding to the main loop. */
 #define VHCA_CMD_BATCH              256

@@ -36,6 +36,9 @@ packages=(
 	perftest opensm qperf
 	# middleware
 	ucx-utils libucx0 openmpi-bin libfabric-bin
+	# mpirun's launcher into the other guest (ssh over IPoIB,
+	# selftests/fabric/twovm_mpi.py); openmpi-bin brings the client
+	openssh-server
 	# storage ULPs; targetcli needs a system bus (dbus, scripts/guest/ulp/
 	# common.sh), the iSER reset test sg_reset (sg3-utils)
 	nvme-cli targetcli-fb open-iscsi nfs-kernel-server fio dbus sg3-utils

@@ -35,6 +35,6 @@ if [ -x "$OUT" ] && [ -x "$LAYOUT" ] && [ -z "$(find "${SOURCES[@]}" tools/*.h \
 fi
 ${CC:-gcc} -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror \
     -Ifabric -Iuapi -Itools "${SOURCES[@]}" -pthread -o "$OUT"
-${CC:-gcc} -O2 -Wall -Wextra -Werror -Iuapi tools/vhca-wire-layout.c -o "$LAYOUT"
+${CC:-gcc} -O2 -Wall -Wextra -Werror -Ifabric -Iuapi tools/vhca-wire-layout.c -o "$LAYOUT"
 "$LAYOUT" >/dev/null    # refuses a struct its field list does not cover
 echo "build-switch: built $OUT and $LAYOUT"

@@ -120,11 +120,11 @@ static bool sw_arb_send(VhcaSmArbiter *arb, uint64_t guid, const uint8_t *mad)
 
     if (!p || sw_node.ports[p->num].state == VHCA_PORT_DOWN) {
         sw_log("SM: SMInfo method 0x%x to 0x%016" PRIx64 ": no port\n",
-               mad[3], guid);
+               mad[VHCA_SMP(method)], guid);
         return false;
     }
-    sw_log("SM: SMInfo method 0x%x mod %u to port %d\n", mad[3],
-           vhca_get_be32(mad + 20), p->num);
+    sw_log("SM: SMInfo method 0x%x mod %u to port %d\n", mad[VHCA_SMP(method)],
+           vhca_get_be32(mad + VHCA_SMP(attr_mod)), p->num);
     sw_send_smp(p, VHCA_LID_PERMISSIVE, mad);
     return true;
 }
@@ -167,7 +167,7 @@ static void sw_sm_port_info_answer(SwPort *in, const uint8_t *resp)
     bool new_sm = (cap & VHCA_PORT_CAP_SM) &&
                   !(in->node.cap_mask & VHCA_PORT_CAP_SM);
 
-    if (vhca_get_be16(resp + 4) & ~VHCA_SMP_DIRECTION) {
+    if (vhca_get_be16(resp + VHCA_SMP(status)) & ~VHCA_SMP_DIRECTION) {
         return;                         /* an error status: nothing read */
     }
     in->node.cap_mask = cap;
@@ -193,7 +193,7 @@ static VhcaSmaAction sw_sm_trap(SwPort *in, const uint8_t *smp, bool dr,
 
     /* the TID tells the device's SMA (TIDs 0x5443...) from an SM's own */
     sw_log("SM: trap %d tid 0x%016" PRIx64 " from port %d (SLID %u) %s\n",
-           num, vhca_get_be64(smp + 8), in->num, in->lid,
+           num, vhca_get_be64(smp + VHCA_SMP(tid)), in->num, in->lid,
            master ? "repressed" : "dropped: the SM is not MASTER");
     if (!master) {
         return VHCA_SMA_CONSUMED;
@@ -279,9 +279,9 @@ VhcaSmaAction sw_sm_smp(SwPort *in, const uint8_t *smp, bool dr,
     if (!sw_node.embedded_sm) {
         return VHCA_SMA_NOT_MINE;
     }
-    if (smp[3] == VHCA_MGMT_METHOD_GET_RESP &&
-        vhca_get_be16(smp + 16) == VHCA_SMP_ATTR_PORT_INFO &&
-        (vhca_get_be64(smp + 8) & SW_PI_TID_MASK) == SW_PI_TID_BASE) {
+    if (smp[VHCA_SMP(method)] == VHCA_MGMT_METHOD_GET_RESP &&
+        vhca_get_be16(smp + VHCA_SMP(attr_id)) == VHCA_SMP_ATTR_PORT_INFO &&
+        (vhca_get_be64(smp + VHCA_SMP(tid)) & SW_PI_TID_MASK) == SW_PI_TID_BASE) {
         sw_sm_port_info_answer(in, smp);
         return VHCA_SMA_CONSUMED;
     }
@@ -289,10 +289,11 @@ VhcaSmaAction sw_sm_smp(SwPort *in, const uint8_t *smp, bool dr,
         return sw_sm_trap(in, smp, dr, resp);
     }
     act = vhca_sm_arbiter_smp(&sw_arb, smp, dr, resp, status, sw_now_ms());
-    if (act != VHCA_SMA_NOT_MINE && smp[3] == VHCA_MGMT_METHOD_SET &&
+    if (act != VHCA_SMA_NOT_MINE && smp[VHCA_SMP(method)] == VHCA_MGMT_METHOD_SET &&
         *status) {
         sw_log("SM: SubnSet(SMInfo) mod %u refused in %s\n",
-               vhca_get_be32(smp + 20), vhca_sm_state_name(sw_arb.state));
+               vhca_get_be32(smp + VHCA_SMP(attr_mod)),
+               vhca_sm_state_name(sw_arb.state));
     }
     return act;
 }

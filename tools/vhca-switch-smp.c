@@ -77,9 +77,10 @@ void sw_node_link_down(SwPort *p)
 /* A Set, or any SMP refused: on stderr with --verbose (sw_log). */
 static void sw_smp_log(const uint8_t *smp, uint16_t status)
 {
-    if (status || smp[3] == VHCA_MGMT_METHOD_SET) {
-        sw_log("SMP method 0x%x attr 0x%x mod 0x%x: status 0x%x\n", smp[3],
-               vhca_get_be16(smp + 16), vhca_get_be32(smp + 20), status);
+    if (status || smp[VHCA_SMP(method)] == VHCA_MGMT_METHOD_SET) {
+        sw_log("SMP method 0x%x attr 0x%x mod 0x%x: status 0x%x\n",
+               smp[VHCA_SMP(method)], vhca_get_be16(smp + VHCA_SMP(attr_id)),
+               vhca_get_be32(smp + VHCA_SMP(attr_mod)), status);
     }
 }
 
@@ -175,7 +176,7 @@ static VhcaSmaAction sw_port0_answer(SwPort *in, const uint8_t *smp, bool dr,
 static bool sw_smp_dr(SwPort *in, SwPort *ports, int nports,
                       const VhcaWireFrame *f, uint8_t *smp)
 {
-    bool returning = vhca_get_be16(smp + 4) & VHCA_SMP_DIRECTION;
+    bool returning = vhca_get_be16(smp + VHCA_SMP(status)) & VHCA_SMP_DIRECTION;
     uint8_t hops = smp[VHCA_SMP_HOP_CNT], h = smp[VHCA_SMP_HOP_PTR];
     uint8_t resp[VHCA_MAD_SIZE];
     SwPort *out;
@@ -221,14 +222,14 @@ bool sw_smp(SwPort *in, SwPort *ports, int nports, const VhcaWireFrame *f)
     uint8_t smp[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
     VhcaSmaAction act;
 
-    if (f->payload_len != VHCA_MAD_SIZE || f->payload[0] != 1) {
+    if (f->payload_len != VHCA_MAD_SIZE || f->payload[VHCA_SMP(base_version)] != 1) {
         return false;
     }
     memcpy(smp, f->payload, VHCA_MAD_SIZE);
-    if (smp[1] == VHCA_MGMT_CLASS_SUBN_DR) {
+    if (smp[VHCA_SMP(mgmt_class)] == VHCA_MGMT_CLASS_SUBN_DR) {
         return sw_smp_dr(in, ports, nports, f, smp);
     }
-    if (smp[1] != VHCA_MGMT_CLASS_SUBN_LID || !sw_node.lid ||
+    if (smp[VHCA_SMP(mgmt_class)] != VHCA_MGMT_CLASS_SUBN_LID || !sw_node.lid ||
         f->dlid != sw_node.lid) {
         return false;
     }

@@ -376,10 +376,21 @@ enum vhca_port_phys_state {
 	VHCA_PHYS_LINK_UP		= 5,
 };
 
+/* IB MTU codes (IBA 14.2.5.6 MTUCap, 15.2.5.16 PathRecord:MTU); a port
+ * runs at VHCA_MTU_4096. */
+enum vhca_ib_mtu {
+	VHCA_MTU_256			= 1,
+	VHCA_MTU_512			= 2,
+	VHCA_MTU_1024			= 3,
+	VHCA_MTU_2048			= 4,
+	VHCA_MTU_4096			= 5,
+};
+#define VHCA_MTU_BYTES(code)		(128u << (code))
+
 struct vhca_port_attr {
 	uint8_t		state;		/* enum vhca_port_state */
 	uint8_t		phys_state;	/* enum vhca_port_phys_state */
-	uint8_t		max_mtu;	/* IB MTU code: 1=256 .. 5=4096 */
+	uint8_t		max_mtu;	/* enum vhca_ib_mtu */
 	uint8_t		active_mtu;
 	vhca_le16	lid;		/* 0 until the SM assigns one */
 	vhca_le16	sm_lid;

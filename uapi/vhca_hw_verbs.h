@@ -72,13 +72,15 @@ enum vhca_verbs_cmd_opcode {
 enum vhca_buf_mode {
 	VHCA_BUF_CONTIG			= 0,	/* addr: first byte of a contiguous buffer */
 	VHCA_BUF_DIRECT			= 1,	/* addr: le64 array of npages page addresses */
-	VHCA_BUF_INDIRECT		= 2,	/* addr: le64 array of addresses of 4 KiB pages
-						 * each holding 512 le64 page addresses */
+	VHCA_BUF_INDIRECT		= 2,	/* addr: le64 array of addresses of pages of
+						 * VHCA_PBL_PAGE_SIZE bytes, each holding
+						 * VHCA_PBL_ENTRIES_PER_PAGE le64 page addresses */
 };
 
 #define VHCA_MIN_PAGE_SHIFT		12
 #define VHCA_MAX_PAGE_SHIFT		30
 #define VHCA_PBL_ENTRIES_PER_PAGE	512
+#define VHCA_PBL_PAGE_SIZE		(VHCA_PBL_ENTRIES_PER_PAGE * 8)	/* 4 KiB */
 
 struct vhca_buf_desc {
 	vhca_le64	addr;		/* see enum vhca_buf_mode */

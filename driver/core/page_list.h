@@ -34,7 +34,7 @@ class PageList {
   static constexpr uint32_t kDirectMax = VHCA_PBL_ENTRIES_PER_PAGE;
   static constexpr uint32_t kIndirectMax =
       VHCA_PBL_ENTRIES_PER_PAGE * VHCA_PBL_ENTRIES_PER_PAGE;
-  static constexpr uint32_t kPblPageSize = 4096;
+  static constexpr uint32_t kPblPageSize = VHCA_PBL_PAGE_SIZE;
 
   // Room for `capacity` page addresses (1..kIndirectMax; -EINVAL beyond).
   static Result<PageList> Create(vhca_kapi_device* kdev, uint32_t capacity);

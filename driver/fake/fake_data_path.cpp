@@ -72,7 +72,8 @@ bool Device::PageAddress(const vhca_buf_desc& desc, uint32_t index, uint64_t* pa
   const uint32_t leaves = (desc.npages + VHCA_PBL_ENTRIES_PER_PAGE - 1) / VHCA_PBL_ENTRIES_PER_PAGE;
   auto* top = static_cast<const uint64_t*>(Dma(desc.addr, uint64_t{leaves} * 8));
   if (!top) return false;
-  auto* leaf = static_cast<const uint64_t*>(Dma(top[index / VHCA_PBL_ENTRIES_PER_PAGE], 4096));
+  auto* leaf = static_cast<const uint64_t*>(Dma(top[index / VHCA_PBL_ENTRIES_PER_PAGE],
+                                                       VHCA_PBL_PAGE_SIZE));
   if (!leaf) return false;
   *page = leaf[index % VHCA_PBL_ENTRIES_PER_PAGE];
   return true;
@@ -358,7 +359,9 @@ uint8_t Device::OdpRange(const vhca_cmd& cmd) {
   if (in.npages == 0 || first > entries || in.npages - 1 > entries - first)
     return VHCA_CMD_BAD_PARAM;
   if (cmd.opcode != VHCA_CMD_ODP_MAP) return VHCA_CMD_OK;
-  if (in.npages > 512 || cmd.in_len < in.npages * 8u) return VHCA_CMD_BAD_SIZE;
+  // The device's order and statuses (qemu-device/vhca-cmd-check.c).
+  if (in.npages > VHCA_ODP_MAX_MAP) return VHCA_CMD_BAD_PARAM;
+  if (cmd.in_len < in.npages * 8u) return VHCA_CMD_BAD_SIZE;
   const uint64_t* pages =
       static_cast<const uint64_t*>(Dma(cmd.in_addr, in.npages * 8u));
   if (!pages) return VHCA_CMD_BAD_ADDR;

@@ -19,7 +19,9 @@
 #include <vector>
 
 extern "C" {
+#include "vhca-bth.h"
 #include "vhca-capture.h"
+#include "vhca-mad.h"
 }
 
 namespace {
@@ -78,14 +80,14 @@ VhcaWireFrame Rc(uint8_t kind, uint8_t opcode, uint32_t psn, uint32_t len,
 VhcaWireFrame Mad(uint8_t *mad, uint8_t mclass, uint8_t cver, uint8_t method,
 		  uint16_t attr, bool smi)
 {
-	memset(mad, 0, 256);
-	mad[0] = 1;
-	mad[1] = mclass;
-	mad[2] = cver;
-	mad[3] = method;
-	mad[15] = 0x42;         // TID
-	mad[16] = attr >> 8;
-	mad[17] = attr;
+	memset(mad, 0, VHCA_MAD_SIZE);
+	mad[VHCA_MAD_OFF(vhca_mad_hdr, base_version)] = 1;
+	mad[VHCA_MAD_OFF(vhca_mad_hdr, mgmt_class)] = mclass;
+	mad[VHCA_MAD_OFF(vhca_mad_hdr, class_version)] = cver;
+	mad[VHCA_MAD_OFF(vhca_mad_hdr, method)] = method;
+	mad[VHCA_MAD_OFF(vhca_mad_hdr, tid) + 7] = 0x42;       // big-endian
+	mad[VHCA_MAD_OFF(vhca_mad_hdr, attr_id)] = attr >> 8;
+	mad[VHCA_MAD_OFF(vhca_mad_hdr, attr_id) + 1] = attr;
 	VhcaWireFrame f = {};
 	f.kind = VHCA_WIRE_DATAGRAM;
 	f.opcode = VHCA_WQE_SEND;
@@ -193,24 +195,24 @@ TEST(Capture, KnownPacketsByteByByte)
 	ASSERT_EQ(9u, vhca_capture_packets(&seg, 4096, &first, &mtu));
 	EXPECT_EQ(16u, first);
 	vhca_capture_packet(&seg, 4096, 8, pkt);
-	EXPECT_EQ(0x08, pkt[8]);                                 // Write Last
+	EXPECT_EQ(VHCA_BTH_RC | VHCA_BTH_WRITE_LAST, pkt[8]);
 	EXPECT_EQ(0x80000000u | 34, Be32(pkt + 16));
 	// The READ request: one packet whatever its length, with a RETH.
 	ASSERT_EQ(1u, vhca_capture_packets(&k.frames[2], 4096, &first, &mtu));
 	size_t len = vhca_capture_packet(&k.frames[2], 4096, 0, pkt);
 	EXPECT_EQ(8 + 12 + 16 + 4 + 2u, len);
-	EXPECT_EQ(0x0c, pkt[8]);
+	EXPECT_EQ(VHCA_BTH_RC | VHCA_BTH_READ_REQUEST, pkt[8]);
 	EXPECT_EQ(3000u, Be32(pkt + 20 + 12));                   // DMA length
 	// The ACK of the SEND names its last PSN.
 	vhca_capture_packet(&k.frames[4], 2048, 0, pkt);
-	EXPECT_EQ(0x11, pkt[8]);
+	EXPECT_EQ(VHCA_BTH_RC | VHCA_BTH_ACK, pkt[8]);
 	EXPECT_EQ(102u, Be32(pkt + 16) & 0xffffff);
 	// The UD SEND with GRH: LNH 3, GRH PayLen, pad 3, DETH then ImmDt.
 	len = vhca_capture_packet(&k.frames[5], 2048, 0, pkt);
 	EXPECT_EQ(8 + 40 + 12 + 8 + 4 + 61 + 3 + 4 + 2u, len);
 	EXPECT_EQ(0x03, pkt[1] & 3);
 	EXPECT_EQ(len - 2 - 48, Be16(pkt + 12));
-	EXPECT_EQ(0x65, pkt[48]);
+	EXPECT_EQ(VHCA_BTH_UD | VHCA_BTH_SEND_ONLY_IMM, pkt[48]);
 	EXPECT_EQ(3, (pkt[49] >> 4) & 3);
 	EXPECT_EQ(0x11111111u, Be32(pkt + 60));
 	EXPECT_EQ(0x21u, Be32(pkt + 64));

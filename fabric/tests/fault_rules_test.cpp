@@ -364,3 +364,27 @@ TEST(FaultRules, FrameSummary)
 }
 
 }  // namespace
+
+// op= of each request opcode, as Documentation/fabric-tests.md "Fault
+// rules" names them (the op is derived from the opcode table's row).
+TEST(FaultRules, OpOfEachOpcode)
+{
+	const struct { uint8_t opcode; VhcaFaultOp op; } cases[] = {
+		{ VHCA_WQE_SEND, VHCA_FAULT_OP_SEND },
+		{ VHCA_WQE_SEND_WITH_IMM, VHCA_FAULT_OP_SEND },
+		{ VHCA_WQE_SEND_WITH_INV, VHCA_FAULT_OP_SEND },
+		{ VHCA_WQE_RDMA_WRITE, VHCA_FAULT_OP_WRITE },
+		{ VHCA_WQE_RDMA_WRITE_WITH_IMM, VHCA_FAULT_OP_WRITE },
+		{ VHCA_WQE_RDMA_READ, VHCA_FAULT_OP_READ_REQ },
+		{ VHCA_WQE_ATOMIC_CMP_AND_SWP, VHCA_FAULT_OP_ATOMIC },
+		{ VHCA_WQE_ATOMIC_FETCH_AND_ADD, VHCA_FAULT_OP_ATOMIC },
+		{ VHCA_WQE_ATOMIC_WRITE, VHCA_FAULT_OP_ATOMIC },
+		{ VHCA_WQE_FLUSH, VHCA_FAULT_OP_ANY },
+		{ VHCA_WQE_LOCAL_INV, VHCA_FAULT_OP_ANY },
+		{ VHCA_WQE_REG_MR, VHCA_FAULT_OP_ANY },
+		{ VHCA_WQE_BIND_MW, VHCA_FAULT_OP_ANY },
+		{ 0xff, VHCA_FAULT_OP_ANY },
+	};
+	for (const auto &c : cases)
+		EXPECT_EQ(c.op, vhca_fault_op_of_wqe(c.opcode)) << int(c.opcode);
+}

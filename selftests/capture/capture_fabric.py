@@ -29,21 +29,41 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "fabric"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "host"))
 import capcheck  # noqa: E402
 import fabriclib  # noqa: E402
 import twovm_ulp  # noqa: E402
 from fabriclib import log  # noqa: E402
+from wirelayout import C  # noqa: E402
 
 OUT = os.path.join(fabriclib.vmlib.BUILD, "capture")
 SWITCH_PCAP = os.path.join(OUT, "switch.pcapng")
 DEVICE_PCAP = os.path.join(OUT, "vm-b-port1.pcapng")
 
-# BTH opcodes (IBA 9.2.1): RC requests and responses, UD SEND Only.
-RC_REQUEST_DATA = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
-RC_READ_REQUEST, RC_ACK, UD_SEND_ONLY = 12, 17, 100
-RC_READ_RESPONSE = {13, 14, 15, 16}
-RC_SEND = {0, 1, 2, 3, 4, 5}
-RC_WRITE = {6, 7, 8, 9, 10, 11}
+
+
+def bth(*names, transport="RC"):
+    """The BTH opcodes (fabric/vhca-bth.h: IBA 9.2.1) of these operations."""
+    return {C["VHCA_BTH_" + transport] | C["VHCA_BTH_" + n] for n in names}
+
+
+RC_SEND = bth("SEND_FIRST", "SEND_MIDDLE", "SEND_LAST", "SEND_LAST_IMM",
+              "SEND_ONLY", "SEND_ONLY_IMM")
+RC_WRITE = bth("WRITE_FIRST", "WRITE_MIDDLE", "WRITE_LAST", "WRITE_LAST_IMM",
+               "WRITE_ONLY", "WRITE_ONLY_IMM")
+RC_REQUEST_DATA = RC_SEND | RC_WRITE
+(RC_READ_REQUEST,) = bth("READ_REQUEST")
+RC_ATOMICS = bth("CMP_SWAP", "FETCH_ADD")
+(RC_ACK,) = bth("ACK")
+(UD_SEND_ONLY,) = bth("SEND_ONLY", transport="UD")
+RC_READ_RESPONSE = bth("READ_RESP_FIRST", "READ_RESP_MIDDLE", "READ_RESP_LAST",
+                       "READ_RESP_ONLY")
+MIDDLES = bth("SEND_MIDDLE", "WRITE_MIDDLE", "READ_RESP_MIDDLE")
+# Bytes around a packet's payload without GRH: LRH, BTH; ICRC, VCRC.
+HEADERS = C["VHCA_LRH_SIZE"] + C["VHCA_BTH_SIZE"] + C["VHCA_ICRC_SIZE"] + C["VHCA_VCRC_SIZE"]
+SMP_CLASSES = {"0x%02x" % C[n] for n in ("VHCA_MGMT_CLASS_SUBN_LID", "VHCA_MGMT_CLASS_SUBN_DR")}
+SA_CLASS = "0x%02x" % C["VHCA_MGMT_CLASS_SUBN_ADM"]
+CM_CLASS = "0x07"           # IBA 13.4.4: CommunicationManagement
 FIELDS = ["frame.number", "frame.len", "frame.p2p_dir",
           "infiniband.lrh.slid", "infiniband.lrh.dlid",
           "infiniband.bth.opcode", "infiniband.bth.destqp",
@@ -71,8 +91,7 @@ def path_mtu(rows):
     """The MTU the RC data packets were cut at: a Middle packet (SEND,
     WRITE, READ response) carries exactly one MTU after its LRH and BTH,
     before its ICRC and VCRC; 4096 when no message needed one."""
-    middles = [int(r["frame.len"]) - 8 - 12 - 6 for r in rows
-               if r["op"] in (1, 7, 14)]
+    middles = [int(r["frame.len"]) - HEADERS for r in rows if r["op"] in MIDDLES]
     return max(middles) if middles else 4096
 
 
@@ -91,7 +110,7 @@ def psn_findings(rows, mtu):
                 qpn = int(r[field], 0)
                 expect = {k: v for k, v in expect.items() if k[2] != qpn}
         op = r["op"]
-        if op not in RC_REQUEST_DATA and op not in (RC_READ_REQUEST, 19, 20):
+        if op not in RC_REQUEST_DATA and op != RC_READ_REQUEST and op not in RC_ATOMICS:
             continue
         key = (r["infiniband.lrh.slid"], r["infiniband.lrh.dlid"],
                int(r["infiniband.bth.destqp"], 0))
@@ -142,9 +161,9 @@ def check(path, inbound_only):
         "RC READ response": sum(ops[o] for o in RC_READ_RESPONSE),
         "RC ACK": ops[RC_ACK],
         "UD SEND (MADs, IPoIB)": ops[UD_SEND_ONLY],
-        "SMPs": sum(1 for r in rows if r["infiniband.mad.mgmtclass"] in ("0x01", "0x81")),
-        "SA MADs": sum(1 for r in rows if r["infiniband.mad.mgmtclass"] == "0x03"),
-        "CM MADs": sum(1 for r in rows if r["infiniband.mad.mgmtclass"] == "0x07"),
+        "SMPs": sum(1 for r in rows if r["infiniband.mad.mgmtclass"] in SMP_CLASSES),
+        "SA MADs": sum(1 for r in rows if r["infiniband.mad.mgmtclass"] == SA_CLASS),
+        "CM MADs": sum(1 for r in rows if r["infiniband.mad.mgmtclass"] == CM_CLASS),
     }
     log("capture %s" % path,
         "%d packets (%d checked as received), %d findings\n%s\n"

@@ -22,21 +22,23 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import switchlib  # noqa: E402
-from switchlib import HDR, SWITCH  # noqa: E402
+from switchlib import (GET, GET_RESP, HDR, NOTICE, PERMISSIVE, QPT_GSI,  # noqa: E402
+                       QPT_SMI, SET, SM_INFO, SMP, SWITCH, WQE_SEND, port_info,
+                       port_state)
 from wirelayout import C  # noqa: E402
 
 HELLO, LINK, DATAGRAM = C["VHCA_WIRE_HELLO"], C["VHCA_WIRE_LINK"], C["VHCA_WIRE_DATAGRAM"]
 LINK_F_REREG = C["VHCA_WIRE_LINK_F_REREG"]
-QPT_SMI, QPT_GSI = C["VHCA_QPT_SMI"], C["VHCA_QPT_GSI"]
-WQE_SEND = C["VHCA_WQE_SEND"]
-PERMISSIVE = 0xFFFF
-
-GET, SET, GET_RESP, TRAP, TRAP_REPRESS = 0x01, 0x02, 0x81, 0x05, 0x07
-ATTR_NOTICE, ATTR_PORT_INFO, ATTR_SM_INFO, ATTR_LFT = 0x02, 0x15, 0x20, 0x19
-CAP_IS_SM = 1 << 1
-HANDOVER, ACKNOWLEDGE = 1, 2
-NOT_ACTIVE, DISCOVERING, STANDBY, MASTER = 0, 1, 2, 3
-PORT_DOWN, PORT_ACTIVE = 1, 4
+TRAP, TRAP_REPRESS = C["VHCA_MGMT_METHOD_TRAP"], C["VHCA_MGMT_METHOD_TRAP_REPRESS"]
+SUBN_LID, SUBN_DR = C["VHCA_MGMT_CLASS_SUBN_LID"], C["VHCA_MGMT_CLASS_SUBN_DR"]
+ATTR_NOTICE, ATTR_PORT_INFO = C["VHCA_SMP_ATTR_NOTICE"], C["VHCA_SMP_ATTR_PORT_INFO"]
+ATTR_SM_INFO, ATTR_LFT = C["VHCA_SMP_ATTR_SM_INFO"], C["VHCA_SMP_ATTR_LFT"]
+CAP_IS_SM = C["VHCA_PORT_CAP_SM"]
+HANDOVER, ACKNOWLEDGE = C["VHCA_SMINFO_HANDOVER"], C["VHCA_SMINFO_ACKNOWLEDGE"]
+STANDBY, MASTER = C["VHCA_SM_STATE_STANDBY"], C["VHCA_SM_STATE_MASTER"]
+PORT_DOWN, PORT_ACTIVE = C["VHCA_PORT_DOWN"], C["VHCA_PORT_ACTIVE"]
+INVALID_ATTR_VALUE = C["VHCA_MAD_STATUS_INVALID_ATTR_VALUE"]
+UNSUP_METHOD_ATTR = C["VHCA_MAD_STATUS_UNSUP_METHOD_ATTR"]
 SWITCH_GUID = 0x525400FF00000001
 POLL_MS, RETRIES = 100, 2
 
@@ -54,28 +56,33 @@ def parse(buf):
 
 
 def mad(mclass, method, attr, tid, mod=0, data=b"", status=0):
-    m = bytearray(256)
-    struct.pack_into(">BBBBHHQHHI", m, 0, 1, mclass, 1, method, status, 0,
-                     tid, attr, 0, mod)
-    m[64:64 + len(data)] = data
-    return bytes(m)
+    return switchlib.smp(method, attr, tid, mod, data, status, mclass=mclass)
 
 
 def mad_fields(m):
-    method, status = m[3], struct.unpack_from(">H", m, 4)[0]
-    tid, attr, _, mod = struct.unpack_from(">QHHI", m, 8)
-    return {"class": m[1], "method": method, "status": status, "tid": tid,
-            "attr": attr, "mod": mod, "data": m[64:128]}
+    f = SMP.unpack(m)
+    return {"class": f["mgmt_class"], "method": f["method"], "status": f["status"],
+            "tid": f["tid"], "attr": f["attr_id"], "mod": f["attr_mod"],
+            "data": f["data"]}
 
 
 def sm_info(guid, priority, state, sm_key=1, act_count=0):
-    return struct.pack(">QQIB", guid, sm_key, act_count, priority << 4 | state)
+    return SM_INFO.pack(guid=guid, sm_key=sm_key, act_count=act_count,
+                        priority_state=priority << 4 | state)
 
 
 def sm_info_fields(d):
-    guid, key, act, ps = struct.unpack_from(">QQIB", d)
-    return {"guid": guid, "sm_key": key, "act_count": act,
-            "priority": ps >> 4, "state": ps & 0xF}
+    f = SM_INFO.unpack(d)
+    return {"guid": f["guid"], "sm_key": f["sm_key"], "act_count": f["act_count"],
+            "priority": f["priority_state"] >> 4, "state": f["priority_state"] & 0xF}
+
+
+def notice(num, issuer_lid, details=b""):
+    """A generic Notice of trap number num (IBA 13.4.8.2): informational,
+    from a CA."""
+    return NOTICE.pack(generic_type=C["VHCA_NOTICE_GENERIC"] | C["VHCA_TRAP_TYPE_INFO"],
+                       producer_type=C["VHCA_TRAP_PRODUCER_CA"].to_bytes(3, "big"),
+                       trap_number=num, issuer_lid=issuer_lid, details=details)
 
 
 class Ca:
@@ -111,7 +118,7 @@ class Ca:
     def smp(self, method, attr, mod=0, data=b"", dlid=1):
         self.tid += 1
         self.send(frame(DATAGRAM, slid=self.lid, dlid=dlid, guid=self.guid,
-                        payload=mad(0x01, method, attr, self.tid, mod, data)))
+                        payload=mad(SUBN_LID, method, attr, self.tid, mod, data)))
         return self.tid
 
     def answer(self, req, m, data, status=0):
@@ -152,9 +159,7 @@ class Ca:
             return
         m = mad_fields(f["payload"])
         if m["method"] == GET and m["attr"] == ATTR_PORT_INFO:
-            pi = bytearray(64)
-            struct.pack_into(">HHI", pi, 16, self.lid, 1, self.cap_mask)
-            self.answer(f, m, bytes(pi))
+            self.answer(f, m, port_info(lid=self.lid, sm_lid=1, cap_mask=self.cap_mask))
         elif m["attr"] == ATTR_SM_INFO and m["method"] in (GET, SET) and self.sm:
             if m["method"] == SET and m["mod"] == HANDOVER:
                 self.sm = (self.sm[0], MASTER)
@@ -184,7 +189,7 @@ class Ca:
     def smp_answer(self, tid, timeout=2.0):
         f = self.pump(lambda f: f["kind"] == DATAGRAM and
                       mad_fields(f["payload"])["tid"] == tid and
-                      f["payload"][3] == GET_RESP, timeout, since=0)
+                      mad_fields(f["payload"])["method"] == GET_RESP, timeout, since=0)
         assert f, "no answer to TID 0x%x" % tid
         return mad_fields(f["payload"])
 
@@ -224,7 +229,7 @@ def cabled(d, num, guid, cap_mask=0):
     ca = Ca(os.path.join(d, "port%d" % num), guid, cap_mask)
     ca.hello()
     link = ca.pump(lambda f: f["kind"] == LINK, since=0)
-    assert link and link["opcode"] == 4 and link["flags"] == 0, link
+    assert link and link["opcode"] == PORT_ACTIVE and link["flags"] == 0, link
     return ca
 
 
@@ -251,11 +256,11 @@ def test_master_alone(switch):
     # a STANDBY's ACKNOWLEDGE to a MASTER: refused (IBA 14.4, C14-38...)
     m = ca.smp_answer(ca.smp(SET, ATTR_SM_INFO, ACKNOWLEDGE,
                              sm_info(ca.guid, 1, STANDBY)))
-    assert m["status"] == 0x1C
+    assert m["status"] == INVALID_ATTR_VALUE
     # HANDOVER from an SM showing the switch's own GUID: refused
     m = ca.smp_answer(ca.smp(SET, ATTR_SM_INFO, HANDOVER,
                              sm_info(SWITCH_GUID, 1, MASTER)))
-    assert m["status"] == 0x1C
+    assert m["status"] == INVALID_ATTR_VALUE
     # HANDOVER from another MASTER to a MASTER: it sweeps again, with
     # ClientReregister (IBA 14.4.1: as opensm takes it)
     m = ca.smp_answer(ca.smp(SET, ATTR_SM_INFO, HANDOVER,
@@ -267,7 +272,7 @@ def test_master_alone(switch):
     assert rereg and rereg["flags"] == LINK_F_REREG and rereg["dlid"] == 2
     # its own tables: a guest's Set refused while it is MASTER
     m = ca.smp_answer(ca.smp(SET, ATTR_LFT, 0, bytes(64)))
-    assert m["status"] == 0x0C
+    assert m["status"] == UNSUP_METHOD_ATTR
     # a lower SM (priority 3) is looked at and left alone
     ca.cap_mask, ca.sm = CAP_IS_SM, (3, STANDBY)
     assert ca.pump(lambda f: is_sminfo(f, GET), timeout=3), "never looked"
@@ -285,12 +290,12 @@ def test_handover_then_takeover(switch):
     # 144 (CapabilityMask changed) is repressed and makes the switch look
     sm.cap_mask, sm.sm = CAP_IS_SM, (10, STANDBY)
     t0 = time.monotonic()
-    notice = struct.pack(">BBBBHH", 0x80 | 4, 0, 0, 1, 144, sm.lid)
-    tid = sm.smp(TRAP, ATTR_NOTICE, 0, notice)
+    trap = notice(144, sm.lid)
+    tid = sm.smp(TRAP, ATTR_NOTICE, 0, trap)
     rep = sm.pump(lambda f: f["kind"] == DATAGRAM and
                   mad_fields(f["payload"])["tid"] == tid, timeout=2, since=0)
-    assert rep and rep["payload"][3] == TRAP_REPRESS, rep
-    assert mad_fields(rep["payload"])["data"][:8] == notice
+    assert rep and mad_fields(rep["payload"])["method"] == TRAP_REPRESS, rep
+    assert mad_fields(rep["payload"])["data"] == trap
     ho = sm.pump(lambda f: is_sminfo(f, SET, HANDOVER), timeout=5)
     assert ho, "no HANDOVER to the higher STANDBY"
     sender = sm_info_fields(mad_fields(ho["payload"])["data"])
@@ -305,7 +310,7 @@ def test_handover_then_takeover(switch):
     assert m["status"] == 0
     other.send(frame(DATAGRAM, slid=other.lid, dlid=1, qp_type=QPT_GSI,
                      src_qpn=1, dst_qpn=1, guid=other.guid,
-                     payload=mad(0x03, GET, 0x11, 0x99)))
+                     payload=switchlib.sa_get(C["VHCA_SA_ATTR_NODE_RECORD"], 0x99)))
     assert not other.pump(lambda f: f["qp_type"] == QPT_GSI, timeout=0.5)
     # STANDBY: a trap to LID 1 (the port's stale MasterSMLID) is not
     # repressed: traps are the master's, as opensm drops them as STANDBY
@@ -344,16 +349,14 @@ def send_trap(ca, num, tid, dr=False):
     """A Trap(Notice) of trap number num from ca (an SMA's or an SM's: IBA
     13.4.9) to the switch's SM: LID-routed to LID 1, or by directed route
     to hop 1.  The Notice sent."""
-    notice = struct.pack(">BBBBHHH", 0x80 | 4, 0, 0, 1, num, ca.lid, 0) + \
-        bytes(range(10, 64))            # DataDetails: echoed whole
-    m = bytearray(mad(0x81 if dr else 0x01, TRAP, ATTR_NOTICE, tid, 0, notice))
-    if dr:
-        m[6], m[7] = 1, 1                   # hop pointer, hop count
-        struct.pack_into(">HH", m, 32, PERMISSIVE, PERMISSIVE)
+    sent = notice(num, ca.lid, bytes(range(10, 64)))   # DataDetails: echoed whole
+    route = dict(hop_ptr=1, hop_cnt=1, dr_slid=PERMISSIVE, dr_dlid=PERMISSIVE) \
+        if dr else {}
+    m = switchlib.smp(TRAP, ATTR_NOTICE, tid, 0, sent,
+                      mclass=SUBN_DR if dr else SUBN_LID, **route)
     ca.send(frame(DATAGRAM, slid=PERMISSIVE if dr else ca.lid,
-                  dlid=PERMISSIVE if dr else 1, guid=ca.guid,
-                  payload=bytes(m)))
-    return notice
+                  dlid=PERMISSIVE if dr else 1, guid=ca.guid, payload=m))
+    return sent
 
 
 def trap_answer(ca, tid, timeout=2.0):
@@ -382,8 +385,8 @@ def test_traps_from_any_port_repressed_by_the_master(switch):
         assert m, "trap %d tid 0x%x from port %s not repressed" % (
             num, tid, ca.lid)
         assert m["method"] == TRAP_REPRESS and m["attr"] == ATTR_NOTICE, m
-        assert m["class"] == (0x81 if dr else 0x01), m
-        assert m["status"] == (0x8000 if dr else 0), m     # D bit
+        assert m["class"] == (SUBN_DR if dr else SUBN_LID), m
+        assert m["status"] == (C["VHCA_SMP_DIRECTION"] if dr else 0), m
         assert m["data"] == notice, m
         assert f["dst_qpn"] == 0 and f["src_qpn"] == 0, f
         if not dr:
@@ -401,7 +404,7 @@ def switch_port_state(ca, num):
     """PortState of the switch's port num (a Get to its LID, 1)."""
     m = ca.smp_answer(ca.smp(GET, ATTR_PORT_INFO, num))
     assert m["status"] == 0
-    return m["data"][32] & 0xF
+    return port_state(m["data"])
 
 
 def test_ca_link_down_with_the_cable_in(switch):

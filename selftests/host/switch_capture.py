@@ -9,7 +9,6 @@ closes the file.  Skips without tshark (scripts/deps.sh installs it).
 """
 import os
 import shutil
-import struct
 import sys
 
 import pytest
@@ -19,16 +18,14 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "capture"))
 import capcheck  # noqa: E402
 from switch_lone import lone_switch  # noqa: E402,F401  (the fixture)
-from switchlib import KIND_DATAGRAM, control, frame, hello, recv, send  # noqa: E402
+from switchlib import (KIND_DATAGRAM, WQE_SEND, control, frame, gsi_frame,  # noqa: E402
+                       hello, recv, sa_get, send)
+from wirelayout import C  # noqa: E402
 
 
 def sa_get_class_port_info(lid):
-    mad = bytearray(256)
-    mad[0:4] = bytes([1, 3, 2, 1])          # base version, SubnAdm, v2, Get
-    mad[8:16] = struct.pack(">Q", 0x1234)
-    mad[16:18] = struct.pack(">H", 1)       # ClassPortInfo
-    return frame(KIND_DATAGRAM, opcode=2, slid=lid, dlid=1, sqpn=1, dqpn=1,
-                 payload=bytes(mad), qkey=0x80010000, qp_type=5)
+    return gsi_frame(sa_get(C["VHCA_SA_ATTR_CLASS_PORT_INFO"], 0x1234), lid,
+                     C["VHCA_WIRE_SM_LID"])
 
 
 @pytest.mark.skipif(not shutil.which("tshark"), reason="no tshark")
@@ -36,7 +33,7 @@ def test_switch_capture_every_port_and_one_with_a_filter(lone_switch):
     proc, (p1, p2), sockdir = lone_switch
     every, mads = os.path.join(sockdir, "all.pcapng"), os.path.join(sockdir, "mads.pcapng")
     lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
-    ud = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
+    ud = frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
                payload=bytes(range(64)), qkey=0x1234)
 
     def traffic():
@@ -59,7 +56,8 @@ def test_switch_capture_every_port_and_one_with_a_filter(lone_switch):
     assert [(p[0], p[1]) for p in packets] == [(0, True), (1, False), (0, True), (0, False)]
     rows = capcheck.tshark_fields(every, ["infiniband.bth.opcode", "infiniband.mad.method"])
     assert [r["infiniband.bth.opcode"] for r in rows] == ["100"] * 4
-    assert [r["infiniband.mad.method"] for r in rows] == ["", "", "0x01", "0x81"]
+    assert [r["infiniband.mad.method"] for r in rows] == ["", "", "0x%02x" % C["VHCA_MGMT_METHOD_GET"],
+                                                          "0x%02x" % C["VHCA_MGMT_METHOD_GET_RESP"]]
     findings, packets = capcheck.check_file(mads)
     assert not findings and len(packets) == 2, (findings, packets)
     assert proc.poll() is None

@@ -18,9 +18,18 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from switchlib import (HDR, KIND_DATAGRAM, KIND_HELLO, SWITCH,  # noqa: E402
-                       connect_unix, control, frame, header, hello, hello_payload,
-                       recv, send, stats)
+import switchlib  # noqa: E402
+from switchlib import (GET, GET_RESP, HDR, KIND_DATAGRAM, KIND_HELLO, SA_MAD,  # noqa: E402
+                       SET, SMP, SWITCH, WQE_SEND, connect_unix, control, dr_smp,
+                       frame, gsi_frame, header, hello, hello_payload, recv, sa_get,
+                       send, smi_frame, smp, stats)
+from wirelayout import C  # noqa: E402
+
+ATTR_CLASS_PORT_INFO = C["VHCA_SA_ATTR_CLASS_PORT_INFO"]
+NOTICE = C["VHCA_SMP_ATTR_NOTICE"]
+LFT, SWITCH_INFO = C["VHCA_SMP_ATTR_LFT"], C["VHCA_SMP_ATTR_SWITCH_INFO"]
+PORT_INFO, SM_INFO = C["VHCA_SMP_ATTR_PORT_INFO"], C["VHCA_SMP_ATTR_SM_INFO"]
+SWITCH_INFO_L = switchlib.SWITCH_INFO
 
 @pytest.fixture(params=[[]], ids=["sm"])
 def lone_switch(request):
@@ -52,43 +61,35 @@ def test_switch_assigns_lids_and_forwards_by_dlid(lone_switch):
     lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
     assert lid1 != lid2 and 0 < lid1 < 0xc000 and 0 < lid2 < 0xc000
     # A UD datagram from port 1's LID to port 2's arrives unchanged.
-    ud = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
+    ud = frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
                payload=bytes(range(64)), qkey=0x1234)
     send(p1, ud)
     assert recv(p2) == ud
     # Spoofed SLID, garbage, and an unknown DLID are dropped; the switch
     # stays up and still forwards.
-    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=lid2, dlid=lid2, payload=b"x"))
+    send(p1, frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid2, dlid=lid2, payload=b"x"))
     send(p1, b"\xff" * 40)
-    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=0x999, payload=b"y"))
+    send(p1, frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=0x999, payload=b"y"))
     send(p1, ud)
     assert recv(p2) == ud
     assert proc.poll() is None
 
 
-def dr_set(sock, attr, mod, data, tid, method=2):
+def dr_set(sock, attr, mod, data, tid, method=SET):
     """A directed-route Set (or Get) to the switch (hop 1) in from port 1;
     its GetResp's status and data."""
-    smp = bytearray(256)
-    smp[0:4] = bytes([1, 0x81, 1, method])  # base version, SubnDR, v1
-    smp[6:8] = bytes([1, 1])                # hop pointer, hop count
-    smp[8:16] = struct.pack(">Q", tid)
-    smp[16:24] = struct.pack(">HHI", attr, 0, mod)
-    smp[32:36] = struct.pack(">HH", 0xffff, 0xffff)
-    smp[128 + 1] = 1                        # initial path: out of port 1
-    smp[64:64 + len(data)] = data
-    send(sock, frame(KIND_DATAGRAM, opcode=2, slid=0, dlid=0xffff,
-                     payload=bytes(smp), qp_type=4))
-    resp = recv(sock)[HDR.size:]
-    assert resp[3] == 0x81 and struct.unpack(">Q", resp[8:16])[0] == tid
-    return struct.unpack(">H", resp[4:6])[0] & 0x7fff, resp[64:128]
+    send(sock, smi_frame(dr_smp([1], attr, tid, mod, method, data)))
+    resp = SMP.unpack(recv(sock)[HDR.size:])
+    assert resp["method"] == GET_RESP and resp["tid"] == tid
+    return resp["status"] & ~C["VHCA_SMP_DIRECTION"], resp["data"]
 
 
 def port_info(state, lid=0, sm_lid=0):
-    pi = bytearray(64)
-    pi[8:20] = struct.pack(">QHH", 0xfe80000000000000, lid, sm_lid)
-    pi[32] = state
-    return bytes(pi)
+    return switchlib.port_info(state, lid, sm_lid, gid_prefix=0xfe80000000000000)
+
+
+def switch_info(lft_top):
+    return SWITCH_INFO_L.pack(lft_top=lft_top)
 
 
 @pytest.mark.parametrize("lone_switch", [["--embedded-sm", "off"]],
@@ -100,37 +101,40 @@ def test_switch_without_sm_forwards_by_the_tables_an_sm_wrote(lone_switch):
     proc, (p1, p2), _ = lone_switch
     for sock, guid in ((p1, 0x0002c90300000a01), (p2, 0x0002c90300000b01)):
         send(sock, frame(KIND_HELLO, payload=hello_payload(guid)))
-    ud = frame(KIND_DATAGRAM, opcode=2, slid=4, dlid=5, sqpn=5, dqpn=7,
+    ud = frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=4, dlid=5, sqpn=5, dqpn=7,
                payload=b"data", qkey=0x1234)
     send(p1, ud)                            # no LFT, ports INIT: dropped
     with pytest.raises(socket.timeout):
         recv(p2, timeout=0.5)
     lft = bytes([0xff] * 4 + [1, 2] + [0xff] * 58)     # LID 4: 1, 5: 2
-    assert dr_set(p1, 0x19, 0, lft, 1) == (0, lft)
-    si = bytearray(64)
-    si[6:8] = struct.pack(">H", 5)          # LinearFDBTop
-    status, got = dr_set(p1, 0x12, 0, bytes(si), 2)
-    assert status == 0 and got[6:8] == b"\x00\x05"
-    assert dr_set(p1, 0x15, 1, port_info(4), 3)[0] == 0x1c  # INIT->ACTIVE
+    assert dr_set(p1, LFT, 0, lft, 1) == (0, lft)
+    status, got = dr_set(p1, SWITCH_INFO, 0, switch_info(5), 2)
+    assert status == 0 and SWITCH_INFO_L.unpack(got)["lft_top"] == 5
+    assert dr_set(p1, PORT_INFO, 1, port_info(4), 3)[0] == \
+        C["VHCA_MAD_STATUS_INVALID_ATTR_VALUE"]     # INIT->ACTIVE
     for tid, (port, state) in enumerate([(1, 3), (2, 3), (1, 4), (2, 4)], 4):
-        status, got = dr_set(p1, 0x15, port, port_info(state), tid)
-        assert status == 0 and got[32] & 0xf == state, (port, got[32])
-    status, _ = dr_set(p1, 0x15, 0, port_info(0, lid=1, sm_lid=4), 9)
+        status, got = dr_set(p1, PORT_INFO, port, port_info(state), tid)
+        assert status == 0 and switchlib.port_state(got) == state, (port, got)
+    status, _ = dr_set(p1, PORT_INFO, 0, port_info(0, lid=1, sm_lid=4), 9)
     assert status == 0
     send(p1, ud)
     assert recv(p2) == ud
     # No SM in the switch: SMInfo is not its SMA's (0x000c).
-    assert dr_set(p1, 0x20, 0, b"", 10, method=1)[0] == 0x0c
+    assert dr_set(p1, SM_INFO, 0, b"", 10, method=GET)[0] == \
+        C["VHCA_MAD_STATUS_UNSUP_METHOD_ATTR"]
     assert proc.poll() is None
 
 
 def trap_of(body):
     """(SLID, DLID, method, TID, trap number, LIDADDR) of an SMP frame."""
-    hdr, smp = header(body), body[HDR.size:]
-    assert hdr["kind"] == KIND_DATAGRAM and smp[1] == 0x01, (hdr, smp[:4])
-    return (hdr["slid"], hdr["dlid"], smp[3], struct.unpack(">Q", smp[8:16])[0],
-            struct.unpack(">H", smp[68:70])[0],
-            struct.unpack(">H", smp[74:76])[0])
+    hdr, m = header(body), SMP.unpack(body[HDR.size:])
+    assert hdr["kind"] == KIND_DATAGRAM and \
+        m["mgmt_class"] == C["VHCA_MGMT_CLASS_SUBN_LID"], (hdr, m)
+    notice = switchlib.NOTICE.unpack(m["data"])
+    # Trap 128's details: LIDADDR, the first 2 bytes (IBA 14.2.5.1)
+    lidaddr = struct.unpack_from(">H", notice["details"])[0]
+    return (hdr["slid"], hdr["dlid"], m["method"], m["tid"],
+            notice["trap_number"], lidaddr)
 
 
 @pytest.mark.parametrize("lone_switch", [["--embedded-sm", "off"]],
@@ -144,23 +148,17 @@ def test_switch_without_sm_sends_trap_128_until_repressed(lone_switch):
     for sock, guid in ((p1, 0x0002c90300000a01), (p2, 0x0002c90300000b01)):
         send(sock, frame(KIND_HELLO, payload=hello_payload(guid)))
     lft = bytes([0xff] * 4 + [1, 2] + [0xff] * 58)     # LID 4: 1, 5: 2
-    assert dr_set(p1, 0x19, 0, lft, 1)[0] == 0
-    si = bytearray(64)
-    si[6:8] = struct.pack(">H", 5)          # LinearFDBTop
-    assert dr_set(p1, 0x12, 0, bytes(si), 2)[0] == 0
+    assert dr_set(p1, LFT, 0, lft, 1)[0] == 0
+    assert dr_set(p1, SWITCH_INFO, 0, switch_info(5), 2)[0] == 0
     # the SM at LID 4 (behind port 1) gives the switch LID 1
-    assert dr_set(p1, 0x15, 0, port_info(0, lid=1, sm_lid=4), 3)[0] == 0
+    assert dr_set(p1, PORT_INFO, 0, port_info(0, lid=1, sm_lid=4), 3)[0] == 0
     p2.close()                              # port 2's cable out
     slid, dlid, method, tid, num, lidaddr = trap_of(recv(p1))
-    assert (slid, dlid, method, num, lidaddr) == (1, 4, 0x05, 128, 1)
+    assert (slid, dlid, method, num, lidaddr) == (1, 4, C["VHCA_MGMT_METHOD_TRAP"], 128, 1)
     again = trap_of(recv(p1, timeout=3))    # no answer: the same trap
     assert again == (slid, dlid, method, tid, num, lidaddr)
-    repress = bytearray(256)
-    repress[0:4] = bytes([1, 0x01, 1, 0x07])    # SubnLID TrapRepress
-    repress[8:16] = struct.pack(">Q", tid)
-    repress[16:18] = struct.pack(">H", 0x0002)  # Notice
-    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=4, dlid=1,
-                   payload=bytes(repress), qp_type=4))
+    repress = smp(C["VHCA_MGMT_METHOD_TRAP_REPRESS"], NOTICE, tid)
+    send(p1, smi_frame(repress, slid=4, dlid=1))
     with pytest.raises(socket.timeout):
         while True:                         # a repeat already on its way
             assert trap_of(recv(p1, timeout=2.5))[3] == tid
@@ -176,17 +174,12 @@ def test_switch_without_sm_sends_trap_128_until_repressed(lone_switch):
 def test_switch_sa_answers_class_port_info(lone_switch):
     proc, (p1, p2), _ = lone_switch
     lid1 = hello(p1, 0x5254000000000a01)
-    mad = bytearray(256)
-    mad[0:4] = bytes([1, 3, 2, 1])          # base version, SubnAdm, v2, Get
-    mad[8:16] = struct.pack(">Q", 0x1234)   # transaction id
-    mad[16:18] = struct.pack(">H", 1)       # ClassPortInfo
-    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=1, sqpn=1, dqpn=1,
-                   payload=bytes(mad), qkey=0x80010000, qp_type=5))
+    send(p1, gsi_frame(sa_get(ATTR_CLASS_PORT_INFO, 0x1234), lid1, 1))
     answer = recv(p1)
     h = header(answer)
-    body = answer[HDR.size:]
+    body = SA_MAD.unpack(answer[HDR.size:])
     assert (h["slid"], h["dlid"], h["src_qpn"], h["dst_qpn"]) == (1, lid1, 1, 1), h
-    assert body[3] == 0x81 and body[8:16] == mad[8:16], body[:24].hex()
+    assert body["method"] == GET_RESP and body["tid"] == 0x1234, body
 
 
 def test_switch_on_loopback_tcp():
@@ -218,7 +211,7 @@ def test_switch_on_loopback_tcp():
 def test_switch_faults_from_the_control_socket(lone_switch):
     proc, (p1, p2), sockdir = lone_switch
     lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
-    ud = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, payload=b"z" * 32)
+    ud = frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=lid2, payload=b"z" * 32)
     assert control(sockdir, "faults 100 0 0 0") == "ok\n"
     send(p1, ud)
     assert control(sockdir, "faults 0 100 0 0") == "ok\n"
@@ -242,7 +235,7 @@ def test_a_port_that_stops_reading_does_not_stop_the_switch(lone_switch):
     whole frames in order."""
     proc, (p1, p2), sockdir = lone_switch
     lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
-    flood = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
+    flood = frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
                   payload=b"f" * 4000, qkey=0x1234)
     p1.settimeout(10)
     try:
@@ -250,19 +243,14 @@ def test_a_port_that_stops_reading_does_not_stop_the_switch(lone_switch):
             send(p1, flood)
     except socket.timeout:
         pytest.fail("the switch stopped reading port 1 while port 2 did not read")
-    mad = bytearray(256)
-    mad[0:4] = bytes([1, 3, 2, 1])          # SubnAdm Get(ClassPortInfo)
-    mad[8:16] = struct.pack(">Q", 0x5157)
-    mad[16:18] = struct.pack(">H", 1)
-    send(p1, frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=1, sqpn=1, dqpn=1,
-                   payload=bytes(mad), qkey=0x80010000, qp_type=5))
-    answer = recv(p1, timeout=5)
-    assert answer[HDR.size + 3] == 0x81 and answer[HDR.size + 8:HDR.size + 16] == mad[8:16]
+    send(p1, gsi_frame(sa_get(ATTR_CLASS_PORT_INFO, 0x5157), lid1, 1))
+    answer = SA_MAD.unpack(recv(p1, timeout=5)[HDR.size:])
+    assert answer["method"] == GET_RESP and answer["tid"] == 0x5157, answer
     assert stats(sockdir)[2]["queued"] > 0
     time.sleep(1.6)                         # past the switch lifetime
     port2 = stats(sockdir)[2]
     assert port2["discards"] > 0 and port2["queued"] <= len(flood) + 4, port2
-    marker = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
+    marker = frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=lid2, sqpn=5, dqpn=7,
                    payload=b"m" * 64, qkey=0x1234)
     send(p1, marker)
     got = 0
@@ -283,8 +271,8 @@ def test_switch_faults_per_link_and_delay(lone_switch):
     refused."""
     proc, (p1, p2), sockdir = lone_switch
     lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
-    to2 = frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, payload=b"2" * 32)
-    to1 = frame(KIND_DATAGRAM, opcode=2, slid=lid2, dlid=lid1, payload=b"1" * 32)
+    to2 = frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=lid2, payload=b"2" * 32)
+    to1 = frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid2, dlid=lid1, payload=b"1" * 32)
     assert control(sockdir, "port 2 faults 100 0 0 0") == "ok\n"
     send(p1, to2)                       # lost on link 2
     send(p2, to1)

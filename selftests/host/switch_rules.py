@@ -13,8 +13,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from switch_lone import lone_switch  # noqa: E402,F401  (the fixture)
-from switchlib import (HDR, KIND_DATAGRAM, control, frame, header, hello,  # noqa: E402
-                       recv, send, stats)
+from switchlib import (HDR, KIND_DATAGRAM, MAD_HDR, WQE_SEND, control, frame,  # noqa: E402
+                       gsi_frame, header, hello, recv, send, stats)
 from wirelayout import C  # noqa: E402
 
 KIND_RESPONSE = C["VHCA_WIRE_RESPONSE"]
@@ -37,7 +37,7 @@ def test_rules_drop_nth_and_mads_by_attribute(lone_switch):
     proc, (p1, p2), sockdir = lone_switch
     lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
     assert control(sockdir, "rule add port=2,dir=out,op=send,nth=2,action=drop") == "ok 1\n"
-    ud = [frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, dqpn=7,
+    ud = [frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=lid2, dqpn=7,
                 payload=bytes([i]) * 32) for i in range(3)]
     for f in ud:
         send(p1, f)
@@ -45,13 +45,11 @@ def test_rules_drop_nth_and_mads_by_attribute(lone_switch):
     # CM (class 0x07): the REP (attribute 0x0013) is lost, the REQ passes
     assert control(sockdir, "rule add mad-class=0x07,mad-attr=0x0013,action=drop") == "ok 2\n"
     mads = []
-    for attr in (0x10, 0x13):
-        mad = bytearray(256)
-        mad[0:4] = bytes([1, 7, 2, 3])
-        mad[16:18] = struct.pack(">H", attr)
-        mads.append(frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2,
-                          sqpn=1, dqpn=1, payload=bytes(mad),
-                          qkey=0x80010000, qp_type=5))
+    for attr in (0x10, 0x13):               # CM REQ, REP (IBA 12.6)
+        mad = MAD_HDR.pack(base_version=1, mgmt_class=0x07, class_version=2,
+                           method=0x03, attr_id=attr)     # CM Send
+        mads.append(gsi_frame(mad + bytes(C["VHCA_MAD_SIZE"] - MAD_HDR.size),
+                              lid1, lid2))
     send(p1, mads[1])
     send(p1, mads[0])
     assert recv(p2) == mads[0]
@@ -73,7 +71,7 @@ def test_rules_drop_nth_and_mads_by_attribute(lone_switch):
 def test_rules_dup_delay_reorder_and_nak(lone_switch):
     proc, (p1, p2), sockdir = lone_switch
     lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
-    a, b, c = (frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2, dqpn=7,
+    a, b, c = (frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=lid2, dqpn=7,
                      payload=x * 16) for x in (b"a", b"b", b"c"))
     assert control(sockdir, "rule add dir=out,nth=1,action=dup") == "ok 1\n"
     send(p1, a)
@@ -90,7 +88,7 @@ def test_rules_dup_delay_reorder_and_nak(lone_switch):
     assert recv(p2) == b and recv(p2) == c
     assert recv(p2, timeout=5) == a and time.monotonic() - started >= 0.35
     # a READ response answered as an RNR NAK: no payload, syndrome 1
-    resp = with_psn(frame(KIND_RESPONSE, opcode=4, slid=lid1, dlid=lid2,
+    resp = with_psn(frame(KIND_RESPONSE, opcode=C["VHCA_WQE_RDMA_READ"], slid=lid1, dlid=lid2,
                           dqpn=9, payload=b"r" * 64), 0x2a)
     assert control(sockdir, "rule add op=read-resp,dir=out,action=nak:rnr") == "ok 4\n"
     send(p1, resp)
@@ -126,7 +124,7 @@ def test_same_seed_same_trace(lone_switch):
     """pct draws from the one generator: the seed and the frames decide."""
     proc, (p1, p2), sockdir = lone_switch
     lid1, lid2 = hello(p1, 0x5254000000000a01), hello(p2, 0x5254000000000b01)
-    frames = [with_psn(frame(KIND_DATAGRAM, opcode=2, slid=lid1, dlid=lid2,
+    frames = [with_psn(frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=lid1, dlid=lid2,
                              dqpn=7, payload=b"s" * 8), i) for i in range(60)]
     traces = []
     for seed in (42, 42, 43):

@@ -12,7 +12,6 @@ import importlib.util
 import os
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -21,9 +20,12 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from switchlib import (HDR, KIND_DATAGRAM, KIND_HELLO, SWITCH,  # noqa: E402
-                       frame, hello_payload, recv, send)
+import switchlib  # noqa: E402
+from switchlib import (GET_RESP, HDR, KIND_DATAGRAM, KIND_HELLO, PERMISSIVE,  # noqa: E402
+                       SET, SMP, SWITCH, WQE_SEND, frame, hello_payload, port_state,
+                       recv, send, smi_frame)
 from switchlib import control as switchlib_control  # noqa: E402
+from wirelayout import C  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _spec = importlib.util.spec_from_file_location(
@@ -42,7 +44,10 @@ hca a s1:3
 hca b s3:3
 """
 CA_GUID = {"a": 0x0002c90300000a01, "b": 0x0002c90300000b01}
-NODE_INFO, SWITCH_INFO, PORT_INFO, LFT = 0x11, 0x12, 0x15, 0x19
+NODE_INFO, SWITCH_INFO = C["VHCA_SMP_ATTR_NODE_INFO"], C["VHCA_SMP_ATTR_SWITCH_INFO"]
+PORT_INFO, LFT = C["VHCA_SMP_ATTR_PORT_INFO"], C["VHCA_SMP_ATTR_LFT"]
+PORT_DOWN, PORT_INIT = C["VHCA_PORT_DOWN"], C["VHCA_PORT_INIT"]
+D_BIT = C["VHCA_SMP_DIRECTION"]
 
 
 # ---- the file, the generators, ibnetdiscover --------------------------------
@@ -188,34 +193,28 @@ def chain():
         shutil.rmtree(sockdir, ignore_errors=True)
 
 
-def dr_smp(path, attr, mod=0, method=1, data=b"", tid=1):
-    """A directed-route SMP as the SM's CA sends it (hop pointer 1: the CA
-    took hop 0, C14-9:1); path: the output ports of the switches on it."""
-    smp = bytearray(256)
-    smp[0:4] = bytes([1, 0x81, 1, method])
-    smp[6:8] = bytes([1, len(path)])
-    smp[8:16] = struct.pack(">Q", tid)
-    smp[16:24] = struct.pack(">HHI", attr, 0, mod)
-    smp[32:36] = struct.pack(">HH", 0xffff, 0xffff)
-    smp[128 + 1] = 1                        # initial path[1]: the CA's port
-    for i, port in enumerate(path[1:], 2):
-        smp[128 + i] = port
-    smp[64:64 + len(data)] = data
-    return frame(KIND_DATAGRAM, opcode=2, slid=0xffff, dlid=0xffff,
-                 payload=bytes(smp), qp_type=4)
+def dr_smp(path, attr, mod=0, method=switchlib.GET, data=b"", tid=1):
+    """switchlib.dr_smp's frame; path[0], the CA's port, is 1."""
+    return smi_frame(switchlib.dr_smp(path, attr, tid, mod, method, data),
+                     slid=PERMISSIVE)
 
 
 def smp_of(body):
-    return body[HDR.size:]
+    """The SMP of a frame, as a dict of its fields (fabric/vhca-mad.h)."""
+    return SMP.unpack(body[HDR.size:])
 
 
-def get(sock, path, attr, mod=0, method=1, data=b"", tid=1, timeout=5.0):
+def get(sock, path, attr, mod=0, method=switchlib.GET, data=b"", tid=1, timeout=5.0):
     """The answer to a DR SMP along path, as it arrives back at sock."""
     send(sock, dr_smp(path, attr, mod, method, data, tid))
     while True:
         resp = smp_of(recv(sock, timeout))
-        if struct.unpack(">Q", resp[8:16])[0] == tid:
+        if resp["tid"] == tid:
             return resp
+
+
+def node_info(resp):
+    return switchlib.NODE_INFO.unpack(resp["data"])
 
 
 def test_directed_routes_of_any_depth(chain):
@@ -228,37 +227,32 @@ def test_directed_routes_of_any_depth(chain):
                              (3, 0x525400ff00000013, [3, 1, 1])):
         path = [1, 2, 2][:depth]
         resp = get(a, path, NODE_INFO, tid=depth)
-        assert resp[3] == 0x81 and struct.unpack(">H", resp[4:6])[0] & 0x8000
-        assert resp[6:8] == bytes([1, depth]), resp[6:8]
-        assert resp[64 + 2] == 2, "not a switch"           # NodeType
-        assert struct.unpack(">Q", resp[64 + 12:64 + 20])[0] == guid
-        assert list(resp[192 + 1:192 + 1 + depth]) == ret
-        assert resp[64 + 36] == ret[-1]                    # LocalPortNum
+        ni = node_info(resp)
+        assert resp["method"] == GET_RESP and resp["status"] & D_BIT
+        assert (resp["hop_ptr"], resp["hop_cnt"]) == (1, depth), resp
+        assert ni["node_type"] == C["VHCA_NODE_TYPE_SWITCH"], ni
+        assert ni["node_guid"] == guid
+        assert list(resp["return_path"][1:1 + depth]) == ret
+        assert ni["local_port"] == ret[-1]
     # depth 4: out of s3's port 3 to CA b, which answers as the device does
     # (D set, hop pointer = hop count, its port in return path[4])
     send(a, dr_smp([1, 2, 2, 3], NODE_INFO, tid=4))
-    req = bytearray(smp_of(recv(b)))
-    assert req[6:8] == bytes([4, 4]) and list(req[193:196]) == [3, 1, 1]
-    req[3] = 0x81
-    req[4:6] = struct.pack(">H", 0x8000)
-    req[192 + 4] = 1
-    send(b, frame(KIND_DATAGRAM, opcode=2, slid=0xffff, dlid=0xffff,
-                  payload=bytes(req), qp_type=4))
+    req = smp_of(recv(b))
+    assert (req["hop_ptr"], req["hop_cnt"]) == (4, 4) and \
+        list(req["return_path"][1:4]) == [3, 1, 1], req
+    ret = bytearray(req["return_path"])
+    ret[4] = 1
+    req.update(method=GET_RESP, status=D_BIT, return_path=bytes(ret))
+    send(b, smi_frame(SMP.pack(**req), slid=PERMISSIVE))
     resp = smp_of(recv(a))
-    assert resp[6:8] == bytes([1, 4]) and resp[3] == 0x81
+    assert (resp["hop_ptr"], resp["hop_cnt"]) == (1, 4) and resp["method"] == GET_RESP
     # the inter-switch ports trained (INIT), s2's port 3 has no cable
-    assert get(a, [1, 2], PORT_INFO, mod=1, tid=5)[64 + 32] & 0xf == 2
-    assert get(a, [1, 2], PORT_INFO, mod=3, tid=6)[64 + 32] & 0xf == 1
+    assert port_state(get(a, [1, 2], PORT_INFO, mod=1, tid=5)["data"]) == PORT_INIT
+    assert port_state(get(a, [1, 2], PORT_INFO, mod=3, tid=6)["data"]) == PORT_DOWN
     # a path out of a port with no cable goes nowhere
     send(a, dr_smp([1, 2, 3], NODE_INFO, tid=7))
     with pytest.raises(socket.timeout):
         recv(a, timeout=0.5)
-
-
-def port_info(state):
-    pi = bytearray(64)
-    pi[32] = state
-    return bytes(pi)
 
 
 def test_lid_routed_data_by_each_switch_lft(chain):
@@ -266,29 +260,28 @@ def test_lid_routed_data_by_each_switch_lft(chain):
     toward a, LID 11: toward b) and bring the ports on the path ACTIVE;
     a datagram from LID 10 to LID 11 then crosses the three switches."""
     a, b = chain["a"], chain["b"]
-    ud = frame(KIND_DATAGRAM, opcode=2, slid=10, dlid=11, sqpn=5, dqpn=7,
+    ud = frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=10, dlid=11, sqpn=5, dqpn=7,
                payload=b"across three switches", qkey=0x1234)
     tid = 100
     for path, toward_a, toward_b in (([1], 3, 2), ([1, 2], 1, 2), ([1, 2, 2], 1, 3)):
         lft = bytearray([0xff] * 64)
         lft[10], lft[11] = toward_a, toward_b
         tid += 1
-        assert get(a, path, LFT, method=2, data=bytes(lft), tid=tid)[64:128] == lft
-        si = bytearray(64)
-        si[6:8] = struct.pack(">H", 11)     # LinearFDBTop
+        assert get(a, path, LFT, method=SET, data=bytes(lft), tid=tid)["data"] == lft
+        si = switchlib.SWITCH_INFO.pack(lft_top=11)
         tid += 1
-        assert struct.unpack(">H", get(a, path, SWITCH_INFO, method=2,
-                                       data=bytes(si), tid=tid)[4:6])[0] & 0x7fff == 0
-        for state in (3, 4):                # ARMED, then ACTIVE
+        assert get(a, path, SWITCH_INFO, method=SET, data=si,
+                   tid=tid)["status"] & ~D_BIT == 0
+        for state in (C["VHCA_PORT_ARMED"], C["VHCA_PORT_ACTIVE"]):
             for port in (toward_a, toward_b):
                 tid += 1
-                resp = get(a, path, PORT_INFO, mod=port, method=2,
-                           data=port_info(state), tid=tid)
-                assert resp[64 + 32] & 0xf == state, (path, port, resp[64 + 32])
+                resp = get(a, path, PORT_INFO, mod=port, method=SET,
+                           data=switchlib.port_info(state), tid=tid)
+                assert port_state(resp["data"]) == state, (path, port, resp)
     send(a, ud)
     assert recv(b) == ud
     # no route for LID 12 at s1: dropped there
-    send(a, frame(KIND_DATAGRAM, opcode=2, slid=10, dlid=12, payload=b"x"))
+    send(a, frame(KIND_DATAGRAM, opcode=WQE_SEND, slid=10, dlid=12, payload=b"x"))
     with pytest.raises(socket.timeout):
         recv(b, timeout=0.5)
 
@@ -302,23 +295,21 @@ def test_cut_inter_switch_link(chain):
     """`link 1 down` on s2 (it dials s1's port 2) takes the link down at
     both ends until `link 1 up`: s1's port 2 DOWN, s3 out of reach."""
     a, d = chain["a"], chain["dir"]
-    assert get(a, [1, 2, 2], NODE_INFO, tid=1)[64 + 12:64 + 20] == \
-        struct.pack(">Q", 0x525400ff00000013)
+    assert node_info(get(a, [1, 2, 2], NODE_INFO, tid=1))["node_guid"] == 0x525400ff00000013
     assert control(d, "s1", "link 2 down").startswith("error: link needs a --connect")
     assert control(d, "s2", "link 1 down") == "ok\n"
     deadline = time.monotonic() + 5
-    while get(a, [1], PORT_INFO, mod=2, tid=2)[64 + 32] & 0xf != 1:
+    while port_state(get(a, [1], PORT_INFO, mod=2, tid=2)["data"]) != PORT_DOWN:
         assert time.monotonic() < deadline, "s1's port 2 not DOWN"
         time.sleep(0.1)
     send(a, dr_smp([1, 2, 2], NODE_INFO, tid=3))
     with pytest.raises(socket.timeout):
         recv(a, timeout=0.5)
     time.sleep(0.5)                         # no redial while cut
-    assert get(a, [1], PORT_INFO, mod=2, tid=4)[64 + 32] & 0xf == 1
+    assert port_state(get(a, [1], PORT_INFO, mod=2, tid=4)["data"]) == PORT_DOWN
     assert control(d, "s2", "link 1 up") == "ok\n"
     deadline = time.monotonic() + 5
-    while get(a, [1], PORT_INFO, mod=2, tid=5)[64 + 32] & 0xf != 2:
+    while port_state(get(a, [1], PORT_INFO, mod=2, tid=5)["data"]) != PORT_INIT:
         assert time.monotonic() < deadline, "s1's port 2 not back in INIT"
         time.sleep(0.1)
-    assert get(a, [1, 2, 2], NODE_INFO, tid=6)[64 + 12:64 + 20] == \
-        struct.pack(">Q", 0x525400ff00000013)
+    assert node_info(get(a, [1, 2, 2], NODE_INFO, tid=6))["node_guid"] == 0x525400ff00000013

@@ -1,11 +1,14 @@
 """The fabric wire's layouts and constants as uapi/vhca_hw_wire.h defines
-them, read from build/vhca-wire-layout (tools/vhca-wire-layout.c, built
-beside the switch by scripts/build-switch.sh): offsets and sizes are the
-compiler's, so the tests never restate a struct by hand.
+them, and the MADs frames carry as fabric/vhca-mad.h does, read from
+build/vhca-wire-layout (tools/vhca-wire-layout.c, built beside the switch
+by scripts/build-switch.sh): offsets, sizes and byte order are the
+compiler's and the header's, so the tests never restate a struct by hand.
 
     HDR = layout("vhca_wire_hdr")
     buf = HDR.pack(kind=C["VHCA_WIRE_DATAGRAM"], slid=1)   # unnamed fields 0
     HDR.unpack(buf)["slid"]
+    SMP = layout("vhca_smp")                               # big-endian
+    SMP.pack(method=C["VHCA_MGMT_METHOD_GET"], data=b"...")
 """
 import json
 import os
@@ -16,8 +19,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TOOL = os.path.join(REPO, "build", "vhca-wire-layout")
 
 # Integer fields by size; anything else is a byte array.  The wire is
-# little-endian (uapi/vhca_hw_wire.h).
+# little-endian (uapi/vhca_hw_wire.h), MADs big-endian (IBA 13.4.2).
 _INT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+_ENDIAN = {"little": "<", "big": ">"}
 
 
 def _dump():
@@ -39,7 +43,7 @@ class Layout:
         self.names = [f[0] for f in desc["fields"]]
         self.offsets = {f[0]: f[1] for f in desc["fields"]}
         self._arrays = {f[0] for f in desc["fields"] if f[2] not in _INT_CODES}
-        self._struct = struct.Struct("<" + "".join(
+        self._struct = struct.Struct(_ENDIAN[desc["endian"]] + "".join(
             _INT_CODES.get(size, "%ds" % size) for _, _, size in desc["fields"]))
         self.size = self._struct.size
         assert self.size == desc["size"], (name, self.size, desc["size"])
