@@ -714,4 +714,3 @@ uint8_t dp_set_port_cap(Dp *dp, uint8_t port, uint32_t set, uint32_t clear)
     cmd.in.port_cap.clear = cpu_to_le32(clear);
     return dp_exec(dp, &cmd, NULL);
 }
-
