@@ -24,6 +24,8 @@ PROVIDER = os.path.join(vmlib.BUILD, "provider")
 SWITCH = os.path.join(vmlib.BUILD, "vhca-switch")
 TOOL = "python3 %s/scripts/guest/net-tool.py" % vmlib.REPO
 NODES = {"a": 0x5254000000000a00, "b": 0x5254000000000b00}
+# IPoIB on vhca0 port 1 of each VM: one /24 (NET)
+NET = "10.78.0.0/24"
 ADDR = {"a": "10.78.0.1", "b": "10.78.0.2"}
 TCP_BYTES = 8 << 20
 
@@ -65,7 +67,8 @@ def ipoib_up(vm, name):
     _, ifname = vm.run("ls /sys/class/infiniband/vhca0/device/net/", timeout=30,
                        check=True)
     ifname = ifname.split()[0]
-    vm.run("ip addr add %s/24 dev %s && ip link set %s up" % (ADDR[name], ifname, ifname),
+    vm.run("ip addr add %s/%s dev %s && ip link set %s up"
+           % (ADDR[name], NET.split("/")[1], ifname, ifname),
            timeout=60, check=True)
     vm.ifname = ifname
 

@@ -155,9 +155,9 @@ def mpirun_across(tls, program, seconds):
     (prterun of Open MPI 5 dies of SIGSEGV on MPMD, middleware.mpirun_two_ranks)."""
     env = " ".join("-x " + v for v in middleware.ucx_env(tls, UCX_DEVICE).split())
     return ("timeout %d mpirun --allow-run-as-root %s --host %s:1,%s:1 -np 2 "
-            "--mca oob_tcp_if_include %s/24 %s sh -c '%s'; echo mpi-status=$?"
+            "--mca oob_tcp_if_include %s %s sh -c '%s'; echo mpi-status=$?"
             % (seconds, middleware.MPI_UCX_ONLY, HOSTS["a"], HOSTS["b"],
-               ADDR["a"].rsplit(".", 1)[0] + ".0", env, RANK_REPORT % program))
+               fabriclib.NET, env, RANK_REPORT % program))
 
 
 @pytest.mark.parametrize("transport", sorted(middleware.TRANSPORTS))

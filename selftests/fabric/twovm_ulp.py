@@ -36,7 +36,7 @@ from ulplib import Fio  # noqa: E402
 # The fabric tier's addresses are the ULP tier's: VM a the target, b the host.
 assert (fabriclib.ADDR["a"], fabriclib.ADDR["b"]) == (ulplib.TARGET_IP, ulplib.HOST_IP)
 NFS_EXPORT = "/srv/vhca-nfs"
-NFS_NET = "10.78.0.0/24"
+NFS_NET = fabriclib.NET
 
 
 class CrossVm:
