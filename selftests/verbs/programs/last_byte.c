@@ -486,6 +486,14 @@ static int across_hosts(const char *device, const char *listen_port, const char 
 	swap_ends(fd, &ours, &theirs);
 
 	remote_rounds(qp, cq, mr, &theirs, writer);
+	/*
+	 * The receiver keeps its QP until the writer has its last completion:
+	 * if the ACK of the last WRITE with immediate is lost, the writer's
+	 * resend needs a responder to answer it (IBA 9.7.5.1.2, a duplicate);
+	 * with the QP destroyed it gets no answer and ends in RETRY_EXC_ERR,
+	 * as it would between two HCAs (seen once under the lossy case).
+	 */
+	swap_ends(fd, &ours, &theirs);
 
 	close(fd);
 	check("destroy QP", ibv_destroy_qp(qp), 0);
