@@ -35,8 +35,7 @@ static int vhca_query_device_ex(struct ibv_context *context,
 		return err;
 	fw = resp.base.fw_ver;
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
-		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
-		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+		 VHCA_FW_VERSION_FMT, VHCA_FW_VERSION_ARGS(fw));
 	return 0;
 }
 

@@ -43,7 +43,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(VhcaState, VHCA)
 /* dm-size: BAR 3 (a 32-bit BAR) stays small; mlx5's MEMIC is 128-256 KiB. */
 #define VHCA_MAX_DM_SIZE            (16u << 20)
 #define VHCA_DEFAULT_DM_SIZE        (256u << 10)
-#define VHCA_FW_VERSION             ((uint64_t)1 << 32)    /* 1.0.0 */
+#define VHCA_FW_VERSION             VHCA_FW_VERSION_PACK(1, 0, 0)
 /* QEMU's locally administered OUI (52:54:00), also used for its MACs. */
 #define VHCA_VENDOR_OUI             0x525400
 #define VHCA_MAX_MSG_SZ             0x80000000u

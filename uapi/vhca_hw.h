@@ -342,6 +342,18 @@ struct vhca_device_attr {
 };
 VHCA_SIZE_CHECK(struct vhca_device_attr, 256);
 
+/*
+ * fw_version's packing, and the text "major.minor.sub" made of it: the
+ * ib_device's fw_ver string (driver/shim/ib.c) and ibv_device_attr's
+ * (provider/vhca.c) print VHCA_FW_VERSION_FMT with VHCA_FW_VERSION_ARGS.
+ */
+#define VHCA_FW_VERSION_PACK(major, minor, sub) \
+	((uint64_t)(major) << 32 | (uint64_t)(minor) << 16 | (uint64_t)(sub))
+#define VHCA_FW_VERSION_FMT		"%u.%u.%u"
+#define VHCA_FW_VERSION_ARGS(fw) \
+	(unsigned int)((fw) >> 32 & 0xffff), \
+	(unsigned int)((fw) >> 16 & 0xffff), (unsigned int)((fw) & 0xffff)
+
 /* vhca_device_attr.dev_caps */
 #define VHCA_DEV_CAP_MW_TYPE_1		(1u << 0)	/* memory windows type 1 */
 #define VHCA_DEV_CAP_MW_TYPE_2		(1u << 1)	/* memory windows type 2B */

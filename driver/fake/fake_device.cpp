@@ -390,7 +390,7 @@ uint8_t Device::Execute(const vhca_cmd& cmd, uint32_t result[2]) {
       vhca_device_attr attr{};
       attr.node_guid = node_guid;
       attr.sys_image_guid = node_guid;
-      attr.fw_version = (1ull << 32) | (2ull << 16) | 3;
+      attr.fw_version = VHCA_FW_VERSION_PACK(1, 2, 3);
       attr.vendor_id = 0x1af4;
       attr.vendor_part_id = 0x10f0;
       attr.num_ports = num_ports;

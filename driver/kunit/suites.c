@@ -132,7 +132,7 @@ static void cmdq_query_device_round_trip(struct kunit *test)
 	attr = vhca_core_device_attr(fx->core);
 	KUNIT_EXPECT_EQ(test, attr->num_ports, 2);
 	KUNIT_EXPECT_EQ(test, attr->node_guid, 0x5254000000001000ull);
-	KUNIT_EXPECT_EQ(test, attr->fw_version, (1ull << 32) | (2ull << 16) | 3);
+	KUNIT_EXPECT_EQ(test, attr->fw_version, VHCA_FW_VERSION_PACK(1, 2, 3));
 	KUNIT_EXPECT_EQ(test, vhca_core_num_ports(fx->core), 2u);
 	KUNIT_EXPECT_EQ(test, vhca_core_num_comp_vectors(fx->core), 2u);
 	KUNIT_ASSERT_TRUE(test, vhca_fake_executed(fx->fake, 0, &cmd, NULL));

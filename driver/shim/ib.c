@@ -277,9 +277,8 @@ static void vhca_ib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	u64 fw = ibdev->attrs.fw_ver;
 
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
-		 (u32)((fw >> 32) & 0xffff), (u32)((fw >> 16) & 0xffff),
-		 (u32)(fw & 0xffff));
+	snprintf(str, IB_FW_VERSION_NAME_MAX, VHCA_FW_VERSION_FMT,
+		 VHCA_FW_VERSION_ARGS(fw));
 }
 
 /*

@@ -17,7 +17,7 @@ TEST_F(CommandQueueTest, QueryDeviceRoundTrip) {
   const vhca_device_attr* attr = vhca_core_device_attr(core_);
   EXPECT_EQ(attr->num_ports, 2);
   EXPECT_EQ(attr->node_guid, device_.node_guid);
-  EXPECT_EQ(attr->fw_version, (1ull << 32) | (2ull << 16) | 3);
+  EXPECT_EQ(attr->fw_version, VHCA_FW_VERSION_PACK(1, 2, 3));
   EXPECT_EQ(vhca_core_num_ports(core_), 2u);
   ASSERT_GE(device_.executed.size(), 1u);
   const vhca_cmd& cmd = device_.executed[0];
