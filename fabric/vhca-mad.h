@@ -139,6 +139,25 @@ VHCA_SIZE_CHECK(struct vhca_smp_notice, 64);
 #define VHCA_NOTICE_GENERIC     0x80    /* generic_type: IsGeneric */
 
 /*
+ * The DataDetails of the traps the fabric raises (IBA 14.2.5.1, Table
+ * 132 ff.): 128, a switch's link state changed, names the switch; 144, a
+ * CA port's CapabilityMask changed, the port and the new mask.
+ */
+struct vhca_trap128_details {
+    uint16_t    lidaddr;
+};
+VHCA_SIZE_CHECK(struct vhca_trap128_details, 2);
+
+struct vhca_trap144_details {
+    uint16_t    rsvd;
+    uint16_t    lidaddr;
+    uint8_t     rsvd2[2];               /* OtherLocalChanges, change bits */
+    uint8_t     cap_mask[4];            /* CapabilityMask, unaligned */
+    uint8_t     rsvd3[4];
+};
+VHCA_SIZE_CHECK(struct vhca_trap144_details, 14);
+
+/*
  * The attributes' layouts (SMP data, 64 bytes), byte for byte: a field
  * of several bits shares its byte with others and is named after them
  * all, high bits first (IBA's tables give each its bit offset).
@@ -249,6 +268,147 @@ VHCA_SIZE_CHECK(struct vhca_class_port_info, 72);
 #define VHCA_SWI(field)     VHCA_MAD_OFF(vhca_smp_switch_info, field)
 #define VHCA_PI(field)      VHCA_MAD_OFF(vhca_smp_port_info, field)
 #define VHCA_CPI(field)     VHCA_MAD_OFF(vhca_class_port_info, field)
+#define VHCA_SMI(field)     VHCA_MAD_OFF(vhca_smp_sm_info, field)
+#define VHCA_NOTICE(field)  VHCA_MAD_OFF(vhca_smp_notice, field)
+#define VHCA_SWI_PSC        0x04    /* life_time_psc: PortStateChange */
+
+/*
+ * The SA's records (IBA 15.2.5), as a SubnAdm MAD's data carries them: a
+ * GetTable answer puts them VHCA_SA_REC_SIZE() bytes apart, the record's
+ * size rounded up to the 8-byte units of AttributeOffset (15.2.1.1).  The
+ * NodeInfo and PortInfo in them are the SMP attributes' bytes, unaligned
+ * here: VHCA_NI() and VHCA_PI() place a field within them.  A selector
+ * (MTU, Rate, PacketLifeTime) is the byte's two high bits
+ * (VHCA_SA_SELECTOR()), the value its six low ones.
+ */
+#define VHCA_SA_REC_SIZE(type)  ((sizeof(struct type) + 7) & ~(size_t)7)
+#define VHCA_NODE_INFO_SIZE     VHCA_NI(rsvd)   /* NodeInfo's 40 bytes */
+
+/* NodeRecord (IBA 15.2.5.2). */
+struct vhca_sa_node_record {
+    uint16_t    lid;
+    uint16_t    rsvd;
+    uint8_t     node_info[40];          /* VHCA_NODE_INFO_SIZE */
+    uint8_t     node_desc[64];          /* VHCA_NODE_DESC_LEN */
+};
+VHCA_SIZE_CHECK(struct vhca_sa_node_record, 108);
+VHCA_SIZE_CHECK(((struct vhca_sa_node_record *)0)->node_info,
+                VHCA_NODE_INFO_SIZE);
+VHCA_SIZE_CHECK(((struct vhca_sa_node_record *)0)->node_desc,
+                VHCA_NODE_DESC_LEN);
+
+/* PortInfoRecord (IBA 15.2.5.3). */
+struct vhca_sa_port_info_record {
+    uint16_t    lid;                    /* EndportLID */
+    uint8_t     port_num;
+    uint8_t     options;
+    uint8_t     port_info[64];          /* VHCA_SMP_DATA_SIZE */
+};
+VHCA_SIZE_CHECK(struct vhca_sa_port_info_record, 68);
+
+/* PathRecord (IBA 15.2.5.16). */
+struct vhca_sa_path_record {
+    uint64_t    service_id;
+    uint8_t     dgid[16];
+    uint8_t     sgid[16];
+    uint16_t    dlid;
+    uint16_t    slid;
+    uint32_t    raw_flow_hop;           /* RawTraffic[31], FlowLabel[27:8],
+                                         * HopLimit[7:0] */
+    uint8_t     tclass;
+    uint8_t     reversible_numb_path;   /* Reversible[7], NumbPath[6:0] */
+    uint16_t    pkey;
+    uint16_t    qos_sl;                 /* QoSClass[15:4], SL[3:0] */
+    uint8_t     mtu;                    /* MTUSelector[7:6], MTU[5:0] */
+    uint8_t     rate;                   /* RateSelector[7:6], Rate[5:0] */
+    uint8_t     packet_life;            /* its selector[7:6], value[5:0] */
+    uint8_t     preference;
+    uint8_t     rsvd[6];
+};
+VHCA_SIZE_CHECK(struct vhca_sa_path_record, 64);
+#define VHCA_PATH_REVERSIBLE    0x80    /* reversible_numb_path */
+
+/* MCMemberRecord (IBA 15.2.5.17). */
+struct vhca_sa_mcmember_record {
+    uint8_t     mgid[16];
+    uint8_t     port_gid[16];
+    uint32_t    qkey;
+    uint16_t    mlid;
+    uint8_t     mtu;                    /* MTUSelector[7:6], MTU[5:0] */
+    uint8_t     tclass;
+    uint16_t    pkey;
+    uint8_t     rate;                   /* RateSelector[7:6], Rate[5:0] */
+    uint8_t     packet_life;            /* its selector[7:6], value[5:0] */
+    uint32_t    sl_flow_hop;            /* SL[31:28], FlowLabel[27:8],
+                                         * HopLimit[7:0] */
+    uint8_t     scope_join_state;       /* Scope[7:4], JoinState[3:0] */
+    uint8_t     proxy_join;             /* ProxyJoin[7] */
+    uint8_t     rsvd[2];
+};
+VHCA_SIZE_CHECK(struct vhca_sa_mcmember_record, 52);
+#define VHCA_MCR_PROXY_JOIN     0x80    /* proxy_join */
+
+/* IBA 15.2.5.16: a selector, 0 greater than, 1 less than, 2 exactly,
+ * 3 the largest value available. */
+#define VHCA_SA_SEL_GREATER     0
+#define VHCA_SA_SEL_LESS        1
+#define VHCA_SA_SEL_EXACTLY     2
+#define VHCA_SA_SEL_BEST        3
+#define VHCA_SA_SELECTOR(sel, value)    ((uint8_t)((sel) << 6 | (value)))
+
+#define VHCA_NR(field)      VHCA_MAD_OFF(vhca_sa_node_record, field)
+#define VHCA_PIR(field)     VHCA_MAD_OFF(vhca_sa_port_info_record, field)
+#define VHCA_PATH(field)    VHCA_MAD_OFF(vhca_sa_path_record, field)
+#define VHCA_MCR(field)     VHCA_MAD_OFF(vhca_sa_mcmember_record, field)
+
+/* PortCounters (IBA 16.1.3.5, Table 236; the kernel's struct
+ * ib_pma_portcounters), the first bytes of a PerfMgt MAD's data. */
+struct vhca_pma_port_counters {
+    uint8_t     rsvd;
+    uint8_t     port_select;
+    uint16_t    counter_select;
+    uint16_t    symbol_error_counter;
+    uint8_t     link_error_recovery_counter;
+    uint8_t     link_downed_counter;
+    uint16_t    port_rcv_errors;
+    uint16_t    port_rcv_remphys_errors;
+    uint16_t    port_rcv_switch_relay_errors;
+    uint16_t    port_xmit_discards;
+    uint8_t     port_xmit_constraint_errors;
+    uint8_t     port_rcv_constraint_errors;
+    uint8_t     rsvd1;
+    uint8_t     link_overrun_errors;    /* LocalLinkIntegrity[7:4],
+                                         * ExcessiveBufferOverrun[3:0] */
+    uint16_t    rsvd2;
+    uint16_t    vl15_dropped;
+    uint32_t    port_xmit_data;         /* octets / 4 */
+    uint32_t    port_rcv_data;
+    uint32_t    port_xmit_packets;
+    uint32_t    port_rcv_packets;
+    uint32_t    port_xmit_wait;
+};
+VHCA_SIZE_CHECK(struct vhca_pma_port_counters, 44);
+
+/* PortCountersExtended (IBA 16.1.4.11, Table 264; struct
+ * ib_pma_portcounters_ext). */
+struct vhca_pma_port_counters_ext {
+    uint8_t     rsvd;
+    uint8_t     port_select;
+    uint16_t    counter_select;
+    uint32_t    rsvd1;
+    uint64_t    port_xmit_data;         /* octets / 4 */
+    uint64_t    port_rcv_data;
+    uint64_t    port_xmit_packets;
+    uint64_t    port_rcv_packets;
+    uint64_t    port_unicast_xmit_packets;
+    uint64_t    port_unicast_rcv_packets;
+    uint64_t    port_multicast_xmit_packets;
+    uint64_t    port_multicast_rcv_packets;
+};
+VHCA_SIZE_CHECK(struct vhca_pma_port_counters_ext, 72);
+
+#define VHCA_PC(field)      VHCA_MAD_OFF(vhca_pma_port_counters, field)
+#define VHCA_PCX(field)     VHCA_MAD_OFF(vhca_pma_port_counters_ext, field)
 
 /*
  * The common header's fields of the MAD at m, big-endian (plain shifts:
@@ -325,6 +485,7 @@ static inline uint16_t vhca_smp_trap_number(const uint8_t *m)
 #define VHCA_SMP_ATTR_PORT_INFO     0x0015
 #define VHCA_SMP_ATTR_PKEY_TABLE    0x0016
 #define VHCA_SMP_ATTR_SL2VL         0x0017  /* SLtoVLMappingTable */
+#define VHCA_SMP_ATTR_VL_ARB        0x0018  /* VLArbitrationTable: none */
 #define VHCA_SMP_ATTR_SM_INFO       0x0020  /* the SM's, not the SMA's */
 
 #endif /* VHCA_FABRIC_MAD_H */

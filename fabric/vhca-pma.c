@@ -100,13 +100,19 @@ static uint16_t pma_class_port_info(uint8_t *d)
 /* IBA 16.1.3.5 PortCounters (the kernel's struct ib_pma_portcounters). */
 static void pma_fill_port_counters(const VhcaPortCounters *c, uint8_t *d)
 {
-    d[7] = sat(c->link_downed, UINT8_MAX);
-    vhca_put_be16(d + 8, sat(c->rcv_errors, UINT16_MAX));
-    vhca_put_be16(d + 14, sat(c->xmit_discards, UINT16_MAX));
-    vhca_put_be32(d + 24, sat(c->xmit_data / 4, UINT32_MAX));
-    vhca_put_be32(d + 28, sat(c->rcv_data / 4, UINT32_MAX));
-    vhca_put_be32(d + 32, sat(c->xmit_pkts, UINT32_MAX));
-    vhca_put_be32(d + 36, sat(c->rcv_pkts, UINT32_MAX));
+    d[VHCA_PC(link_downed_counter)] = sat(c->link_downed, UINT8_MAX);
+    vhca_put_be16(d + VHCA_PC(port_rcv_errors),
+                  sat(c->rcv_errors, UINT16_MAX));
+    vhca_put_be16(d + VHCA_PC(port_xmit_discards),
+                  sat(c->xmit_discards, UINT16_MAX));
+    vhca_put_be32(d + VHCA_PC(port_xmit_data),
+                  sat(c->xmit_data / 4, UINT32_MAX));
+    vhca_put_be32(d + VHCA_PC(port_rcv_data),
+                  sat(c->rcv_data / 4, UINT32_MAX));
+    vhca_put_be32(d + VHCA_PC(port_xmit_packets),
+                  sat(c->xmit_pkts, UINT32_MAX));
+    vhca_put_be32(d + VHCA_PC(port_rcv_packets),
+                  sat(c->rcv_pkts, UINT32_MAX));
 }
 
 static void pma_clear_port_counters(VhcaPortCounters *c, uint16_t select)
@@ -140,14 +146,18 @@ static void pma_clear_port_counters(VhcaPortCounters *c, uint16_t select)
 static void pma_fill_port_counters_ext(const VhcaPortCounters *c,
                                        uint8_t *d)
 {
-    vhca_put_be64(d + 8, c->xmit_data / 4);
-    vhca_put_be64(d + 16, c->rcv_data / 4);
-    vhca_put_be64(d + 24, c->xmit_pkts);
-    vhca_put_be64(d + 32, c->rcv_pkts);
-    vhca_put_be64(d + 40, c->xmit_pkts - c->multicast_xmit_pkts);
-    vhca_put_be64(d + 48, c->rcv_pkts - c->multicast_rcv_pkts);
-    vhca_put_be64(d + 56, c->multicast_xmit_pkts);
-    vhca_put_be64(d + 64, c->multicast_rcv_pkts);
+    vhca_put_be64(d + VHCA_PCX(port_xmit_data), c->xmit_data / 4);
+    vhca_put_be64(d + VHCA_PCX(port_rcv_data), c->rcv_data / 4);
+    vhca_put_be64(d + VHCA_PCX(port_xmit_packets), c->xmit_pkts);
+    vhca_put_be64(d + VHCA_PCX(port_rcv_packets), c->rcv_pkts);
+    vhca_put_be64(d + VHCA_PCX(port_unicast_xmit_packets),
+                  c->xmit_pkts - c->multicast_xmit_pkts);
+    vhca_put_be64(d + VHCA_PCX(port_unicast_rcv_packets),
+                  c->rcv_pkts - c->multicast_rcv_pkts);
+    vhca_put_be64(d + VHCA_PCX(port_multicast_xmit_packets),
+                  c->multicast_xmit_pkts);
+    vhca_put_be64(d + VHCA_PCX(port_multicast_rcv_packets),
+                  c->multicast_rcv_pkts);
 }
 
 /*
@@ -187,7 +197,7 @@ static VhcaPortCounters *pma_port(const uint8_t *d, uint8_t local_port,
                                   uint8_t num_ports,
                                   VhcaPortCounters *const *counters)
 {
-    uint8_t port = d[1];
+    uint8_t port = d[VHCA_PC(port_select)];
 
     if (local_port == VHCA_PMA_SWITCH) {
         return port < num_ports ? counters[port] : NULL;
@@ -195,6 +205,11 @@ static VhcaPortCounters *pma_port(const uint8_t *d, uint8_t local_port,
     port = port ? port : local_port;
     return port >= 1 && port <= num_ports ? counters[port - 1] : NULL;
 }
+
+/* PortSelect and CounterSelect sit alike in both counters attributes. */
+_Static_assert(VHCA_PC(port_select) == VHCA_PCX(port_select) &&
+               VHCA_PC(counter_select) == VHCA_PCX(counter_select),
+               "PortCounters and PortCountersExtended disagree");
 
 /* A counters attribute: Get reads, Set clears then reads (IBA 16.1.3.5). */
 static uint16_t pma_counters(uint16_t attr, bool set, const uint8_t *req,
@@ -204,13 +219,13 @@ static uint16_t pma_counters(uint16_t attr, bool set, const uint8_t *req,
 {
     const uint8_t *rd = req + PMA_DATA_OFF;
     VhcaPortCounters *c = pma_port(rd, local_port, num_ports, counters);
-    uint16_t select = vhca_get_be16(rd + 2);
+    uint16_t select = vhca_get_be16(rd + VHCA_PC(counter_select));
 
     if (!c) {
         return VHCA_MAD_STATUS_INVALID_ATTR_VALUE;
     }
-    d[1] = rd[1];                               /* PortSelect */
-    vhca_put_be16(d + 2, select);                    /* CounterSelect */
+    d[VHCA_PC(port_select)] = rd[VHCA_PC(port_select)];
+    vhca_put_be16(d + VHCA_PC(counter_select), select);
     if (attr == VHCA_PMA_ATTR_PORT_COUNTERS) {
         if (set) {
             pma_clear_port_counters(c, select);

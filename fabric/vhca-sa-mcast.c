@@ -29,36 +29,43 @@
 #include "vhca-bytes.h"
 #include "vhca-sa.h"
 
-/* ComponentMask bits of MCMemberRecord. */
-#define MCR_MGID        (1ull << 0)
-#define MCR_PORT_GID    (1ull << 1)
-#define MCR_QKEY        (1ull << 2)
-#define MCR_MTU         (1ull << 5)
-#define MCR_TCLASS      (1ull << 6)
-#define MCR_PKEY        (1ull << 7)
-#define MCR_RATE        (1ull << 9)
-#define MCR_PLT         (1ull << 11)
-#define MCR_SL          (1ull << 12)
-#define MCR_FLOW        (1ull << 13)
-#define MCR_HOP         (1ull << 14)
-#define MCR_JOIN        (1ull << 16)
-#define MCR_PROXY       (1ull << 17)
-#define MCR_CREATE      (MCR_QKEY | MCR_PKEY | MCR_SL | MCR_FLOW | MCR_TCLASS)
+/* ComponentMask bits of MCMemberRecord (vhca-sa.h). */
+#define MCR_MGID        VHCA_MCR_COMP_MGID
+#define MCR_PORT_GID    VHCA_MCR_COMP_PORT_GID
+#define MCR_MTU         VHCA_MCR_COMP_MTU
+#define MCR_RATE        VHCA_MCR_COMP_RATE
+#define MCR_PLT         VHCA_MCR_COMP_PLT
+#define MCR_HOP         VHCA_MCR_COMP_HOP
+#define MCR_JOIN        VHCA_MCR_COMP_JOIN
+#define MCR_PROXY       VHCA_MCR_COMP_PROXY
+#define MCR_CREATE      (VHCA_MCR_COMP_QKEY | VHCA_MCR_COMP_PKEY | \
+                         VHCA_MCR_COMP_SL | VHCA_MCR_COMP_FLOW | \
+                         VHCA_MCR_COMP_TCLASS)
 
-#define JOIN_FULL           0x1
-#define JOIN_SENDONLY_FULL  0x8
+/* Each field's bit offset, from vhca-mad.h's struct (vhca-sa.c). */
+#define MCR_BIT(f)      ((uint16_t)(VHCA_MCR(f) * 8))
 
 static const VhcaSaField mcmember_fields[] = {
     /* ..MLID */
-    { 0, 128, 0 }, { 128, 128, 0 }, { 256, 32, 0 }, { 288, 16, 0 },
-    { 304, 2, VHCA_SA_F_SEL }, { 306, 6, 0 }, { 312, 8, 0 }, { 320, 16, 0 },
-    { 336, 2, VHCA_SA_F_SEL }, { 338, 6, 0 },                  /* Rate */
-    { 344, 2, VHCA_SA_F_SEL }, { 346, 6, 0 },                  /* PacketLife */
-    /* SL..Scope */
-    { 352, 4, 0 }, { 356, 20, 0 }, { 376, 8, 0 }, { 384, 4, 0 },
+    { MCR_BIT(mgid), 128, 0 }, { MCR_BIT(port_gid), 128, 0 },
+    { MCR_BIT(qkey), 32, 0 }, { MCR_BIT(mlid), 16, 0 },
+    { MCR_BIT(mtu), 2, VHCA_SA_F_SEL }, { MCR_BIT(mtu) + 2, 6, 0 },
+    { MCR_BIT(tclass), 8, 0 }, { MCR_BIT(pkey), 16, 0 },
+    { MCR_BIT(rate), 2, VHCA_SA_F_SEL }, { MCR_BIT(rate) + 2, 6, 0 },
+    { MCR_BIT(packet_life), 2, VHCA_SA_F_SEL },
+    { MCR_BIT(packet_life) + 2, 6, 0 },
+    /* SL, FlowLabel, HopLimit, Scope */
+    { MCR_BIT(sl_flow_hop), 4, 0 }, { MCR_BIT(sl_flow_hop) + 4, 20, 0 },
+    { MCR_BIT(sl_flow_hop) + 24, 8, 0 }, { MCR_BIT(scope_join_state), 4, 0 },
     /* Join, Proxy */
-    { 388, 4, 0 }, { 392, 1, 0 },
+    { MCR_BIT(scope_join_state) + 4, 4, 0 }, { MCR_BIT(proxy_join), 1, 0 },
 };
+
+/* The request's JoinState bits. */
+static uint8_t mcr_join_state(const uint8_t *want)
+{
+    return want[VHCA_MCR(scope_join_state)] & 0xf;
+}
 
 static const uint8_t ipoib_broadcast_mgid[16] = {
     0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
@@ -113,22 +120,23 @@ static void mcr_make(const VhcaSaGroup *g, const VhcaSaMember *m,
                      uint8_t *rec)
 {
     memset(rec, 0, VHCA_SA_MCMEMBER_SIZE);
-    memcpy(rec, g->mgid, 16);
+    memcpy(rec + VHCA_MCR(mgid), g->mgid, sizeof(g->mgid));
     if (m) {
-        memcpy(rec + 16, m->gid, 16);
-        rec[48] = m->join_state & 0xf;
-        rec[49] = m->proxy ? 0x80 : 0;
+        memcpy(rec + VHCA_MCR(port_gid), m->gid, sizeof(m->gid));
+        rec[VHCA_MCR(scope_join_state)] = m->join_state & 0xf;
+        rec[VHCA_MCR(proxy_join)] = m->proxy ? VHCA_MCR_PROXY_JOIN : 0;
     }
-    vhca_put_be32(rec + 32, g->qkey);
-    vhca_put_be16(rec + 36, g->mlid);
-    rec[38] = 2 << 6 | g->mtu;                  /* selectors: exactly */
-    rec[39] = g->tclass;
-    vhca_put_be16(rec + 40, g->pkey);
-    rec[42] = 2 << 6 | g->rate;
-    rec[43] = 2 << 6 | g->plt;
-    vhca_put_be32(rec + 44, (uint32_t)g->sl << 28 | g->flow_label << 8 |
-                       g->hop_limit);
-    rec[48] |= g->scope << 4;
+    vhca_put_be32(rec + VHCA_MCR(qkey), g->qkey);
+    vhca_put_be16(rec + VHCA_MCR(mlid), g->mlid);
+    rec[VHCA_MCR(mtu)] = VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY, g->mtu);
+    rec[VHCA_MCR(tclass)] = g->tclass;
+    vhca_put_be16(rec + VHCA_MCR(pkey), g->pkey);
+    rec[VHCA_MCR(rate)] = VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY, g->rate);
+    rec[VHCA_MCR(packet_life)] = VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY,
+                                                  g->plt);
+    vhca_put_be32(rec + VHCA_MCR(sl_flow_hop), (uint32_t)g->sl << 28 |
+                  g->flow_label << 8 | g->hop_limit);
+    rec[VHCA_MCR(scope_join_state)] |= g->scope << 4;
 }
 
 static bool mcr_add(VhcaSaTable *t, const VhcaSaGroup *g,
@@ -181,14 +189,14 @@ static bool mcr_choose(uint64_t mask, uint64_t bit, uint8_t byte, uint8_t min,
         *out = dflt;
         return true;
     }
-    switch (mask & (bit >> 1) ? byte >> 6 : 2) {
-    case 0:                                     /* greater than */
+    switch (mask & (bit >> 1) ? byte >> 6 : VHCA_SA_SEL_EXACTLY) {
+    case VHCA_SA_SEL_GREATER:
         *out = max;
         return v < max;
-    case 1:                                     /* less than */
+    case VHCA_SA_SEL_LESS:
         *out = MIN(max, v - 1);
         return v > min;
-    case 2:                                     /* exactly */
+    case VHCA_SA_SEL_EXACTLY:
         *out = v;
         return v >= min && v <= max;
     default:                                    /* largest available */
@@ -201,16 +209,17 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
                            VhcaSaGroup **out)
 {
     static const uint8_t zero[16];
-    uint8_t join = want[48] & 0xf;
-    uint32_t flow = vhca_get_be32(want + 44);
+    uint8_t join = mcr_join_state(want);
+    uint32_t flow = vhca_get_be32(want + VHCA_MCR(sl_flow_hop));
     VhcaSaGroup *g = NULL;
     uint32_t i;
 
     if ((mask & MCR_CREATE) != MCR_CREATE) {
         return VHCA_SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
     }
-    if (!(join & (JOIN_FULL | JOIN_SENDONLY_FULL)) ||
-        ((mask & MCR_MGID) && memcmp(want, zero, 16) && want[0] != 0xff)) {
+    if (!(join & (VHCA_MCR_JOIN_FULL | VHCA_MCR_JOIN_SENDONLY_FULL)) ||
+        ((mask & MCR_MGID) && memcmp(want + VHCA_MCR(mgid), zero, 16) &&
+         want[VHCA_MCR(mgid)] != 0xff)) {
         return VHCA_SA_ERR_REQ_INVALID;
     }
     for (i = 0; i < VHCA_SA_MAX_GROUPS && !g; i++) {
@@ -223,12 +232,12 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
     }
     memset(g, 0, sizeof(*g));
     g->mlid = VHCA_MIN_MLID + (g - sa->groups);
-    if (!(mask & MCR_MGID) || !memcmp(want, zero, 16)) {
+    if (!(mask & MCR_MGID) || !memcmp(want + VHCA_MCR(mgid), zero, 16)) {
         g->mgid[0] = 0xff;                      /* SA-assigned (15.2.5.17) */
         g->mgid[1] = 0x12;
         g->mgid[2] = 0xa0;
         g->mgid[3] = 0x1b;
-        memcpy(g->mgid + 4, want + 40, 2);      /* P_Key */
+        memcpy(g->mgid + 4, want + VHCA_MCR(pkey), 2);     /* P_Key */
         vhca_put_be16(g->mgid + 14, g->mlid);
         /* A requester may have named this very MGID for another group:
          * of VHCA_SA_MAX_GROUPS + 1 variants one is free. */
@@ -236,20 +245,20 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
             vhca_put_be16(g->mgid + 12, i + 1);
         }
     } else {
-        memcpy(g->mgid, want, 16);
+        memcpy(g->mgid, want + VHCA_MCR(mgid), sizeof(g->mgid));
     }
-    if (!mcr_choose(mask, MCR_MTU, want[38], 1, VHCA_MTU_4096,
+    if (!mcr_choose(mask, MCR_MTU, want[VHCA_MCR(mtu)], 1, VHCA_MTU_4096,
                     VHCA_MTU_2048, &g->mtu) ||
-        !mcr_choose(mask, MCR_RATE, want[42], 2, VHCA_SA_RATE_40G,
+        !mcr_choose(mask, MCR_RATE, want[VHCA_MCR(rate)], 2, VHCA_SA_RATE_40G,
                     VHCA_SA_RATE_40G, &g->rate) ||
-        !mcr_choose(mask, MCR_PLT, want[43], 0, 63, VHCA_SA_PACKET_LIFE,
-                    &g->plt)) {
+        !mcr_choose(mask, MCR_PLT, want[VHCA_MCR(packet_life)], 0, 63,
+                    VHCA_SA_PACKET_LIFE, &g->plt)) {
         return VHCA_SA_ERR_REQ_INVALID;
     }
     g->valid = true;
-    g->qkey = vhca_get_be32(want + 32);
-    g->tclass = want[39];
-    g->pkey = vhca_get_be16(want + 40);
+    g->qkey = vhca_get_be32(want + VHCA_MCR(qkey));
+    g->tclass = want[VHCA_MCR(tclass)];
+    g->pkey = vhca_get_be16(want + VHCA_MCR(pkey));
     g->sl = flow >> 28;
     g->flow_label = (flow >> 8) & 0xfffff;
     g->hop_limit = mask & MCR_HOP ? (flow & 0xff) : 0;
@@ -261,8 +270,9 @@ static uint16_t mcr_create(VhcaSa *sa, uint64_t mask, const uint8_t *want,
 static uint16_t mcr_join(VhcaSa *sa, uint64_t mask, const uint8_t *want,
                          VhcaSaTable *t)
 {
-    uint8_t join = want[48] & 0xf, rec[VHCA_SA_MCMEMBER_SIZE];
-    VhcaSaGroup *g = mask & MCR_MGID ? mcr_group(sa, want) : NULL;
+    uint8_t join = mcr_join_state(want), rec[VHCA_SA_MCMEMBER_SIZE];
+    VhcaSaGroup *g = mask & MCR_MGID ? mcr_group(sa, want + VHCA_MCR(mgid))
+                                     : NULL;
     VhcaSaMember *m;
     uint16_t st;
 
@@ -272,7 +282,7 @@ static uint16_t mcr_join(VhcaSa *sa, uint64_t mask, const uint8_t *want,
     if (!join) {
         return VHCA_SA_ERR_REQ_INVALID;
     }
-    if (!vhca_sa_port_by_gid(sa, want + 16)) {
+    if (!vhca_sa_port_by_gid(sa, want + VHCA_MCR(port_gid))) {
         return VHCA_SA_ERR_REQ_INVALID_GID;
     }
     if (g) {
@@ -288,17 +298,18 @@ static uint16_t mcr_join(VhcaSa *sa, uint64_t mask, const uint8_t *want,
             return st;
         }
     }
-    m = mcr_member(g, want + 16);
+    m = mcr_member(g, want + VHCA_MCR(port_gid));
     if (!m) {
         if (g->nmembers >= VHCA_SA_MAX_MEMBERS) {
             return VHCA_SA_ERR_NO_RESOURCES;
         }
         m = &g->members[g->nmembers++];
         memset(m, 0, sizeof(*m));
-        memcpy(m->gid, want + 16, sizeof(m->gid));
+        memcpy(m->gid, want + VHCA_MCR(port_gid), sizeof(m->gid));
     }
     m->join_state |= join;
-    m->proxy = mask & MCR_PROXY ? want[49] >> 7 : 0;
+    m->proxy = mask & MCR_PROXY ?
+               !!(want[VHCA_MCR(proxy_join)] & VHCA_MCR_PROXY_JOIN) : 0;
     mcr_add(t, g, m);
     return 0;
 }
@@ -313,15 +324,15 @@ static uint16_t mcr_leave(VhcaSa *sa, uint64_t mask, const uint8_t *want,
     if ((mask & need) != need) {
         return VHCA_SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
     }
-    g = mcr_group(sa, want);
-    m = g ? mcr_member(g, want + 16) : NULL;
-    if (!m || !(m->join_state & want[48] & 0xf)) {
+    g = mcr_group(sa, want + VHCA_MCR(mgid));
+    m = g ? mcr_member(g, want + VHCA_MCR(port_gid)) : NULL;
+    if (!m || !(m->join_state & mcr_join_state(want))) {
         return VHCA_SA_ERR_REQ_INVALID;
     }
     left = *m;
-    left.join_state = want[48] & 0xf;
+    left.join_state = mcr_join_state(want);
     mcr_add(t, g, &left);
-    m->join_state &= ~(want[48] & 0xf);
+    m->join_state &= ~mcr_join_state(want);
     if (!(m->join_state & 0xf)) {
         mcr_remove_member(g, m - g->members);
     }

@@ -57,21 +57,39 @@
 #define RMPP_FLAG_LAST      VHCA_RMPP_F_LAST
 #define RMPP_TYPE_DATA      VHCA_RMPP_TYPE_DATA
 
-#define NODE_RECORD_SIZE    112     /* 108 bytes, 8-byte units */
-#define PORTINFO_RECORD_SIZE 72     /* 68 bytes */
-#define PATH_RECORD_SIZE    64
+#define NODE_RECORD_SIZE    VHCA_SA_REC_SIZE(vhca_sa_node_record)
+#define PORTINFO_RECORD_SIZE VHCA_SA_REC_SIZE(vhca_sa_port_info_record)
+#define PATH_RECORD_SIZE    VHCA_SA_REC_SIZE(vhca_sa_path_record)
 #define CLASS_PORT_INFO_SIZE sizeof(struct vhca_class_port_info)
+
+/*
+ * The component tables below give each field's bit offset in its record
+ * (IBA 15.2.4: one ComponentMask bit per field, in the record's order),
+ * from vhca-mad.h's structs: a whole field's first bit, or a bit field's
+ * at sub bits into it.
+ */
+#define BITS_OF(bytes)      ((uint16_t)((bytes) * 8))
+#define NR_BIT(f)           BITS_OF(VHCA_NR(f))
+#define NR_NI_BIT(f)        BITS_OF(VHCA_NR(node_info) + VHCA_NI(f))
+#define PIR_BIT(f)          BITS_OF(VHCA_PIR(f))
+#define PIR_PI_BIT(f)       BITS_OF(VHCA_PIR(port_info) + VHCA_PI(f))
+#define PATH_BIT(f)         BITS_OF(VHCA_PATH(f))
 
 /* IBA 15.2.5.2 NodeRecord: LID, reserved, NodeInfo, NodeDescription. */
 static const VhcaSaField node_record_fields[] = {
-    { 0, 16, 0 }, { 16, 16, VHCA_SA_F_SKIP },
+    { NR_BIT(lid), 16, 0 }, { NR_BIT(rsvd), 16, VHCA_SA_F_SKIP },
     /* versions..ports */
-    { 32, 8, 0 }, { 40, 8, 0 }, { 48, 8, 0 }, { 56, 8, 0 },
-    { 64, 64, 0 }, { 128, 64, 0 }, { 192, 64, 0 },               /* GUIDs */
+    { NR_NI_BIT(base_version), 8, 0 }, { NR_NI_BIT(class_version), 8, 0 },
+    { NR_NI_BIT(node_type), 8, 0 }, { NR_NI_BIT(num_ports), 8, 0 },
+    /* GUIDs */
+    { NR_NI_BIT(sys_image_guid), 64, 0 }, { NR_NI_BIT(node_guid), 64, 0 },
+    { NR_NI_BIT(port_guid), 64, 0 },
     /* PartCap..Rev */
-    { 256, 16, 0 }, { 272, 16, 0 }, { 288, 32, 0 },
+    { NR_NI_BIT(partition_cap), 16, 0 }, { NR_NI_BIT(device_id), 16, 0 },
+    { NR_NI_BIT(revision), 32, 0 },
     /* port, OUI, desc */
-    { 320, 8, 0 }, { 328, 24, 0 }, { 352, 512, 0 },
+    { NR_NI_BIT(local_port), 8, 0 }, { NR_NI_BIT(vendor_id), 24, 0 },
+    { NR_BIT(node_desc), BITS_OF(VHCA_NODE_DESC_LEN), 0 },
 };
 
 /*
@@ -80,15 +98,23 @@ static const VhcaSaField node_record_fields[] = {
  * are ignored.
  */
 static const VhcaSaField portinfo_record_fields[] = {
-    { 0, 16, 0 }, { 16, 8, 0 }, { 24, 8, VHCA_SA_F_SKIP },
+    { PIR_BIT(lid), 16, 0 }, { PIR_BIT(port_num), 8, 0 },
+    { PIR_BIT(options), 8, VHCA_SA_F_SKIP },
     /* M_Key..SM LID */
-    { 32, 64, 0 }, { 96, 64, 0 }, { 160, 16, 0 }, { 176, 16, 0 },
+    { PIR_PI_BIT(mkey), 64, 0 }, { PIR_PI_BIT(gid_prefix), 64, 0 },
+    { PIR_PI_BIT(lid), 16, 0 }, { PIR_PI_BIT(master_sm_lid), 16, 0 },
     /* CapMask..port */
-    { 192, 32, 0 }, { 224, 16, 0 }, { 240, 16, 0 }, { 256, 8, 0 },
+    { PIR_PI_BIT(cap_mask), 32, 0 }, { PIR_PI_BIT(diag_code), 16, 0 },
+    { PIR_PI_BIT(mkey_lease), 16, 0 }, { PIR_PI_BIT(local_port), 8, 0 },
     /* link widths */
-    { 264, 8, 0 }, { 272, 8, 0 }, { 280, 8, 0 },
+    { PIR_PI_BIT(link_width_enabled), 8, 0 },
+    { PIR_PI_BIT(link_width_supported), 8, 0 },
+    { PIR_PI_BIT(link_width_active), 8, 0 },
     /* speed, states */
-    { 288, 4, 0 }, { 292, 4, 0 }, { 296, 4, 0 }, { 300, 4, 0 },
+    { PIR_PI_BIT(speed_supported_state), 4, 0 },
+    { PIR_PI_BIT(speed_supported_state) + 4, 4, 0 },
+    { PIR_PI_BIT(phys_state_down_default), 4, 0 },
+    { PIR_PI_BIT(phys_state_down_default) + 4, 4, 0 },
 };
 
 /*
@@ -96,21 +122,29 @@ static const VhcaSaField portinfo_record_fields[] = {
  * always true and NumbPath a limit, so none of them is compared.
  */
 static const VhcaSaField path_record_fields[] = {
-    { 0, 32, VHCA_SA_F_SKIP }, { 32, 32, VHCA_SA_F_SKIP },
+    { PATH_BIT(service_id), 32, VHCA_SA_F_SKIP },
+    { PATH_BIT(service_id) + 32, 32, VHCA_SA_F_SKIP },
     /* GIDs, LIDs */
-    { 64, 128, 0 }, { 192, 128, 0 }, { 320, 16, 0 }, { 336, 16, 0 },
-    { 352, 1, 0 }, { 353, 3, VHCA_SA_F_SKIP }, { 356, 20, 0 }, { 376, 8, 0 },
-    { 384, 8, 0 }, { 392, 1, VHCA_SA_F_SKIP }, { 393, 7, VHCA_SA_F_SKIP },
-    /* P_Key..SL */
-    { 400, 16, 0 }, { 416, 12, 0 }, { 428, 4, 0 },
-    { 432, 2, VHCA_SA_F_SEL }, { 434, 6, 0 },                  /* MTU */
-    { 440, 2, VHCA_SA_F_SEL }, { 442, 6, 0 },                  /* Rate */
-    { 448, 2, VHCA_SA_F_SEL }, { 450, 6, 0 },                  /* PacketLife */
-    { 456, 8, 0 },                                             /* Preference */
+    { PATH_BIT(dgid), 128, 0 }, { PATH_BIT(sgid), 128, 0 },
+    { PATH_BIT(dlid), 16, 0 }, { PATH_BIT(slid), 16, 0 },
+    /* RawTraffic, reserved, FlowLabel, HopLimit */
+    { PATH_BIT(raw_flow_hop), 1, 0 },
+    { PATH_BIT(raw_flow_hop) + 1, 3, VHCA_SA_F_SKIP },
+    { PATH_BIT(raw_flow_hop) + 4, 20, 0 },
+    { PATH_BIT(raw_flow_hop) + 24, 8, 0 },
+    /* TClass, Reversible, NumbPath */
+    { PATH_BIT(tclass), 8, 0 },
+    { PATH_BIT(reversible_numb_path), 1, VHCA_SA_F_SKIP },
+    { PATH_BIT(reversible_numb_path) + 1, 7, VHCA_SA_F_SKIP },
+    /* P_Key, QoSClass, SL */
+    { PATH_BIT(pkey), 16, 0 }, { PATH_BIT(qos_sl), 12, 0 },
+    { PATH_BIT(qos_sl) + 12, 4, 0 },
+    { PATH_BIT(mtu), 2, VHCA_SA_F_SEL }, { PATH_BIT(mtu) + 2, 6, 0 },
+    { PATH_BIT(rate), 2, VHCA_SA_F_SEL }, { PATH_BIT(rate) + 2, 6, 0 },
+    { PATH_BIT(packet_life), 2, VHCA_SA_F_SEL },
+    { PATH_BIT(packet_life) + 2, 6, 0 },
+    { PATH_BIT(preference), 8, 0 },
 };
-
-#define PATH_NUMB_PATH_BIT  12
-#define PATH_PKEY_BIT       13
 
 /* ---- records and component masks ---------------------------------------- */
 
@@ -137,15 +171,15 @@ void vhca_sa_set_bits(uint8_t *rec, uint32_t off, uint32_t bits,
     }
 }
 
-/* IBA 15.2.5.16: selector 0 greater than, 1 less than, 2 exactly, 3 best. */
+/* IBA 15.2.5.16: does have satisfy want under selector sel? */
 static bool sa_selected(uint8_t sel, uint64_t want, uint64_t have)
 {
     switch (sel) {
-    case 0:
+    case VHCA_SA_SEL_GREATER:
         return have > want;
-    case 1:
+    case VHCA_SA_SEL_LESS:
         return have < want;
-    case 2:
+    case VHCA_SA_SEL_EXACTLY:
         return have == want;
     default:
         return true;    /* one path, one group: it is the best */
@@ -247,17 +281,17 @@ static uint16_t sa_class_port_info(VhcaSaTable *t)
 /* IBA 15.2.5.2 NodeRecord of an end port. */
 static void sa_node_record(const VhcaSaPort *p, uint8_t *rec)
 {
-    vhca_put_be16(rec, sa_port_lid(p));
-    vhca_sma_node_info(&p->node, rec + 4);
-    memcpy(rec + 44, p->node.node_desc, VHCA_NODE_DESC_LEN);
+    vhca_put_be16(rec + VHCA_NR(lid), sa_port_lid(p));
+    vhca_sma_node_info(&p->node, rec + VHCA_NR(node_info));
+    memcpy(rec + VHCA_NR(node_desc), p->node.node_desc, VHCA_NODE_DESC_LEN);
 }
 
 /* IBA 15.2.5.3 PortInfoRecord of an end port. */
 static void sa_portinfo_record(const VhcaSaPort *p, uint8_t *rec)
 {
-    vhca_put_be16(rec, sa_port_lid(p));
-    rec[2] = p->node.local_port;
-    vhca_sma_port_info(&p->node, 0, rec + 4);
+    vhca_put_be16(rec + VHCA_PIR(lid), sa_port_lid(p));
+    rec[VHCA_PIR(port_num)] = p->node.local_port;
+    vhca_sma_port_info(&p->node, 0, rec + VHCA_PIR(port_info));
 }
 
 typedef struct SaPortRecord {
@@ -309,21 +343,25 @@ static void sa_path(const VhcaSaPort *src, const VhcaSaPort *dst,
 {
     uint16_t pkey = VHCA_DEFAULT_PKEY;
 
-    if ((mask & (1ull << PATH_PKEY_BIT)) &&
-        (vhca_get_be16(want + 50) & 0x7fff) == (VHCA_DEFAULT_PKEY & 0x7fff)) {
-        pkey = vhca_get_be16(want + 50);
+    if ((mask & VHCA_PATH_COMP_PKEY) &&
+        (vhca_get_be16(want + VHCA_PATH(pkey)) & 0x7fff) ==
+        (VHCA_DEFAULT_PKEY & 0x7fff)) {
+        pkey = vhca_get_be16(want + VHCA_PATH(pkey));
     }
     memset(rec, 0, PATH_RECORD_SIZE);
-    memcpy(rec, want, 8);                       /* ServiceID: echoed */
-    sa_port_gid(dst, rec + 8);
-    sa_port_gid(src, rec + 24);
-    vhca_put_be16(rec + 40, sa_port_lid(dst));
-    vhca_put_be16(rec + 42, sa_port_lid(src));
-    rec[49] = 0x80 | 1;                         /* Reversible, NumbPath */
-    vhca_put_be16(rec + 50, pkey);
-    rec[54] = 2 << 6 | VHCA_MTU_4096;        /* selector: exactly */
-    rec[55] = 2 << 6 | VHCA_SA_RATE_40G;
-    rec[56] = 2 << 6 | VHCA_SA_PACKET_LIFE;
+    memcpy(rec + VHCA_PATH(service_id), want + VHCA_PATH(service_id),
+           sizeof(uint64_t));                   /* ServiceID: echoed */
+    sa_port_gid(dst, rec + VHCA_PATH(dgid));
+    sa_port_gid(src, rec + VHCA_PATH(sgid));
+    vhca_put_be16(rec + VHCA_PATH(dlid), sa_port_lid(dst));
+    vhca_put_be16(rec + VHCA_PATH(slid), sa_port_lid(src));
+    rec[VHCA_PATH(reversible_numb_path)] = VHCA_PATH_REVERSIBLE | 1;
+    vhca_put_be16(rec + VHCA_PATH(pkey), pkey);
+    rec[VHCA_PATH(mtu)] = VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY, VHCA_MTU_4096);
+    rec[VHCA_PATH(rate)] = VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY,
+                                            VHCA_SA_RATE_40G);
+    rec[VHCA_PATH(packet_life)] = VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY,
+                                                   VHCA_SA_PACKET_LIFE);
 }
 
 /*
@@ -340,7 +378,8 @@ static bool sa_path_none_asked(uint8_t method, uint64_t mask,
                                const uint8_t *want)
 {
     return method == VHCA_SA_METHOD_GET_TABLE &&
-           (mask & (1ull << PATH_NUMB_PATH_BIT)) && (want[49] & 0x7f) == 0;
+           (mask & VHCA_PATH_COMP_NUMB_PATH) &&
+           (want[VHCA_PATH(reversible_numb_path)] & ~VHCA_PATH_REVERSIBLE) == 0;
 }
 
 static uint16_t sa_path_records(const VhcaSa *sa, uint8_t method,

@@ -42,6 +42,38 @@
 #define VHCA_SA_ATTR_PATH_RECORD        0x0035
 #define VHCA_SA_ATTR_MCMEMBER_RECORD    0x0038
 
+/*
+ * ComponentMask bits (IBA 15.2.4): bit n selects a record's n-th field,
+ * the order of the component tables in vhca-sa.c and vhca-sa-mcast.c.
+ * The ones the SA and its tests name:
+ */
+#define VHCA_PIR_COMP_LID           (1ull << 0)     /* PortInfoRecord */
+#define VHCA_PATH_COMP_DGID         (1ull << 2)     /* PathRecord */
+#define VHCA_PATH_COMP_SGID         (1ull << 3)
+#define VHCA_PATH_COMP_TCLASS       (1ull << 10)
+#define VHCA_PATH_COMP_NUMB_PATH    (1ull << 12)
+#define VHCA_PATH_COMP_PKEY         (1ull << 13)
+#define VHCA_PATH_COMP_MTU_SEL      (1ull << 16)
+#define VHCA_PATH_COMP_MTU          (1ull << 17)
+#define VHCA_MCR_COMP_MGID          (1ull << 0)     /* MCMemberRecord */
+#define VHCA_MCR_COMP_PORT_GID      (1ull << 1)
+#define VHCA_MCR_COMP_QKEY          (1ull << 2)
+#define VHCA_MCR_COMP_MTU_SEL       (1ull << 4)
+#define VHCA_MCR_COMP_MTU           (1ull << 5)
+#define VHCA_MCR_COMP_TCLASS        (1ull << 6)
+#define VHCA_MCR_COMP_PKEY          (1ull << 7)
+#define VHCA_MCR_COMP_RATE          (1ull << 9)
+#define VHCA_MCR_COMP_PLT           (1ull << 11)
+#define VHCA_MCR_COMP_SL            (1ull << 12)
+#define VHCA_MCR_COMP_FLOW          (1ull << 13)
+#define VHCA_MCR_COMP_HOP           (1ull << 14)
+#define VHCA_MCR_COMP_JOIN          (1ull << 16)
+#define VHCA_MCR_COMP_PROXY         (1ull << 17)
+
+/* MCMemberRecord:JoinState bits (IBA 15.2.5.17). */
+#define VHCA_MCR_JOIN_FULL          0x1
+#define VHCA_MCR_JOIN_SENDONLY_FULL 0x8
+
 /* MAD status: class-specific SA codes in bits 8..14 (IBA 15.2.1.1). */
 #define VHCA_SA_ERR_NO_RESOURCES        0x0100
 #define VHCA_SA_ERR_REQ_INVALID         0x0200
@@ -156,7 +188,7 @@ typedef struct VhcaSaField {
 #define VHCA_SA_F_SKIP  1       /* not compared (reserved, or special) */
 #define VHCA_SA_F_SEL   2       /* a selector for the next field */
 
-#define VHCA_SA_MCMEMBER_SIZE   56      /* 52 bytes, 8-byte units */
+#define VHCA_SA_MCMEMBER_SIZE   VHCA_SA_REC_SIZE(vhca_sa_mcmember_record)
 
 
 uint64_t vhca_sa_get_bits(const uint8_t *rec, uint32_t off, uint32_t bits);

@@ -28,9 +28,6 @@
 #define GUID_TABLE_LEN      8
 #define SWITCH_LIFE_TIME    18      /* LifeTimeValue: 4.096 us * 2^18 */
 
-/* SwitchInfo byte 11 (IBA 14.2.5.4): LifeTimeValue | PortStateChange. */
-#define SWINFO_PSC          0x04
-
 typedef struct SwitchQuery {
     VhcaSwitchNode *sw;
     uint8_t in_port;
@@ -141,7 +138,7 @@ static uint16_t sw_switch_info(const VhcaSwitchNode *sw, uint8_t *d)
     vhca_put_be16(d + VHCA_SWI(lft_top), sw->lft_top);
     memcpy(d + VHCA_SWI(default_port), sw->default_ports, 3);
     d[VHCA_SWI(life_time_psc)] = sw->life_time << 3 |
-                                 (sw->port_state_change ? SWINFO_PSC : 0);
+                                 (sw->port_state_change ? VHCA_SWI_PSC : 0);
     vhca_put_be16(d + VHCA_SWI(lids_per_port), 1);
     vhca_put_be16(d + VHCA_SWI(mft_top), sw->mft_top);
     return 0;
@@ -165,7 +162,7 @@ static uint16_t sw_switch_info_set(VhcaSwitchNode *sw, const uint8_t *d)
     sw->mft_top = mft_top;
     memcpy(sw->default_ports, d + VHCA_SWI(default_port), 3);
     sw->life_time = d[VHCA_SWI(life_time_psc)] >> 3;
-    if (d[VHCA_SWI(life_time_psc)] & SWINFO_PSC) {
+    if (d[VHCA_SWI(life_time_psc)] & VHCA_SWI_PSC) {
         sw->port_state_change = false;
     }
     return 0;

@@ -29,7 +29,7 @@
 #include "vhca-pma.h"
 
 #define HEADER_BYTES    9
-#define DATA_OFF        64
+#define DATA_OFF        VHCA_MAD_OFF(vhca_pma_mad, data)
 
 static void expect(bool ok, const char *what, unsigned a, unsigned b)
 {
@@ -117,21 +117,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(req);
         return 0;
     }
-    expect(len == VHCA_MAD_SIZE && req[0] == 1 && req[1] == 0x04,
-           "reply to a non-PerfMgt MAD", len, req[1]);
-    expect(!(req[3] & 0x80), "reply to a response", req[3], 0);
-    expect(resp[3] == 0x81, "method not GetResp", resp[3], 0);
-    expect(vhca_get_be16(resp + 4) == status, "status", vhca_get_be16(resp + 4),
+    expect(len == VHCA_MAD_SIZE && req[VHCA_MAD(base_version)] == 1 &&
+           vhca_mad_class(req) == VHCA_MGMT_CLASS_PERF_MGMT,
+           "reply to a non-PerfMgt MAD", len, vhca_mad_class(req));
+    expect(!(vhca_mad_method(req) & VHCA_MGMT_METHOD_RESP),
+           "reply to a response", vhca_mad_method(req), 0);
+    expect(vhca_mad_method(resp) == VHCA_MGMT_METHOD_GET_RESP,
+           "method not GetResp", vhca_mad_method(resp), 0);
+    expect(vhca_mad_status(resp) == status, "status", vhca_mad_status(resp),
            status);
-    expect(status == 0 || status == 0x0004 || status == 0x0008 ||
-           status == 0x000c || status == 0x001c, "unknown status", status, 0);
+    expect(status == 0 || status == VHCA_MAD_STATUS_BAD_VERSION ||
+           status == VHCA_MAD_STATUS_UNSUP_METHOD ||
+           status == VHCA_MAD_STATUS_UNSUP_METHOD_ATTR ||
+           status == VHCA_MAD_STATUS_INVALID_ATTR_VALUE, "unknown status",
+           status, 0);
     for (i = 0; i < DATA_OFF; i++) {
-        if (i != 3 && i != 4 && i != 5) {
+        if (i != VHCA_MAD(method) && i != VHCA_MAD(status) &&
+            i != VHCA_MAD(status) + 1) {
             expect(resp[i] == req[i], "header changed", i, resp[i]);
         }
     }
-    attr = vhca_get_be16(req + 16);
-    set = req[3] == 0x02 && status == 0 &&
+    attr = vhca_mad_attr(req);
+    set = vhca_mad_method(req) == VHCA_MGMT_METHOD_SET && status == 0 &&
           (attr == VHCA_PMA_ATTR_PORT_COUNTERS ||
            attr == VHCA_PMA_ATTR_PORT_COUNTERS_EXT);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {

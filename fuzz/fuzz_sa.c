@@ -47,7 +47,9 @@ static void expect(bool ok, const char *what, unsigned a, unsigned b)
 
 static bool status_known(uint16_t st)
 {
-    return st == 0 || st == 0x0004 || st == 0x0008 || st == 0x000c ||
+    return st == 0 || st == VHCA_MAD_STATUS_BAD_VERSION ||
+           st == VHCA_MAD_STATUS_UNSUP_METHOD ||
+           st == VHCA_MAD_STATUS_UNSUP_METHOD_ATTR ||
            st == VHCA_SA_ERR_NO_RESOURCES || st == VHCA_SA_ERR_REQ_INVALID ||
            st == VHCA_SA_ERR_NO_RECORDS ||
            st == VHCA_SA_ERR_TOO_MANY_RECORDS ||
@@ -61,12 +63,14 @@ static void check_answer(void *opaque, const uint8_t *mad)
 
     a->n++;
     expect(a->n <= VHCA_SA_MAX_SEGS, "too many answers", a->n, 0);
-    expect(mad[0] == 1 && mad[1] == VHCA_MGMT_CLASS_SUBN_ADM, "not SubnAdm",
-           mad[0], mad[1]);
-    expect(mad[3] & 0x80, "not a response method", mad[3], 0);
-    expect(vhca_get_be64(mad + 8) == a->tid, "TID changed", 0, 0);
-    expect(status_known(vhca_get_be16(mad + 4)), "unknown status",
-           vhca_get_be16(mad + 4), 0);
+    expect(mad[VHCA_MAD(base_version)] == 1 &&
+           vhca_mad_class(mad) == VHCA_MGMT_CLASS_SUBN_ADM, "not SubnAdm",
+           mad[VHCA_MAD(base_version)], vhca_mad_class(mad));
+    expect(vhca_mad_method(mad) & VHCA_MGMT_METHOD_RESP,
+           "not a response method", vhca_mad_method(mad), 0);
+    expect(vhca_mad_tid(mad) == a->tid, "TID changed", 0, 0);
+    expect(status_known(vhca_mad_status(mad)), "unknown status",
+           vhca_mad_status(mad), 0);
 }
 
 static void check_groups(const VhcaSa *sa)
@@ -158,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pos += len;
 
         memset(&a, 0, sizeof(a));
-        a.tid = len >= 16 ? vhca_get_be64(req + 8) : 0;
+        a.tid = len >= VHCA_MAD(tid) + sizeof(uint64_t) ? vhca_mad_tid(req) : 0;
         res = vhca_sa_process(sa, req, len, slid, check_answer, &a, &status);
         expect((res == VHCA_SA_REPLIED) == (a.n > 0), "answers vs result",
                res, a.n);

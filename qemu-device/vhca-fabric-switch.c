@@ -103,12 +103,13 @@ static void vhca_fabric_trap_send(void *opaque, const uint8_t *mad)
 /* A link changed by itself: Trap 128, if an SM configured the switch. */
 static void vhca_fabric_trap_link(VhcaFabric *f)
 {
-    uint8_t lid[2];
+    uint8_t lid[sizeof(struct vhca_trap128_details)];
 
     if (!f->sw->lid || !f->sw->sm_lid) {
         return;                         /* nobody to tell yet */
     }
-    stw_be_p(lid, f->sw->lid);          /* LIDADDR: the switch's */
+    /* LIDADDR: the switch's */
+    stw_be_p(lid + VHCA_MAD_OFF(vhca_trap128_details, lidaddr), f->sw->lid);
     vhca_trap_raise(&f->trap, VHCA_TRAP_TYPE_URGENT, VHCA_TRAP_LINK_STATE,
                     VHCA_TRAP_PRODUCER_SWITCH, f->sw->lid, lid, sizeof(lid));
 }

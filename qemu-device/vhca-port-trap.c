@@ -53,7 +53,7 @@ static void vhca_port_trap_send(void *opaque, const uint8_t *mad)
  */
 void vhca_port_cap_changed(VhcaPort *port)
 {
-    uint8_t d[14] = { 0 };
+    uint8_t d[sizeof(struct vhca_trap144_details)] = { 0 };
 
     vhca_fabric_sm_cap_changed(port);   /* the embedded SM, MASTER, looks */
     if (!(vhca_fabric_sm_off(port) || vhca_link_cabled(port)) ||
@@ -61,8 +61,9 @@ void vhca_port_cap_changed(VhcaPort *port)
         !port->sm_lid || !vhca_is_enabled(port->dev)) {
         return;
     }
-    stw_be_p(d + 2, port->lid);         /* LIDADDR */
-    stl_be_p(d + 6, port->cap_mask);    /* CapabilityMask */
+    stw_be_p(d + VHCA_MAD_OFF(vhca_trap144_details, lidaddr), port->lid);
+    stl_be_p(d + VHCA_MAD_OFF(vhca_trap144_details, cap_mask),
+             port->cap_mask);
     vhca_trap_raise(&port->trap, VHCA_TRAP_TYPE_INFO, VHCA_TRAP_CAP_MASK,
                     VHCA_TRAP_PRODUCER_CA, port->lid, d, sizeof(d));
 }
