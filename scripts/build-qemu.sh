@@ -65,7 +65,7 @@ EOF
 qtest_glue() {
     printf '%s' "if config_all_devices.has_key('CONFIG_VHCA')\\n" \
         "  foreach t : fs.read('vhca-qtests.txt').split()\\n" \
-        "    qtests += {t: files(fs.read('vhca-qtest-libs.txt').split())}\\n" \
+        "    qtests += {t: [files(fs.read('vhca-qtest-libs.txt').split()), vhca_qtest_dep]}\\n" \
         "    qtests_x86_64 += [t]\\n" \
         "  endforeach\\n" \
         "endif"

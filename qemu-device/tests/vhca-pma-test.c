@@ -15,12 +15,17 @@
 #define PMA_TID             0x0a0b0c0d00000000ull
 #define PMA_QP1_QKEY        0x80010000u
 #define PMA_RECV_SLOT       512     /* GRH + MAD, rounded */
-#define PMA_MAD_OCTETS      (256 + 8 + 26)
+#define PMA_DETH_SIZE       8       /* IBA 9.3: a UD packet's DETH */
+#define PMA_MAD_OCTETS      (VHCA_MAD_SIZE + PMA_DETH_SIZE + VHCA_LRH_SIZE + \
+                             VHCA_BTH_SIZE + VHCA_ICRC_SIZE + VHCA_VCRC_SIZE)
 #define PMA_WORDS(n)        ((n) * PMA_MAD_OCTETS / 4)
 
-#define ATTR_CLASS_PORT_INFO    0x0001
-#define ATTR_PORT_COUNTERS      0x0012
-#define ATTR_PORT_COUNTERS_EXT  0x001d
+#define ATTR_CLASS_PORT_INFO    VHCA_PMA_ATTR_CLASS_PORT_INFO
+#define ATTR_PORT_COUNTERS      VHCA_PMA_ATTR_PORT_COUNTERS
+#define ATTR_PORT_COUNTERS_EXT  VHCA_PMA_ATTR_PORT_COUNTERS_EXT
+#define GET                     VHCA_MGMT_METHOD_GET
+#define PMA_DATA                VHCA_MAD_OFF(vhca_pma_mad, data)
+#define SET                     VHCA_MGMT_METHOD_SET
 
 /* The SA tests' rig (GSI QPs on ports 1 and 2), with the PMA's TIDs. */
 static void pma_start(SaRig *r)
@@ -29,23 +34,20 @@ static void pma_start(SaRig *r)
     r->tid = PMA_TID;
     /* Port 2's GSI QP has a receive posted: a PMA request must not use it. */
     dp_post_recv(r->dp, &r->gsi[2], 0x900, r->m.b + 7 * PMA_RECV_SLOT,
-                 40 + 256, r->m.bkey, 0, 0);
+                 VHCA_GRH_SIZE + VHCA_MAD_SIZE, r->m.bkey, 0, 0);
 }
 
-/* A PerfMgt MAD: PortSelect and CounterSelect at data bytes 1 and 2. */
+/* A PerfMgt MAD: PortSelect and CounterSelect as PortCounters has them. */
 static void pma_mad(SaRig *r, uint8_t class_version, uint8_t method,
                     uint16_t attr, uint8_t port_select, uint16_t select,
                     uint8_t *mad)
 {
-    memset(mad, 0, 256);
-    mad[0] = 1;
-    mad[1] = 0x04;
-    mad[2] = class_version;
-    mad[3] = method;
-    stq_be_p(mad + 8, ++r->tid);
-    stw_be_p(mad + 16, attr);
-    mad[64 + 1] = port_select;
-    stw_be_p(mad + 64 + 2, select);
+    uint8_t *d = mad + PMA_DATA;
+
+    vhca_mad_init(mad, VHCA_MGMT_CLASS_PERF_MGMT, class_version, method,
+                  ++r->tid, attr);
+    d[VHCA_PC(port_select)] = port_select;
+    stw_be_p(d + VHCA_PC(counter_select), select);
 }
 
 /* Send mad from port 1 to port 2's QPN 1; the PMA's answer, its status. */
@@ -54,32 +56,34 @@ static uint16_t pma_ask(SaRig *r, const uint8_t *mad, uint8_t *resp)
     Dp *dp = r->dp;
     struct vhca_cqe cqe;
 
-    dp_post_recv(dp, &r->gsi[1], 0x100, r->m.b, 40 + 256, r->m.bkey, 0, 0);
-    qtest_memwrite(dp->v->qts, r->m.a, mad, 256);
-    dp_ud_send(dp, &r->gsi[1], 0x200, dp->lid[2], 1, PMA_QP1_QKEY, false,
-               r->m.a, 256, r->m.akey);
+    dp_post_recv(dp, &r->gsi[1], 0x100, r->m.b, VHCA_GRH_SIZE + VHCA_MAD_SIZE,
+                 r->m.bkey, 0, 0);
+    qtest_memwrite(dp->v->qts, r->m.a, mad, VHCA_MAD_SIZE);
+    dp_ud_send(dp, &r->gsi[1], 0x200, dp->lid[2], VHCA_GSI_QPN, PMA_QP1_QKEY,
+               false, r->m.a, VHCA_MAD_SIZE, r->m.akey);
     dp_expect_cqe(dp, &r->cq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_SEND);
     dp_expect_cqe(dp, &r->cq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
     g_assert_cmphex(le32_to_cpu(cqe.qpn), ==, r->gsi[1].h);
-    g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, 1);
+    g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, VHCA_GSI_QPN);
     g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, dp->lid[2]);
-    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 40 + 256);
+    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==,
+                     VHCA_GRH_SIZE + VHCA_MAD_SIZE);
     dp_expect_no_cqe(dp, &r->cq);   /* port 2's GSI QP got nothing */
-    qtest_memread(dp->v->qts, r->m.b + 40, resp, 256);
-    g_assert_cmpuint(resp[1], ==, 0x04);
-    g_assert_cmpuint(resp[3], ==, 0x81);                /* GetResp */
-    g_assert_cmphex(ldq_be_p(resp + 8), ==, r->tid);
-    g_assert_cmphex(lduw_be_p(resp + 16), ==, lduw_be_p(mad + 16));
-    return lduw_be_p(resp + 4);
+    qtest_memread(dp->v->qts, r->m.b + VHCA_GRH_SIZE, resp, VHCA_MAD_SIZE);
+    g_assert_cmpuint(vhca_mad_class(resp), ==, VHCA_MGMT_CLASS_PERF_MGMT);
+    g_assert_cmpuint(vhca_mad_method(resp), ==, VHCA_MGMT_METHOD_GET_RESP);
+    g_assert_cmphex(vhca_mad_tid(resp), ==, r->tid);
+    g_assert_cmphex(vhca_mad_attr(resp), ==, vhca_mad_attr(mad));
+    return vhca_mad_status(resp);
 }
 
 static uint16_t pma_query(SaRig *r, uint8_t method, uint16_t attr,
                           uint8_t port_select, uint16_t select,
                           uint8_t *resp)
 {
-    uint8_t mad[256];
+    uint8_t mad[VHCA_MAD_SIZE];
 
     pma_mad(r, 1, method, attr, port_select, select, mad);
     return pma_ask(r, mad, resp);
@@ -88,14 +92,16 @@ static uint16_t pma_query(SaRig *r, uint8_t method, uint16_t attr,
 static void test_pma_class_port_info(void)
 {
     SaRig r;
-    uint8_t resp[256];
+    uint8_t resp[VHCA_MAD_SIZE];
+    const uint8_t *d = resp + PMA_DATA;
 
     pma_start(&r);
-    g_assert_cmphex(pma_query(&r, 0x01, ATTR_CLASS_PORT_INFO, 0, 0, resp),
+    g_assert_cmphex(pma_query(&r, GET, ATTR_CLASS_PORT_INFO, 0, 0, resp),
                     ==, 0);
-    g_assert_cmpuint(resp[64], ==, 1);                  /* BaseVersion */
-    g_assert_cmpuint(resp[65], ==, 1);                  /* ClassVersion */
-    g_assert_cmphex(lduw_be_p(resp + 66), ==, 0x0200);  /* ext. counters */
+    g_assert_cmpuint(d[VHCA_CPI(base_version)], ==, 1);
+    g_assert_cmpuint(d[VHCA_CPI(class_version)], ==, 1);
+    g_assert_cmphex(lduw_be_p(d + VHCA_CPI(cap_mask)), ==,
+                    VHCA_PMA_CAP_EXT_WIDTH);            /* ext. counters */
     dp_stop(r.dp);
 }
 
@@ -106,51 +112,54 @@ static void test_pma_class_port_info(void)
 static void test_pma_counters_count_each_mad(void)
 {
     SaRig r;
-    uint8_t resp[256];
-    const uint8_t *d = resp + 64;
+    uint8_t resp[VHCA_MAD_SIZE];
+    const uint8_t *d = resp + PMA_DATA;
 
     pma_start(&r);
-    g_assert_cmphex(pma_query(&r, 0x02, ATTR_PORT_COUNTERS, 2, 0xffff, resp),
+    g_assert_cmphex(pma_query(&r, SET, ATTR_PORT_COUNTERS, 2, 0xffff, resp),
                     ==, 0);
-    g_assert_cmpuint(ldl_be_p(d + 24), ==, 0);          /* PortXmitData */
-    g_assert_cmpuint(ldl_be_p(d + 36), ==, 0);          /* PortRcvPkts */
-    g_assert_cmphex(pma_query(&r, 0x01, ATTR_PORT_COUNTERS, 0, 0, resp),
+    g_assert_cmpuint(ldl_be_p(d + VHCA_PC(port_xmit_data)), ==, 0);
+    g_assert_cmpuint(ldl_be_p(d + VHCA_PC(port_rcv_packets)), ==, 0);
+    g_assert_cmphex(pma_query(&r, GET, ATTR_PORT_COUNTERS, 0, 0, resp),
                     ==, 0);
-    g_assert_cmpuint(d[1], ==, 0);                      /* PortSelect */
-    g_assert_cmpuint(ldl_be_p(d + 24), ==, PMA_WORDS(1));
-    g_assert_cmpuint(ldl_be_p(d + 28), ==, PMA_WORDS(1));
-    g_assert_cmpuint(ldl_be_p(d + 32), ==, 1);          /* PortXmitPkts */
-    g_assert_cmpuint(ldl_be_p(d + 36), ==, 1);
-    g_assert_cmphex(pma_query(&r, 0x01, ATTR_PORT_COUNTERS_EXT, 2, 0, resp),
+    g_assert_cmpuint(d[VHCA_PC(port_select)], ==, 0);
+    g_assert_cmpuint(ldl_be_p(d + VHCA_PC(port_xmit_data)), ==, PMA_WORDS(1));
+    g_assert_cmpuint(ldl_be_p(d + VHCA_PC(port_rcv_data)), ==, PMA_WORDS(1));
+    g_assert_cmpuint(ldl_be_p(d + VHCA_PC(port_xmit_packets)), ==, 1);
+    g_assert_cmpuint(ldl_be_p(d + VHCA_PC(port_rcv_packets)), ==, 1);
+    g_assert_cmphex(pma_query(&r, GET, ATTR_PORT_COUNTERS_EXT, 2, 0, resp),
                     ==, 0);
-    g_assert_cmpuint(ldq_be_p(d + 24), ==, 2);          /* PortXmitPkts */
-    g_assert_cmpuint(ldq_be_p(d + 32), ==, 2);          /* PortRcvPkts */
-    g_assert_cmpuint(ldq_be_p(d + 40), ==, 2);          /* unicast xmit */
-    g_assert_cmpuint(ldq_be_p(d + 56), ==, 0);          /* multicast xmit */
-    g_assert_cmpuint(ldq_be_p(d + 16), ==, PMA_WORDS(2));
+    g_assert_cmpuint(ldq_be_p(d + VHCA_PCX(port_xmit_packets)), ==, 2);
+    g_assert_cmpuint(ldq_be_p(d + VHCA_PCX(port_rcv_packets)), ==, 2);
+    g_assert_cmpuint(ldq_be_p(d + VHCA_PCX(port_unicast_xmit_packets)), ==,
+                     2);
+    g_assert_cmpuint(ldq_be_p(d + VHCA_PCX(port_multicast_xmit_packets)), ==,
+                     0);
+    g_assert_cmpuint(ldq_be_p(d + VHCA_PCX(port_rcv_data)), ==, PMA_WORDS(2));
     /* Port 1 (the requester) counted its side: read through port 2. */
-    g_assert_cmphex(pma_query(&r, 0x01, ATTR_PORT_COUNTERS_EXT, 1, 0, resp),
+    g_assert_cmphex(pma_query(&r, GET, ATTR_PORT_COUNTERS_EXT, 1, 0, resp),
                     ==, 0);
-    g_assert_cmpuint(ldq_be_p(d + 24), >=, 4);
-    g_assert_cmpuint(ldq_be_p(d + 32), >=, 3);
+    g_assert_cmpuint(ldq_be_p(d + VHCA_PCX(port_xmit_packets)), >=, 4);
+    g_assert_cmpuint(ldq_be_p(d + VHCA_PCX(port_rcv_packets)), >=, 3);
     dp_stop(r.dp);
 }
 
 static void test_pma_errors(void)
 {
     SaRig r;
-    uint8_t mad[256], resp[256];
+    uint8_t mad[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
 
     pma_start(&r);
-    g_assert_cmphex(pma_query(&r, 0x01, ATTR_PORT_COUNTERS, 3, 0, resp),
-                    ==, 0x001c);                        /* no port 3 */
-    g_assert_cmphex(pma_query(&r, 0x02, ATTR_CLASS_PORT_INFO, 0, 0, resp),
-                    ==, 0x000c);
-    g_assert_cmphex(pma_query(&r, 0x01, 0x0010, 0, 0, resp), ==, 0x000c);
+    g_assert_cmphex(pma_query(&r, GET, ATTR_PORT_COUNTERS, 3, 0, resp),
+                    ==, VHCA_MAD_STATUS_INVALID_ATTR_VALUE);    /* no port 3 */
+    g_assert_cmphex(pma_query(&r, SET, ATTR_CLASS_PORT_INFO, 0, 0, resp),
+                    ==, VHCA_MAD_STATUS_UNSUP_METHOD_ATTR);
+    g_assert_cmphex(pma_query(&r, GET, 0x0010, 0, 0, resp), ==,
+                    VHCA_MAD_STATUS_UNSUP_METHOD_ATTR); /* not an attribute */
     g_assert_cmphex(pma_query(&r, 0x06, ATTR_PORT_COUNTERS, 0, 0, resp),
-                    ==, 0x0008);
-    pma_mad(&r, 2, 0x01, ATTR_PORT_COUNTERS, 0, 0, mad);
-    g_assert_cmphex(pma_ask(&r, mad, resp), ==, 0x0004);
+                    ==, VHCA_MAD_STATUS_UNSUP_METHOD);  /* not a method */
+    pma_mad(&r, 2, GET, ATTR_PORT_COUNTERS, 0, 0, mad);
+    g_assert_cmphex(pma_ask(&r, mad, resp), ==, VHCA_MAD_STATUS_BAD_VERSION);
     dp_stop(r.dp);
 }
 
@@ -159,15 +168,15 @@ static void test_pma_response_goes_to_the_guest(void)
 {
     SaRig r;
     Dp *dp;
-    uint8_t mad[256];
+    uint8_t mad[VHCA_MAD_SIZE];
     struct vhca_cqe cqe;
 
     pma_start(&r);
     dp = r.dp;
-    pma_mad(&r, 1, 0x81, ATTR_PORT_COUNTERS, 0, 0, mad);
-    qtest_memwrite(dp->v->qts, r.m.a, mad, 256);
-    dp_ud_send(dp, &r.gsi[1], 0x200, dp->lid[2], 1, PMA_QP1_QKEY, false,
-               r.m.a, 256, r.m.akey);
+    pma_mad(&r, 1, VHCA_MGMT_METHOD_GET_RESP, ATTR_PORT_COUNTERS, 0, 0, mad);
+    qtest_memwrite(dp->v->qts, r.m.a, mad, VHCA_MAD_SIZE);
+    dp_ud_send(dp, &r.gsi[1], 0x200, dp->lid[2], VHCA_GSI_QPN, PMA_QP1_QKEY,
+               false, r.m.a, VHCA_MAD_SIZE, r.m.akey);
     /* Delivered as any datagram: the receive completes before the send. */
     dp_expect_cqe(dp, &r.cq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);

@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include "vhca-qtest.h"
 #include "hw/infiniband/vhca/uapi/vhca_hw_wire.h"
+#include "vhca-mad.h"
 
 typedef struct VhcaCable {
     Vhca *v;
@@ -146,14 +147,11 @@ static inline void cable_wait_hello(VhcaCable *c, uint8_t *frame)
     g_assert_not_reached();
 }
 
-#define CABLE_MAD_SIZE  256
-#define CABLE_SMP_DATA  64
-
-/* An SMP (CABLE_MAD_SIZE bytes) into the port, from slid to dlid. */
+/* An SMP (VHCA_MAD_SIZE bytes) into the port, from slid to dlid. */
 static inline void cable_send_smp(VhcaCable *c, uint16_t slid, uint16_t dlid,
                                   const uint8_t *smp)
 {
-    uint8_t frame[sizeof(struct vhca_wire_hdr) + CABLE_MAD_SIZE];
+    uint8_t frame[sizeof(struct vhca_wire_hdr) + VHCA_MAD_SIZE];
     struct vhca_wire_hdr *h = (struct vhca_wire_hdr *)frame;
 
     memset(frame, 0, sizeof(*h));
@@ -164,10 +162,10 @@ static inline void cable_send_smp(VhcaCable *c, uint16_t slid, uint16_t dlid,
     h->slid = cpu_to_le16(slid);
     h->dlid = cpu_to_le16(dlid);
     h->packets = cpu_to_le32(1);
-    h->length = cpu_to_le32(CABLE_MAD_SIZE);
-    h->payload_len = cpu_to_le32(CABLE_MAD_SIZE);
+    h->length = cpu_to_le32(VHCA_MAD_SIZE);
+    h->payload_len = cpu_to_le32(VHCA_MAD_SIZE);
     h->qp_type = VHCA_QPT_SMI;
-    memcpy(frame + sizeof(*h), smp, CABLE_MAD_SIZE);
+    memcpy(frame + sizeof(*h), smp, VHCA_MAD_SIZE);
     cable_send(c, frame, sizeof(frame));
 }
 
@@ -179,22 +177,16 @@ static inline void cable_send_dr_smp(VhcaCable *c, uint8_t method,
                                      uint16_t attr_id, uint64_t tid,
                                      const uint8_t *data)
 {
-    uint8_t smp[CABLE_MAD_SIZE];
+    uint8_t smp[VHCA_MAD_SIZE];
 
-    memset(smp, 0, sizeof(smp));
-    smp[0] = 1;
-    smp[1] = 0x81;                      /* SubnDirectedRoute */
-    smp[2] = 1;
-    smp[3] = method;
-    smp[6] = 1;                         /* hop pointer */
-    smp[7] = 1;                         /* hop count */
-    stq_be_p(smp + 8, tid);
-    stw_be_p(smp + 16, attr_id);
-    stw_be_p(smp + 32, 0xffff);
-    stw_be_p(smp + 34, 0xffff);
-    smp[128 + 1] = 2;                   /* initial path: out of port 2 */
+    vhca_mad_init(smp, VHCA_MGMT_CLASS_SUBN_DR, 1, method, tid, attr_id);
+    smp[VHCA_SMP(hop_ptr)] = 1;
+    smp[VHCA_SMP(hop_cnt)] = 1;
+    stw_be_p(smp + VHCA_SMP(dr_slid), 0xffff);        /* permissive */
+    stw_be_p(smp + VHCA_SMP(dr_dlid), 0xffff);
+    smp[VHCA_SMP(initial_path) + 1] = 2;    /* out of port 2 */
     if (data) {
-        memcpy(smp + CABLE_SMP_DATA, data, 64);
+        memcpy(smp + VHCA_SMP_DATA_OFF, data, VHCA_SMP_DATA_SIZE);
     }
     cable_send_smp(c, 0xffff, 0xffff, smp);
 }

@@ -10,6 +10,12 @@
 
 #include "vhca-qtest.h"
 #include "hw/infiniband/vhca/uapi/vhca_hw_verbs.h"
+/* The MADs' layouts and numbers, the fabric's (vhca-mad.h). */
+#include "vhca-bth.h"
+#include "vhca-pma.h"
+#include "vhca-sa.h"
+#include "vhca-switch-sma.h"
+#include "vhca-trap-mad.h"
 
 #define DP_CQ_LOG       6
 #define DP_WQ_LOG       4
@@ -209,12 +215,6 @@ void dp_mr_desc(struct vhca_cmd_create_mr *in, uint32_t pd,
  * test): a Get or Set of attr/mod, LID-routed (path NULL) or directed
  * route out of path's hops as the guest's SMI hands it on (hop pointer 1).
  */
-#define DR_HOP_PTR      6
-#define DR_HOP_CNT      7
-#define DR_SLID         32
-#define DR_DLID         34
-#define DR_INITIAL_PATH 128
-#define DR_RETURN_PATH  192
 
 typedef struct SwRig {
     Dp *dp;

@@ -36,35 +36,32 @@ void sw_start(SwRig *r)
 void sw_req(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
             uint8_t hops, uint8_t *req)
 {
-    memset(req, 0, 256);
-    req[0] = 1;
-    req[1] = path ? 0x81 : 0x01;
-    req[2] = 1;
-    req[3] = 0x01;
-    stq_be_p(req + 8, ++r->tid);
-    stw_be_p(req + 16, attr);
-    stl_be_p(req + 20, mod);
+    vhca_mad_init(req, path ? VHCA_MGMT_CLASS_SUBN_DR
+                            : VHCA_MGMT_CLASS_SUBN_LID,
+                  1, VHCA_MGMT_METHOD_GET, ++r->tid, attr);
+    stl_be_p(req + VHCA_SMP(attr_mod), mod);
     if (path) {
-        req[DR_HOP_PTR] = 1;
-        req[DR_HOP_CNT] = hops;
-        stw_be_p(req + DR_SLID, 0xffff);
-        stw_be_p(req + DR_DLID, 0xffff);
-        memcpy(req + DR_INITIAL_PATH + 1, path, hops);
+        req[VHCA_SMP(hop_ptr)] = 1;
+        req[VHCA_SMP(hop_cnt)] = hops;
+        stw_be_p(req + VHCA_SMP(dr_slid), VHCA_LID_PERMISSIVE);
+        stw_be_p(req + VHCA_SMP(dr_dlid), VHCA_LID_PERMISSIVE);
+        memcpy(req + VHCA_SMP(initial_path) + 1, path, hops);
     }
 }
 
 /* Send req to dlid from QP0 (LID-routed, or directed when dlid is the
  * permissive LID); what came back (true) or nothing (false) in resp, its
- * SLID the permissive LID when req is directed-route (req[1] 0x81). */
+ * SLID the permissive LID when req is directed-route. */
 static bool sw_exchange(SwRig *r, const uint8_t *req, uint16_t dlid,
                         uint8_t *resp)
 {
     Dp *dp = r->dp;
     struct vhca_cqe cqe;
 
-    qtest_memwrite(dp->v->qts, r->m.a, req, 256);
-    dp_post_recv(dp, &r->smi, 0x100, r->m.b, 40 + 256, r->m.bkey, 0, 0);
-    dp_ud_send(dp, &r->smi, 0x200, dlid, 0, 0, false, r->m.a, 256,
+    qtest_memwrite(dp->v->qts, r->m.a, req, VHCA_MAD_SIZE);
+    dp_post_recv(dp, &r->smi, 0x100, r->m.b, VHCA_GRH_SIZE + VHCA_MAD_SIZE,
+                 r->m.bkey, 0, 0);
+    dp_ud_send(dp, &r->smi, 0x200, dlid, 0, 0, false, r->m.a, VHCA_MAD_SIZE,
                r->m.akey);
     dp_expect_cqe(dp, &r->cq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_SEND);
@@ -74,9 +71,10 @@ static bool sw_exchange(SwRig *r, const uint8_t *req, uint16_t dlid,
     g_assert_cmpuint(cqe.status, ==, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
     g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, 0);
-    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, req[1] == 0x81 ? 0xffff
-                                                               : dlid);
-    qtest_memread(dp->v->qts, r->m.b + 40, resp, 256);
+    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==,
+                     vhca_mad_class(req) == VHCA_MGMT_CLASS_SUBN_DR ?
+                     VHCA_LID_PERMISSIVE : dlid);
+    qtest_memread(dp->v->qts, r->m.b + VHCA_GRH_SIZE, resp, VHCA_MAD_SIZE);
     return true;
 }
 
@@ -86,8 +84,8 @@ bool sw_send(SwRig *r, const uint8_t *req, uint16_t dlid, uint8_t *resp)
     if (!sw_exchange(r, req, dlid, resp)) {
         return false;
     }
-    g_assert_cmphex(resp[3], ==, 0x81);
-    g_assert_cmphex(ldq_be_p(resp + 8), ==, r->tid);
+    g_assert_cmphex(vhca_mad_method(resp), ==, VHCA_MGMT_METHOD_GET_RESP);
+    g_assert_cmphex(vhca_mad_tid(resp), ==, r->tid);
     return true;
 }
 
@@ -96,10 +94,10 @@ bool sw_send(SwRig *r, const uint8_t *req, uint16_t dlid, uint8_t *resp)
 bool sw_get(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
             uint8_t hops, uint16_t dlid, uint8_t *resp)
 {
-    uint8_t req[256];
+    uint8_t req[VHCA_MAD_SIZE];
 
     sw_req(r, attr, mod, path, hops, req);
-    return sw_send(r, req, path ? 0xffff : dlid, resp);
+    return sw_send(r, req, path ? VHCA_LID_PERMISSIVE : dlid, resp);
 }
 
 /* A Set of attr/mod to the 64 bytes of data, by directed route (path) or
@@ -109,13 +107,13 @@ uint16_t sw_set(SwRig *r, uint16_t attr, uint32_t mod, const uint8_t *path,
                 uint8_t hops, uint16_t dlid, const uint8_t *data,
                 uint8_t *resp)
 {
-    uint8_t req[256];
+    uint8_t req[VHCA_MAD_SIZE];
 
     sw_req(r, attr, mod, path, hops, req);
-    req[3] = 0x02;                                      /* Set */
-    memcpy(req + 64, data, 64);
-    g_assert_true(sw_send(r, req, path ? 0xffff : dlid, resp));
-    return lduw_be_p(resp + 4) & 0x7fff;
+    req[VHCA_SMP(method)] = VHCA_MGMT_METHOD_SET;
+    memcpy(req + VHCA_SMP_DATA_OFF, data, VHCA_SMP_DATA_SIZE);
+    g_assert_true(sw_send(r, req, path ? VHCA_LID_PERMISSIVE : dlid, resp));
+    return vhca_mad_status(resp) & ~VHCA_SMP_DIRECTION;
 }
 
 /*
@@ -128,17 +126,18 @@ bool sw_trap(SwRig *r, uint16_t num, uint64_t tid, uint16_t dlid, bool dr,
              uint8_t path_port, uint8_t *req, uint8_t *resp)
 {
     Dp *dp = r->dp;
+    uint8_t *d = req + VHCA_SMP_DATA_OFF;
     int i;
 
-    sw_req(r, 0x0002, 0, dr ? &path_port : NULL, 1, req);  /* Notice */
-    req[3] = 0x05;                                      /* Trap */
-    stq_be_p(req + 8, tid);
-    req[64] = 0x80 | 4;                         /* generic, informational */
-    req[67] = 1;                                        /* producer: CA */
-    stw_be_p(req + 68, num);                            /* TrapNumber */
-    stw_be_p(req + 70, dp->lid[1]);                     /* IssuerLID */
-    for (i = 10; i < 64; i++) {
-        req[64 + i] = i;                        /* DataDetails: echoed */
+    sw_req(r, VHCA_SMP_ATTR_NOTICE, 0, dr ? &path_port : NULL, 1, req);
+    req[VHCA_SMP(method)] = VHCA_MGMT_METHOD_TRAP;
+    stq_be_p(req + VHCA_SMP(tid), tid);
+    d[VHCA_NOTICE(generic_type)] = VHCA_NOTICE_GENERIC | VHCA_TRAP_TYPE_INFO;
+    d[VHCA_NOTICE(producer_type) + 2] = VHCA_TRAP_PRODUCER_CA;
+    stw_be_p(d + VHCA_NOTICE(trap_number), num);
+    stw_be_p(d + VHCA_NOTICE(issuer_lid), dp->lid[1]);
+    for (i = VHCA_NOTICE(details); i < VHCA_SMP_DATA_SIZE; i++) {
+        d[i] = i;                               /* DataDetails: echoed */
     }
-    return sw_exchange(r, req, dr ? 0xffff : dlid, resp);
+    return sw_exchange(r, req, dr ? VHCA_LID_PERMISSIVE : dlid, resp);
 }

@@ -5,6 +5,7 @@
  */
 
 #include "vhca-qtest.h"
+#include "vhca-mad.h"
 
 /* ---- plumbing -------------------------------------------------------- */
 
@@ -308,14 +309,30 @@ void qom_set_link(Vhca *v, const char *prop, bool up)
  */
 void vhca_pi_init(uint8_t *pi, uint16_t lid, uint16_t sm_lid, uint8_t state)
 {
-    memset(pi, 0, 64);
-    stq_be_p(pi + 8, VHCA_GID_PREFIX_DEFAULT);
-    stw_be_p(pi + 16, lid);
-    stw_be_p(pi + 18, sm_lid);
-    pi[32] = state;
-    pi[36] = 4 << 4;                    /* NeighborMTU 2048 */
-    pi[43] = 1 << 4;                    /* OperationalVLs VL0 */
-    pi[51] = 17;                        /* SubnetTimeOut */
+    memset(pi, 0, VHCA_SMP_DATA_SIZE);
+    stq_be_p(pi + VHCA_PI(gid_prefix), VHCA_GID_PREFIX_DEFAULT);
+    stw_be_p(pi + VHCA_PI(lid), lid);
+    stw_be_p(pi + VHCA_PI(master_sm_lid), sm_lid);
+    pi[VHCA_PI(speed_supported_state)] = state;
+    pi[VHCA_PI(neighbor_mtu_sm_sl)] = VHCA_MTU_2048 << 4;
+    pi[VHCA_PI(oper_vls_enforcement)] = 1 << 4;         /* VL0 */
+    pi[VHCA_PI(rereg_subnet_timeout)] = 17;             /* SubnetTimeOut */
+}
+
+/*
+ * A MAD (VHCA_MAD_SIZE bytes) of base version 1 with its common header
+ * (IBA 13.4.3) filled, the rest zeroed.
+ */
+void vhca_mad_init(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version,
+                   uint8_t method, uint64_t tid, uint16_t attr)
+{
+    memset(mad, 0, VHCA_MAD_SIZE);
+    mad[VHCA_MAD(base_version)] = 1;
+    mad[VHCA_MAD(mgmt_class)] = mgmt_class;
+    mad[VHCA_MAD(class_version)] = class_version;
+    mad[VHCA_MAD(method)] = method;
+    stq_be_p(mad + VHCA_MAD(tid), tid);
+    stw_be_p(mad + VHCA_MAD(attr_id), attr);
 }
 
 /* Let the SM sweep, collect the port events. */

@@ -96,6 +96,8 @@ bool vhca_device_add_refused(QTestState *qts, uint64_t guid,
                              const char *fabric, const char *bus,
                              bool embedded_sm, int sm_priority);
 void vhca_pi_init(uint8_t *pi, uint16_t lid, uint16_t sm_lid, uint8_t state);
+void vhca_mad_init(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version,
+                   uint8_t method, uint64_t tid, uint16_t attr);
 int vhca_collect_port_events(Vhca *v, struct vhca_eqe *events, int max);
 void msix_route(Vhca *v, uint16_t vector, uint64_t addr, uint32_t data);
 uint64_t msix_route_to_ram(Vhca *v, uint16_t vector);

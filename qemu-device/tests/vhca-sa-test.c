@@ -10,48 +10,69 @@
 
 #include "vhca-qtest-dp.h"
 
+#define GET             VHCA_SA_METHOD_GET
+#define SET             VHCA_SA_METHOD_SET
+#define GET_TABLE       VHCA_SA_METHOD_GET_TABLE
+#define DELETE          VHCA_SA_METHOD_DELETE
+#define PATH            VHCA_SA_ATTR_PATH_RECORD
+#define MCR             VHCA_SA_ATTR_MCMEMBER_RECORD
+#define SA_OFF(field)   VHCA_MAD_OFF(vhca_sa_mad, field)
+#define SA_DATA         VHCA_SA_HDR_SIZE        /* the records */
+#define PATH_SIZE       VHCA_SA_REC_SIZE(vhca_sa_path_record)
+#define MCR_SIZE        VHCA_SA_MCMEMBER_SIZE
+/* As IPoIB asks for a path: DGID, SGID, TClass, NumbPath, P_Key. */
+#define PATH_IPOIB_MASK (VHCA_PATH_COMP_DGID | VHCA_PATH_COMP_SGID | \
+                         VHCA_PATH_COMP_TCLASS | VHCA_PATH_COMP_NUMB_PATH | \
+                         VHCA_PATH_COMP_PKEY)
+
 static void test_sa_class_port_info(void)
 {
-    uint8_t resp[256];
+    uint8_t resp[VHCA_MAD_SIZE];
+    const uint8_t *d = resp + SA_DATA;
     SaRig r;
 
     sa_start(&r);
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0001, 0, NULL, 0, resp), ==, 0);
-    g_assert_cmphex(resp[3], ==, 0x81);
-    g_assert_cmpuint(resp[56], ==, 1);                  /* BaseVersion */
-    g_assert_cmpuint(resp[57], ==, 2);                  /* ClassVersion */
-    g_assert_cmphex(lduw_be_p(resp + 58), ==, 0x0200);  /* UD multicast */
+    g_assert_cmphex(sa_query(&r, GET, VHCA_SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0,
+                             resp), ==, 0);
+    g_assert_cmphex(vhca_mad_method(resp), ==, VHCA_SA_METHOD_GET_RESP);
+    g_assert_cmpuint(d[VHCA_CPI(base_version)], ==, 1);
+    g_assert_cmpuint(d[VHCA_CPI(class_version)], ==, VHCA_SA_CLASS_VERSION);
+    g_assert_cmphex(lduw_be_p(d + VHCA_CPI(cap_mask)), ==,
+                    0x0200);                            /* UD multicast */
     dp_stop(r.dp);
 }
 
 static void test_sa_path_record(void)
 {
-    uint8_t rec[64] = { 0 }, resp[256], sgid[16], dgid[16];
-    const uint8_t *p = resp + 56;
+    uint8_t rec[PATH_SIZE] = { 0 }, resp[VHCA_MAD_SIZE], sgid[16], dgid[16];
+    const uint8_t *p = resp + SA_DATA;
     SaRig r;
 
     sa_start(&r);
     sa_port_gid(&r, 1, sgid);
     sa_port_gid(&r, 2, dgid);
     /* As IPoIB asks: DGID, SGID, NumbPath 1, TClass 0, P_Key. */
-    memcpy(rec + 8, dgid, 16);
-    memcpy(rec + 24, sgid, 16);
-    rec[49] = 1;
-    stw_be_p(rec + 50, 0xffff);
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0035,
-                             1u << 2 | 1u << 3 | 1u << 10 | 1u << 12 |
-                             1u << 13, rec, sizeof(rec), resp), ==, 0);
-    g_assert_cmphex(resp[3], ==, 0x81);
-    g_assert_cmpuint(lduw_be_p(resp + 44), ==, 8);      /* AttributeOffset */
-    g_assert_cmpmem(p + 8, 16, dgid, 16);
-    g_assert_cmpmem(p + 24, 16, sgid, 16);
-    g_assert_cmpuint(lduw_be_p(p + 40), ==, r.dp->lid[2]);
-    g_assert_cmpuint(lduw_be_p(p + 42), ==, r.dp->lid[1]);
-    g_assert_cmphex(p[49] & 0x80, ==, 0x80);            /* reversible */
-    g_assert_cmphex(lduw_be_p(p + 50), ==, 0xffff);
-    g_assert_cmpuint(p[52] & 0xf, ==, 0);               /* SL 0 */
-    g_assert_cmphex(p[54], ==, 0x85);                   /* MTU 4096 */
-    g_assert_cmphex(p[55], ==, 0x87);                   /* 40 Gb/s */
+    memcpy(rec + VHCA_PATH(dgid), dgid, 16);
+    memcpy(rec + VHCA_PATH(sgid), sgid, 16);
+    rec[VHCA_PATH(reversible_numb_path)] = 1;
+    stw_be_p(rec + VHCA_PATH(pkey), VHCA_DEFAULT_PKEY);
+    g_assert_cmphex(sa_query(&r, GET, PATH, PATH_IPOIB_MASK, rec, sizeof(rec),
+                             resp), ==, 0);
+    g_assert_cmphex(vhca_mad_method(resp), ==, VHCA_SA_METHOD_GET_RESP);
+    g_assert_cmpuint(lduw_be_p(resp + SA_OFF(attr_offset)), ==,
+                     PATH_SIZE / 8);
+    g_assert_cmpmem(p + VHCA_PATH(dgid), 16, dgid, 16);
+    g_assert_cmpmem(p + VHCA_PATH(sgid), 16, sgid, 16);
+    g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(dlid)), ==, r.dp->lid[2]);
+    g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(slid)), ==, r.dp->lid[1]);
+    g_assert_cmphex(p[VHCA_PATH(reversible_numb_path)] & VHCA_PATH_REVERSIBLE,
+                    ==, VHCA_PATH_REVERSIBLE);
+    g_assert_cmphex(lduw_be_p(p + VHCA_PATH(pkey)), ==, VHCA_DEFAULT_PKEY);
+    g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(qos_sl)) & 0xf, ==, 0); /* SL */
+    g_assert_cmphex(p[VHCA_PATH(mtu)], ==,
+                    VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY, VHCA_MTU_4096));
+    g_assert_cmphex(p[VHCA_PATH(rate)], ==,
+                    VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY, VHCA_SA_RATE_40G));
 
     /*
      * After an SM change IPoIB asks again with the record the old SA
@@ -60,27 +81,30 @@ static void test_sa_path_record(void)
      * the path, not ERR_NO_RECORDS (fabric.md "The master dies").
      */
     memcpy(rec, p, sizeof(rec));
-    rec[49] = 0x80;
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0035,
-                             1u << 2 | 1u << 3 | 1u << 10 | 1u << 12 |
-                             1u << 13, rec, sizeof(rec), resp), ==, 0);
-    g_assert_cmpuint(lduw_be_p(p + 40), ==, r.dp->lid[2]);
-    g_assert_cmpuint(lduw_be_p(p + 42), ==, r.dp->lid[1]);
+    rec[VHCA_PATH(reversible_numb_path)] = VHCA_PATH_REVERSIBLE;
+    g_assert_cmphex(sa_query(&r, GET, PATH, PATH_IPOIB_MASK, rec, sizeof(rec),
+                             resp), ==, 0);
+    g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(dlid)), ==, r.dp->lid[2]);
+    g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(slid)), ==, r.dp->lid[1]);
     memset(rec, 0, sizeof(rec));
-    memcpy(rec + 8, dgid, 16);
-    memcpy(rec + 24, sgid, 16);
+    memcpy(rec + VHCA_PATH(dgid), dgid, 16);
+    memcpy(rec + VHCA_PATH(sgid), sgid, 16);
 
     /* MTU greater than 4096: no such path. */
-    rec[54] = 0 << 6 | 5;
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0035, 1u << 2 | 1u << 3 | 1u << 16 |
-                             1u << 17, rec, sizeof(rec), resp), ==, 0x0300);
+    rec[VHCA_PATH(mtu)] = VHCA_SA_SELECTOR(VHCA_SA_SEL_GREATER, VHCA_MTU_4096);
+    g_assert_cmphex(sa_query(&r, GET, PATH, VHCA_PATH_COMP_DGID |
+                             VHCA_PATH_COMP_SGID | VHCA_PATH_COMP_MTU_SEL |
+                             VHCA_PATH_COMP_MTU, rec, sizeof(rec), resp), ==,
+                    VHCA_SA_ERR_NO_RECORDS);
     /* An unknown DGID: no records. */
-    rec[23] ^= 0xff;
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0035, 1u << 2 | 1u << 3, rec,
-                             sizeof(rec), resp), ==, 0x0300);
+    rec[VHCA_PATH(dgid) + 15] ^= 0xff;
+    g_assert_cmphex(sa_query(&r, GET, PATH, VHCA_PATH_COMP_DGID |
+                             VHCA_PATH_COMP_SGID, rec, sizeof(rec), resp), ==,
+                    VHCA_SA_ERR_NO_RECORDS);
     /* Only the SGID: two paths match, too many for a Get. */
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0035, 1u << 3, rec, sizeof(rec),
-                             resp), ==, 0x0400);
+    g_assert_cmphex(sa_query(&r, GET, PATH, VHCA_PATH_COMP_SGID, rec,
+                             sizeof(rec), resp), ==,
+                    VHCA_SA_ERR_TOO_MANY_RECORDS);
     dp_stop(r.dp);
 }
 
@@ -91,24 +115,26 @@ static void test_sa_path_record(void)
  */
 static void test_sa_path_record_limited_pkey(void)
 {
-    uint8_t rec[64] = { 0 }, resp[256], sgid[16], dgid[16];
-    uint64_t mask = 1u << 2 | 1u << 3 | 1u << 12 | 1u << 13;
+    uint8_t rec[PATH_SIZE] = { 0 }, resp[VHCA_MAD_SIZE], sgid[16], dgid[16];
+    const uint8_t *p = resp + SA_DATA;
+    uint64_t mask = VHCA_PATH_COMP_DGID | VHCA_PATH_COMP_SGID |
+                    VHCA_PATH_COMP_NUMB_PATH | VHCA_PATH_COMP_PKEY;
     SaRig r;
 
     sa_start(&r);
     sa_port_gid(&r, 1, sgid);
     sa_port_gid(&r, 2, dgid);
-    memcpy(rec + 8, dgid, 16);
-    memcpy(rec + 24, sgid, 16);
-    rec[49] = 1;
-    stw_be_p(rec + 50, 0x7fff);
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0035, mask, rec, sizeof(rec), resp),
+    memcpy(rec + VHCA_PATH(dgid), dgid, 16);
+    memcpy(rec + VHCA_PATH(sgid), sgid, 16);
+    rec[VHCA_PATH(reversible_numb_path)] = 1;
+    stw_be_p(rec + VHCA_PATH(pkey), 0x7fff);
+    g_assert_cmphex(sa_query(&r, GET, PATH, mask, rec, sizeof(rec), resp),
                     ==, 0);
-    g_assert_cmphex(lduw_be_p(resp + 56 + 50), ==, 0x7fff);
-    g_assert_cmpuint(lduw_be_p(resp + 56 + 40), ==, r.dp->lid[2]);
-    stw_be_p(rec + 50, 0x8001);
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0035, mask, rec, sizeof(rec), resp),
-                    ==, 0x0300);
+    g_assert_cmphex(lduw_be_p(p + VHCA_PATH(pkey)), ==, 0x7fff);
+    g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(dlid)), ==, r.dp->lid[2]);
+    stw_be_p(rec + VHCA_PATH(pkey), 0x8001);
+    g_assert_cmphex(sa_query(&r, GET, PATH, mask, rec, sizeof(rec), resp),
+                    ==, VHCA_SA_ERR_NO_RECORDS);
     dp_stop(r.dp);
 }
 
@@ -127,12 +153,13 @@ static uint8_t sa_set_port_cap(SaRig *r, uint8_t port, uint32_t set,
 /* The CapabilityMask of port's PortInfoRecord (srp_daemon's question). */
 static uint32_t sa_port_cap(SaRig *r, uint8_t port)
 {
-    uint8_t rec[64] = { 0 }, resp[256];
+    uint8_t rec[VHCA_SA_REC_SIZE(vhca_sa_port_info_record)] = { 0 };
+    uint8_t resp[VHCA_MAD_SIZE];
 
-    stw_be_p(rec, r->dp->lid[port]);
-    g_assert_cmphex(sa_query(r, 0x01, 0x0012, 1u << 0, rec, sizeof(rec),
-                             resp), ==, 0);
-    return ldl_be_p(resp + 56 + 4 + 20);
+    stw_be_p(rec + VHCA_PIR(lid), r->dp->lid[port]);
+    g_assert_cmphex(sa_query(r, GET, VHCA_SA_ATTR_PORT_INFO_RECORD,
+                             VHCA_PIR_COMP_LID, rec, sizeof(rec), resp), ==, 0);
+    return ldl_be_p(resp + SA_DATA + VHCA_PIR(port_info) + VHCA_PI(cap_mask));
 }
 
 /*
@@ -180,35 +207,42 @@ static void test_sa_port_cap(void)
 /* An RMPP ACK of segment seg with window newwin, for the last request. */
 static void sa_ack(SaRig *r, int port, uint32_t seg, uint32_t newwin)
 {
-    uint8_t mad[256] = { 1, 0x03, 2, 0x12 };
+    uint8_t mad[VHCA_MAD_SIZE];
+    uint64_t tid = r->tid;                      /* the request's */
 
-    stq_be_p(mad + 8, r->tid);
-    stw_be_p(mad + 16, 0x0035);
-    mad[24] = 1;                    /* RMPPVersion */
-    mad[25] = 2;                    /* ACK */
-    mad[26] = 0x1f << 3 | 1;        /* no time value, Active */
-    stl_be_p(mad + 28, seg);
-    stl_be_p(mad + 32, newwin);
-    sa_send(r, port, mad, 256);
+    sa_mad(r, GET_TABLE, PATH, 0, NULL, 0, mad);
+    r->tid = tid;
+    stq_be_p(mad + SA_OFF(mad.tid), tid);
+    mad[SA_OFF(rmpp.rmpp_version)] = 1;
+    mad[SA_OFF(rmpp.rmpp_type)] = VHCA_RMPP_TYPE_ACK;
+    /* no time value, Active */
+    mad[SA_OFF(rmpp.rtime_flags)] = 0x1f << 3 | VHCA_RMPP_F_ACTIVE;
+    stl_be_p(mad + SA_OFF(rmpp.data1), seg);
+    stl_be_p(mad + SA_OFF(rmpp.data2), newwin);
+    sa_send(r, port, mad, VHCA_MAD_SIZE);
 }
 
 /* An MCMemberRecord for port's GID and mgid, join state js. */
 static void sa_mcr(SaRig *r, int port, const uint8_t *mgid, uint8_t js,
                    uint8_t *rec)
 {
-    memset(rec, 0, 56);
-    memcpy(rec, mgid, 16);
-    sa_port_gid(r, port, rec + 16);
-    stl_be_p(rec + 32, 0x0b1b);
-    stw_be_p(rec + 40, 0xffff);
-    rec[38] = 2 << 6 | 4;
-    rec[42] = 2 << 6 | 7;
-    rec[48] = 2 << 4 | js;
+    memset(rec, 0, MCR_SIZE);
+    memcpy(rec + VHCA_MCR(mgid), mgid, 16);
+    sa_port_gid(r, port, rec + VHCA_MCR(port_gid));
+    stl_be_p(rec + VHCA_MCR(qkey), VHCA_SA_IPOIB_QKEY);
+    stw_be_p(rec + VHCA_MCR(pkey), VHCA_DEFAULT_PKEY);
+    rec[VHCA_MCR(mtu)] = VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY, VHCA_MTU_2048);
+    rec[VHCA_MCR(rate)] = VHCA_SA_SELECTOR(VHCA_SA_SEL_EXACTLY,
+                                           VHCA_SA_RATE_40G);
+    rec[VHCA_MCR(scope_join_state)] = 2 << 4 | js;      /* link-local */
 }
 
-#define MCR_JOIN_MASK       (1u << 0 | 1u << 1 | 1u << 16)
-#define MCR_CREATE_MASK     (MCR_JOIN_MASK | 1u << 2 | 1u << 4 | 1u << 5 | \
-                             1u << 6 | 1u << 7 | 1u << 12 | 1u << 13)
+#define MCR_JOIN_MASK       (VHCA_MCR_COMP_MGID | VHCA_MCR_COMP_PORT_GID | \
+                             VHCA_MCR_COMP_JOIN)
+#define MCR_CREATE_MASK     (MCR_JOIN_MASK | VHCA_MCR_COMP_QKEY | \
+                             VHCA_MCR_COMP_MTU_SEL | VHCA_MCR_COMP_MTU | \
+                             VHCA_MCR_COMP_TCLASS | VHCA_MCR_COMP_PKEY | \
+                             VHCA_MCR_COMP_SL | VHCA_MCR_COMP_FLOW)
 
 static void test_sa_mcmember_join_create_leave(void)
 {
@@ -217,113 +251,133 @@ static void test_sa_mcmember_join_create_leave(void)
         0xff, 0xff, 0xff, 0xff };
     static const uint8_t group[16] = {
         0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
-    uint8_t rec[56], resp[256];
-    const uint8_t *p = resp + 56;
+    uint8_t rec[MCR_SIZE], resp[VHCA_MAD_SIZE];
+    const uint8_t *p = resp + SA_DATA;
     SaRig r;
 
     sa_start(&r);
     /* The IPoIB broadcast group exists: a join needs no creation fields. */
     sa_mcr(&r, 1, bcast, 1, rec);
-    g_assert_cmphex(sa_query(&r, 0x02, 0x0038, MCR_JOIN_MASK | 1u << 7, rec,
-                             56, resp), ==, 0);
-    g_assert_cmphex(resp[3], ==, 0x81);
-    g_assert_cmpmem(p, 16, bcast, 16);
-    g_assert_cmpmem(p + 16, 16, rec + 16, 16);
-    g_assert_cmphex(ldl_be_p(p + 32), ==, 0x0b1b);
-    g_assert_cmphex(lduw_be_p(p + 36), ==, 0xc000);     /* MLID */
-    g_assert_cmphex(p[38] & 0x3f, ==, 4);               /* MTU 2048 */
-    g_assert_cmphex(lduw_be_p(p + 40), ==, 0xffff);
-    g_assert_cmphex(p[48], ==, 0x21);                   /* scope, full */
+    g_assert_cmphex(sa_query(&r, SET, MCR, MCR_JOIN_MASK | VHCA_MCR_COMP_PKEY,
+                             rec, MCR_SIZE, resp), ==, 0);
+    g_assert_cmphex(vhca_mad_method(resp), ==, VHCA_SA_METHOD_GET_RESP);
+    g_assert_cmpmem(p + VHCA_MCR(mgid), 16, bcast, 16);
+    g_assert_cmpmem(p + VHCA_MCR(port_gid), 16, rec + VHCA_MCR(port_gid), 16);
+    g_assert_cmphex(ldl_be_p(p + VHCA_MCR(qkey)), ==, VHCA_SA_IPOIB_QKEY);
+    g_assert_cmphex(lduw_be_p(p + VHCA_MCR(mlid)), ==, VHCA_MIN_MLID);
+    g_assert_cmphex(p[VHCA_MCR(mtu)] & 0x3f, ==, VHCA_MTU_2048);
+    g_assert_cmphex(lduw_be_p(p + VHCA_MCR(pkey)), ==, VHCA_DEFAULT_PKEY);
+    g_assert_cmphex(p[VHCA_MCR(scope_join_state)], ==,
+                    2 << 4 | VHCA_MCR_JOIN_FULL);       /* link-local, full */
     /* A Q_Key other than the group's: refused. */
-    stl_be_p(rec + 32, 0x1234);
-    g_assert_cmphex(sa_query(&r, 0x02, 0x0038, MCR_JOIN_MASK | 1u << 2, rec,
-                             56, resp), ==, 0x0200);
+    stl_be_p(rec + VHCA_MCR(qkey), 0x1234);
+    g_assert_cmphex(sa_query(&r, SET, MCR, MCR_JOIN_MASK | VHCA_MCR_COMP_QKEY,
+                             rec, MCR_SIZE, resp), ==, VHCA_SA_ERR_REQ_INVALID);
 
     /* A new group: not without the creation components. */
     sa_mcr(&r, 1, group, 1, rec);
-    g_assert_cmphex(sa_query(&r, 0x02, 0x0038, MCR_JOIN_MASK, rec, 56, resp),
-                    ==, 0x0600);
-    g_assert_cmphex(sa_query(&r, 0x02, 0x0038, MCR_CREATE_MASK, rec, 56,
+    g_assert_cmphex(sa_query(&r, SET, MCR, MCR_JOIN_MASK, rec, MCR_SIZE,
+                             resp), ==,
+                    VHCA_SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+    g_assert_cmphex(sa_query(&r, SET, MCR, MCR_CREATE_MASK, rec, MCR_SIZE,
                              resp), ==, 0);
-    g_assert_cmpmem(p, 16, group, 16);
-    g_assert_cmphex(lduw_be_p(p + 36), ==, 0xc001);
+    g_assert_cmpmem(p + VHCA_MCR(mgid), 16, group, 16);
+    g_assert_cmphex(lduw_be_p(p + VHCA_MCR(mlid)), ==, VHCA_MIN_MLID + 1);
     /* Port 2 joins it too; GetTable by MGID lists both members. */
     sa_mcr(&r, 2, group, 1, rec);
-    g_assert_cmphex(sa_query(&r, 0x02, 0x0038, MCR_JOIN_MASK, rec, 56, resp),
-                    ==, 0);
-    g_assert_cmphex(lduw_be_p(p + 36), ==, 0xc001);
-    g_assert_cmphex(sa_query(&r, 0x12, 0x0038, 1u << 0, rec, 56, resp),
-                    ==, 0);
-    g_assert_cmphex(resp[3], ==, 0x92);
-    g_assert_cmphex(resp[26] & 7, ==, 7);               /* RMPP: one seg */
-    g_assert_cmpuint(ldl_be_p(resp + 32), ==, 20 + 2 * 56);
-    g_assert_cmphex(lduw_be_p(p + 36), ==, 0xc001);
-    g_assert_cmphex(lduw_be_p(p + 56 + 36), ==, 0xc001);
+    g_assert_cmphex(sa_query(&r, SET, MCR, MCR_JOIN_MASK, rec, MCR_SIZE,
+                             resp), ==, 0);
+    g_assert_cmphex(lduw_be_p(p + VHCA_MCR(mlid)), ==, VHCA_MIN_MLID + 1);
+    g_assert_cmphex(sa_query(&r, GET_TABLE, MCR, VHCA_MCR_COMP_MGID, rec,
+                             MCR_SIZE, resp), ==, 0);
+    g_assert_cmphex(vhca_mad_method(resp), ==, VHCA_SA_METHOD_GET_TABLE_RESP);
+    g_assert_cmphex(resp[SA_OFF(rmpp.rtime_flags)] & 7, ==,
+                    VHCA_RMPP_F_ACTIVE | VHCA_RMPP_F_FIRST |
+                    VHCA_RMPP_F_LAST);                  /* one segment */
+    /* PayloadLength: the SA header's 20 bytes after RMPP's, the records */
+    g_assert_cmpuint(ldl_be_p(resp + SA_OFF(rmpp.data2)), ==,
+                     SA_DATA - SA_OFF(sm_key) + 2 * MCR_SIZE);
+    g_assert_cmphex(lduw_be_p(p + VHCA_MCR(mlid)), ==, VHCA_MIN_MLID + 1);
+    g_assert_cmphex(lduw_be_p(p + MCR_SIZE + VHCA_MCR(mlid)), ==,
+                    VHCA_MIN_MLID + 1);
     sa_ack(&r, 1, 1, 1);                                /* the final ACK */
     dp_expect_no_cqe(r.dp, &r.cq);
 
     /* Both leave: the group is gone, its MLID free again. */
-    g_assert_cmphex(sa_query(&r, 0x15, 0x0038, MCR_JOIN_MASK, rec, 56, resp),
-                    ==, 0);
-    g_assert_cmphex(resp[3], ==, 0x95);
-    g_assert_cmphex(sa_query(&r, 0x15, 0x0038, MCR_JOIN_MASK, rec, 56, resp),
-                    ==, 0x0200);                        /* not a member */
+    g_assert_cmphex(sa_query(&r, DELETE, MCR, MCR_JOIN_MASK, rec, MCR_SIZE,
+                             resp), ==, 0);
+    g_assert_cmphex(vhca_mad_method(resp), ==, VHCA_SA_METHOD_DELETE_RESP);
+    g_assert_cmphex(sa_query(&r, DELETE, MCR, MCR_JOIN_MASK, rec, MCR_SIZE,
+                             resp), ==,
+                    VHCA_SA_ERR_REQ_INVALID);           /* not a member */
     sa_mcr(&r, 1, group, 1, rec);
-    g_assert_cmphex(sa_query(&r, 0x15, 0x0038, MCR_JOIN_MASK, rec, 56, resp),
-                    ==, 0);
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0038, 1u << 0, rec, 56, resp),
-                    ==, 0x0300);
+    g_assert_cmphex(sa_query(&r, DELETE, MCR, MCR_JOIN_MASK, rec, MCR_SIZE,
+                             resp), ==, 0);
+    g_assert_cmphex(sa_query(&r, GET, MCR, VHCA_MCR_COMP_MGID, rec, MCR_SIZE,
+                             resp), ==, VHCA_SA_ERR_NO_RECORDS);
     /* The broadcast group stays without members. */
     sa_mcr(&r, 1, bcast, 1, rec);
-    g_assert_cmphex(sa_query(&r, 0x15, 0x0038, MCR_JOIN_MASK, rec, 56, resp),
-                    ==, 0);
-    g_assert_cmphex(sa_query(&r, 0x01, 0x0038, 1u << 0, rec, 56, resp),
-                    ==, 0);
-    g_assert_cmphex(lduw_be_p(p + 36), ==, 0xc000);
+    g_assert_cmphex(sa_query(&r, DELETE, MCR, MCR_JOIN_MASK, rec, MCR_SIZE,
+                             resp), ==, 0);
+    g_assert_cmphex(sa_query(&r, GET, MCR, VHCA_MCR_COMP_MGID, rec, MCR_SIZE,
+                             resp), ==, 0);
+    g_assert_cmphex(lduw_be_p(p + VHCA_MCR(mlid)), ==, VHCA_MIN_MLID);
     dp_stop(r.dp);
 }
 
 static void test_sa_get_table_rmpp(void)
 {
-    uint8_t mad[256], seg1[256], seg2[256], again[256], all[400];
+    uint8_t mad[VHCA_MAD_SIZE], seg1[VHCA_MAD_SIZE], seg2[VHCA_MAD_SIZE];
+    uint8_t again[VHCA_MAD_SIZE], all[2 * VHCA_SA_DATA_SIZE];
+    /* A segment's PayloadLength counts its SA header's 20 bytes too. */
+    const uint32_t hdr = SA_DATA - SA_OFF(sm_key);
+    const uint32_t paths = 4 * PATH_SIZE;
     SaRig r;
     int i;
 
     sa_start(&r);
     /* Every path of the two ports: 4 x 64 bytes, two segments. */
-    sa_mad(&r, 0x12, 0x0035, 0, NULL, 0, mad);
+    sa_mad(&r, GET_TABLE, PATH, 0, NULL, 0, mad);
     sa_post_recvs(&r, 1, 3);
-    sa_send(&r, 1, mad, 256);
+    sa_send(&r, 1, mad, VHCA_MAD_SIZE);
     sa_answer(&r, 1, 0, seg1);
     dp_expect_no_cqe(r.dp, &r.cq);          /* window 1: wait for the ACK */
-    g_assert_cmphex(seg1[3], ==, 0x92);
-    g_assert_cmphex(lduw_be_p(seg1 + 4), ==, 0);
-    g_assert_cmpuint(seg1[24], ==, 1);                  /* RMPP version */
-    g_assert_cmpuint(seg1[25], ==, 1);                  /* DATA */
-    g_assert_cmphex(seg1[26] & 7, ==, 3);               /* Active, First */
-    g_assert_cmpuint(ldl_be_p(seg1 + 28), ==, 1);
-    g_assert_cmpuint(ldl_be_p(seg1 + 32), ==, 2 * 220 - (400 - 256));
-    g_assert_cmpuint(lduw_be_p(seg1 + 44), ==, 8);
+    g_assert_cmphex(vhca_mad_method(seg1), ==, VHCA_SA_METHOD_GET_TABLE_RESP);
+    g_assert_cmphex(vhca_mad_status(seg1), ==, 0);
+    g_assert_cmpuint(seg1[SA_OFF(rmpp.rmpp_version)], ==, 1);
+    g_assert_cmpuint(seg1[SA_OFF(rmpp.rmpp_type)], ==, VHCA_RMPP_TYPE_DATA);
+    g_assert_cmphex(seg1[SA_OFF(rmpp.rtime_flags)] & 7, ==,
+                    VHCA_RMPP_F_ACTIVE | VHCA_RMPP_F_FIRST);
+    g_assert_cmpuint(ldl_be_p(seg1 + SA_OFF(rmpp.data1)), ==, 1);
+    /* The first segment's PayloadLength is the whole transfer's. */
+    g_assert_cmpuint(ldl_be_p(seg1 + SA_OFF(rmpp.data2)), ==,
+                     2 * hdr + paths);
+    g_assert_cmpuint(lduw_be_p(seg1 + SA_OFF(attr_offset)), ==,
+                     PATH_SIZE / 8);
 
     /* ACK of segment 1 opening the window to 65: segment 2, the last. */
     sa_ack(&r, 1, 1, 65);
     sa_answer(&r, 1, 1, seg2);
     dp_expect_no_cqe(r.dp, &r.cq);
-    g_assert_cmphex(seg2[26] & 7, ==, 5);               /* Active, Last */
-    g_assert_cmpuint(ldl_be_p(seg2 + 28), ==, 2);
-    g_assert_cmpuint(ldl_be_p(seg2 + 32), ==, 220 - (400 - 256));
-    memcpy(all, seg1 + 56, 200);
-    memcpy(all + 200, seg2 + 56, 200);
+    g_assert_cmphex(seg2[SA_OFF(rmpp.rtime_flags)] & 7, ==,
+                    VHCA_RMPP_F_ACTIVE | VHCA_RMPP_F_LAST);
+    g_assert_cmpuint(ldl_be_p(seg2 + SA_OFF(rmpp.data1)), ==, 2);
+    g_assert_cmpuint(ldl_be_p(seg2 + SA_OFF(rmpp.data2)), ==,
+                     hdr + paths - VHCA_SA_DATA_SIZE);
+    memcpy(all, seg1 + SA_DATA, VHCA_SA_DATA_SIZE);
+    memcpy(all + VHCA_SA_DATA_SIZE, seg2 + SA_DATA, VHCA_SA_DATA_SIZE);
     for (i = 0; i < 4; i++) {
-        const uint8_t *p = all + i * 64;
+        const uint8_t *p = all + i * PATH_SIZE;
 
-        g_assert_cmpuint(lduw_be_p(p + 42), ==, r.dp->lid[1 + i / 2]);
-        g_assert_cmpuint(lduw_be_p(p + 40), ==, r.dp->lid[1 + i % 2]);
+        g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(slid)), ==,
+                         r.dp->lid[1 + i / 2]);
+        g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(dlid)), ==,
+                         r.dp->lid[1 + i % 2]);
     }
     /* Going back: an ACK of segment 1 again resends segment 2. */
     sa_ack(&r, 1, 1, 2);
     sa_answer(&r, 1, 2, again);
-    g_assert_cmpmem(again, 256, seg2, 256);
+    g_assert_cmpmem(again, VHCA_MAD_SIZE, seg2, VHCA_MAD_SIZE);
     /* The final ACK ends the transfer: no answer, and later ACKs are
      * ignored. */
     sa_ack(&r, 1, 2, 2);
@@ -334,45 +388,51 @@ static void test_sa_get_table_rmpp(void)
 
 static void test_sa_malformed(void)
 {
-    uint8_t mad[256], resp[256];
+    uint8_t mad[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
     SaRig r;
 
     sa_start(&r);
     /* Class version 1, unknown method, unknown attribute, Set PathRecord. */
-    sa_mad(&r, 0x01, 0x0035, 0, NULL, 0, mad);
-    mad[2] = 1;
+    sa_mad(&r, GET, PATH, 0, NULL, 0, mad);
+    mad[VHCA_MAD(class_version)] = 1;
     sa_post_recvs(&r, 1, 1);
-    sa_send(&r, 1, mad, 256);
+    sa_send(&r, 1, mad, VHCA_MAD_SIZE);
     sa_answer(&r, 1, 0, resp);
-    g_assert_cmphex(lduw_be_p(resp + 4), ==, 0x0004);
-    g_assert_cmphex(sa_query(&r, 0x07, 0x0035, 0, NULL, 0, resp), ==, 0x0008);
-    g_assert_cmphex(sa_query(&r, 0x01, 0x00ff, 0, NULL, 0, resp), ==, 0x000c);
-    g_assert_cmphex(sa_query(&r, 0x02, 0x0035, 0, NULL, 0, resp), ==, 0x000c);
-    g_assert_cmphex(sa_query(&r, 0x12, 0x0001, 0, NULL, 0, resp), ==, 0x000c);
+    g_assert_cmphex(vhca_mad_status(resp), ==, VHCA_MAD_STATUS_BAD_VERSION);
+    g_assert_cmphex(sa_query(&r, 0x07, PATH, 0, NULL, 0, resp), ==,
+                    VHCA_MAD_STATUS_UNSUP_METHOD);
+    g_assert_cmphex(sa_query(&r, GET, 0x00ff, 0, NULL, 0, resp), ==,
+                    VHCA_MAD_STATUS_UNSUP_METHOD_ATTR);
+    g_assert_cmphex(sa_query(&r, SET, PATH, 0, NULL, 0, resp), ==,
+                    VHCA_MAD_STATUS_UNSUP_METHOD_ATTR);
+    g_assert_cmphex(sa_query(&r, GET_TABLE, VHCA_SA_ATTR_CLASS_PORT_INFO, 0,
+                             NULL, 0, resp), ==,
+                    VHCA_MAD_STATUS_UNSUP_METHOD_ATTR);
     /* A join without a PortGID; a join of a GID that is no port. */
-    g_assert_cmphex(sa_query(&r, 0x02, 0x0038, 1u << 16, NULL, 0, resp), ==,
-                    0x0600);
-    memset(mad, 0xab, 56);
-    g_assert_cmphex(sa_query(&r, 0x02, 0x0038, MCR_JOIN_MASK, mad, 56, resp),
-                    ==, 0x0500);
+    g_assert_cmphex(sa_query(&r, SET, MCR, VHCA_MCR_COMP_JOIN, NULL, 0, resp),
+                    ==, VHCA_SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+    memset(mad, 0xab, MCR_SIZE);
+    g_assert_cmphex(sa_query(&r, SET, MCR, MCR_JOIN_MASK, mad, MCR_SIZE,
+                             resp), ==, VHCA_SA_ERR_REQ_INVALID_GID);
 
     /* Dropped, the send still completes: short, a response, another class. */
     sa_post_recvs(&r, 1, 1);
-    sa_mad(&r, 0x01, 0x0001, 0, NULL, 0, mad);
+    sa_mad(&r, GET, VHCA_SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0, mad);
     sa_send(&r, 1, mad, 100);
-    mad[3] = 0x81;
-    sa_send(&r, 1, mad, 256);
-    mad[3] = 0x01;
-    mad[1] = 0x06;          /* DevMgt: neither the SA's nor the switch's */
-    sa_send(&r, 1, mad, 256);
+    mad[VHCA_MAD(method)] = VHCA_SA_METHOD_GET_RESP;
+    sa_send(&r, 1, mad, VHCA_MAD_SIZE);
+    mad[VHCA_MAD(method)] = GET;
+    mad[VHCA_MAD(mgmt_class)] = 0x06;   /* DevMgt: neither the SA's nor the
+                                         * switch's */
+    sa_send(&r, 1, mad, VHCA_MAD_SIZE);
     /* An ACK for no transfer: taken without an answer. */
     sa_ack(&r, 1, 1, 65);
     dp_expect_no_cqe(r.dp, &r.cq);
     /* The SA still answers. */
-    mad[1] = 0x03;
-    sa_send(&r, 1, mad, 256);
+    mad[VHCA_MAD(mgmt_class)] = VHCA_MGMT_CLASS_SUBN_ADM;
+    sa_send(&r, 1, mad, VHCA_MAD_SIZE);
     sa_answer(&r, 1, 0, resp);
-    g_assert_cmphex(lduw_be_p(resp + 4), ==, 0);
+    g_assert_cmphex(vhca_mad_status(resp), ==, 0);
     dp_stop(r.dp);
 }
 

@@ -28,15 +28,23 @@
 #define SM_LID          1
 #define PORT1_GUID      (NODE_GUID + 1)
 #define SM_TID_BASE     0x534d000000000000ull
-#define ST_NOT_ACTIVE   0
-#define ST_DISCOVERING  1
-#define ST_STANDBY      2
-#define ST_MASTER       3
-#define MOD_HANDOVER    1
-#define MOD_ACKNOWLEDGE 2
-#define MOD_DISABLE     3
-#define MOD_STANDBY     4
-#define MOD_DISCOVER    5
+#define ST_NOT_ACTIVE   VHCA_SM_STATE_NOT_ACTIVE
+#define ST_DISCOVERING  VHCA_SM_STATE_DISCOVERING
+#define ST_STANDBY      VHCA_SM_STATE_STANDBY
+#define ST_MASTER       VHCA_SM_STATE_MASTER
+#define MOD_HANDOVER    VHCA_SMINFO_HANDOVER
+#define MOD_ACKNOWLEDGE VHCA_SMINFO_ACKNOWLEDGE
+#define MOD_DISABLE     VHCA_SMINFO_DISABLE
+#define MOD_STANDBY     VHCA_SMINFO_STANDBY
+#define MOD_DISCOVER    VHCA_SMINFO_DISCOVER
+#define SMINFO          VHCA_SMP_ATTR_SM_INFO
+#define SMI_STATE       VHCA_SMI(priority_state)    /* Priority, SMState */
+#define GET             VHCA_MGMT_METHOD_GET
+#define SET             VHCA_MGMT_METHOD_SET
+#define BAD_VALUE       VHCA_MAD_STATUS_INVALID_ATTR_VALUE
+#define UNSUP_METHOD_ATTR VHCA_MAD_STATUS_UNSUP_METHOD_ATTR
+#define TRAP_128        VHCA_TRAP_LINK_STATE
+#define TRAP_144        VHCA_TRAP_CAP_MASK
 #define MS              (1000 * 1000ll)
 
 /* The SM the test plays on port 1: its SMInfo. */
@@ -50,45 +58,45 @@ typedef struct GuestSm {
 
 static void smi_data(uint8_t *d, const GuestSm *g, uint8_t state)
 {
-    memset(d, 0, 64);
-    stq_be_p(d, g->guid);
-    stq_be_p(d + 8, g->sm_key);
-    stl_be_p(d + 16, 7);                                /* ActCount */
-    d[20] = g->priority << 4 | state;
+    memset(d, 0, VHCA_SMP_DATA_SIZE);
+    stq_be_p(d + VHCA_SMI(guid), g->guid);
+    stq_be_p(d + VHCA_SMI(sm_key), g->sm_key);
+    stl_be_p(d + VHCA_SMI(act_count), 7);
+    d[SMI_STATE] = g->priority << 4 | state;
 }
 
 /* The embedded SM's SMInfo, LID-routed to the switch: its 64 bytes. */
 static void emb_sminfo(GuestSm *g, uint8_t *d)
 {
-    uint8_t req[256], resp[256];
+    uint8_t req[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
 
-    sw_req(&g->r, 0x0020, 0, NULL, 0, req);
+    sw_req(&g->r, SMINFO, 0, NULL, 0, req);
     g_assert_true(sw_send(&g->r, req, SM_LID, resp));
-    g_assert_cmphex(lduw_be_p(resp + 4), ==, 0);
-    memcpy(d, resp + 64, 64);
+    g_assert_cmphex(vhca_mad_status(resp), ==, 0);
+    memcpy(d, resp + VHCA_SMP_DATA_OFF, VHCA_SMP_DATA_SIZE);
 }
 
 static uint8_t emb_state(GuestSm *g)
 {
-    uint8_t d[64];
+    uint8_t d[VHCA_SMP_DATA_SIZE];
 
     emb_sminfo(g, d);
-    return d[20] & 0xf;
+    return d[SMI_STATE] & 0xf;
 }
 
 /* SubnSet(SMInfo) mod to the embedded SM from an SM in sender_state. */
 static uint16_t emb_set(GuestSm *g, uint32_t mod, uint8_t sender_state)
 {
-    uint8_t data[64], resp[256];
+    uint8_t data[VHCA_SMP_DATA_SIZE], resp[VHCA_MAD_SIZE];
 
     smi_data(data, g, sender_state);
-    return sw_set(&g->r, 0x0020, mod, NULL, 0, SM_LID, data, resp);
+    return sw_set(&g->r, SMINFO, mod, NULL, 0, SM_LID, data, resp);
 }
 
 static void guest_post_recv(GuestSm *g)
 {
-    dp_post_recv(g->r.dp, &g->r.smi, 0x300, g->r.m.b, 40 + 256, g->r.m.bkey,
-                 0, 0);
+    dp_post_recv(g->r.dp, &g->r.smi, 0x300, g->r.m.b,
+                 VHCA_GRH_SIZE + VHCA_MAD_SIZE, g->r.m.bkey, 0, 0);
 }
 
 /* The embedded SM's next request on port 1's QP0 (a receive posted). */
@@ -101,12 +109,13 @@ static void guest_expect(GuestSm *g, uint8_t method, uint32_t mod,
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
     g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, SM_LID);
     g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, 0);
-    qtest_memread(g->r.dp->v->qts, g->r.m.b + 40, req, 256);
-    g_assert_cmphex(req[1], ==, 0x01);                  /* SubnLID */
-    g_assert_cmphex(req[3], ==, method);
-    g_assert_cmphex(lduw_be_p(req + 16), ==, 0x0020);   /* SMInfo */
-    g_assert_cmpuint(ldl_be_p(req + 20), ==, mod);
-    g_assert_cmphex(ldq_be_p(req + 8) & 0xffff000000000000ull, ==,
+    qtest_memread(g->r.dp->v->qts, g->r.m.b + VHCA_GRH_SIZE, req,
+                  VHCA_MAD_SIZE);
+    g_assert_cmphex(vhca_mad_class(req), ==, VHCA_MGMT_CLASS_SUBN_LID);
+    g_assert_cmphex(vhca_mad_method(req), ==, method);
+    g_assert_cmphex(vhca_mad_attr(req), ==, SMINFO);
+    g_assert_cmpuint(vhca_mad_attr_mod(req), ==, mod);
+    g_assert_cmphex(vhca_mad_tid(req) & 0xffff000000000000ull, ==,
                     SM_TID_BASE);
 }
 
@@ -123,16 +132,16 @@ static void guest_await(GuestSm *g, uint8_t method, uint32_t mod,
 static void guest_answer(GuestSm *g, const uint8_t *req, uint16_t status)
 {
     Dp *dp = g->r.dp;
-    uint8_t resp[256];
+    uint8_t resp[VHCA_MAD_SIZE];
     struct vhca_cqe cqe;
 
-    memcpy(resp, req, 256);
-    resp[3] = 0x81;
-    stw_be_p(resp + 4, status);
-    smi_data(resp + 64, g, g->state);
-    qtest_memwrite(dp->v->qts, g->r.m.a, resp, 256);
-    dp_ud_send(dp, &g->r.smi, 0x400, SM_LID, 0, 0, false, g->r.m.a, 256,
-               g->r.m.akey);
+    memcpy(resp, req, VHCA_MAD_SIZE);
+    resp[VHCA_SMP(method)] = VHCA_MGMT_METHOD_GET_RESP;
+    stw_be_p(resp + VHCA_SMP(status), status);
+    smi_data(resp + VHCA_SMP_DATA_OFF, g, g->state);
+    qtest_memwrite(dp->v->qts, g->r.m.a, resp, VHCA_MAD_SIZE);
+    dp_ud_send(dp, &g->r.smi, 0x400, SM_LID, 0, 0, false, g->r.m.a,
+               VHCA_MAD_SIZE, g->r.m.akey);
     dp_expect_cqe(dp, &g->r.cq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_SEND);
 }
@@ -141,10 +150,11 @@ static void guest_answer(GuestSm *g, const uint8_t *req, uint16_t status)
 static uint16_t pi_set_ca2(GuestSm *g, uint16_t lid, uint16_t sm_lid)
 {
     static const uint8_t to_ca2[] = { 1, 2 };
-    uint8_t data[64], resp[256];
+    uint8_t data[VHCA_SMP_DATA_SIZE], resp[VHCA_MAD_SIZE];
 
     vhca_pi_init(data, lid, sm_lid, 0);                 /* state: no change */
-    return sw_set(&g->r, 0x0015, 0, to_ca2, 2, 0, data, resp);
+    return sw_set(&g->r, VHCA_SMP_ATTR_PORT_INFO, 0, to_ca2, 2, 0, data,
+                  resp);
 }
 
 /* Two ports ACTIVE under the embedded SM; port 1 plays an SM. */
@@ -167,7 +177,7 @@ static void guest_appears(GuestSm *g, uint8_t *req)
     guest_post_recv(g);
     g_assert_cmpuint(dp_set_port_cap(g->r.dp, 1, 0x2, 0), ==, VHCA_CMD_OK);
     qtest_clock_step(g->r.dp->v->qts, 20 * MS);
-    guest_expect(g, 0x01, 0, req);
+    guest_expect(g, GET, 0, req);
 }
 
 /* Count the port events of each subtype since the last look. */
@@ -187,19 +197,22 @@ static void test_sminfo_get(void)
 {
     GuestSm g;
     Dp *dp = guest_start(&g, ARB ",sm-priority=5", 0, ST_STANDBY);
-    uint8_t d[64], req[256], resp[256];
+    uint8_t d[VHCA_SMP_DATA_SIZE], req[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
+    const uint8_t *sd = resp + VHCA_SMP_DATA_OFF;
 
     emb_sminfo(&g, d);
-    g_assert_cmpuint(d[20] & 0xf, ==, ST_MASTER);
-    g_assert_cmpuint(d[20] >> 4, ==, 5);
-    g_assert_cmpuint(ldl_be_p(d + 16), >, 0);           /* it swept */
-    g_assert_cmphex(ldq_be_p(d + 8), ==, 1);            /* opensm's key */
-    sw_req(&g.r, 0x0011, 0, NULL, 0, req);              /* switch NodeInfo */
+    g_assert_cmpuint(d[SMI_STATE] & 0xf, ==, ST_MASTER);
+    g_assert_cmpuint(d[SMI_STATE] >> 4, ==, 5);
+    g_assert_cmpuint(ldl_be_p(d + VHCA_SMI(act_count)), >, 0);  /* swept */
+    g_assert_cmphex(ldq_be_p(d + VHCA_SMI(sm_key)), ==, 1); /* opensm's */
+    sw_req(&g.r, VHCA_SMP_ATTR_NODE_INFO, 0, NULL, 0, req); /* the switch */
     g_assert_true(sw_send(&g.r, req, SM_LID, resp));
-    g_assert_cmphex(ldq_be_p(d), ==, ldq_be_p(resp + 64 + 20));
-    sw_req(&g.r, 0x0015, 0, NULL, 0, req);              /* port 0: IsSM */
+    g_assert_cmphex(ldq_be_p(d + VHCA_SMI(guid)), ==,
+                    ldq_be_p(sd + VHCA_NI(port_guid)));
+    sw_req(&g.r, VHCA_SMP_ATTR_PORT_INFO, 0, NULL, 0, req); /* port 0 */
     g_assert_true(sw_send(&g.r, req, SM_LID, resp));
-    g_assert_cmphex(ldl_be_p(resp + 64 + 20) & 0x2, ==, 0x2);
+    g_assert_cmphex(ldl_be_p(sd + VHCA_PI(cap_mask)) & VHCA_PORT_CAP_SM, ==,
+                    VHCA_PORT_CAP_SM);
     dp_stop(dp);
 }
 
@@ -209,15 +222,16 @@ static void test_set_refused(void)
     GuestSm g;
     Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
 
-    g_assert_cmphex(emb_set(&g, MOD_DISABLE, ST_MASTER), ==, 0x001c);
-    g_assert_cmphex(emb_set(&g, MOD_STANDBY, ST_MASTER), ==, 0x001c);
-    g_assert_cmphex(emb_set(&g, MOD_DISCOVER, ST_MASTER), ==, 0x001c);
-    g_assert_cmphex(emb_set(&g, MOD_ACKNOWLEDGE, ST_STANDBY), ==, 0x001c);
-    g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_STANDBY), ==, 0x001c);
-    g_assert_cmphex(emb_set(&g, 9, ST_MASTER), ==, 0x001c);
+    g_assert_cmphex(emb_set(&g, MOD_DISABLE, ST_MASTER), ==, BAD_VALUE);
+    g_assert_cmphex(emb_set(&g, MOD_STANDBY, ST_MASTER), ==, BAD_VALUE);
+    g_assert_cmphex(emb_set(&g, MOD_DISCOVER, ST_MASTER), ==, BAD_VALUE);
+    g_assert_cmphex(emb_set(&g, MOD_ACKNOWLEDGE, ST_STANDBY), ==, BAD_VALUE);
+    g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_STANDBY), ==, BAD_VALUE);
+    g_assert_cmphex(emb_set(&g, 9, ST_MASTER), ==, BAD_VALUE);
     g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
     /* and the CA ports are still its own: a guest's PortInfo Set refused */
-    g_assert_cmphex(pi_set_ca2(&g, dp->lid[2], dp->lid[1]), ==, 0x000c);
+    g_assert_cmphex(pi_set_ca2(&g, dp->lid[2], dp->lid[1]), ==,
+                    UNSUP_METHOD_ATTR);
     dp_stop(dp);
 }
 
@@ -226,11 +240,11 @@ static void test_lower_stays_standby(void)
 {
     GuestSm g;
     Dp *dp = guest_start(&g, ARB ",sm-priority=5", 2, ST_STANDBY);
-    uint8_t req[256];
+    uint8_t req[VHCA_MAD_SIZE];
 
     guest_appears(&g, req);
     guest_answer(&g, req, 0);
-    guest_await(&g, 0x01, 0, req);                     /* asked again */
+    guest_await(&g, GET, 0, req);                     /* asked again */
     guest_answer(&g, req, 0);
     g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
     dp_stop(dp);
@@ -241,12 +255,12 @@ static void test_other_key_ignored(void)
 {
     GuestSm g;
     Dp *dp = guest_start(&g, ARB, 15, ST_STANDBY);
-    uint8_t req[256];
+    uint8_t req[VHCA_MAD_SIZE];
 
     g.sm_key = 0x77;
     guest_appears(&g, req);
     guest_answer(&g, req, 0);
-    guest_await(&g, 0x01, 0, req);                     /* no HANDOVER */
+    guest_await(&g, GET, 0, req);                     /* no HANDOVER */
     guest_answer(&g, req, 0);
     g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
     dp_stop(dp);
@@ -259,15 +273,16 @@ static void test_other_key_ignored(void)
  */
 static void hand_over(GuestSm *g)
 {
-    uint8_t req[256];
+    uint8_t req[VHCA_MAD_SIZE];
 
     guest_appears(g, req);
-    g_assert_cmpuint(req[64 + 20] & 0xf, ==, ST_MASTER);    /* its SMInfo */
+    /* its SMInfo */
+    g_assert_cmpuint(req[VHCA_SMP_DATA_OFF + SMI_STATE] & 0xf, ==, ST_MASTER);
     guest_post_recv(g);
     guest_answer(g, req, 0);
     qtest_clock_step(g->r.dp->v->qts, 20 * MS);        /* sent from a timer */
-    guest_expect(g, 0x02, MOD_HANDOVER, req);
-    g_assert_cmpuint(req[64 + 20] & 0xf, ==, ST_MASTER);
+    guest_expect(g, SET, MOD_HANDOVER, req);
+    g_assert_cmpuint(req[VHCA_SMP_DATA_OFF + SMI_STATE] & 0xf, ==, ST_MASTER);
     g->state = ST_MASTER;
     guest_answer(g, req, 0);
     g_assert_cmpuint(emb_state(g), ==, ST_STANDBY);
@@ -296,19 +311,19 @@ static void test_handover_to_higher(void)
  */
 static void master_dies(GuestSm *g)
 {
-    uint8_t req[256];
+    uint8_t req[VHCA_MAD_SIZE];
     int i;
 
-    guest_await(g, 0x01, 0, req);                     /* a poll */
+    guest_await(g, GET, 0, req);                     /* a poll */
     guest_answer(g, req, 0);
     for (i = 0; i < 4; i++) {
-        guest_await(g, 0x01, 0, req);
+        guest_await(g, GET, 0, req);
         guest_answer(g, req, 0);                       /* alive */
     }
     g_assert_cmpuint(emb_state(g), ==, ST_STANDBY);
     for (i = 0; i <= POLL_RETRIES; i++) {
-        guest_await(g, 0x01, 0, req);                 /* the SM died */
-        guest_answer(g, req, 0x000c);
+        guest_await(g, GET, 0, req);                 /* the SM died */
+        guest_answer(g, req, UNSUP_METHOD_ATTR);
     }
     g_assert_cmpuint(emb_state(g), ==, ST_STANDBY);
     qtest_clock_step(g->r.dp->v->qts, POLL_MS * MS + 20 * MS);
@@ -348,33 +363,40 @@ static void test_takeover_sa_answers(void)
     };
     GuestSm g;
     Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
-    uint8_t rec[64] = { 0 }, resp[256];
-    const uint8_t *p = resp + 56;
+    uint8_t rec[VHCA_SA_REC_SIZE(vhca_sa_path_record)] = { 0 };
+    uint8_t resp[VHCA_MAD_SIZE];
+    const uint8_t *p = resp + VHCA_SA_HDR_SIZE;
     SaRig sa;
 
     hand_over(&g);
     master_dies(&g);
     g_assert_cmpuint(port_events(dp, VHCA_PORT_EV_CLIENT_REREGISTER), ==, 2);
     sa_start_on(&sa, dp);
-    memcpy(rec, bcast, 16);                     /* as IPoIB joins it */
-    sa_port_gid(&sa, 1, rec + 16);
-    stw_be_p(rec + 40, 0xffff);
-    rec[48] = 1;                                /* full member */
-    g_assert_cmphex(sa_query(&sa, 0x02, 0x0038, 1u << 0 | 1u << 1 |
-                             1u << 7 | 1u << 16, rec, 56, resp), ==, 0);
-    g_assert_cmphex(ldl_be_p(p + 32), ==, 0x0b1b);      /* Q_Key */
-    g_assert_cmphex(lduw_be_p(p + 36), ==, 0xc000);     /* MLID */
+    memcpy(rec + VHCA_MCR(mgid), bcast, 16);    /* as IPoIB joins it */
+    sa_port_gid(&sa, 1, rec + VHCA_MCR(port_gid));
+    stw_be_p(rec + VHCA_MCR(pkey), VHCA_DEFAULT_PKEY);
+    rec[VHCA_MCR(scope_join_state)] = VHCA_MCR_JOIN_FULL;
+    g_assert_cmphex(sa_query(&sa, VHCA_SA_METHOD_SET,
+                             VHCA_SA_ATTR_MCMEMBER_RECORD,
+                             VHCA_MCR_COMP_MGID | VHCA_MCR_COMP_PORT_GID |
+                             VHCA_MCR_COMP_PKEY | VHCA_MCR_COMP_JOIN, rec,
+                             VHCA_SA_MCMEMBER_SIZE, resp), ==, 0);
+    g_assert_cmphex(ldl_be_p(p + VHCA_MCR(qkey)), ==, VHCA_SA_IPOIB_QKEY);
+    g_assert_cmphex(lduw_be_p(p + VHCA_MCR(mlid)), ==, VHCA_MIN_MLID);
 
     memset(rec, 0, sizeof(rec));                /* opensm's path record */
-    sa_port_gid(&sa, 2, rec + 8);
-    sa_port_gid(&sa, 1, rec + 24);
-    rec[49] = 0x80;                             /* Reversible, NumbPath 0 */
-    stw_be_p(rec + 50, 0xffff);
-    g_assert_cmphex(sa_query(&sa, 0x01, 0x0035, 1u << 2 | 1u << 3 |
-                             1u << 10 | 1u << 12 | 1u << 13, rec,
-                             sizeof(rec), resp), ==, 0);
-    g_assert_cmpuint(lduw_be_p(p + 40), ==, dp->lid[2]);
-    g_assert_cmpuint(lduw_be_p(p + 42), ==, dp->lid[1]);
+    sa_port_gid(&sa, 2, rec + VHCA_PATH(dgid));
+    sa_port_gid(&sa, 1, rec + VHCA_PATH(sgid));
+    /* Reversible, NumbPath 0 */
+    rec[VHCA_PATH(reversible_numb_path)] = VHCA_PATH_REVERSIBLE;
+    stw_be_p(rec + VHCA_PATH(pkey), VHCA_DEFAULT_PKEY);
+    g_assert_cmphex(sa_query(&sa, VHCA_SA_METHOD_GET, VHCA_SA_ATTR_PATH_RECORD,
+                             VHCA_PATH_COMP_DGID | VHCA_PATH_COMP_SGID |
+                             VHCA_PATH_COMP_TCLASS |
+                             VHCA_PATH_COMP_NUMB_PATH | VHCA_PATH_COMP_PKEY,
+                             rec, sizeof(rec), resp), ==, 0);
+    g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(dlid)), ==, dp->lid[2]);
+    g_assert_cmpuint(lduw_be_p(p + VHCA_PATH(slid)), ==, dp->lid[1]);
     dp_stop(dp);
 }
 
@@ -383,7 +405,7 @@ static void test_disable_standby_discover(void)
 {
     GuestSm g;
     Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
-    uint8_t req[256];
+    uint8_t req[VHCA_MAD_SIZE];
 
     hand_over(&g);
     g_assert_cmphex(emb_set(&g, MOD_DISABLE, ST_MASTER), ==, 0);
@@ -392,15 +414,15 @@ static void test_disable_standby_discover(void)
     qtest_clock_step(dp->v->qts, 10 * POLL_MS * MS);   /* no polls, no */
     dp_expect_no_cqe(dp, &g.r.cq);                      /* takeover */
     g_assert_cmpuint(emb_state(&g), ==, ST_NOT_ACTIVE);
-    g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_MASTER), ==, 0x001c);
+    g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_MASTER), ==, BAD_VALUE);
     g_assert_cmphex(emb_set(&g, MOD_STANDBY, ST_MASTER), ==, 0);
     g_assert_cmpuint(emb_state(&g), ==, ST_STANDBY);
     qtest_clock_step(dp->v->qts, POLL_MS * MS + 20 * MS);
-    guest_expect(&g, 0x01, 0, req);                     /* polls again */
+    guest_expect(&g, GET, 0, req);                     /* polls again */
     guest_answer(&g, req, 0);
     g_assert_cmphex(emb_set(&g, MOD_DISCOVER, ST_MASTER), ==, 0);
     g_assert_cmpuint(emb_state(&g), ==, ST_DISCOVERING);
-    guest_await(&g, 0x01, 0, req);
+    guest_await(&g, GET, 0, req);
     guest_answer(&g, req, 0);                           /* a master */
     g_assert_cmpuint(emb_state(&g), ==, ST_STANDBY);
     g_assert_cmphex(emb_set(&g, MOD_ACKNOWLEDGE, ST_STANDBY), ==, 0);
@@ -428,12 +450,13 @@ static void test_handover_back(void)
 /* resp is the master SM's TrapRepress of trap req (IBA 13.4.9). */
 static void assert_repress(const uint8_t *req, const uint8_t *resp, bool dr)
 {
-    g_assert_cmphex(resp[1], ==, req[1]);
-    g_assert_cmphex(resp[3], ==, 0x07);                 /* TrapRepress */
-    g_assert_cmphex(lduw_be_p(resp + 4), ==, dr ? 0x8000 : 0);  /* D bit */
-    g_assert_cmphex(ldq_be_p(resp + 8), ==, ldq_be_p(req + 8));   /* TID */
-    g_assert_cmphex(lduw_be_p(resp + 16), ==, 0x0002);  /* Notice */
-    g_assert_cmpmem(resp + 64, 64, req + 64, 64);       /* the same one */
+    g_assert_cmphex(vhca_mad_class(resp), ==, vhca_mad_class(req));
+    g_assert_cmphex(vhca_mad_method(resp), ==, VHCA_MGMT_METHOD_TRAP_REPRESS);
+    g_assert_cmphex(vhca_mad_status(resp), ==, dr ? VHCA_SMP_DIRECTION : 0);
+    g_assert_cmphex(vhca_mad_tid(resp), ==, vhca_mad_tid(req));
+    g_assert_cmphex(vhca_mad_attr(resp), ==, VHCA_SMP_ATTR_NOTICE);
+    g_assert_cmpmem(resp + VHCA_SMP_DATA_OFF, VHCA_SMP_DATA_SIZE,
+                    req + VHCA_SMP_DATA_OFF, VHCA_SMP_DATA_SIZE);
 }
 
 /*
@@ -447,21 +470,21 @@ static void test_trap_repressed(void)
 {
     GuestSm g;
     Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
-    uint8_t req[256], resp[256];
+    uint8_t req[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
     SwRig port2;
 
-    g_assert_true(sw_trap(&g.r, 144, 0x0000000100001245ull, SM_LID, false,
+    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001245ull, SM_LID, false,
                           1, req, resp));
     assert_repress(req, resp, false);
-    g_assert_true(sw_trap(&g.r, 144, 0x0000000100001245ull, SM_LID, false,
+    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001245ull, SM_LID, false,
                           1, req, resp));               /* its repeat */
     assert_repress(req, resp, false);
-    g_assert_true(sw_trap(&g.r, 144, 0x0000000100001246ull, 0, true, 1,
+    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001246ull, 0, true, 1,
                           req, resp));                  /* directed */
     assert_repress(req, resp, true);
     sw_start_port(&port2, dp, 2);
-    g_assert_true(sw_trap(&port2, 128, 0x5443000000000007ull, SM_LID, false,
-                          2, req, resp));
+    g_assert_true(sw_trap(&port2, TRAP_128, 0x5443000000000007ull, SM_LID,
+                          false, 2, req, resp));
     assert_repress(req, resp, false);
     g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
     dp_stop(dp);
@@ -476,14 +499,14 @@ static void test_trap_standby_silent(void)
 {
     GuestSm g;
     Dp *dp = guest_start(&g, ARB, 0, ST_STANDBY);
-    uint8_t req[256], resp[256];
+    uint8_t req[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
 
     hand_over(&g);
-    g_assert_false(sw_trap(&g.r, 144, 0x0000000100001250ull, SM_LID, false,
+    g_assert_false(sw_trap(&g.r, TRAP_144, 0x0000000100001250ull, SM_LID, false,
                            1, req, resp));
     g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_MASTER), ==, 0);
     g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
-    g_assert_true(sw_trap(&g.r, 144, 0x0000000100001251ull, SM_LID, false,
+    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001251ull, SM_LID, false,
                           1, req, resp));
     assert_repress(req, resp, false);
     dp_stop(dp);

@@ -25,14 +25,17 @@
  */
 
 #include "vhca-qtest-cable.h"
+#include "vhca-pma.h"
+#include "vhca-trap-mad.h"
 
-#define MAD_SIZE        CABLE_MAD_SIZE
-#define SMP_DATA        CABLE_SMP_DATA
-#define PI_LID          (SMP_DATA + 16)
-#define PI_SM_LID       (SMP_DATA + 18)
-#define PI_STATE        (SMP_DATA + 32)
-#define PI_NEIGHBOR_MTU (SMP_DATA + 36)
-#define PI_SUBNET_TO    (SMP_DATA + 51)
+#define MAD_SIZE        VHCA_MAD_SIZE
+#define SMP_DATA        VHCA_SMP_DATA_OFF
+#define GET             VHCA_MGMT_METHOD_GET
+#define DR              VHCA_MGMT_CLASS_SUBN_DR
+#define BAD_VALUE       VHCA_MAD_STATUS_INVALID_ATTR_VALUE
+/* Trap 144's details (IBA 14.2.5.1) and its CapabilityMask in the SMP. */
+#define T144(field)     VHCA_MAD_OFF(vhca_trap144_details, field)
+#define TRAP_CAP_MASK   (SMP_DATA + VHCA_NOTICE(details) + T144(cap_mask))
 
 /*
  * A directed-route Set(PortInfo) that ends at the port, with pi's 64
@@ -45,17 +48,19 @@ static uint16_t rig_set_port_info(VhcaCable *r, uint8_t *pi)
     uint8_t *smp = frame + sizeof(*h);
     uint64_t tid = ++r->tid;
 
-    cable_send_dr_smp(r, 0x02, 0x0015, tid, pi);    /* Set(PortInfo) */
+    cable_send_dr_smp(r, VHCA_MGMT_METHOD_SET, VHCA_SMP_ATTR_PORT_INFO, tid,
+                      pi);
 
     cable_expect(r, VHCA_WIRE_DATAGRAM, frame);
     g_assert_cmpuint(h->qp_type, ==, VHCA_QPT_SMI);
     g_assert_cmphex(lduw_le_p(&h->dlid), ==, 0xffff);
-    g_assert_cmphex(smp[3], ==, 0x81);                  /* GetResp */
-    g_assert_cmphex(ldq_be_p(smp + 8), ==, tid);
-    g_assert_cmpuint(smp[192 + 1], ==, 2);              /* return path */
-    memcpy(pi, smp + SMP_DATA, 64);
-    g_assert_cmphex(lduw_be_p(smp + 4) & 0x8000, ==, 0x8000);   /* D bit */
-    return lduw_be_p(smp + 4) & 0x7fff;
+    g_assert_cmphex(vhca_mad_method(smp), ==, VHCA_MGMT_METHOD_GET_RESP);
+    g_assert_cmphex(vhca_mad_tid(smp), ==, tid);
+    g_assert_cmpuint(smp[VHCA_SMP(return_path) + 1], ==, 2);
+    memcpy(pi, smp + SMP_DATA, VHCA_SMP_DATA_SIZE);
+    g_assert_cmphex(vhca_mad_status(smp) & VHCA_SMP_DIRECTION, ==,
+                    VHCA_SMP_DIRECTION);
+    return vhca_mad_status(smp) & ~VHCA_SMP_DIRECTION;
 }
 
 /* Port 2's events only (port 1 is on the in-process fabric). */
@@ -82,7 +87,8 @@ static void rig_start(VhcaCable *r, uint8_t *frame)
 
 static void test_sm_set_port_info(void)
 {
-    uint8_t frame[sizeof(struct vhca_wire_hdr) + 4096], pi[64];
+    uint8_t frame[sizeof(struct vhca_wire_hdr) + 4096];
+    uint8_t pi[VHCA_SMP_DATA_SIZE];
     struct vhca_port_attr attr;
     struct vhca_eqe ev[4];
     VhcaCable r;
@@ -96,18 +102,21 @@ static void test_sm_set_port_info(void)
 
     /* INIT -> ACTIVE directly is not a transition IBA allows. */
     vhca_pi_init(pi, 0x22, 0x21, VHCA_PORT_ACTIVE);
-    g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0x001c);
-    g_assert_cmpuint(lduw_be_p(pi + 16), ==, 0);        /* nothing written */
-    g_assert_cmpuint(pi[32] & 0xf, ==, VHCA_PORT_INIT);
+    g_assert_cmphex(rig_set_port_info(&r, pi), ==, BAD_VALUE);
+    g_assert_cmpuint(lduw_be_p(pi + VHCA_PI(lid)), ==, 0); /* not written */
+    g_assert_cmpuint(pi[VHCA_PI(speed_supported_state)] & 0xf, ==,
+                     VHCA_PORT_INIT);
 
     /* LID, SM LID and ARMED in one Set; the answer shows them. */
     vhca_pi_init(pi, 0x22, 0x21, VHCA_PORT_ARMED);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
-    g_assert_cmpuint(lduw_be_p(pi + 16), ==, 0x22);
-    g_assert_cmpuint(lduw_be_p(pi + 18), ==, 0x21);
-    g_assert_cmpuint(pi[32] & 0xf, ==, VHCA_PORT_ARMED);
-    g_assert_cmpuint(pi[36] >> 4, ==, 4);               /* stored */
-    g_assert_cmpuint(pi[51] & 0x1f, ==, 17);
+    g_assert_cmpuint(lduw_be_p(pi + VHCA_PI(lid)), ==, 0x22);
+    g_assert_cmpuint(lduw_be_p(pi + VHCA_PI(master_sm_lid)), ==, 0x21);
+    g_assert_cmpuint(pi[VHCA_PI(speed_supported_state)] & 0xf, ==,
+                     VHCA_PORT_ARMED);
+    g_assert_cmpuint(pi[VHCA_PI(neighbor_mtu_sm_sl)] >> 4, ==,
+                     VHCA_MTU_2048);                    /* stored */
+    g_assert_cmpuint(pi[VHCA_PI(rereg_subnet_timeout)] & 0x1f, ==, 17);
     /* not ACTIVE yet, but ib_core's cache follows the LID and SM LID */
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 2);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_LID_CHANGE);
@@ -128,8 +137,8 @@ static void test_sm_set_port_info(void)
 
     /* ACTIVE -> ARMED is refused, and nothing else is written. */
     vhca_pi_init(pi, 0x30, 0x21, VHCA_PORT_ARMED);
-    g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0x001c);
-    g_assert_cmpuint(lduw_be_p(pi + 16), ==, 0x22);
+    g_assert_cmphex(rig_set_port_info(&r, pi), ==, BAD_VALUE);
+    g_assert_cmpuint(lduw_be_p(pi + VHCA_PI(lid)), ==, 0x22);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 0);
 
     /* A new LID, then a new SM: LID_CHANGE, SM_CHANGE. */
@@ -150,12 +159,13 @@ static void test_sm_set_port_info(void)
      */
     vhca_pi_init(pi, 0x30, 0x31, 0);
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
-    g_assert_cmphex(ldl_be_p(pi + 20) & VHCA_PORT_CAP_CLIENT_REREG, ==,
+    g_assert_cmphex(ldl_be_p(pi + VHCA_PI(cap_mask)) &
+                    VHCA_PORT_CAP_CLIENT_REREG, ==,
                     VHCA_PORT_CAP_CLIENT_REREG);
     vhca_pi_init(pi, 0x30, 0x32, 0);
-    pi[51] |= 0x80;
+    pi[VHCA_PI(rereg_subnet_timeout)] |= 0x80;         /* ClientReregister */
     g_assert_cmphex(rig_set_port_info(&r, pi), ==, 0);
-    g_assert_cmpuint(pi[51] >> 7, ==, 0);
+    g_assert_cmpuint(pi[VHCA_PI(rereg_subnet_timeout)] >> 7, ==, 0);
     g_assert_cmpint(port2_events(r.v, ev, 4), ==, 2);
     g_assert_cmpuint(ev[0].subtype, ==, VHCA_PORT_EV_SM_CHANGE);
     g_assert_cmpuint(ev[1].subtype, ==, VHCA_PORT_EV_CLIENT_REREGISTER);
@@ -274,6 +284,7 @@ static uint64_t rig_expect_trap_144(VhcaCable *r, uint8_t *frame,
 {
     const struct vhca_wire_hdr *h = (const struct vhca_wire_hdr *)frame;
     const uint8_t *smp = frame + sizeof(*h), *d = smp + SMP_DATA;
+    const uint8_t *det = d + VHCA_NOTICE(details);
     struct vhca_port_attr attr;
 
     g_assert_true(rig_next_smp(r, frame, 5000));
@@ -281,17 +292,20 @@ static uint64_t rig_expect_trap_144(VhcaCable *r, uint8_t *frame,
     g_assert_cmphex(lduw_le_p(&h->dlid), ==, sm_lid);
     g_assert_cmpuint(le32_to_cpu(h->src_qpn), ==, 0);
     g_assert_cmpuint(le32_to_cpu(h->dst_qpn), ==, 0);
-    g_assert_cmphex(smp[1], ==, 0x01);                  /* SubnLID */
-    g_assert_cmphex(smp[3], ==, 0x05);                  /* Trap */
-    g_assert_cmphex(lduw_be_p(smp + 16), ==, 0x0002);   /* Notice */
-    g_assert_cmphex(d[0], ==, 0x84);                    /* generic, info */
-    g_assert_cmphex(ldl_be_p(d) & 0xffffff, ==, 1);     /* producer CA */
-    g_assert_cmpuint(lduw_be_p(d + 4), ==, 144);
-    g_assert_cmpuint(lduw_be_p(d + 6), ==, lid);        /* IssuerLID */
-    g_assert_cmpuint(lduw_be_p(d + 12), ==, lid);       /* LIDADDR */
+    g_assert_cmphex(vhca_mad_class(smp), ==, VHCA_MGMT_CLASS_SUBN_LID);
+    g_assert_cmphex(vhca_mad_method(smp), ==, VHCA_MGMT_METHOD_TRAP);
+    g_assert_cmphex(vhca_mad_attr(smp), ==, VHCA_SMP_ATTR_NOTICE);
+    g_assert_cmphex(d[VHCA_NOTICE(generic_type)], ==,
+                    VHCA_NOTICE_GENERIC | VHCA_TRAP_TYPE_INFO);
+    g_assert_cmphex(ldl_be_p(d + VHCA_NOTICE(generic_type)) & 0xffffff, ==,
+                    VHCA_TRAP_PRODUCER_CA);
+    g_assert_cmpuint(vhca_smp_trap_number(smp), ==, VHCA_TRAP_CAP_MASK);
+    g_assert_cmpuint(lduw_be_p(d + VHCA_NOTICE(issuer_lid)), ==, lid);
+    g_assert_cmpuint(lduw_be_p(det + T144(lidaddr)), ==, lid);
     g_assert_cmpuint(vhca_query_port(r->v, 2, &attr), ==, VHCA_CMD_OK);
-    g_assert_cmphex(ldl_be_p(d + 16), ==, le32_to_cpu(attr.port_cap_flags));
-    return ldq_be_p(smp + 8);
+    g_assert_cmphex(ldl_be_p(det + T144(cap_mask)), ==,
+                    le32_to_cpu(attr.port_cap_flags));
+    return vhca_mad_tid(smp);
 }
 
 static void test_link_trap_144(void)
@@ -312,7 +326,7 @@ static void test_link_trap_144(void)
     /* ACTIVE: a change (IsSM off, as opensm closing issm) is trapped */
     port2_set_cap(r.v, 0, VHCA_PORT_CAP_SM);
     tid = rig_expect_trap_144(&r, frame, 0x22, 1);
-    g_assert_cmphex(ldl_be_p(out + SMP_DATA + 16) & VHCA_PORT_CAP_SM, ==, 0);
+    g_assert_cmphex(ldl_be_p(out + TRAP_CAP_MASK) & VHCA_PORT_CAP_SM, ==, 0);
     qtest_clock_step(r.v->qts, 1000 * 1000 * 1000LL);
     g_assert_cmphex(rig_expect_trap_144(&r, frame, 0x22, 1), ==, tid);
 
@@ -322,19 +336,14 @@ static void test_link_trap_144(void)
      * behind it on the cable is answered first, so the repress was seen.
      */
     memcpy(smp, out, MAD_SIZE);
-    smp[3] = 0x07;
+    smp[VHCA_SMP(method)] = VHCA_MGMT_METHOD_TRAP_REPRESS;
     cable_send_smp(&r, 1, 0x22, smp);
-    memset(smp, 0, MAD_SIZE);
-    smp[0] = 1;
-    smp[1] = 0x01;
-    smp[2] = 1;
-    smp[3] = 0x01;
-    stq_be_p(smp + 8, ++r.tid);
-    stw_be_p(smp + 16, 0x0015);
+    vhca_mad_init(smp, VHCA_MGMT_CLASS_SUBN_LID, 1, GET, ++r.tid,
+                  VHCA_SMP_ATTR_PORT_INFO);
     cable_send_smp(&r, 1, 0x22, smp);
     g_assert_true(rig_next_smp(&r, frame, 5000));
-    g_assert_cmphex(out[3], ==, 0x81);                  /* GetResp */
-    g_assert_cmphex(ldq_be_p(out + 8), ==, r.tid);
+    g_assert_cmphex(vhca_mad_method(out), ==, VHCA_MGMT_METHOD_GET_RESP);
+    g_assert_cmphex(vhca_mad_tid(out), ==, r.tid);
     qtest_clock_step(r.v->qts, 3000 * 1000 * 1000LL);
     g_assert_false(rig_next_smp(&r, frame, 300));
     port2_set_cap(r.v, 0, VHCA_PORT_CAP_SM);            /* no change */
@@ -343,7 +352,7 @@ static void test_link_trap_144(void)
     /* a new change: a new TID; unanswered, 8 sends in all, then quiet */
     port2_set_cap(r.v, VHCA_PORT_CAP_SM, 0);
     g_assert_cmphex(rig_expect_trap_144(&r, frame, 0x22, 1), ==, tid + 1);
-    g_assert_cmphex(ldl_be_p(out + SMP_DATA + 16) & VHCA_PORT_CAP_SM, ==,
+    g_assert_cmphex(ldl_be_p(out + TRAP_CAP_MASK) & VHCA_PORT_CAP_SM, ==,
                     VHCA_PORT_CAP_SM);
     for (i = 2; i <= 8; i++) {
         qtest_clock_step(r.v->qts, 1000 * 1000 * 1000LL);
@@ -419,15 +428,9 @@ static uint8_t mad_ifc(Vhca *v, uint8_t port, const uint8_t *req,
 static void smp_init(uint8_t *mad, uint8_t mgmt_class, uint8_t method,
                      uint16_t attr)
 {
-    memset(mad, 0, MAD_SIZE);
-    mad[0] = 1;
-    mad[1] = mgmt_class;
-    mad[2] = 1;
-    mad[3] = method;
-    stq_be_p(mad + 8, 0x1234);
-    stw_be_p(mad + 16, attr);
-    stw_be_p(mad + 32, 0xffff);         /* DR SLID, DLID: permissive */
-    stw_be_p(mad + 34, 0xffff);
+    vhca_mad_init(mad, mgmt_class, 1, method, 0x1234, attr);
+    stw_be_p(mad + VHCA_SMP(dr_slid), 0xffff);      /* permissive */
+    stw_be_p(mad + VHCA_SMP(dr_dlid), 0xffff);
 }
 
 /*
@@ -442,36 +445,39 @@ static void test_mad_ifc(void)
     uint32_t result[2];
 
     vhca_bringup(v);
-    smp_init(req, 0x81, 0x01, 0x0011);                  /* NodeInfo */
+    smp_init(req, DR, GET, VHCA_SMP_ATTR_NODE_INFO);
     g_assert_cmpuint(mad_ifc(v, 2, req, resp, MAD_SIZE, result), ==,
                      VHCA_CMD_OK);
     g_assert_cmpuint(result[0], ==, 1);
-    g_assert_cmphex(resp[3], ==, 0x81);                 /* GetResp */
-    g_assert_cmphex(lduw_be_p(resp + 4), ==, 0x8000);   /* D bit, status 0 */
-    g_assert_cmphex(ldq_be_p(resp + 8), ==, 0x1234);
-    g_assert_cmphex(ldq_be_p(resp + SMP_DATA + 12), ==, NODE_GUID);
-    g_assert_cmpuint(resp[SMP_DATA + 36], ==, 2);       /* LocalPortNum */
+    g_assert_cmphex(vhca_mad_method(resp), ==, VHCA_MGMT_METHOD_GET_RESP);
+    g_assert_cmphex(vhca_mad_status(resp), ==,
+                    VHCA_SMP_DIRECTION);                /* D bit, status 0 */
+    g_assert_cmphex(vhca_mad_tid(resp), ==, 0x1234);
+    g_assert_cmphex(ldq_be_p(resp + SMP_DATA + VHCA_NI(node_guid)), ==,
+                    NODE_GUID);
+    g_assert_cmpuint(resp[SMP_DATA + VHCA_NI(local_port)], ==, 2);
 
-    smp_init(req, 0x81, 0x01, 0x0020);                  /* SMInfo */
+    smp_init(req, DR, GET, VHCA_SMP_ATTR_SM_INFO);
     g_assert_cmpuint(mad_ifc(v, 1, req, resp, MAD_SIZE, result), ==,
                      VHCA_CMD_OK);
     g_assert_cmpuint(result[0], ==, 0);
-    g_assert_cmphex(resp[3], ==, 0);                    /* nothing written */
-    smp_init(req, 0x81, 0x81, 0x0011);                  /* a GetResp */
+    g_assert_cmphex(vhca_mad_method(resp), ==, 0);      /* nothing written */
+    smp_init(req, DR, VHCA_MGMT_METHOD_GET_RESP, VHCA_SMP_ATTR_NODE_INFO);
     g_assert_cmpuint(mad_ifc(v, 1, req, resp, MAD_SIZE, result), ==,
                      VHCA_CMD_OK);
     g_assert_cmpuint(result[0], ==, 0);
-    smp_init(req, 0x81, 0x01, 0x0011);
-    req[7] = 1;                                         /* hop count 1 */
+    smp_init(req, DR, GET, VHCA_SMP_ATTR_NODE_INFO);
+    req[VHCA_SMP(hop_cnt)] = 1;
     g_assert_cmpuint(mad_ifc(v, 1, req, resp, MAD_SIZE, result), ==,
                      VHCA_CMD_OK);
     g_assert_cmpuint(result[0], ==, 0);
 
-    smp_init(req, 0x04, 0x01, 0x0001);                  /* ClassPortInfo */
+    smp_init(req, VHCA_MGMT_CLASS_PERF_MGMT, GET,
+             VHCA_PMA_ATTR_CLASS_PORT_INFO);
     g_assert_cmpuint(mad_ifc(v, 1, req, resp, MAD_SIZE, result), ==,
                      VHCA_CMD_OK);
     g_assert_cmpuint(result[0], ==, 1);
-    g_assert_cmphex(resp[3], ==, 0x81);
+    g_assert_cmphex(vhca_mad_method(resp), ==, VHCA_MGMT_METHOD_GET_RESP);
 
     g_assert_cmpuint(mad_ifc(v, 3, req, resp, MAD_SIZE, result), ==,
                      VHCA_CMD_BAD_PARAM);               /* no port 3 */
