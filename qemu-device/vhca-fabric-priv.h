@@ -14,8 +14,7 @@
 #include "vhca-sm-arbiter.h"
 #include "vhca-switch-sma.h"
 #include "vhca-trap.h"
-
-#define VHCA_SM_LID             1
+#include "vhca-wire.h"            /* VHCA_WIRE_SM_LID */
 
 struct VhcaFabric {
     char *name;

@@ -177,8 +177,8 @@ static void vhca_fabric_describe_switch(VhcaFabric *f, VhcaSwitchNode *sw)
     sw->embedded_sm = true;
     sw->sm_state = f->arb.state;
     sw->sm_priority = f->arb.conf.priority;
-    sw->lid = VHCA_SM_LID;
-    sw->sm_lid = VHCA_SM_LID;
+    sw->lid = VHCA_WIRE_SM_LID;
+    sw->sm_lid = VHCA_WIRE_SM_LID;
     sw->sm_act_count = f->arb.act_count;
     vhca_switch_lft_route(sw, sw->lid, 0);
     for (n = 1; n <= VHCA_SWITCH_MAX_PORTS; n++) {
@@ -232,7 +232,7 @@ uint16_t vhca_fabric_switch_lid(VhcaPort *port)
         return 0;
     }
     return vhca_fabric_guest_managed(port->fabric) ? port->fabric->sw->lid
-                                                   : VHCA_SM_LID;
+                                                   : VHCA_WIRE_SM_LID;
 }
 
 /* The counters of the switch port port is cabled to, if any. */

@@ -254,9 +254,9 @@ static void vhca_fabric_sm_sweep(void *opaque)
         }
         lid = vhca_fabric_lid(f, port->guid);
         if (lid && rereg) {
-            vhca_port_reconfigure(port, lid, VHCA_SM_LID);
+            vhca_port_reconfigure(port, lid, VHCA_WIRE_SM_LID);
         } else if (lid) {
-            vhca_port_configure(port, lid, VHCA_SM_LID);
+            vhca_port_configure(port, lid, VHCA_WIRE_SM_LID);
         }
     }
 }

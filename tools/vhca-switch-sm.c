@@ -38,7 +38,7 @@
 #include "vhca-switch.h"
 #include "vhca-trap-mad.h"
 
-#define SW_FIRST_LID        2
+#define SW_FIRST_LID        (VHCA_WIRE_SM_LID + 1)  /* the ports' LIDs */
 #define SW_PI_TID_BASE      0x5350000000000000ull   /* "SP": PortInfo look */
 #define SW_PI_TID_MASK      0xffff000000000000ull
 #define SW_PI_CAP_MASK      20                      /* PortInfo offset */

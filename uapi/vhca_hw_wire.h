@@ -38,7 +38,7 @@
 #define VHCA_WIRE_MAX_MESSAGE   (128u << 20)    /* one message, in segments */
 #define VHCA_WIRE_MAX_FRAME     (sizeof(struct vhca_wire_hdr) + \
                                  VHCA_WIRE_MAX_PAYLOAD)
-#define VHCA_WIRE_SM_LID        1               /* the switch's SM and SA */
+#define VHCA_WIRE_SM_LID        1               /* the embedded SMs (switch, fabric) */
 #define VHCA_WIRE_GSI_QKEY      0x80010000u     /* IBA 13.5.3.4 */
 
 enum vhca_wire_kind {

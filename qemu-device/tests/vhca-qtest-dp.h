@@ -10,6 +10,7 @@
 
 #include "vhca-qtest.h"
 #include "hw/infiniband/vhca/uapi/vhca_hw_verbs.h"
+#include "hw/infiniband/vhca/uapi/vhca_hw_wire.h"
 /* The MADs' layouts and numbers, the fabric's (vhca-mad.h). */
 #include "vhca-bth.h"
 #include "vhca-pma.h"

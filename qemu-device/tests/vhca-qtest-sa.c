@@ -11,7 +11,6 @@
 
 #define SA_TID          0x0102030405060000ull
 #define SA_QP1_QKEY     0x80010000u
-#define SA_LID          1           /* the fabric's SM (vhca-fabric-priv.h) */
 
 /* GSI QPs on ports 1 and 2 of dp, and buffers. */
 void sa_start_on(SaRig *r, Dp *dp)
@@ -50,7 +49,7 @@ void sa_send(SaRig *r, int port, const uint8_t *mad, uint32_t len)
     struct vhca_cqe cqe;
 
     qtest_memwrite(dp->v->qts, r->m.a, mad, VHCA_MAD_SIZE);
-    dp_ud_send(dp, &r->gsi[port], 0x200 + r->wr_id, SA_LID,
+    dp_ud_send(dp, &r->gsi[port], 0x200 + r->wr_id, VHCA_WIRE_SM_LID,
                VHCA_SA_QPN, SA_QP1_QKEY,
                false, r->m.a, len, r->m.akey);
     dp_expect_cqe(dp, &r->cq, &cqe, VHCA_WC_SUCCESS);
@@ -81,7 +80,7 @@ void sa_answer(SaRig *r, int port, int i, uint8_t *resp)
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
     g_assert_cmphex(le32_to_cpu(cqe.qpn), ==, r->gsi[port].h);
     g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, VHCA_SA_QPN);
-    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, SA_LID);
+    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, VHCA_WIRE_SM_LID);
     g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==,
                      VHCA_GRH_SIZE + VHCA_MAD_SIZE);
     qtest_memread(dp->v->qts, r->m.b + i * SA_RECV_SLOT + VHCA_GRH_SIZE, resp,

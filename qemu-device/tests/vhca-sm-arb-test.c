@@ -25,7 +25,6 @@
 #define POLL_MS         1000
 #define POLL_RETRIES    2
 #define ARB             ",sm-poll-ms=1000,sm-poll-retries=2"
-#define SM_LID          1
 #define PORT1_GUID      (NODE_GUID + 1)
 #define SM_TID_BASE     0x534d000000000000ull
 #define ST_NOT_ACTIVE   VHCA_SM_STATE_NOT_ACTIVE
@@ -71,7 +70,7 @@ static void emb_sminfo(GuestSm *g, uint8_t *d)
     uint8_t req[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
 
     sw_req(&g->r, SMINFO, 0, NULL, 0, req);
-    g_assert_true(sw_send(&g->r, req, SM_LID, resp));
+    g_assert_true(sw_send(&g->r, req, VHCA_WIRE_SM_LID, resp));
     g_assert_cmphex(vhca_mad_status(resp), ==, 0);
     memcpy(d, resp + VHCA_SMP_DATA_OFF, VHCA_SMP_DATA_SIZE);
 }
@@ -90,7 +89,7 @@ static uint16_t emb_set(GuestSm *g, uint32_t mod, uint8_t sender_state)
     uint8_t data[VHCA_SMP_DATA_SIZE], resp[VHCA_MAD_SIZE];
 
     smi_data(data, g, sender_state);
-    return sw_set(&g->r, SMINFO, mod, NULL, 0, SM_LID, data, resp);
+    return sw_set(&g->r, SMINFO, mod, NULL, 0, VHCA_WIRE_SM_LID, data, resp);
 }
 
 static void guest_post_recv(GuestSm *g)
@@ -107,7 +106,7 @@ static void guest_expect(GuestSm *g, uint8_t method, uint32_t mod,
 
     dp_expect_cqe(g->r.dp, &g->r.cq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_RECV);
-    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, SM_LID);
+    g_assert_cmpuint(le16_to_cpu(cqe.slid), ==, VHCA_WIRE_SM_LID);
     g_assert_cmpuint(le32_to_cpu(cqe.src_qp), ==, 0);
     qtest_memread(g->r.dp->v->qts, g->r.m.b + VHCA_GRH_SIZE, req,
                   VHCA_MAD_SIZE);
@@ -140,7 +139,7 @@ static void guest_answer(GuestSm *g, const uint8_t *req, uint16_t status)
     stw_be_p(resp + VHCA_SMP(status), status);
     smi_data(resp + VHCA_SMP_DATA_OFF, g, g->state);
     qtest_memwrite(dp->v->qts, g->r.m.a, resp, VHCA_MAD_SIZE);
-    dp_ud_send(dp, &g->r.smi, 0x400, SM_LID, 0, 0, false, g->r.m.a,
+    dp_ud_send(dp, &g->r.smi, 0x400, VHCA_WIRE_SM_LID, 0, 0, false, g->r.m.a,
                VHCA_MAD_SIZE, g->r.m.akey);
     dp_expect_cqe(dp, &g->r.cq, &cqe, VHCA_WC_SUCCESS);
     g_assert_cmpuint(cqe.opcode, ==, VHCA_CQE_SEND);
@@ -206,11 +205,11 @@ static void test_sminfo_get(void)
     g_assert_cmpuint(ldl_be_p(d + VHCA_SMI(act_count)), >, 0);  /* swept */
     g_assert_cmphex(ldq_be_p(d + VHCA_SMI(sm_key)), ==, 1); /* opensm's */
     sw_req(&g.r, VHCA_SMP_ATTR_NODE_INFO, 0, NULL, 0, req); /* the switch */
-    g_assert_true(sw_send(&g.r, req, SM_LID, resp));
+    g_assert_true(sw_send(&g.r, req, VHCA_WIRE_SM_LID, resp));
     g_assert_cmphex(ldq_be_p(d + VHCA_SMI(guid)), ==,
                     ldq_be_p(sd + VHCA_NI(port_guid)));
     sw_req(&g.r, VHCA_SMP_ATTR_PORT_INFO, 0, NULL, 0, req); /* port 0 */
-    g_assert_true(sw_send(&g.r, req, SM_LID, resp));
+    g_assert_true(sw_send(&g.r, req, VHCA_WIRE_SM_LID, resp));
     g_assert_cmphex(ldl_be_p(sd + VHCA_PI(cap_mask)) & VHCA_PORT_CAP_SM, ==,
                     VHCA_PORT_CAP_SM);
     dp_stop(dp);
@@ -342,7 +341,7 @@ static void test_poll_timeout_takeover(void)
     g_assert_cmpuint(vhca_query_port(dp->v, 2, &attr), ==, VHCA_CMD_OK);
     g_assert_cmpuint(attr.state, ==, VHCA_PORT_ACTIVE);
     g_assert_cmpuint(le16_to_cpu(attr.lid), ==, dp->lid[2]);
-    g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, SM_LID);
+    g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, VHCA_WIRE_SM_LID);
     dp_stop(dp);
 }
 
@@ -443,7 +442,7 @@ static void test_handover_back(void)
     qtest_clock_step(dp->v->qts, 20 * MS);
     g_assert_cmpuint(port_events(dp, VHCA_PORT_EV_CLIENT_REREGISTER), ==, 2);
     g_assert_cmpuint(vhca_query_port(dp->v, 1, &attr), ==, VHCA_CMD_OK);
-    g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, SM_LID);
+    g_assert_cmpuint(le16_to_cpu(attr.sm_lid), ==, VHCA_WIRE_SM_LID);
     dp_stop(dp);
 }
 
@@ -473,17 +472,17 @@ static void test_trap_repressed(void)
     uint8_t req[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
     SwRig port2;
 
-    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001245ull, SM_LID, false,
+    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001245ull, VHCA_WIRE_SM_LID, false,
                           1, req, resp));
     assert_repress(req, resp, false);
-    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001245ull, SM_LID, false,
+    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001245ull, VHCA_WIRE_SM_LID, false,
                           1, req, resp));               /* its repeat */
     assert_repress(req, resp, false);
     g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001246ull, 0, true, 1,
                           req, resp));                  /* directed */
     assert_repress(req, resp, true);
     sw_start_port(&port2, dp, 2);
-    g_assert_true(sw_trap(&port2, TRAP_128, 0x5443000000000007ull, SM_LID,
+    g_assert_true(sw_trap(&port2, TRAP_128, 0x5443000000000007ull, VHCA_WIRE_SM_LID,
                           false, 2, req, resp));
     assert_repress(req, resp, false);
     g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
@@ -502,11 +501,11 @@ static void test_trap_standby_silent(void)
     uint8_t req[VHCA_MAD_SIZE], resp[VHCA_MAD_SIZE];
 
     hand_over(&g);
-    g_assert_false(sw_trap(&g.r, TRAP_144, 0x0000000100001250ull, SM_LID, false,
+    g_assert_false(sw_trap(&g.r, TRAP_144, 0x0000000100001250ull, VHCA_WIRE_SM_LID, false,
                            1, req, resp));
     g_assert_cmphex(emb_set(&g, MOD_HANDOVER, ST_MASTER), ==, 0);
     g_assert_cmpuint(emb_state(&g), ==, ST_MASTER);
-    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001251ull, SM_LID, false,
+    g_assert_true(sw_trap(&g.r, TRAP_144, 0x0000000100001251ull, VHCA_WIRE_SM_LID, false,
                           1, req, resp));
     assert_repress(req, resp, false);
     dp_stop(dp);

@@ -13,7 +13,6 @@
 
 #include "vhca-qtest-dp.h"
 
-#define SM_LID      1       /* the fabric's SM, at port 0 of its switch */
 
 static void test_switch_dr_node_info(void)
 {
@@ -65,30 +64,30 @@ static void test_switch_lid_routed(void)
     sw_start(&r);
     dp = r.dp;
     sw_req(&r, VHCA_SMP_ATTR_NODE_INFO, 0, NULL, 0, req);
-    g_assert_true(sw_send(&r, req, SM_LID, resp));
+    g_assert_true(sw_send(&r, req, VHCA_WIRE_SM_LID, resp));
     g_assert_cmphex(vhca_mad_status(resp), ==, 0);
     g_assert_cmpuint(d[VHCA_NI(node_type)], ==, VHCA_NODE_TYPE_SWITCH);
     g_assert_cmpuint(d[VHCA_NI(local_port)], ==, 0);    /* port 0 */
     sw_req(&r, VHCA_SMP_ATTR_SM_INFO, 0, NULL, 0, req);
-    g_assert_true(sw_send(&r, req, SM_LID, resp));
+    g_assert_true(sw_send(&r, req, VHCA_WIRE_SM_LID, resp));
     g_assert_cmpuint(d[VHCA_SMI(priority_state)] & 0xf, ==,
                      VHCA_SM_STATE_MASTER);
     sw_req(&r, VHCA_SMP_ATTR_SWITCH_INFO, 0, NULL, 0, req);
-    g_assert_true(sw_send(&r, req, SM_LID, resp));
+    g_assert_true(sw_send(&r, req, VHCA_WIRE_SM_LID, resp));
     g_assert_cmpuint(lduw_be_p(d + VHCA_SWI(lft_top)), ==,
                      MAX(dp->lid[1], dp->lid[2]));
     sw_req(&r, VHCA_SMP_ATTR_LFT, 0, NULL, 0, req);     /* block 0 */
-    g_assert_true(sw_send(&r, req, SM_LID, resp));
-    g_assert_cmpuint(d[SM_LID], ==, 0);                 /* the SM: port 0 */
+    g_assert_true(sw_send(&r, req, VHCA_WIRE_SM_LID, resp));
+    g_assert_cmpuint(d[VHCA_WIRE_SM_LID], ==, 0);                 /* the SM: port 0 */
     g_assert_cmpuint(d[dp->lid[1]], ==, 1);
     g_assert_cmpuint(d[dp->lid[2]], ==, 2);
     g_assert_cmpuint(d[VHCA_SMP_DATA_SIZE - 1], ==, VHCA_SWITCH_NO_ROUTE);
     sw_req(&r, VHCA_SMP_ATTR_PORT_INFO, 2, NULL, 0, req);
-    g_assert_true(sw_send(&r, req, SM_LID, resp));
+    g_assert_true(sw_send(&r, req, VHCA_WIRE_SM_LID, resp));
     g_assert_cmpuint(d[VHCA_PI(speed_supported_state)] & 0xf, ==,
                      VHCA_PORT_ACTIVE);
     sw_req(&r, VHCA_SMP_ATTR_PORT_INFO, 3, NULL, 0, req);   /* no port 3 */
-    g_assert_true(sw_send(&r, req, SM_LID, resp));
+    g_assert_true(sw_send(&r, req, VHCA_WIRE_SM_LID, resp));
     g_assert_cmphex(vhca_mad_status(resp), ==,
                     VHCA_MAD_STATUS_INVALID_ATTR_VALUE);
     dp_stop(dp);
