@@ -28,6 +28,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -63,15 +64,52 @@ KERNEL_TROUBLE = re.compile(
 BASELINE = {}
 
 
+# Backtrace samples of a hung QEMU, BT_INTERVAL seconds apart: one sample
+# cannot tell a vCPU that stays in interrupt or exception delivery (a storm,
+# a fault loop) from one caught there once while the BQL is contended.
+BT_SAMPLES = 3
+BT_INTERVAL = 5
+
+
+def thread_cpu_ticks(pid):
+    """{tid: (name, user + system clock ticks)} of every thread of pid
+    (proc(5): /proc/PID/task/TID/stat fields 14 and 15)."""
+    ticks = {}
+    task_dir = "/proc/%d/task" % pid
+    for tid in sorted(os.listdir(task_dir), key=int):
+        try:
+            with open(os.path.join(task_dir, tid, "stat")) as f:
+                stat = f.read()
+        except OSError:
+            continue  # the thread ended
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        ticks[int(tid)] = (name, int(fields[11]) + int(fields[12]))
+    return ticks
+
+
 def save_qemu_backtraces(machine, tag):
-    """Every QEMU thread's backtrace, while it still runs."""
+    """Every QEMU thread's backtrace, BT_SAMPLES times, each with the CPU
+    time every thread used since the previous sample, while QEMU runs."""
     path = os.path.join(machine.log_dir, "soak-%s-qemu-bt.txt" % tag)
     if machine.proc is None or machine.proc.poll() is not None:
         return
+    pid = machine.proc.pid
     with open(path, "w") as out:
-        subprocess.run(["gdb", "-p", str(machine.proc.pid), "-batch", "-nx",
-                        "-ex", "thread apply all bt"], stdout=out, stderr=subprocess.STDOUT,
-                       timeout=120, check=False)
+        previous = {}
+        for sample in range(1, BT_SAMPLES + 1):
+            if sample > 1:
+                time.sleep(BT_INTERVAL)
+            ticks = thread_cpu_ticks(pid)
+            out.write("==== sample %d: CPU ticks per thread since %s ====\n"
+                      % (sample, "the previous sample" if previous else "it started"))
+            for tid, (name, used) in ticks.items():
+                out.write("%d %s: %d\n" % (tid, name, used - previous.get(tid, (name, 0))[1]))
+            previous = ticks
+            out.flush()
+            subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx",
+                            "-ex", "thread apply all bt"], stdout=out, stderr=subprocess.STDOUT,
+                           timeout=120, check=False)
     log("QEMU backtraces", "written to %s" % path)
 
 
