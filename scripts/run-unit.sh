@@ -100,13 +100,15 @@ cat "$log"
 # output queues (selftests/host/switch_lone.py), fault rules
 # (selftests/host/switch_rules.py), its embedded SM in SMInfo arbitration
 # (selftests/host/switch_arb.py), topologies of many switches
-# (selftests/host/switch_topology.py).  Their cases join unit.xml.
+# (selftests/host/switch_topology.py); and the middleware soak's
+# /proc/interrupts reader (selftests/host/irq_counts.py).  Their cases
+# join unit.xml.
 host_xml=$out/host.xml
 rm -f "$host_xml"
 if scripts/build-switch.sh; then
 	(cd selftests && /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 		--junitxml="../$host_xml" host/switch_lone.py host/switch_arb.py host/switch_capture.py \
-		host/switch_rules.py host/switch_topology.py) || rc=1
+		host/switch_rules.py host/switch_topology.py host/irq_counts.py) || rc=1
 else
 	rc=1
 fi

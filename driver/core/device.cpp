@@ -207,14 +207,13 @@ void Device::HandlePageFault(const vhca_eqe& event) {
                  FromLe32(fault.len), fault.flags);
 }
 
-void Device::HandleIrq(uint32_t vector) {
-  if (vector == 0) {
-    eq0_->Poll([this](const vhca_eqe& event) { HandleEq0Event(event); });
-    return;
-  }
+uint32_t Device::HandleIrq(uint32_t vector) {
+  if (vector == 0)
+    return eq0_->Poll(
+        [this](const vhca_eqe& event) { HandleEq0Event(event); });
   const uint32_t live = LoadAcquire(&num_comp_eqs_);
-  if (vector - 1 >= live) return;
-  comp_eqs_[vector - 1]->Poll([this](const vhca_eqe& event) {
+  if (vector - 1 >= live) return 0;
+  return comp_eqs_[vector - 1]->Poll([this](const vhca_eqe& event) {
     if (event.type == VHCA_EQE_COMPLETION)
       objects_.DispatchCompletion(FromLe32(event.data.completion.cqn));
     else

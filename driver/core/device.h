@@ -39,7 +39,9 @@ class Device : public HeapObject {
   // Arms EQ 0, queries the device, creates one completion EQ per extra
   // MSI-X vector.  The shim has requested the interrupts already.
   Status Start(uint32_t num_vectors);
-  void HandleIrq(uint32_t vector);
+  // Polls the vector's EQ; returns the number of events consumed (0 for a
+  // vector without a live EQ, or an EQ that held nothing new).
+  uint32_t HandleIrq(uint32_t vector);
   // Destroys the completion EQs and resets the device: no DMA after this.
   void Stop();
 

@@ -35,8 +35,8 @@ int vhca_core_start(vhca_core_device* dev, unsigned int num_vectors) {
   return ToDevice(dev)->Start(num_vectors).error();
 }
 
-void vhca_core_irq(vhca_core_device* dev, unsigned int vector) {
-  ToDevice(dev)->HandleIrq(vector);
+unsigned int vhca_core_irq(vhca_core_device* dev, unsigned int vector) {
+  return ToDevice(dev)->HandleIrq(vector);
 }
 
 void vhca_core_stop(vhca_core_device* dev) { ToDevice(dev)->Stop(); }

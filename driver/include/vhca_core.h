@@ -41,8 +41,10 @@ unsigned int vhca_core_max_vectors(const struct vhca_core_device *dev);
 /* num_vectors: how many MSI-X vectors the shim got (>= 1); completion EQs
  * are created on vectors 1..num_vectors-1. */
 int vhca_core_start(struct vhca_core_device *dev, unsigned int num_vectors);
-/* The interrupt handler of MSI-X vector `vector`. Hard-IRQ context. */
-void vhca_core_irq(struct vhca_core_device *dev, unsigned int vector);
+/* The interrupt handler of MSI-X vector `vector`. Hard-IRQ context.
+ * Returns the number of events it consumed: 0 means the interrupt had
+ * nothing to consume (the shim answers IRQ_NONE, see driver/shim/irq.c). */
+unsigned int vhca_core_irq(struct vhca_core_device *dev, unsigned int vector);
 void vhca_core_stop(struct vhca_core_device *dev);
 void vhca_core_destroy(struct vhca_core_device *dev);
 

@@ -4,6 +4,14 @@
  * (command completions, port events); vectors 1..n-1 the completion EQs.
  * Every handler just calls into the core; vhca_kapi_synchronize_irq waits
  * for them.
+ *
+ * A handler whose EQ held no new event answers IRQ_NONE, as nvme_irq
+ * does: the device raises a vector only for an event it wrote (vhca_hw.h
+ * "Event queues"), so an interrupt with nothing to consume is spurious,
+ * and a vector that keeps firing with nothing to consume is a storm.
+ * The kernel's spurious-interrupt detection (kernel/irq/spurious.c,
+ * note_interrupt) then reports it ("irq N: nobody cared", with a stack)
+ * and disables the vector, instead of the CPU spending itself on it.
  */
 #include <linux/interrupt.h>
 #include <linux/pci.h>
@@ -14,8 +22,7 @@ static irqreturn_t vhca_irq_handler(int irq, void *data)
 {
 	struct vhca_irq *virq = data;
 
-	vhca_core_irq(virq->kdev->core, virq->vector);
-	return IRQ_HANDLED;
+	return IRQ_RETVAL(vhca_core_irq(virq->kdev->core, virq->vector));
 }
 
 int vhca_irq_setup(struct vhca_kapi_device *kdev)

@@ -115,4 +115,45 @@ TEST_F(EventQueueTest, CompletionEqInterruptIsConsumedAndRearmed) {
   EXPECT_TRUE(device_.eqs[1].armed);
 }
 
+// vhca_core_irq reports what it consumed: the shim's IRQ_NONE for an
+// interrupt with nothing new (driver/shim/irq.c).
+TEST_F(EventQueueTest, InterruptReportsTheEventsItConsumed) {
+  ASSERT_EQ(CreateAndStart(3), 0);
+  device_.Run();  // bring-up's command completions consumed
+  const uint32_t vector = device_.eqs[1].vector;
+  Post(1, 42);
+  Post(1, 43);
+  EXPECT_EQ(vhca_core_irq(core_, vector), 2u);
+  EXPECT_EQ(vhca_core_irq(core_, vector), 0u) << "nothing new: IRQ_NONE";
+  EXPECT_EQ(vhca_core_irq(core_, 0), 0u) << "EQ 0 holds nothing new";
+  device_.PostPortEvent(1, VHCA_PORT_EV_SM_CHANGE, VHCA_PORT_ACTIVE, 1);
+  EXPECT_EQ(vhca_core_irq(core_, 0), 1u);
+  // The vectors the posts raised, delivered late: nothing left for them.
+  device_.Run();
+  EXPECT_TRUE(device_.EqIdle(0));
+  EXPECT_TRUE(device_.EqIdle(1));
+}
+
+// The storm the shim's IRQ_NONE lets the kernel stop: a device whose
+// producer index runs ahead of the entries it wrote (any disagreement on
+// the ring's state) fires at every arm, and every one of those interrupts
+// consumes nothing.
+TEST_F(EventQueueTest, InterruptThatCannotConsumeReportsNothing) {
+  ASSERT_EQ(CreateAndStart(3), 0);
+  device_.Run();
+  FakeDevice::Eq& model = device_.eqs[1];
+  model.producer++;  // no entry written
+  for (int i = 0; i < 3; i++) {
+    device_.eq_doorbells.clear();
+    EXPECT_EQ(vhca_core_irq(core_, model.vector), 0u) << "interrupt " << i;
+    // Re-armed with the entry still pending: the device fired again.
+    ASSERT_EQ(device_.eq_doorbells.size(), 1u);
+    EXPECT_EQ(device_.eq_doorbells.back(), vhca_db_eq_value(1, 0, 1));
+    EXPECT_FALSE(model.armed) << "fired at once";
+  }
+  model.producer--;  // agreed again: the next interrupt re-arms for good
+  device_.Run();
+  EXPECT_TRUE(device_.EqIdle(1));
+}
+
 }  // namespace

@@ -14,7 +14,13 @@ with the guest's console at full log level, until something goes wrong:
    two ranks over pml ucx with UCX_TLS=rc_verbs,ud_verbs,self.
 
 After every round the guest's kernel log must hold no soft lockup, hung
-task, BUG, WARNING or RCU stall.  When a command does not come back, the
+task, BUG, WARNING, RCU stall or spurious interrupt ("nobody cared": a vhca
+vector firing with nothing to consume, driver/shim/irq.c); no vhca vector
+may have had more than irqcount.UNHANDLED_MAX such interrupts in a row
+(/proc/irq/N/spurious), and the round's interrupts on the vhca vectors
+(/proc/interrupts, irqcount.py) must stay within irqcount.storm_limit of
+round 1's: the same work every round, so a storm whose interrupts do carry
+events shows as a count out of proportion.  When a command does not come back, the
 test saves every QEMU thread's backtrace (gdb) and the console log before
 it stops the guest: build/vm-logs/soak-*.
 """
@@ -22,6 +28,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -29,6 +36,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
 from vmlib import log  # noqa: E402
+from irqcount import (UNHANDLED_MAX, irq_delta, parse_spurious, spurious_script,  # noqa: E402
+                      storm_limit, vhca_irq_counts, vhca_irq_numbers)
 from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, ucx_perftest  # noqa: E402
 from uverbs import run_pair, verbs_vm  # noqa: E402
 
@@ -50,18 +59,57 @@ SERIES = [
 ]
 KERNEL_TROUBLE = re.compile(
     r"soft lockup|hung_task|blocked for more than|BUG:|WARNING:|rcu_sched self-detected|"
-    r"rcu: INFO|Call Trace")
+    r"rcu: INFO|Call Trace|nobody cared|Disabling IRQ")
+# Round 1's interrupts on the vhca vectors: the measure of later rounds'.
+BASELINE = {}
+
+
+# Backtrace samples of a hung QEMU, BT_INTERVAL seconds apart: one sample
+# cannot tell a vCPU that stays in interrupt or exception delivery (a storm,
+# a fault loop) from one caught there once while the BQL is contended.
+BT_SAMPLES = 3
+BT_INTERVAL = 5
+
+
+def thread_cpu_ticks(pid):
+    """{tid: (name, user + system clock ticks)} of every thread of pid
+    (proc(5): /proc/PID/task/TID/stat fields 14 and 15)."""
+    ticks = {}
+    task_dir = "/proc/%d/task" % pid
+    for tid in sorted(os.listdir(task_dir), key=int):
+        try:
+            with open(os.path.join(task_dir, tid, "stat")) as f:
+                stat = f.read()
+        except OSError:
+            continue  # the thread ended
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        ticks[int(tid)] = (name, int(fields[11]) + int(fields[12]))
+    return ticks
 
 
 def save_qemu_backtraces(machine, tag):
-    """Every QEMU thread's backtrace, while it still runs."""
+    """Every QEMU thread's backtrace, BT_SAMPLES times, each with the CPU
+    time every thread used since the previous sample, while QEMU runs."""
     path = os.path.join(machine.log_dir, "soak-%s-qemu-bt.txt" % tag)
     if machine.proc is None or machine.proc.poll() is not None:
         return
+    pid = machine.proc.pid
     with open(path, "w") as out:
-        subprocess.run(["gdb", "-p", str(machine.proc.pid), "-batch", "-nx",
-                        "-ex", "thread apply all bt"], stdout=out, stderr=subprocess.STDOUT,
-                       timeout=120, check=False)
+        previous = {}
+        for sample in range(1, BT_SAMPLES + 1):
+            if sample > 1:
+                time.sleep(BT_INTERVAL)
+            ticks = thread_cpu_ticks(pid)
+            out.write("==== sample %d: CPU ticks per thread since %s ====\n"
+                      % (sample, "the previous sample" if previous else "it started"))
+            for tid, (name, used) in ticks.items():
+                out.write("%d %s: %d\n" % (tid, name, used - previous.get(tid, (name, 0))[1]))
+            previous = ticks
+            out.flush()
+            subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx",
+                            "-ex", "thread apply all bt"], stdout=out, stderr=subprocess.STDOUT,
+                           timeout=120, check=False)
     log("QEMU backtraces", "written to %s" % path)
 
 
@@ -82,6 +130,36 @@ def perftest(vm, tls, test, size, iters):
     return (src, crc), sout + "\n--- client ---\n" + cout
 
 
+def vhca_interrupts(vm):
+    _, text = vm.run("cat /proc/interrupts", timeout=60)
+    return text
+
+
+def check_interrupts(vm, round_no, before, after):
+    """The round's vhca interrupts, logged per vector with the kernel's
+    count of those that had nothing to consume (IRQ_NONE, irqcount.py);
+    those stay within UNHANDLED_MAX, and round 1's total is the baseline a
+    later round's may not exceed storm_limit of."""
+    delta = irq_delta(vhca_irq_counts(before), vhca_irq_counts(after))
+    total = sum(delta.values())
+    numbers = vhca_irq_numbers(after)
+    _, text = vm.run(spurious_script(numbers), timeout=60) if numbers else (0, "")
+    unhandled = parse_spurious(text, numbers)
+    log("soak %d: vhca interrupts" % round_no,
+        "total %d\n%s" % (total, "\n".join("%s: %d (unhandled now %s)"
+                                           % (name, count, unhandled.get(name))
+                                           for name, count in sorted(delta.items()))))
+    assert delta, "no vhca vector in /proc/interrupts"
+    stormy = {name: n for name, n in unhandled.items() if n > UNHANDLED_MAX}
+    assert not stormy, "vhca vectors firing with nothing to consume: %s" % stormy
+    if "total" not in BASELINE:
+        BASELINE["total"] = total
+        return
+    limit = storm_limit(BASELINE["total"])
+    assert total <= limit, ("interrupt storm? %d vhca interrupts this round, round 1 took %d "
+                            "(limit %d): %s" % (total, BASELINE["total"], limit, delta))
+
+
 def mpi_pingpong(vm):
     _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", ("vhca0:1", "vhca0:2"),
                                      MPI_CHECK + " 4194304", 600), timeout=660)
@@ -92,6 +170,7 @@ def mpi_pingpong(vm):
 def test_soak_round(vm, round_no):
     build_mpi_check()
     vm.run("dmesg -C", timeout=60)
+    before = vhca_interrupts(vm)
     try:
         for tls, test, size, iters, must_pass in SERIES:
             status, out = perftest(vm, tls, test, size, iters)
@@ -107,3 +186,4 @@ def test_soak_round(vm, round_no):
     _, kernel = vm.run("dmesg", timeout=120)
     trouble = [line for line in kernel.splitlines() if KERNEL_TROUBLE.search(line)]
     assert not trouble, kernel[-6000:]
+    check_interrupts(vm, round_no, before, vhca_interrupts(vm))
