@@ -267,7 +267,11 @@ def test_rping_verified(fabric):
             "rping -c -a %s -C 200 -V" % ADDR["b"], "rping")
 
 
-@pytest.mark.parametrize("size,iters", [(768, 200), (65536, 20)])
+RIO_CASES = [(None, None)] if rsockets.FULL else [(768, 200), (65536, 20)]
+
+
+@pytest.mark.parametrize("size,iters", RIO_CASES,
+                         ids=["all" if c[0] is None else str(c[0]) for c in RIO_CASES])
 def test_riostream_verified(fabric, size, iters):
     """riostream -T v across the switch (rsockets.py): verified round trips
     of WRITEs into the other VM's riomap()ed buffer, whose last byte its
@@ -275,7 +279,7 @@ def test_riostream_verified(fabric, size, iters):
     options = rsockets.args(size, iters)
     sout, cout = pair_ok(fabric, rsockets.server_command(ADDR["b"], options),
                          rsockets.client_command(ADDR["b"], options), "riostream",
-                         timeout=600)
+                         timeout=4 * 3600 if size is None else 600)
     rsockets.check(sout, cout, options)
 
 

@@ -75,7 +75,10 @@ def vm():
 
 
 def ucx_env(tls, device):
-    return "UCX_TLS=%s UCX_NET_DEVICES=%s UCX_WARN_UNUSED_ENV_VARS=n" % (tls, device)
+    """UCX's environment: transports tls on UCX device `device`, or on
+    every device UCX finds (None: its default, rails over all ports)."""
+    devices = "" if device is None else " UCX_NET_DEVICES=%s" % device
+    return "UCX_TLS=%s%s UCX_WARN_UNUSED_ENV_VARS=n" % (tls, devices)
 
 
 _perftest_mpi_off = None
@@ -138,16 +141,19 @@ MPI_UCX_ONLY = "--mca pml ucx --mca btl self --mca osc ^ucx"
 
 def mpirun_two_ranks(tls, devices, program, seconds):
     """The guest's command line of `program` on two ranks, rank i on UCX
-    device devices[i] (UCX_NET_DEVICES), pml ucx and btl self only, so that
-    nothing but UCX over those ports connects them; ends by printing
-    mpi-status=<mpirun's exit status>.
+    device devices[i] (UCX_NET_DEVICES; devices None: both on every port),
+    pml ucx and btl self only, so that nothing but UCX over those ports
+    connects them; ends by printing mpi-status=<mpirun's exit status>.
 
     One application context whose ranks pick their device from
     OMPI_COMM_WORLD_RANK, not two contexts joined by ':' (MPMD): prterun of
     Open MPI 5 (Debian 13) dies of SIGSEGV on any ':' command line, even
     `mpirun -np 1 true : -np 1 true`."""
-    pick = "set -- %s; shift $OMPI_COMM_WORLD_RANK; exec env %s %s" % (
-        " ".join(devices), ucx_env(tls, "$1"), program)
+    if devices is None:
+        pick = "exec env %s %s" % (ucx_env(tls, None), program)
+    else:
+        pick = "set -- %s; shift $OMPI_COMM_WORLD_RANK; exec env %s %s" % (
+            " ".join(devices), ucx_env(tls, "$1"), program)
     return ("timeout %d mpirun --allow-run-as-root --oversubscribe %s "
             "--mca oob_tcp_if_include lo "
             "--mca plm_rsh_agent false -np 2 sh -c '%s'; echo mpi-status=$?"

@@ -22,6 +22,9 @@ import re
 
 SIZES = 33
 FULL = os.environ.get("VHCA_RIOSTREAM_FULL") == "1"
+# The full run's progress, on the host while it runs (uverbs.run_pair).
+PROGRESS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "../../build/results/riostream-progress.log"))
 # (bytes, verified round trips)
 QUICK = [(64, 200), (512, 200), (768, 500), (4096, 200), (65536, 40), (1 << 20, 8)]
 # A result line: name, size, transfers, iterations, bytes, seconds.

@@ -5,7 +5,9 @@ ping-pong that followed a series of ucx_perftest runs.  This replays that
 series in one guest, round after round (VHCA_SOAK_ROUNDS, default 10),
 with the guest's console at full log level, until something goes wrong:
 
-1. ucx_perftest over rc_verbs,ud_verbs: tag_lat 8 B, tag_bw 1 MiB,
+1. ucx_perftest (server on vhca0:1, client on vhca0:2; on every port
+   with VHCA_SOAK_DEVICES=all, as the report ran it) over
+   rc_verbs,ud_verbs: tag_lat 8 B, tag_bw 1 MiB,
    ucp_put_bw 64 KiB; tag_lat 8 B over ud_verbs alone;
 2. three runs over UCX's shared-memory transports (sm);
 3. three runs over rc_verbs,self, which UCX refuses ("Destination is
@@ -42,6 +44,12 @@ from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, uc
 from uverbs import run_pair, verbs_vm  # noqa: E402
 
 ROUNDS = int(os.environ.get("VHCA_SOAK_ROUNDS", "10"))
+# VHCA_SOAK_DEVICES=all: as the report ran it, no UCX_NET_DEVICES, so UCX
+# spreads each connection over every port (vhca0:1, vhca0:2, vhca1:1: its
+# rails, each port's QPs looped back to the same port); default: the
+# server on vhca0:1, the client on vhca0:2.
+ALL_PORTS = os.environ.get("VHCA_SOAK_DEVICES") == "all"
+SERVER_PORT, CLIENT_PORT = (None, None) if ALL_PORTS else ("vhca0:1", "vhca0:2")
 UCX_PORT = 13338
 RC_UD = "rc_verbs,ud_verbs"
 # (UCX_TLS, test, size, iterations, must pass)
@@ -123,8 +131,8 @@ def vm():
 
 def perftest(vm, tls, test, size, iters):
     src, crc, sout, cout = run_pair(
-        vm, ucx_perftest(ucx_env(tls, "vhca0:1"), "-p %d" % UCX_PORT),
-        ucx_perftest(ucx_env(tls, "vhca0:2"), "localhost -p %d -t %s -s %s -n %d -w 10 -f"
+        vm, ucx_perftest(ucx_env(tls, SERVER_PORT), "-p %d" % UCX_PORT),
+        ucx_perftest(ucx_env(tls, CLIENT_PORT), "localhost -p %d -t %s -s %s -n %d -w 10 -f"
                      % (UCX_PORT, test, size, iters)),
         timeout=300, listen_port=UCX_PORT)
     return (src, crc), sout + "\n--- client ---\n" + cout
@@ -161,7 +169,8 @@ def check_interrupts(vm, round_no, before, after):
 
 
 def mpi_pingpong(vm):
-    _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", ("vhca0:1", "vhca0:2"),
+    ports = None if ALL_PORTS else (SERVER_PORT, CLIENT_PORT)
+    _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", ports,
                                      MPI_CHECK + " 4194304", 600), timeout=660)
     return out
 

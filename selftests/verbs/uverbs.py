@@ -34,6 +34,7 @@ import contextlib
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -117,26 +118,57 @@ def test_devinfo(vm):
     assert "phys_port_cnt:\t\t\t2" in out
 
 
-def run_pair(vm, server, client, timeout=150, listen_port=None):
+PAIR_OUTPUT = "cat /tmp/pp-server.log; echo @@CLIENT@@; cat /tmp/pp-client.log"
+
+
+def run_pair(vm, server, client, timeout=150, listen_port=None, progress=None):
     """Run the server command in the background and the client in the
     foreground; both bounded by `timeout` seconds.  The client starts
     once the server listens on TCP `listen_port` (up to 60 s; a loaded
-    host can take that long), or after 1.5 s.  Returns
+    host can take that long), or after 1.5 s.  With `progress` (a host
+    file), the pair runs in the guest's background and the last lines of
+    both logs are appended to that file every minute, so a long run shows
+    how far it got while it runs, and its whole output at the end.  Returns
     (server status, client status, server output, client output)."""
     ready = "sleep 1.5"
     if listen_port:
         ready = vmlib.wait_for(vmlib.tcp_listening(listen_port), 60)
-    script = (
+    pair = (
         "timeout -k 5 %(t)d %(server)s >/tmp/pp-server.log 2>&1 & pid=$!; "
         "%(ready)s; timeout -k 5 %(t)d %(client)s >/tmp/pp-client.log 2>&1; crc=$?; "
-        "wait $pid; src=$?; echo \"server=$src client=$crc\"; "
-        "cat /tmp/pp-server.log; echo @@CLIENT@@; cat /tmp/pp-client.log"
+        "wait $pid; src=$?; echo \"server=$src client=$crc\""
     ) % {"t": timeout, "server": server, "client": client, "ready": ready}
-    _, out = vm.run(script, timeout=2 * timeout + (120 if listen_port else 60))
+    if progress:
+        out = _run_pair_watched(vm, pair, timeout, progress)
+    else:
+        _, out = vm.run(pair + "; " + PAIR_OUTPUT,
+                        timeout=2 * timeout + (120 if listen_port else 60))
     m = re.search(r"server=(\d+) client=(\d+)\n", out)
     assert m, out
     server_out, _, client_out = out[m.end():].partition("@@CLIENT@@")
     return int(m.group(1)), int(m.group(2)), server_out, client_out
+
+
+def _run_pair_watched(vm, pair, timeout, progress):
+    """run_pair's background form: the pair's status line lands in
+    /tmp/pp-status; until it does, the logs' tails go to `progress`."""
+    vm.run("rm -f /tmp/pp-status; (%s) >/tmp/pp-status 2>&1 </dev/null &" % pair,
+           timeout=60, check=True)
+    deadline = time.monotonic() + 2 * timeout + 60
+    with open(progress, "a") as out:
+        while time.monotonic() < deadline:
+            time.sleep(60)
+            _, tails = vm.run("tail -n 2 /tmp/pp-server.log; echo '-- client:'; "
+                              "tail -n 2 /tmp/pp-client.log; cat /tmp/pp-status",
+                              timeout=120)
+            out.write("---- %s ----\n%s\n" % (time.strftime("%H:%M:%S"), tails.rstrip()))
+            out.flush()
+            if "server=" in tails:
+                break
+    _, text = vm.run("cat /tmp/pp-status; " + PAIR_OUTPUT, timeout=120)
+    with open(progress, "a") as out:
+        out.write("---- the whole output ----\n%s\n" % text.rstrip())
+    return text
 
 
 @pytest.mark.parametrize("pair", sorted(PAIRS))
@@ -481,7 +513,7 @@ def test_riostream_verified(vm, ipoib_vhca1, size, iters):
         vm, rsockets.server_command(CM_SERVER_IP, options),
         "ip netns exec %s %s" % (RIO_NS, rsockets.client_command(CM_SERVER_IP, options,
                                                                   RIO_CLIENT_IP)),
-        timeout=timeout)
+        timeout=timeout, progress=rsockets.PROGRESS if size is None else None)
     log("riostream " + options, sout + "\n--- client ---\n" + cout)
     assert (src, crc) == (0, 0), sout[-3000:] + cout[-3000:]
     rsockets.check(sout, cout, options)
