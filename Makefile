@@ -249,20 +249,26 @@ check-ulp-open: deps $(GUEST_PREREQS)
 check-middleware: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-middleware.sh
 
-# riostream -S all -T v (every size, riostream's own counts: 100000
-# verified round trips per size below 1 KiB, hours under TCG; not in
-# `make test`, whose uverbs and fabric tiers run a bounded riostream per
-# size): selftests/verbs/rsockets.py.
-check-riostream: deps $(GUEST_PREREQS)
+# riostream -S all -T v across two VMs through the switch (every size,
+# riostream's own counts: 100000 verified round trips per size below 1 KiB,
+# each waiting for the 2-core host's scheduler; not in `make test`, whose
+# uverbs tier runs -S all between the two devices of one guest and whose
+# fabric tier runs a bounded riostream per size across the VMs).  Progress
+# while it runs: build/results/riostream-fabric.log.  selftests/verbs/rsockets.py.
+check-riostream: deps $(GUEST_PREREQS) switch
 	VHCA_RIOSTREAM_FULL=1 PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh riostream \
-		selftests/verbs/uverbs.py -k riostream
+		selftests/fabric/twovms.py -k riostream
 
 # Issue 24's middleware soak (not in `make test`): ucx_perftest series and
 # an Open MPI 4 MiB ping-pong, VHCA_SOAK_ROUNDS rounds (default 10) in one
 # guest at full console log level, kernel log checked after each round,
-# QEMU's backtraces saved on a hang: selftests/verbs/soak_middleware.py.
+# QEMU's backtraces saved on a hang; every round's output (its interrupt
+# counts) kept in build/results/soak-middleware.xml, passed or not.
+# VHCA_SOAK_DEVICES=all: UCX on every port, as the report ran it.
+# selftests/verbs/soak_middleware.py.
 soak-middleware: deps $(GUEST_PREREQS)
-	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh soak-middleware selftests/verbs/soak_middleware.py
+	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh soak-middleware selftests/verbs/soak_middleware.py \
+		-o junit_logging=system-out
 
 # `make install` in a guest (NOT in `make test`: DKMS compiles the module
 # under TCG, about half an hour): selftests/install/install.py.

@@ -113,11 +113,43 @@ def pair(fabric, server, client, tag, timeout=150, listening=LISTENING):
     return src, crc, sout, cout
 
 
-def pair_ok(fabric, server, client, tag, timeout=150, listening=LISTENING):
-    """pair(), both ends must exit 0: their outputs."""
-    src, crc, sout, cout = pair(fabric, server, client, tag, timeout, listening)
+def pair_ok(fabric, server, client, tag, timeout=150, listening=LISTENING, progress=None):
+    """pair(), both ends must exit 0: their outputs.  progress (a host
+    file): pair_watched() instead."""
+    run = pair_watched if progress else pair
+    src, crc, sout, cout = run(fabric, server, client, tag, timeout, listening,
+                               *((progress,) if progress else ()))
     assert (src, crc) == (0, 0), sout + cout
     return sout, cout
+
+
+def pair_watched(fabric, server, client, tag, timeout, listening, progress):
+    """pair() of a long run: the client in VM a's background too, and the
+    last lines of both logs appended to the host file `progress` every
+    minute until both have ended, their whole output at the end."""
+    a, b = fabric["vms"]["a"], fabric["vms"]["b"]
+    background(b, server, tag, timeout)
+    wait_listening(b, listening=listening)
+    background(a, client, tag + "-client", timeout)
+    logs = ((b, tag, "server"), (a, tag + "-client", "client"))
+    deadline = time.monotonic() + timeout + 120
+    with open(progress, "w") as out:
+        while time.monotonic() < deadline:
+            time.sleep(60)
+            tails = [vm.run("tail -n 3 /tmp/%s.log" % name, timeout=120)[1]
+                     for vm, name, _ in logs]
+            out.write("---- %s ----\n%s\n" % (time.strftime("%H:%M:%S"), "".join(
+                "%s:\n%s\n" % (side, text.rstrip())
+                for (_, _, side), text in zip(logs, tails))))
+            out.flush()
+            if all("status=" in text for text in tails):
+                break
+    crc, cout = finish(a, tag + "-client", 120)
+    src, sout = finish(b, tag, 120)
+    with open(progress, "a") as out:
+        out.write("---- the whole output ----\nserver:\n%s\nclient:\n%s\n" % (sout, cout))
+    log(tag, "server:\n%s\nclient:\n%s" % (sout, cout))
+    return src, crc, sout, cout
 
 
 def start_switch(sockdir, log_file, embedded_sm=True, switch_args=()):

@@ -267,7 +267,8 @@ def test_rping_verified(fabric):
             "rping -c -a %s -C 200 -V" % ADDR["b"], "rping")
 
 
-RIO_CASES = [(None, None)] if rsockets.FULL else [(768, 200), (65536, 20)]
+# Bounded sizes in `make test`; -S all in `make check-riostream`.
+RIO_CASES = [(None, None)] if rsockets.FULL else rsockets.QUICK
 
 
 @pytest.mark.parametrize("size,iters", RIO_CASES,
@@ -279,7 +280,8 @@ def test_riostream_verified(fabric, size, iters):
     options = rsockets.args(size, iters)
     sout, cout = pair_ok(fabric, rsockets.server_command(ADDR["b"], options),
                          rsockets.client_command(ADDR["b"], options), "riostream",
-                         timeout=4 * 3600 if size is None else 600)
+                         timeout=rsockets.FULL_SECONDS if size is None else 600,
+                         progress=rsockets.progress_file("fabric") if size is None else None)
     rsockets.check(sout, cout, options)
 
 
