@@ -12,7 +12,8 @@ set up as for uverbs.py (vhca.ko, the provider of build/provider):
 - Open MPI over UCX (pml ucx, btl self only): programs/mpi_check.c, two
   ranks, point-to-point of 1 B to 1 MiB with every byte checked, Bcast,
   Allreduce and Alltoall checked, with the same UCX_TLS/UCX_NET_DEVICES
-  restrictions per rank.
+  restrictions per rank, and with both ranks on vhca0:1 and vhca1:1 (two
+  rails, PAIRS).
 - libfabric's verbs provider: `fi_info -p verbs` lists the vhca domains;
   fi_pingpong -c over a msg endpoint (rdma_cm over IPoIB) and over an rdm
   endpoint (ofi_rxm over verbs), libfabric.py.
@@ -37,9 +38,20 @@ PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
 MPI_CHECK = os.path.join(vmlib.BUILD, "middleware", "mpi_check")
 
 # UCX_NET_DEVICES of the server (or rank 0) and the client (rank 1).
+# rails: both ranks on a port of each device, so UCX's rendezvous spreads
+# a message over two rails (UCX_MAX_RNDV_RAILS, 2 by default).  Not both
+# ports of vhca0 in one process: UCX 1.16 and later count the ports of
+# one PCI function as one device (ucp_tl_resource_is_same_device: the same
+# sys_device) and pack one device address, the last port's LID, for both
+# ports' interfaces, so the other port's peers address a QP at the wrong
+# LID and UCX's UD wire-up times out ("ud_ep.c: unhandled timeout error";
+# UCX 1.13 packs a device address per port).  A UCX bug that hardware of
+# one port per PCI function (ConnectX-4 and later) never meets;
+# Documentation/usage.md "UCX on a device with two ports".
 PAIRS = {
     "ports": ("vhca0:1", "vhca0:2"),
     "devices": ("vhca0:1", "vhca1:1"),
+    "rails": ("vhca0:1,vhca1:1", "vhca0:1,vhca1:1"),
 }
 # UCX_TLS: "rc_v" is rc_verbs with ud_verbs only for connection
 # establishment (UCX's alias); self for a process to itself.
@@ -110,7 +122,8 @@ def test_ucx_info(vm):
 
 
 # Every test between two ports; between two devices a latency, a bandwidth
-# and an RMA test (the same code paths otherwise; keeps the tier short).
+# and an RMA test (the same code paths otherwise; keeps the tier short);
+# rails is test_mpi's alone (data checked).
 PERF_CASES = [("ports",) + t for t in PERF_TESTS] + \
     [("devices",) + t for t in PERF_TESTS if t[0] in DEVICE_PAIR_TESTS]
 

@@ -5,8 +5,8 @@ ping-pong that followed a series of ucx_perftest runs.  This replays that
 series in one guest, round after round (VHCA_SOAK_ROUNDS, default 10),
 with the guest's console at full log level, until something goes wrong:
 
-1. ucx_perftest (server on vhca0:1, client on vhca0:2; on every port
-   with VHCA_SOAK_DEVICES=all, as the report ran it) over
+1. ucx_perftest (server on vhca0:1, client on vhca0:2; VHCA_SOAK_DEVICES
+   below) over
    rc_verbs,ud_verbs: tag_lat 8 B, tag_bw 1 MiB,
    ucp_put_bw 64 KiB; tag_lat 8 B over ud_verbs alone;
 2. three runs over UCX's shared-memory transports (sm);
@@ -44,12 +44,16 @@ from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, uc
 from uverbs import run_pair, verbs_vm  # noqa: E402
 
 ROUNDS = int(os.environ.get("VHCA_SOAK_ROUNDS", "10"))
-# VHCA_SOAK_DEVICES=all: as the report ran it, no UCX_NET_DEVICES, so UCX
-# spreads each connection over every port (vhca0:1, vhca0:2, vhca1:1: its
-# rails, each port's QPs looped back to the same port); default: the
+# VHCA_SOAK_DEVICES: UCX_NET_DEVICES of both sides, "all" for none (UCX
+# on every port, as the report ran it on Debian 12's UCX 1.13; UCX 1.16
+# and later cannot use both ports of vhca0 in one process: middleware.py
+# PAIRS), e.g. "vhca0:1,vhca1:1" for two rails on Debian 13.  Unset: the
 # server on vhca0:1, the client on vhca0:2.
-ALL_PORTS = os.environ.get("VHCA_SOAK_DEVICES") == "all"
-SERVER_PORT, CLIENT_PORT = (None, None) if ALL_PORTS else ("vhca0:1", "vhca0:2")
+SOAK_DEVICES = os.environ.get("VHCA_SOAK_DEVICES")
+if SOAK_DEVICES:
+    SERVER_PORT = CLIENT_PORT = None if SOAK_DEVICES == "all" else SOAK_DEVICES
+else:
+    SERVER_PORT, CLIENT_PORT = "vhca0:1", "vhca0:2"
 UCX_PORT = 13338
 RC_UD = "rc_verbs,ud_verbs"
 # (UCX_TLS, test, size, iterations, must pass)
@@ -169,7 +173,7 @@ def check_interrupts(vm, round_no, before, after):
 
 
 def mpi_pingpong(vm):
-    ports = None if ALL_PORTS else (SERVER_PORT, CLIENT_PORT)
+    ports = None if SOAK_DEVICES == "all" else (SERVER_PORT, CLIENT_PORT)
     _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", ports,
                                      MPI_CHECK + " 4194304", 600), timeout=660)
     return out
