@@ -40,7 +40,7 @@ MPI_CHECK = os.path.join(vmlib.BUILD, "middleware", "mpi_check")
 # UCX_NET_DEVICES of the server (or rank 0) and the client (rank 1).
 # rails: both ranks on a port of each device, so UCX's rendezvous spreads
 # a message over two rails (UCX_MAX_RNDV_RAILS, 2 by default).  Not both
-# ports of vhca0 in one process: UCX 1.16 and later count the ports of
+# ports of vhca0 in one process: UCX 1.18 (Debian 13) counts the ports of
 # one PCI function as one device (ucp_tl_resource_is_same_device: the same
 # sys_device) and pack one device address, the last port's LID, for both
 # ports' interfaces, so the other port's peers address a QP at the wrong

@@ -45,8 +45,8 @@ from uverbs import run_pair, verbs_vm  # noqa: E402
 
 ROUNDS = int(os.environ.get("VHCA_SOAK_ROUNDS", "10"))
 # VHCA_SOAK_DEVICES: UCX_NET_DEVICES of both sides, "all" for none (UCX
-# on every port, as the report ran it on Debian 12's UCX 1.13; UCX 1.16
-# and later cannot use both ports of vhca0 in one process: middleware.py
+# on every port, as the report ran it on Debian 12's UCX 1.13; UCX 1.18
+# cannot use both ports of vhca0 in one process: middleware.py
 # PAIRS), e.g. "vhca0:1,vhca1:1" for two rails on Debian 13.  Unset: the
 # server on vhca0:1, the client on vhca0:2.
 SOAK_DEVICES = os.environ.get("VHCA_SOAK_DEVICES")
