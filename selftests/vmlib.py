@@ -238,9 +238,36 @@ def guest_int(out):
     return int(lines[-1].strip())
 
 
+def titled(title, text):
+    """A titled block of guest output (log, watch_progress)."""
+    return "---- %s ----\n%s\n" % (title, text.rstrip())
+
+
 def log(title, text):
     """A titled block of guest output in the test's captured stdout."""
-    sys.stdout.write("---- %s ----\n%s\n" % (title, text.rstrip()))
+    sys.stdout.write(titled(title, text))
+
+
+def watch_progress(path, poll, interval, seconds):
+    """A long guest run's progress, on the host while it runs: every
+    `interval` seconds, for at most `seconds`, poll() returns (text, done)
+    and the text goes to the file `path` under the time, until done.
+    Returns poll()'s last done."""
+    deadline = time.monotonic() + seconds
+    done = False
+    with open(path, "w") as out:
+        while not done and time.monotonic() < deadline:
+            time.sleep(interval)
+            text, done = poll()
+            out.write(titled(time.strftime("%H:%M:%S"), text))
+            out.flush()
+    return done
+
+
+def append_progress(path, text):
+    """The run's whole output after watch_progress's tails."""
+    with open(path, "a") as out:
+        out.write(titled("the whole output", text))
 
 
 def _die_with_parent():

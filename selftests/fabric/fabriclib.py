@@ -116,38 +116,35 @@ def pair(fabric, server, client, tag, timeout=150, listening=LISTENING):
 def pair_ok(fabric, server, client, tag, timeout=150, listening=LISTENING, progress=None):
     """pair(), both ends must exit 0: their outputs.  progress (a host
     file): pair_watched() instead."""
-    run = pair_watched if progress else pair
-    src, crc, sout, cout = run(fabric, server, client, tag, timeout, listening,
-                               *((progress,) if progress else ()))
+    if progress:
+        src, crc, sout, cout = pair_watched(fabric, server, client, tag, timeout,
+                                            listening, progress)
+    else:
+        src, crc, sout, cout = pair(fabric, server, client, tag, timeout, listening)
     assert (src, crc) == (0, 0), sout + cout
     return sout, cout
 
 
 def pair_watched(fabric, server, client, tag, timeout, listening, progress):
     """pair() of a long run: the client in VM a's background too, and the
-    last lines of both logs appended to the host file `progress` every
-    minute until both have ended, their whole output at the end."""
+    last lines of both logs written to the host file `progress` every
+    minute until both have ended (vmlib.watch_progress), their whole
+    output at the end."""
     a, b = fabric["vms"]["a"], fabric["vms"]["b"]
     background(b, server, tag, timeout)
     wait_listening(b, listening=listening)
     background(a, client, tag + "-client", timeout)
-    logs = ((b, tag, "server"), (a, tag + "-client", "client"))
-    deadline = time.monotonic() + timeout + 120
-    with open(progress, "w") as out:
-        while time.monotonic() < deadline:
-            time.sleep(60)
-            tails = [vm.run("tail -n 3 /tmp/%s.log" % name, timeout=120)[1]
-                     for vm, name, _ in logs]
-            out.write("---- %s ----\n%s\n" % (time.strftime("%H:%M:%S"), "".join(
-                "%s:\n%s\n" % (side, text.rstrip())
-                for (_, _, side), text in zip(logs, tails))))
-            out.flush()
-            if all("status=" in text for text in tails):
-                break
+
+    def tails():
+        server_tail = b.run("tail -n 3 /tmp/%s.log" % tag, timeout=120)[1]
+        client_tail = a.run("tail -n 3 /tmp/%s-client.log" % tag, timeout=120)[1]
+        text = "server:\n%s\nclient:\n%s" % (server_tail.rstrip(), client_tail.rstrip())
+        return text, "status=" in server_tail and "status=" in client_tail
+
+    vmlib.watch_progress(progress, tails, 60, timeout + 120)
     crc, cout = finish(a, tag + "-client", 120)
     src, sout = finish(b, tag, 120)
-    with open(progress, "a") as out:
-        out.write("---- the whole output ----\nserver:\n%s\nclient:\n%s\n" % (sout, cout))
+    vmlib.append_progress(progress, "server:\n%s\nclient:\n%s" % (sout, cout))
     log(tag, "server:\n%s\nclient:\n%s" % (sout, cout))
     return src, crc, sout, cout
 

@@ -42,7 +42,7 @@ MPI_CHECK = os.path.join(vmlib.BUILD, "middleware", "mpi_check")
 # a message over two rails (UCX_MAX_RNDV_RAILS, 2 by default).  Not both
 # ports of vhca0 in one process: UCX 1.18 (Debian 13) counts the ports of
 # one PCI function as one device (ucp_tl_resource_is_same_device: the same
-# sys_device) and pack one device address, the last port's LID, for both
+# sys_device) and packs one device address, the last port's LID, for both
 # ports' interfaces, so the other port's peers address a QP at the wrong
 # LID and UCX's UD wire-up times out ("ud_ep.c: unhandled timeout error";
 # UCX 1.13 packs a device address per port).  A UCX bug that hardware of

@@ -25,20 +25,20 @@ from rsockets' send ring, whose position moves) up to 1 MiB.
 import os
 import re
 
+import vmlib  # selftests/ is on its callers' sys.path
+
 SIZES = 33
 FULL = os.environ.get("VHCA_RIOSTREAM_FULL") == "1"
 # A -S all run's bounds: in one guest (under 3 minutes on a quiet host),
 # and across two VMs.
 ONE_GUEST_SECONDS = 1800
 FULL_SECONDS = 4 * 3600
-RESULTS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                        "../../build/results"))
 
 
 def progress_file(tier):
     """Where a -S all run of `tier` writes its progress while it runs
     (uverbs.run_pair, fabriclib.pair_watched)."""
-    return os.path.join(RESULTS, "riostream-%s.log" % tier)
+    return os.path.join(vmlib.BUILD, "results", "riostream-%s.log" % tier)
 
 
 # (bytes, verified round trips)

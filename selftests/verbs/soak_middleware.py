@@ -6,9 +6,8 @@ series in one guest, round after round (VHCA_SOAK_ROUNDS, default 10),
 with the guest's console at full log level, until something goes wrong:
 
 1. ucx_perftest (server on vhca0:1, client on vhca0:2; VHCA_SOAK_DEVICES
-   below) over
-   rc_verbs,ud_verbs: tag_lat 8 B, tag_bw 1 MiB,
-   ucp_put_bw 64 KiB; tag_lat 8 B over ud_verbs alone;
+   below) over rc_verbs,ud_verbs: tag_lat 8 B, tag_bw 1 MiB, ucp_put_bw
+   64 KiB; tag_lat 8 B over ud_verbs alone;
 2. three runs over UCX's shared-memory transports (sm);
 3. three runs over rc_verbs,self, which UCX refuses ("Destination is
    unreachable": rc_verbs alone has no wire-up transport);
@@ -173,7 +172,7 @@ def check_interrupts(vm, round_no, before, after):
 
 
 def mpi_pingpong(vm):
-    ports = None if SOAK_DEVICES == "all" else (SERVER_PORT, CLIENT_PORT)
+    ports = None if SERVER_PORT is None else (SERVER_PORT, CLIENT_PORT)
     _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", ports,
                                      MPI_CHECK + " 4194304", 600), timeout=660)
     return out

@@ -34,7 +34,6 @@ import contextlib
 import os
 import re
 import sys
-import time
 
 import pytest
 
@@ -154,20 +153,15 @@ def _run_pair_watched(vm, pair, timeout, progress):
     /tmp/pp-status; until it does, the logs' tails go to `progress`."""
     vm.run("rm -f /tmp/pp-status; (%s) >/tmp/pp-status 2>&1 </dev/null &" % pair,
            timeout=60, check=True)
-    deadline = time.monotonic() + 2 * timeout + 60
-    with open(progress, "w") as out:
-        while time.monotonic() < deadline:
-            time.sleep(15)
-            _, tails = vm.run("tail -n 2 /tmp/pp-server.log; echo '-- client:'; "
-                              "tail -n 2 /tmp/pp-client.log; cat /tmp/pp-status",
-                              timeout=120)
-            out.write("---- %s ----\n%s\n" % (time.strftime("%H:%M:%S"), tails.rstrip()))
-            out.flush()
-            if "server=" in tails:
-                break
+
+    def tails():
+        _, text = vm.run("tail -n 2 /tmp/pp-server.log; echo '-- client:'; "
+                         "tail -n 2 /tmp/pp-client.log; cat /tmp/pp-status", timeout=120)
+        return text, "server=" in text
+
+    vmlib.watch_progress(progress, tails, 15, 2 * timeout + 60)
     _, text = vm.run("cat /tmp/pp-status; " + PAIR_OUTPUT, timeout=120)
-    with open(progress, "a") as out:
-        out.write("---- the whole output ----\n%s\n" % text.rstrip())
+    vmlib.append_progress(progress, text)
     return text
 
 
