@@ -25,11 +25,22 @@
  * order.  The runs of one message are placed in ascending order too
  * (vhca-sgl.c), each behind the same barrier.
  *
+ * And each tail byte is stored exactly once (vhca_place_word), never with
+ * memcpy: glibc copies 8..15 bytes as two overlapping words, so an 8-byte
+ * memcpy stores the same word twice.  A poller that saw its flag after
+ * the first store may already have written its next message into the
+ * buffer (riostream sets its own flag and formats the buffer) when the
+ * second store puts the old word back: riostream stalled with both sides
+ * waiting, their last 8 bytes one message old, about once in a million
+ * round trips, when the host preempted QEMU between the two stores
+ * (issue 24).
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
+#include "qemu/bswap.h"
 #include "vhca-place.h"
 
 void vhca_place_in_order(uint64_t n, VhcaPlaceStore *store, void *opaque)
@@ -80,6 +91,19 @@ typedef struct VhcaPlaceHost {
     uint8_t tail[VHCA_PLACE_TAIL];  /* the source's tail, read first */
 } VhcaPlaceHost;
 
+void vhca_place_word(uint8_t *dst, const uint8_t *src, uint64_t len)
+{
+    uint64_t i;
+
+    if (len == VHCA_PLACE_WORD) {
+        stq_he_p(dst, ldq_he_p(src));   /* one 8-byte store */
+        return;
+    }
+    for (i = 0; i < len; i++) {
+        qatomic_set(&dst[i], src[i]);   /* not merged into a memcpy */
+    }
+}
+
 static void vhca_place_host_store(void *opaque, uint64_t off, uint64_t len)
 {
     VhcaPlaceHost *p = opaque;
@@ -87,7 +111,7 @@ static void vhca_place_host_store(void *opaque, uint64_t off, uint64_t len)
     if (off < p->body) {
         vhca_copy_body(p->dst + off, p->src + off, len);
     } else {
-        memcpy(p->dst + off, p->tail + (off - p->body), len);
+        vhca_place_word(p->dst + off, p->tail + (off - p->body), len);
     }
 }
 

@@ -164,10 +164,17 @@ typedef struct VhcaPlaceBounce {
     MemTxResult res;
 } VhcaPlaceBounce;
 
+/*
+ * A tail store (len <= VHCA_PLACE_WORD) stores each byte once: one
+ * vhca_place_word into device memory, one byte per DMA write elsewhere
+ * (a DMA write of 8 bytes is a memmove, which stores them twice:
+ * vhca-place.c).
+ */
 static void vhca_place_bounce_store(void *opaque, uint64_t off, uint64_t len)
 {
     VhcaPlaceBounce *b = opaque;
     VhcaDmaPiece at = *b->dp;
+    uint64_t i;
 
     if (b->res != MEMTX_OK) {
         return;
@@ -176,7 +183,15 @@ static void vhca_place_bounce_store(void *opaque, uint64_t off, uint64_t len)
     if (at.host) {
         at.host += off;
     }
-    b->res = vhca_piece_write(b->ds, &at, b->bytes + off, len);
+    if (len > VHCA_PLACE_WORD) {
+        b->res = vhca_piece_write(b->ds, &at, b->bytes + off, len);
+    } else if (at.host) {
+        vhca_place_word(at.host, b->bytes + off, len);
+    } else {
+        for (i = 0; i < len && b->res == MEMTX_OK; i++, at.addr++) {
+            b->res = vhca_piece_write(b->ds, &at, b->bytes + off + i, 1);
+        }
+    }
 }
 
 /* Copy n (<= VHCA_COPY_CHUNK) bytes through a bounce buffer: every access

@@ -12,5 +12,7 @@
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+/* QEMU's relaxed store: one store of the object's size, never merged */
+#define qatomic_set(ptr, i) __atomic_store_n(ptr, i, __ATOMIC_RELAXED)
 
 #endif /* VHCA_FUZZ_SHIM_ATOMIC_H */

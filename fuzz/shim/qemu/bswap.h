@@ -1,7 +1,7 @@
 /*
  * Host fuzzing shim for QEMU's "qemu/bswap.h": the little-endian
  * conversions and loads of the device's pure files that the host builds
- * (vhca-cmd-check.c, vhca-wqe.c; see osdep.h in this directory).  The
+ * (vhca-cmd-check.c, vhca-wqe.c, vhca-place.c; see osdep.h in this directory).  The
  * fabric library (fabric/) needs none of this: it has its own
  * fabric/vhca-bytes.h.
  *
@@ -50,6 +50,20 @@ static inline uint64_t ldq_le_p(const void *p)
 
     __builtin_memcpy(&v, p, sizeof(v));
     return le64_to_cpu(v);
+}
+
+static inline uint64_t ldq_he_p(const void *p)
+{
+    uint64_t v;
+
+    __builtin_memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+/* An unaligned store in one go (vhca-place.c's tail words). */
+static inline void stq_he_p(void *p, uint64_t v)
+{
+    __builtin_memcpy(p, &v, sizeof(v));
 }
 
 #endif /* VHCA_FUZZ_SHIM_BSWAP_H */
