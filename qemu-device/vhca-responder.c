@@ -361,8 +361,7 @@ static VhcaAck vhca_respond_atomic(VhcaState *s, VhcaQp *qp, VhcaPacket *pkt)
     } else {
         next = orig + wqe->compare_add;
     }
-    next = cpu_to_le64(next);
-    if (vhca_piece_write(s, &piece, &next, 8) != MEMTX_OK) {
+    if (vhca_piece_write_u64(s, &piece, cpu_to_le64(next)) != MEMTX_OK) {
         return vhca_responder_fail(s, qp, VHCA_NAK_REM_OP, VHCA_QP_EV_FATAL);
     }
     pkt->atomic_orig = orig;
@@ -402,7 +401,7 @@ static VhcaAck vhca_respond_atomic_write(VhcaState *s, VhcaQp *qp,
         return VHCA_NAK_REM_OP;
     }
     vhca_mr_piece(remote.seg[0].mr, wqe->remote_addr, sizeof(value), &piece);
-    if (vhca_piece_write(s, &piece, &value, sizeof(value)) != MEMTX_OK) {
+    if (vhca_piece_write_u64(s, &piece, value) != MEMTX_OK) {
         return vhca_responder_fail(s, qp, VHCA_NAK_REM_OP, VHCA_QP_EV_FATAL);
     }
     return VHCA_ACK;

@@ -350,6 +350,9 @@ MemTxResult vhca_piece_read(VhcaState *s, const VhcaDmaPiece *piece,
                             void *buf, uint64_t len);
 MemTxResult vhca_piece_write(VhcaState *s, const VhcaDmaPiece *piece,
                              const void *buf, uint64_t len);
+/* 8 bytes (little-endian value) in one store: an atomic's target. */
+MemTxResult vhca_piece_write_u64(VhcaState *s, const VhcaDmaPiece *piece,
+                                 uint64_t value);
 
 /* vhca-odp.c */
 uint64_t vhca_odp_page(const VhcaMr *mr, uint64_t index);
