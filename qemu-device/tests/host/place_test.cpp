@@ -38,6 +38,16 @@ struct Watch {
 Watch watch;
 long page_size;
 
+// Where the last tail word of an n-byte placement starts: the tail's
+// words start at the body's end, so the last one holds the last 8 bytes,
+// or fewer in a message shorter than the tail.
+size_t LastWordStart(size_t n)
+{
+	size_t body = vhca_place_body_len(n);
+
+	return body + (n - body - 1) / VHCA_PLACE_WORD * VHCA_PLACE_WORD;
+}
+
 // A poller of the last byte (riostream's recv_xfer): the moment the
 // store holding it has run, it writes its next message there.  The first
 // store into the watched page faults; the handler lets it run once with
@@ -68,7 +78,6 @@ void on_segv(int, siginfo_t *info, void *ctx)
 		static_cast<ucontext_t *>(ctx)->uc_mcontext.gregs[REG_EFL] |= kTrapFlag;
 #endif
 }
-
 
 void on_trap(int, siginfo_t *, void *ctx)
 {
@@ -132,9 +141,7 @@ protected:
 		memcpy(want, src, n);
 		// The store that faults holds the whole last word: the bytes
 		// before that word are placed already.
-		size_t body = vhca_place_body_len(n);
-		size_t last_word = body + (n - body - 1) / VHCA_PLACE_WORD * VHCA_PLACE_WORD;
-		watch = Watch{page, dst, want, poll ? last_word : n - tail, 0, false};
+		watch = Watch{page, dst, want, poll ? LastWordStart(n) : n - tail, 0, false};
 		poller = Poller{poll, dst + n - 1};
 		if (poll)
 			want[n - 1] = kPollerByte;
@@ -163,16 +170,11 @@ const size_t kSizes[] = {8, 16, 24, 40, 63, 64, 65, 72, 100, 127, 128, 129, 200,
 			 3000, 4096, 4097, 8192, 65536, 3 * 65536};
 
 // The last word alone on the page: a poller of the last byte or word.
-// The tail's words start at the body's end, so the last one holds the
-// last 8 bytes, or fewer in a message shorter than the tail.
 TEST_F(PlaceOrder, LastWordIsStoredLast)
 {
 	for (size_t n : kSizes) {
-		size_t body = vhca_place_body_len(n);
-		size_t last = body + (n - body - 1) / VHCA_PLACE_WORD * VHCA_PLACE_WORD;
-
 		SCOPED_TRACE(n);
-		Place(n, n - last, 0);
+		Place(n, n - LastWordStart(n), 0);
 	}
 }
 
