@@ -264,7 +264,8 @@ check-riostream: deps $(GUEST_PREREQS) switch
 # guest at full console log level, kernel log checked after each round,
 # QEMU's backtraces saved on a hang; every round's output (its interrupt
 # counts) kept in build/results/soak-middleware.xml, passed or not.
-# VHCA_SOAK_DEVICES=all: UCX on every port, as the report ran it.
+# VHCA_SOAK_DEVICES=all: UCX on every port, as the report ran it;
+# VHCA_SOAK_KILLS: riostreams killed mid-run before round 1 (default 2).
 # selftests/verbs/soak_middleware.py.
 soak-middleware: deps $(GUEST_PREREQS)
 	PYTHON=$(PYTHON) scripts/run-verbs-pytest.sh soak-middleware selftests/verbs/soak_middleware.py \

@@ -3,7 +3,10 @@
 Issue 24, finding 3: a guest soft-locked both vCPUs during an Open MPI
 ping-pong that followed a series of ucx_perftest runs.  This replays that
 series in one guest, round after round (VHCA_SOAK_ROUNDS, default 10),
-with the guest's console at full log level, until something goes wrong:
+with the guest's console at full log level, until something goes wrong.
+First, as the report's guest had been through it, riostream's verified run
+between the devices is killed mid-run VHCA_SOAK_KILLS times (default 2).
+Then each round:
 
 1. ucx_perftest (server on vhca0:1, client on vhca0:2; VHCA_SOAK_DEVICES
    below) over rc_verbs,ud_verbs: tag_lat 8 B, tag_bw 1 MiB, ucp_put_bw
@@ -21,11 +24,15 @@ may have had more than irqcount.UNHANDLED_MAX such interrupts in a row
 (/proc/irq/N/spurious), and the round's interrupts on the vhca vectors
 (/proc/interrupts, irqcount.py) must stay within irqcount.storm_limit of
 round 1's: the same work every round, so a storm whose interrupts do carry
-events shows as a count out of proportion.  When a command does not come back, the
-test saves every QEMU thread's backtrace (gdb) and the console log before
+events shows as a count out of proportion.  Nor may a round leave anything
+behind once its processes have exited (footprint.py): an RDMA object
+beyond those before round 1, a page still pinned, or MemAvailable more
+than footprint.MEM_DROP_MAX below round 1's.  When a command does not come
+back, the test saves every QEMU thread's backtrace (gdb) and the console log before
 it stops the guest: build/vm-logs/soak-*.
 """
 import os
+import random
 import re
 import subprocess
 import sys
@@ -39,8 +46,10 @@ import vmlib  # noqa: E402
 from vmlib import log  # noqa: E402
 from irqcount import (UNHANDLED_MAX, irq_delta, parse_spurious, spurious_script,  # noqa: E402
                       storm_limit, vhca_irq_counts, vhca_irq_numbers)
+from footprint import FOOTPRINT_SCRIPT, MEM_DROP_MAX, leaks, parse_footprint  # noqa: E402
 from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, ucx_perftest  # noqa: E402
 from uverbs import run_pair, verbs_vm  # noqa: E402
+import rsockets  # noqa: E402
 
 ROUNDS = int(os.environ.get("VHCA_SOAK_ROUNDS", "10"))
 # VHCA_SOAK_DEVICES: UCX_NET_DEVICES of both sides, "all" for none (UCX
@@ -53,6 +62,17 @@ if SOAK_DEVICES:
     SERVER_PORT = CLIENT_PORT = None if SOAK_DEVICES == "all" else SOAK_DEVICES
 else:
     SERVER_PORT, CLIENT_PORT = "vhca0:1", "vhca0:2"
+# VHCA_SOAK_KILLS (default 2): before round 1, this many times, riostream
+# -S all -T v from vhca1:1 to vhca0:1 (IPoIB and policy routes:
+# scripts/guest/ulp/fabric.sh) killed with SIGKILL after KILL_AFTER
+# seconds (random, the seed logged), as the report killed its hung
+# riostreams before the middleware series; each kill must leave nothing
+# behind (footprint.py).
+KILLS = int(os.environ.get("VHCA_SOAK_KILLS", "2"))
+KILL_AFTER = (5, 60)
+FABRIC_SCRIPT = os.path.join(vmlib.REPO, "scripts", "guest", "ulp", "fabric.sh")
+SETTLE_TRIES, SETTLE_SECONDS = 5, 2
+FABRIC_TARGET_IP, FABRIC_HOST_IP = "10.78.0.1", "10.78.0.2"  # fabric.sh's
 UCX_PORT = 13338
 RC_UD = "rc_verbs,ud_verbs"
 # (UCX_TLS, test, size, iterations, must pass)
@@ -71,7 +91,9 @@ SERIES = [
 KERNEL_TROUBLE = re.compile(
     r"soft lockup|hung_task|blocked for more than|BUG:|WARNING:|rcu_sched self-detected|"
     r"rcu: INFO|Call Trace|nobody cared|Disabling IRQ")
-# Round 1's interrupts on the vhca vectors: the measure of later rounds'.
+# Round 1's interrupts on the vhca vectors ("total") and MemAvailable
+# ("mem"), the measures of later rounds'; "footprint": what the guest held
+# before the first round (footprint.py).
 BASELINE = {}
 
 
@@ -129,7 +151,32 @@ def vm():
     with verbs_vm("soak") as machine:
         machine.run("dmesg -n 8; echo 1 > /proc/sys/kernel/softlockup_all_cpu_backtrace",
                     timeout=60)
+        if KILLS:
+            machine.run("sh %s vhca vhca0 vhca1" % FABRIC_SCRIPT, timeout=180, check=True)
+        BASELINE["footprint"] = footprint(machine)
+        kill_riostreams(machine, KILLS)
         yield machine
+
+
+def kill_riostreams(vm, kills):
+    """riostream's verified run between the devices (IPoIB addresses of
+    fabric.sh), killed mid-run `kills` times; nothing may be left."""
+    seed = random.randrange(1 << 32)
+    pick = random.Random(seed)
+    log("soak: riostream kills", "%d, seed %d" % (kills, seed))
+    for kill in range(1, kills + 1):
+        server = rsockets.server_command(FABRIC_TARGET_IP, "-S all -T v")
+        client = rsockets.client_command(FABRIC_TARGET_IP, "-S all -T v", FABRIC_HOST_IP)
+        vm.run("(%s > /tmp/soak-rio-server.log 2>&1 &); sleep 3; "
+               "(%s > /tmp/soak-rio-client.log 2>&1 &)" % (server, client), timeout=60)
+        seconds = pick.randint(*KILL_AFTER)
+        time.sleep(seconds)
+        _, out = vm.run("tail -n 3 /tmp/soak-rio-server.log /tmp/soak-rio-client.log; "
+                        "pkill -9 -x riostream; sleep 2; ! pgrep -x riostream", timeout=60)
+        log("soak: riostream killed after %d s (%d of %d)" % (seconds, kill, kills), out)
+        now = settled_footprint(vm)
+        left = leaks(BASELINE["footprint"], now)
+        assert not left, "left behind by a killed riostream: %s" % "; ".join(left)
 
 
 def perftest(vm, tls, test, size, iters):
@@ -171,10 +218,46 @@ def check_interrupts(vm, round_no, before, after):
                             "(limit %d): %s" % (total, BASELINE["total"], limit, delta))
 
 
+def footprint(vm):
+    _, text = vm.run(FOOTPRINT_SCRIPT, timeout=60)
+    return parse_footprint(text)
+
+
+def settled_footprint(vm):
+    """footprint() once it holds nothing beyond the baseline, or after
+    SETTLE_TRIES reads SETTLE_SECONDS apart: FOLL_PIN also counts other
+    pins than ib_umem's, I/O in flight among them (on Linux 7.3, 8 or 12
+    pages right after a round, none by the next), and a process's RDMA
+    objects go when its last file reference does.  A leak stays."""
+    for _ in range(SETTLE_TRIES - 1):
+        now = footprint(vm)
+        if not leaks(BASELINE["footprint"], now):
+            return now
+        time.sleep(SETTLE_SECONDS)
+    return footprint(vm)
+
+
+def check_footprint(vm, round_no):
+    """Every process of the round has exited: no RDMA object and no pinned
+    page may be left beyond what the guest held before round 1, and
+    MemAvailable stays within MEM_DROP_MAX of round 1's."""
+    now = settled_footprint(vm)
+    log("soak %d: footprint" % round_no, "pinned pages %d, MemAvailable %s KiB, "
+        "SUnreclaim %s KiB\n%s" % (now["pinned"], now["mem"].get("MemAvailable"),
+                                   now["mem"].get("SUnreclaim"), now["res"]))
+    left = leaks(BASELINE["footprint"], now)
+    assert not left, "left behind after round %d: %s" % (round_no, "; ".join(left))
+    available = now["mem"].get("MemAvailable", 0)
+    BASELINE.setdefault("mem", available)
+    assert available >= BASELINE["mem"] - MEM_DROP_MAX, (
+        "MemAvailable %d KiB after round %d, %d KiB after round 1" % (
+            available, round_no, BASELINE["mem"]))
+
+
 def mpi_pingpong(vm):
     ports = None if SERVER_PORT is None else (SERVER_PORT, CLIENT_PORT)
-    _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", ports,
-                                     MPI_CHECK + " 4194304", 600), timeout=660)
+    _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", ports, MPI_CHECK + " 4194304", 600,
+                                     oob_on_lo=not KILLS), timeout=660)
     return out
 
 
@@ -199,3 +282,4 @@ def test_soak_round(vm, round_no):
     trouble = [line for line in kernel.splitlines() if KERNEL_TROUBLE.search(line)]
     assert not trouble, kernel[-6000:]
     check_interrupts(vm, round_no, before, vhca_interrupts(vm))
+    check_footprint(vm, round_no)
