@@ -102,6 +102,8 @@ BASELINE = {}
 # a fault loop) from one caught there once while the BQL is contended.
 BT_SAMPLES = 3
 BT_INTERVAL = 5
+# Each vCPU's guest RIP, CR2 and exception with every sample.
+GDB_VCPU_STATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gdb_vcpu_state.py")
 
 
 def thread_cpu_ticks(pid):
@@ -141,8 +143,8 @@ def save_qemu_backtraces(machine, tag):
             previous = ticks
             out.flush()
             subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx",
-                            "-ex", "thread apply all bt"], stdout=out, stderr=subprocess.STDOUT,
-                           timeout=120, check=False)
+                            "-ex", "thread apply all bt", "-x", GDB_VCPU_STATE],
+                           stdout=out, stderr=subprocess.STDOUT, timeout=120, check=False)
     log("QEMU backtraces", "written to %s" % path)
 
 
