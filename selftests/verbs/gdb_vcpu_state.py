@@ -10,21 +10,33 @@ block boundary, which is where an exception leaves it."""
 import gdb  # noqa: F401 (provided by gdb)
 
 
-def frame_named(thread, name):
+# The frames that hold the vCPU's CPUState: cpu_exec() while it runs guest
+# code or delivers an exception, the TCG vCPU thread's function (its
+# argument) while it waits, halted or for the BQL.
+CPU_FRAMES = (("cpu_exec", "cpu"), ("mttcg_cpu_thread_fn", "arg"),
+              ("rr_cpu_thread_fn", "arg"))
+
+
+def vcpu_frame(thread):
+    """(frame, expression of its CPUState pointer) of a vCPU thread, or
+    None for another thread."""
     thread.switch()
     frame = gdb.newest_frame()
-    while frame is not None and frame.name() != name:
+    while frame is not None:
+        for name, variable in CPU_FRAMES:
+            if frame.name() == name:
+                return frame, variable
         frame = frame.older()
-    return frame
+    return None
 
 
 for thread in gdb.selected_inferior().threads():
-    frame = frame_named(thread, "cpu_exec")
-    if frame is None:
+    found = vcpu_frame(thread)
+    if found is None:
         continue
-    frame.select()
+    found[0].select()
     try:
-        cpu = gdb.parse_and_eval("(X86CPU *)cpu")
+        cpu = gdb.parse_and_eval("(X86CPU *)" + found[1])
         env, state = cpu["env"], cpu["parent_obj"]
         print("LWP %d vCPU %d: guest rip 0x%x cpl %d cr2 0x%x exception_index %d "
               "interrupt_request 0x%x halted %d"
