@@ -50,6 +50,8 @@ from footprint import FOOTPRINT_SCRIPT, MEM_DROP_MAX, leaks, parse_footprint  # 
 from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, ucx_perftest  # noqa: E402
 from uverbs import run_pair, verbs_vm  # noqa: E402
 import rsockets  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ulp"))
+from ulplib import GUEST_SCRIPTS, HOST_IP, TARGET_IP  # noqa: E402 (fabric.sh's addresses)
 
 ROUNDS = int(os.environ.get("VHCA_SOAK_ROUNDS", "10"))
 # VHCA_SOAK_DEVICES: UCX_NET_DEVICES of both sides, "all" for none (UCX
@@ -72,9 +74,8 @@ KILLS = int(os.environ.get("VHCA_SOAK_KILLS", "2"))
 # IPoIB comes up for the kills and stays up for the rounds.
 IPOIB_UP = KILLS > 0
 KILL_AFTER = (5, 60)
-FABRIC_SCRIPT = os.path.join(vmlib.REPO, "scripts", "guest", "ulp", "fabric.sh")
+FABRIC_SCRIPT = os.path.join(GUEST_SCRIPTS, "fabric.sh")
 SETTLE_TRIES, SETTLE_SECONDS = 5, 2
-FABRIC_TARGET_IP, FABRIC_HOST_IP = "10.78.0.1", "10.78.0.2"  # fabric.sh's
 UCX_PORT = 13338
 RC_UD = "rc_verbs,ud_verbs"
 # (UCX_TLS, test, size, iterations, must pass)
@@ -169,8 +170,8 @@ def kill_riostreams(vm, kills):
     pick = random.Random(seed)
     log("soak: riostream kills", "%d, seed %d" % (kills, seed))
     for kill in range(1, kills + 1):
-        server = rsockets.server_command(FABRIC_TARGET_IP, "-S all -T v")
-        client = rsockets.client_command(FABRIC_TARGET_IP, "-S all -T v", FABRIC_HOST_IP)
+        server = rsockets.server_command(TARGET_IP, "-S all -T v")
+        client = rsockets.client_command(TARGET_IP, "-S all -T v", HOST_IP)
         vm.run("(%s > /tmp/soak-rio-server.log 2>&1 &); sleep 3; "
                "(%s > /tmp/soak-rio-client.log 2>&1 &)" % (server, client), timeout=60)
         seconds = pick.randint(*KILL_AFTER)
@@ -178,8 +179,7 @@ def kill_riostreams(vm, kills):
         _, out = vm.run("tail -n 3 /tmp/soak-rio-server.log /tmp/soak-rio-client.log; "
                         "pkill -9 -x riostream; sleep 2; ! pgrep -x riostream", timeout=60)
         log("soak: riostream killed after %d s (%d of %d)" % (seconds, kill, kills), out)
-        now = settled_footprint(vm)
-        left = leaks(BASELINE["footprint"], now)
+        _, left = settled_footprint(vm)
         assert not left, "left behind by a killed riostream: %s" % "; ".join(left)
 
 
@@ -228,28 +228,28 @@ def footprint(vm):
 
 
 def settled_footprint(vm):
-    """footprint() once it holds nothing beyond the baseline, or after
-    SETTLE_TRIES reads SETTLE_SECONDS apart: FOLL_PIN also counts other
+    """(footprint(), leaks() of it against the baseline) once nothing is
+    left, or after SETTLE_TRIES reads SETTLE_SECONDS apart: FOLL_PIN also
+    counts other
     pins than ib_umem's, I/O in flight among them (on Linux 7.3, 8 or 12
     pages right after a round, none by the next), and a process's RDMA
     objects go when its last file reference does.  A leak stays."""
-    for _ in range(SETTLE_TRIES - 1):
+    for attempt in range(1, SETTLE_TRIES + 1):
         now = footprint(vm)
-        if not leaks(BASELINE["footprint"], now):
-            return now
+        left = leaks(BASELINE["footprint"], now)
+        if not left or attempt == SETTLE_TRIES:
+            return now, left
         time.sleep(SETTLE_SECONDS)
-    return footprint(vm)
 
 
 def check_footprint(vm, round_no):
     """Every process of the round has exited: no RDMA object and no pinned
     page may be left beyond what the guest held before round 1, and
     MemAvailable stays within MEM_DROP_MAX of round 1's."""
-    now = settled_footprint(vm)
+    now, left = settled_footprint(vm)
     log("soak %d: footprint" % round_no, "pinned pages %d, MemAvailable %s KiB, "
         "SUnreclaim %s KiB\n%s" % (now["pinned"], now["mem"].get("MemAvailable"),
                                    now["mem"].get("SUnreclaim"), now["res"]))
-    left = leaks(BASELINE["footprint"], now)
     assert not left, "left behind after round %d: %s" % (round_no, "; ".join(left))
     available = now["mem"].get("MemAvailable", 0)
     BASELINE.setdefault("mem", available)
