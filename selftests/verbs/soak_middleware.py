@@ -5,7 +5,9 @@ ping-pong that followed a series of ucx_perftest runs.  This replays that
 series in one guest, round after round (VHCA_SOAK_ROUNDS, default 10),
 with the guest's console at full log level, until something goes wrong.
 First, as the report's guest had been through it, riostream's verified run
-between the devices is killed mid-run VHCA_SOAK_KILLS times (default 2).
+between the devices is killed mid-run VHCA_SOAK_KILLS times (default 2),
+and with VHCA_SOAK_OPENSM Debian's opensm takes the subnet from the
+embedded SM (and gives it back, or stays master through the rounds).
 Then each round:
 
 1. ucx_perftest (server on vhca0:1, client on vhca0:2; VHCA_SOAK_DEVICES
@@ -71,6 +73,17 @@ else:
 # riostreams before the middleware series; each kill must leave nothing
 # behind (footprint.py).
 KILLS = int(os.environ.get("VHCA_SOAK_KILLS", "2"))
+# VHCA_SOAK_OPENSM: Debian's opensm on vhca0 port 1 beside the embedded SM,
+# as the report ran it (finding 2: `opensm -g <port GUID> -s 10`, which
+# wins SMInfo arbitration and keeps every LID).  "off" (default): none;
+# "before": once opensm is master it is stopped (SIGTERM) and the
+# embedded SM must take the subnet back before the kills and rounds;
+# "during": it stays master, sweeping every 10 s, through every round.
+OPENSM = os.environ.get("VHCA_SOAK_OPENSM", "off")
+if OPENSM not in ("off", "before", "during"):
+    raise ValueError("VHCA_SOAK_OPENSM=%s: off, before or during" % OPENSM)
+OPENSM_LOG = "/tmp/soak-opensm.log"
+EMBEDDED_SM_LID = 1
 # IPoIB comes up for the kills and stays up for the rounds.
 IPOIB_UP = KILLS > 0
 KILL_AFTER = (5, 60)
@@ -158,9 +171,48 @@ def vm():
                     timeout=60)
         if IPOIB_UP:
             machine.run("sh %s vhca vhca0 vhca1" % FABRIC_SCRIPT, timeout=180, check=True)
+        if OPENSM != "off":
+            opensm_takes_the_subnet(machine)
+        if OPENSM == "before":
+            stop_opensm(machine)
         BASELINE["footprint"] = footprint(machine)
         kill_riostreams(machine, KILLS)
         yield machine
+        if OPENSM == "during":
+            _, alive = machine.run("pgrep -x opensm", timeout=30)
+            stop_opensm(machine)
+            assert alive.strip(), "opensm exited during the rounds"
+
+
+def sm_lids_active(vm, lid, timeout):
+    """Every port ACTIVE with MasterSMLID lid (0: any but the embedded SM's)."""
+    def master(text):
+        lids = [int(w, 16) for w in text.split() if w.startswith("0x")]
+        return text.count("ACTIVE") == len(lids) and all(
+            (x == lid) if lid else (x != EMBEDDED_SM_LID) for x in lids)
+    return vm.wait_until("cat /sys/class/infiniband/*/ports/*/state "
+                         "/sys/class/infiniband/*/ports/*/sm_lid", master, timeout=timeout)
+
+
+def opensm_takes_the_subnet(vm):
+    """opensm on vhca0 port 1, sweeping every 10 s, until every port has
+    it as master SM."""
+    _, guid = vm.run("ibstat -p vhca0 | head -1", timeout=30, check=True)
+    vm.run("rm -f {log}; (opensm -g {guid} -s 10 -f {log} > /tmp/soak-opensm.out 2>&1 &)"
+           .format(log=OPENSM_LOG, guid=guid.strip()), timeout=30, check=True)
+    out = sm_lids_active(vm, 0, timeout=300)
+    log("soak: opensm is master", out)
+
+
+def stop_opensm(vm):
+    """opensm stopped; the embedded SM takes the subnet back (SM LID 1)."""
+    vm.run("pkill -x opensm; sleep 2; cp %s /tmp/soak-opensm-kept.log" % OPENSM_LOG,
+           timeout=60)
+    t0 = time.monotonic()
+    sm_lids_active(vm, EMBEDDED_SM_LID, timeout=300)
+    _, errors = vm.run("grep -E ' ERR [0-9A-F]{4}:' %s | tail -20" % OPENSM_LOG, timeout=60)
+    log("soak: embedded SM master again after %.0f s" % (time.monotonic() - t0),
+        "opensm's ERR lines:\n" + errors)
 
 
 def kill_riostreams(vm, kills):
