@@ -29,6 +29,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import vmlib  # noqa: E402
 import bench_fabric  # noqa: E402
 import bench_nvme  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "selftests", "ulp"))
+from ulplib import GUEST_SCRIPTS, HOST_IP, TARGET_IP  # noqa: E402 (fabric.sh's addresses)
 
 OUT_DIR = os.path.join(vmlib.BUILD, "bench")
 MODULE = vmlib.MODULE
@@ -127,7 +129,7 @@ rdma link add rxe1 type rxe netdev veth1
 
 RXE_TARGET_IP = "10.77.0.1"
 RXE_HOST_IP = "10.77.0.2"
-FABRIC_SCRIPT = os.path.join(vmlib.REPO, "scripts", "guest", "ulp", "fabric.sh")
+FABRIC_SCRIPT = os.path.join(GUEST_SCRIPTS, "fabric.sh")
 
 # The GID index of the RoCE v2 GID that carries the port's IPv4 address.
 GID_INDEX = r'''
@@ -333,7 +335,7 @@ class Bench:
             for metric, *_ in bench_nvme.METRICS:
                 results[metric] = "fabric.sh failed: %s" % out.strip()[-200:]
             return
-        bench_nvme.NvmeBench(self, "10.78.0.1", "10.78.0.2", RUNS).measure(results)
+        bench_nvme.NvmeBench(self, TARGET_IP, HOST_IP, RUNS).measure(results)
 
     def memcpy(self):
         _, out = self.run("%s 32 3" % MEMCPY, timeout=300)
