@@ -4,10 +4,10 @@ Issue 24, finding 3: a guest soft-locked both vCPUs during an Open MPI
 ping-pong that followed a series of ucx_perftest runs.  This replays that
 series in one guest, round after round (VHCA_SOAK_ROUNDS, default 10),
 with the guest's console at full log level, until something goes wrong.
-First, as the report's guest had been through it, riostream's verified run
-between the devices is killed mid-run VHCA_SOAK_KILLS times (default 2),
-and with VHCA_SOAK_OPENSM Debian's opensm takes the subnet from the
-embedded SM (and gives it back, or stays master through the rounds).
+First, as the report's guest had been through both: Debian's opensm takes
+the subnet from the embedded SM and gives it back (VHCA_SOAK_OPENSM), and
+riostream's verified run between the devices is killed mid-run
+VHCA_SOAK_KILLS times (default 2).
 Then each round:
 
 1. ucx_perftest (server on vhca0:1, client on vhca0:2; VHCA_SOAK_DEVICES
@@ -75,11 +75,12 @@ else:
 KILLS = int(os.environ.get("VHCA_SOAK_KILLS", "2"))
 # VHCA_SOAK_OPENSM: Debian's opensm on vhca0 port 1 beside the embedded SM,
 # as the report ran it (finding 2: `opensm -g <port GUID> -s 10`, which
-# wins SMInfo arbitration and keeps every LID).  "off" (default): none;
-# "before": once opensm is master it is stopped (SIGTERM) and the
-# embedded SM must take the subnet back before the kills and rounds;
-# "during": it stays master, sweeping every 10 s, through every round.
-OPENSM = os.environ.get("VHCA_SOAK_OPENSM", "off")
+# wins SMInfo arbitration and keeps every LID).  "before" (default): once
+# opensm is master it is stopped (SIGTERM) and the embedded SM must take
+# the subnet back before the kills and rounds, the report's history;
+# "during": it stays master, sweeping every 10 s, through every round;
+# "off": no opensm.
+OPENSM = os.environ.get("VHCA_SOAK_OPENSM", "before")
 if OPENSM not in ("off", "before", "during"):
     raise ValueError("VHCA_SOAK_OPENSM=%s: off, before or during" % OPENSM)
 OPENSM_LOG = "/tmp/soak-opensm.log"
