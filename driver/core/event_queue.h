@@ -33,14 +33,18 @@ class EventQueue : public HeapObject {
   // next event (at once if events are pending).
   void Arm() { regs_.RingEq(eqn_, consumer_index_, true); }
 
-  // Hands every new EQE to handle(const vhca_eqe&), then re-arms.  Reports
+  // Hands new EQEs to handle(const vhca_eqe&), then re-arms.  Reports
   // progress without arming every half ring so that a long burst cannot
-  // overflow the queue.  Returns the number of events handled.
+  // overflow the queue.  At most one ring's worth per call: this runs in
+  // the hard interrupt handler, which must end even while the device
+  // writes events as fast as they are consumed (other CPUs' work); the
+  // arm makes the device interrupt again at once for those left (mlx5's
+  // MLX5_EQ_POLLING_BUDGET).  Returns the number of events handled.
   template <typename Handler>
   uint32_t Poll(Handler&& handle) {
     uint32_t handled = 0;
     vhca_eqe event;
-    while (Next(&event)) {
+    while (handled < num_entries() && Next(&event)) {
       handle(static_cast<const vhca_eqe&>(event));
       if (++handled % (num_entries() / 2) == 0)
         regs_.RingEq(eqn_, consumer_index_, false);

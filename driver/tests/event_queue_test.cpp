@@ -91,6 +91,37 @@ TEST_F(EventQueueTest, LongBurstReportsProgressWithoutArming) {
   EXPECT_EQ(ToVector(device_.eq_doorbells), expected);
 }
 
+// A device that writes a new event as soon as there is room (other CPUs'
+// work) must not keep one interrupt handler going: one ring's worth, then
+// the arm, and the device fires again at once for the rest.
+TEST_F(EventQueueTest, OneCallConsumesAtMostARing) {
+  auto eq = MakeQueue(2, 0);  // 4 entries
+  uint32_t posted = 0;
+  const uint32_t total = 40;
+  vhca_eqe event{};
+  event.type = VHCA_EQE_COMPLETION;
+  auto refill = [&] {
+    while (posted < total && device_.PostEvent(0, event) == 0) posted++;
+  };
+  refill();
+  uint32_t consumed = 0, calls = 0;
+  while (consumed < total && calls < 2 * total) {
+    device_.eq_doorbells.clear();
+    const uint32_t handled = eq->Poll([&](const vhca_eqe&) { refill(); });
+    calls++;
+    EXPECT_LE(handled, 4u) << "call " << calls;
+    consumed += handled;
+    ASSERT_FALSE(device_.eq_doorbells.empty());
+    EXPECT_EQ(device_.eq_doorbells.back(), vhca_db_eq_value(0, consumed, 1));
+    if (consumed < total) {
+      EXPECT_FALSE(device_.eqs[0].armed) << "fired at once";
+    }
+  }
+  EXPECT_EQ(consumed, total);
+  EXPECT_GE(calls, total / 4);
+  EXPECT_TRUE(device_.EqIdle(0));
+}
+
 TEST_F(EventQueueTest, ConsumerIndexWrapsIn24Bits) {
   // The doorbell holds the low 24 bits of the free-running index.
   EXPECT_EQ(vhca_db_eq_value(2, 0x01000005, 1), (2u << 24) | 5u | (1u << 31));
