@@ -286,10 +286,10 @@ def footprint(vm):
 def settled_footprint(vm):
     """(footprint(), leaks() of it against the baseline) once nothing is
     left, or after SETTLE_TRIES reads SETTLE_SECONDS apart: FOLL_PIN also
-    counts other
-    pins than ib_umem's, I/O in flight among them (on Linux 7.3, 8 or 12
-    pages right after a round, none by the next), and a process's RDMA
-    objects go when its last file reference does.  A leak stays."""
+    counts other pins than ib_umem's, I/O in flight among them (on Linux
+    7.3, 8 or 12 pages right after a round, none by the next), and a
+    process's RDMA objects go when its last file reference does.  A leak
+    stays."""
     for attempt in range(1, SETTLE_TRIES + 1):
         now = footprint(vm)
         left = leaks(BASELINE["footprint"], now)
