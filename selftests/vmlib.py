@@ -285,13 +285,14 @@ class VM:
     """One QEMU guest.  Use as a context manager, or start()/close()."""
 
     def __init__(self, qemu=None, devices=(), name="vm", accel=None,
-                 memory="2G", smp=2, kernel=None, initrd=None,
+                 memory=None, smp=2, kernel=None, initrd=None,
                  extra_args=(), log_dir=None, append=""):
         self.qemu = qemu or os.environ.get("VHCA_QEMU") or DEFAULT_QEMU
         self.devices = list(devices)
         self.name = name
         self.accel = accel or os.environ.get("VHCA_ACCEL")
-        self.memory = memory
+        # A guest that names no size: VHCA_VM_MEMORY (QEMU's -m), else 2G.
+        self.memory = memory or os.environ.get("VHCA_VM_MEMORY") or "2G"
         self.smp = smp
         self.kver = guest_kernel_version()
         if KERNEL_CHOICE == "debug":
