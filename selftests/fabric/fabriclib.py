@@ -34,8 +34,44 @@ WAIT_ACTIVE = ("for i in $(seq 1 300); do grep -q ACTIVE "
                "sleep 0.2; done; exit 1")
 
 
+SYSFS_IB = "/sys/class/infiniband"
+
+
 def log(title, text):
     print("==== %s ====\n%s" % (title, text))
+
+
+def without_syslog(out):
+    """opensm's syslog lines reach the guest's console (no syslog daemon
+    there) and so the output of commands: drop them."""
+    return "\n".join(line for line in out.splitlines()
+                     if line.strip() and "OpenSM[" not in line)
+
+
+def port_attr(vm, attr, dev="vhca0", port=1):
+    """A port's sysfs attribute (lid, sm_lid, state, ...), stripped."""
+    _, out = vm.run("cat %s/%s/ports/%d/%s" % (SYSFS_IB, dev, port, attr),
+                    timeout=30, check=True)
+    return without_syslog(out).strip()
+
+
+def wait_sm_lid(vm, lid=None, not_lid=None, ports=None, timeout=120):
+    """Until every port of ports ("vhca0/1", ...; None: every port of every
+    device) is ACTIVE with MasterSMLID lid, or with any SM LID but not_lid
+    (an SM other than that one is master); the last output, or VMTimeout
+    with it."""
+    paths = (["%s/%s/ports/%s" % ((SYSFS_IB,) + tuple(p.split("/"))) for p in ports]
+             if ports else ["%s/*/ports/*" % SYSFS_IB])
+    cmd = "for p in %s; do cat $p/state $p/sm_lid; done" % " ".join(paths)
+
+    def settled(out):
+        lines = [line.strip() for line in without_syslog(out).split("\n")]
+        states = [line for line in lines if ": " in line]
+        lids = [int(line, 16) for line in lines if line.startswith("0x")]
+        return (bool(lids) and len(states) == len(lids) and
+                all(state.endswith("ACTIVE") for state in states) and
+                all(x == lid if lid is not None else x != not_lid for x in lids))
+    return vm.wait_until(cmd, settled, timeout=timeout)
 
 
 def boot(name, sockdir, smp=1, wait_active=True, tag="fabric"):

@@ -28,36 +28,16 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabriclib  # noqa: E402
 
-from fabriclib import ADDR, TOOL, log  # noqa: E402
+from fabriclib import ADDR, TOOL, log, port_attr, without_syslog  # noqa: E402
 
 OSM_LOG = "/tmp/opensm.log"
+PORTS = ["vhca0/1"]         # each VM's port (fabriclib.boot)
 OSM_CONF = "/tmp/opensm.conf"
-PORT = "/sys/class/infiniband/vhca0/ports/1"
 PRIORITY = {"a": 10, "b": 5}
 # opensm's defaults (10 s, 4 retries) would take 40 s to see a master gone.
 POLLING = ("sminfo_polling_timeout 1000\npolling_retry_number 2\n"
            "force_log_flush TRUE\n")
 TAKEOVER_LIMIT = 60         # s: detection ~3 s, plus a loaded host's sweep
-
-
-def without_syslog(out):
-    """opensm's syslog lines reach the guest's console (no syslog daemon
-    there) and so the output of commands: drop them."""
-    return "\n".join(line for line in out.splitlines()
-                     if line.strip() and "OpenSM[" not in line)
-
-
-def port_attr(vm, attr):
-    _, out = vm.run("cat %s/%s" % (PORT, attr), timeout=30, check=True)
-    return without_syslog(out).strip()
-
-
-def sm_lid_is(lid_wanted):
-    """A wait_until predicate on the output of `cat .../sm_lid`."""
-    def check(out):
-        out = without_syslog(out).strip()
-        return bool(out) and int(out, 16) == lid_wanted
-    return check
 
 
 def lid(vm):
@@ -142,15 +122,14 @@ def test_standby_takes_over_when_the_master_dies(fabric):
     t0 = time.monotonic()
     a.kill()
     try:
-        out = b.wait_until("cat %s/sm_lid" % PORT, sm_lid_is(lid_b),
-                           timeout=TAKEOVER_LIMIT)
+        fabriclib.wait_sm_lid(b, lid_b, ports=PORTS, timeout=TAKEOVER_LIMIT)
     except fabriclib.vmlib.VMTimeout:
         _, osm = b.run("tail -40 %s; dmesg | tail -30" % OSM_LOG, timeout=60)
         log("b after a was killed", osm)
         raise
     took = time.monotonic() - t0
-    log("takeover", "b's port has SM LID %s %.1f s after a was killed"
-        % (without_syslog(out).strip(), took))
+    log("takeover", "b's port has SM LID %d %.1f s after a was killed"
+        % (lid_b, took))
     with open(os.path.join(fabriclib.vmlib.BUILD, "vm-logs",
                            fabric["tag"] + "-takeover.txt"), "w") as f:
         f.write("standby's port has its SM LID %.1f s after the master's "
@@ -216,8 +195,8 @@ def test_master_vm_returns_and_takes_over_by_handover(fabric):
     b.wait_until("cat %s" % OSM_LOG, lambda t: "Entering STANDBY state" in t,
                  timeout=120)
     lid_a = lid(a)
-    a.wait_until("cat %s/sm_lid" % PORT, sm_lid_is(lid_a), timeout=60)
-    b.wait_until("cat %s/sm_lid" % PORT, sm_lid_is(lid_a), timeout=60)
+    for vm in (a, b):
+        fabriclib.wait_sm_lid(vm, lid_a, ports=PORTS, timeout=60)
     assert sminfo(b) == ("SMINFO_MASTER", guid("a"), 10)
     assert sminfo(a, lid(b)) == ("SMINFO_STANDBY", guid("b"), 5)
     _, out = b.run("grep -iE 'handover|Entering' %s" % OSM_LOG, timeout=30)

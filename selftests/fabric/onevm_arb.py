@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabriclib  # noqa: E402
 import onevm_opensm  # noqa: E402
 
-from fabriclib import TOOL, log  # noqa: E402
+from fabriclib import TOOL, log, port_attr  # noqa: E402
 
 vmlib = fabriclib.vmlib
 OSM_LOG = "/tmp/opensm-arb.log"
@@ -54,24 +54,14 @@ def note_time(what, seconds, fmt="%.1f s"):
         f.write("%s: %s\n" % (what, fmt % seconds))
 
 
-def port_attr(vm, dev, attr):
-    return onevm_opensm.port_attr(vm, dev, attr)
-
-
 def sm_lids(vm):
-    return {dev: int(port_attr(vm, dev, "sm_lid"), 16) for dev in NODES}
+    return {dev: int(port_attr(vm, "sm_lid", dev), 16) for dev in NODES}
 
 
 def wait_sm_lid(vm, lid, timeout=120):
     """Both ports ACTIVE with MasterSMLID lid."""
-    cmd = ("for d in %s; do cat /sys/class/infiniband/$d/ports/1/state "
-           "/sys/class/infiniband/$d/ports/1/sm_lid; done"
-           % " ".join(NODES))
-    want = "0x%x" % lid
-    return vm.wait_until(
-        cmd, lambda t: t.count("ACTIVE") == 2 and
-        all(w == want for w in t.split() if w.startswith("0x")),
-        timeout=timeout)
+    return fabriclib.wait_sm_lid(vm, lid, ports=["%s/1" % dev for dev in NODES],
+                                 timeout=timeout)
 
 
 def start_opensm(vm, priority):
@@ -154,7 +144,7 @@ def test_lower_priority_opensm_stays_standby(vm):
         out = sminfo(vm)
         assert "sm lid %d " % EMBEDDED_SM_LID in out, out
         assert "SMINFO_MASTER" in out, out
-        out = sminfo(vm, int(port_attr(vm, "vhca0", "lid"), 16))
+        out = sminfo(vm, int(port_attr(vm, "lid", "vhca0"), 16))
         assert "SMINFO_STANDBY" in out and "priority 2 " in out, out
         ping(vm)
     finally:
@@ -172,7 +162,7 @@ def test_higher_priority_opensm_gets_the_subnet(vm):
     try:
         vm.wait_until("cat %s" % OSM_LOG,
                       lambda t: "Entering MASTER state" in t, timeout=180)
-        osm_lid = int(port_attr(vm, "vhca0", "lid"), 16)
+        osm_lid = int(port_attr(vm, "lid", "vhca0"), 16)
         wait_sm_lid(vm, osm_lid)
         note_time("opensm -p 10 started -> its SM LID on both ports",
                   time.monotonic() - t0)

@@ -29,7 +29,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabriclib  # noqa: E402
 
-from fabriclib import TOOL, log  # noqa: E402
+from fabriclib import TOOL, log, port_attr  # noqa: E402
 
 vmlib = fabriclib.vmlib
 OSM_LOG = "/tmp/opensm.log"
@@ -41,12 +41,6 @@ QOS_CONF_TEXT = "qos TRUE\\nqos_sl2vl 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\\n"
 NODES = {"vhca0": 0x5254000000000c00, "vhca1": 0x5254000000000d00}
 ADDR = {"nsa": "10.79.0.1", "nsb": "10.79.0.2"}
 PLAN = (("nsa", "vhca0"), ("nsb", "vhca1"))
-
-
-def port_attr(vm, dev, attr):
-    _, out = vm.run("cat /sys/class/infiniband/%s/ports/1/%s" % (dev, attr),
-                    timeout=30, check=True)
-    return out.strip()
 
 
 def boot():
@@ -80,7 +74,7 @@ def ipoib_in_namespaces(vm):
 def fabric():
     vm = boot()
     try:
-        before = {dev: (port_attr(vm, dev, "state"), port_attr(vm, dev, "lid"))
+        before = {dev: (port_attr(vm, "state", dev), port_attr(vm, "lid", dev))
                   for dev in NODES}
         # -s 0: no periodic sweep; only its first sweep and the switch's
         # traps make opensm look at the fabric.  -Q: its QoS manager
@@ -118,16 +112,16 @@ def test_ports_wait_in_init_without_an_sm(fabric):
 
 def test_ports_active_with_opensm_lids(fabric):
     vm = fabric["vm"]
-    lids = {dev: int(port_attr(vm, dev, "lid"), 16) for dev in NODES}
+    lids = {dev: int(port_attr(vm, "lid", dev), 16) for dev in NODES}
     assert all(lids.values()) and lids["vhca0"] != lids["vhca1"], lids
     for dev in NODES:
-        assert port_attr(vm, dev, "state").startswith("4: ACTIVE")
-        assert int(port_attr(vm, dev, "sm_lid"), 16) == lids["vhca0"]
+        assert port_attr(vm, "state", dev).startswith("4: ACTIVE")
+        assert int(port_attr(vm, "sm_lid", dev), 16) == lids["vhca0"]
 
 
 def test_sminfo_shows_opensm(fabric):
     vm = fabric["vm"]
-    lid = int(port_attr(vm, "vhca0", "lid"), 16)
+    lid = int(port_attr(vm, "lid", "vhca0"), 16)
     rc, out = vm.run("sminfo -C vhca1", timeout=60)
     log("sminfo", out)
     assert rc == 0 and "sm lid %d " % lid in out, out
@@ -150,8 +144,8 @@ def test_saquery_answered_by_opensm(fabric):
     for node in NODES.values():
         assert "%016x" % node in out, out
     rc, out = vm.run("saquery -C vhca1 -p --slid %s --dlid %s" %
-                     (int(port_attr(vm, "vhca1", "lid"), 16),
-                      int(port_attr(vm, "vhca0", "lid"), 16)), timeout=60)
+                     (int(port_attr(vm, "lid", "vhca1"), 16),
+                      int(port_attr(vm, "lid", "vhca0"), 16)), timeout=60)
     log("saquery -p", out)
     assert rc == 0 and "PathRecord" in out, out
 
@@ -168,7 +162,7 @@ def test_sl_to_vl_programmed_by_opensm(fabric):
     of the switch's port to it; smpquery reads them back."""
     vm = fabric["vm"]
     want = [0] * 15 + [15]
-    lid = int(port_attr(vm, "vhca1", "lid"), 16)
+    lid = int(port_attr(vm, "lid", "vhca1"), 16)
     rc, out = vm.run("smpquery -C vhca1 sl2vl %d" % lid, timeout=60)
     log("smpquery sl2vl (vhca1)", out)
     assert rc == 0 and sl2vl_rows(out) == [want], out

@@ -27,15 +27,9 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabriclib  # noqa: E402
 
-from fabriclib import ADDR, TOOL, log, pair_ok, switch_log  # noqa: E402
+from fabriclib import ADDR, TOOL, log, pair_ok, port_attr, switch_log  # noqa: E402
 
 OSM_LOG = "/tmp/opensm.log"
-PORT = "/sys/class/infiniband/vhca0/ports/1"
-
-
-def port_attr(vm, attr):
-    _, out = vm.run("cat %s/%s" % (PORT, attr), timeout=30, check=True)
-    return out.strip()
 
 
 @pytest.fixture(scope="module")

@@ -28,14 +28,13 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabriclib  # noqa: E402
 
-from fabriclib import ADDR, TOOL, log, switch_log  # noqa: E402
+from fabriclib import ADDR, TOOL, log, port_attr, switch_log  # noqa: E402
 
 vmlib = fabriclib.vmlib
 TAG = "fabric-arb2"
 ARB = ["--sm-priority", "5", "--sm-poll-ms", "1000", "--sm-poll-retries", "2",
        "--verbose"]
 OSM_LOG = "/tmp/opensm-arb2.log"
-PORT = "/sys/class/infiniband/vhca0/ports/1"
 SWITCH_SM_LID = 1
 
 
@@ -47,24 +46,9 @@ def note_time(what, seconds):
                 % (what, seconds, open("/proc/loadavg").read().split()[0]))
 
 
-def without_syslog(out):
-    """opensm's syslog lines reach the guest's console: dropped."""
-    return "\n".join(line for line in out.splitlines()
-                     if line.strip() and "OpenSM[" not in line)
-
-
-def port_attr(vm, attr):
-    _, out = vm.run("cat %s/%s" % (PORT, attr), timeout=30, check=True)
-    return without_syslog(out).strip()
-
-
-def wait_sm_lid(vm, lid, timeout=180):
-    """The port ACTIVE with MasterSMLID lid."""
-    want = "0x%x" % lid
-    return vm.wait_until(
-        "cat %s/state %s/sm_lid" % (PORT, PORT),
-        lambda t: "ACTIVE" in t and want in without_syslog(t).split(),
-        timeout=timeout)
+def wait_sm_lid(vm, lid):
+    """vhca0 port 1 ACTIVE with MasterSMLID lid."""
+    return fabriclib.wait_sm_lid(vm, lid, ports=["vhca0/1"], timeout=180)
 
 
 def both_sm_lid(fabric, lid, t0, what):
