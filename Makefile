@@ -260,7 +260,8 @@ check-riostream: deps $(GUEST_PREREQS) switch
 		selftests/fabric/twovms.py -k riostream
 
 # Issue 24's middleware soak (not in `make test`): ucx_perftest series and
-# an Open MPI 4 MiB ping-pong, VHCA_SOAK_ROUNDS rounds (default 10) in one
+# an Open MPI 4 MiB ping-pong, in the same buffers and in a new mapping each
+# round trip, VHCA_SOAK_ROUNDS rounds (default 10) in one
 # guest at full console log level, kernel log checked after each round,
 # QEMU's backtraces saved on a hang; every round's output (its interrupt
 # counts) kept in build/results/soak-middleware.xml, passed or not.

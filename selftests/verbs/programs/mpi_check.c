@@ -10,13 +10,21 @@
  * user buffer) protocols.  Collectives: Bcast, Allreduce and Alltoall, each
  * result checked.  With an argument BYTES (selftests/verbs/
  * soak_middleware.py: 4 MiB), then PINGPONGS round trips of that size, each
- * checked.  Prints "mpi_check: ok" from rank 0 when everything matched; any
- * mismatch aborts the job with a message naming it.
+ * checked; with a second argument "fresh", each round trip in buffers
+ * mapped for it and unmapped after it (mmap, munmap: what a large malloc
+ * and free do before glibc raises its mmap threshold), so UCX's
+ * registration cache drops each buffer when it is unmapped (UCM's memory
+ * hooks) and registers the next anew: every page faulted in, pinned and
+ * unpinned again each round trip.  Prints
+ * "mpi_check: ok" from rank 0 when everything matched; any mismatch aborts
+ * the job with a message naming it.
  */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 static const int sizes[] = { 1, 8, 200, 4096, 65536, 1 << 20 };
 #define PINGPONGS 20
@@ -72,21 +80,50 @@ static void point_to_point(int rank, unsigned char *out, unsigned char *in)
 	}
 }
 
-/* PINGPONGS round trips of size bytes, rank 0 first; every byte checked. */
-static void pingpong(int rank, unsigned char *out, unsigned char *in, int size)
+/* One round trip of size bytes, rank 0 first; every byte checked. */
+static void pingpong_once(int rank, unsigned char *out, unsigned char *in, int size)
 {
 	int peer = 1 - rank;
 
 	fill(out, rank, size);
+	if (rank == 0) {
+		MPI_Send(out, size, MPI_BYTE, peer, 300, MPI_COMM_WORLD);
+		MPI_Recv(in, size, MPI_BYTE, peer, 301, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	} else {
+		MPI_Recv(in, size, MPI_BYTE, peer, 300, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Send(out, size, MPI_BYTE, peer, 301, MPI_COMM_WORLD);
+	}
+	check(in, peer, size, "ping-pong");
+}
+
+/* PINGPONGS round trips of size bytes in the same two buffers. */
+static void pingpong(int rank, unsigned char *out, unsigned char *in, int size)
+{
+	for (int i = 0; i < PINGPONGS; i++)
+		pingpong_once(rank, out, in, size);
+}
+
+static unsigned char *map_buffer(int size)
+{
+	void *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED) {
+		perror("mpi_check: mmap");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	return buf;
+}
+
+/* pingpong() in buffers mapped for each round trip and unmapped after it. */
+static void pingpong_fresh(int rank, int size)
+{
 	for (int i = 0; i < PINGPONGS; i++) {
-		if (rank == 0) {
-			MPI_Send(out, size, MPI_BYTE, peer, 300, MPI_COMM_WORLD);
-			MPI_Recv(in, size, MPI_BYTE, peer, 301, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		} else {
-			MPI_Recv(in, size, MPI_BYTE, peer, 300, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			MPI_Send(out, size, MPI_BYTE, peer, 301, MPI_COMM_WORLD);
-		}
-		check(in, peer, size, "ping-pong");
+		unsigned char *out = map_buffer(size), *in = map_buffer(size);
+
+		pingpong_once(rank, out, in, size);
+		munmap(in, size);
+		munmap(out, size);
 	}
 }
 
@@ -136,7 +173,9 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	point_to_point(rank, out, in);
 	collectives(rank, nranks, out);
-	if (big > 0)
+	if (big > 0 && argc > 2 && strcmp(argv[2], "fresh") == 0)
+		pingpong_fresh(rank, big);
+	else if (big > 0)
 		pingpong(rank, out, in, big);
 	if (rank == 0)
 		printf("mpi_check: ok\n");
