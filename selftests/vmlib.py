@@ -361,9 +361,15 @@ class VM:
             # IO-APIC timer ticks lost to a loaded host under TCG (7.3
             # panicked "IO-APIC + timer doesn't work!" twice,
             # Documentation/testing-vm.md); a virtual machine's timer needs
-            # no such check.
-            "-append", ("console=ttyS0,115200 quiet panic=-1 no_timer_check " +
-                        self.append).strip(),
+            # no such check.  tsc=reliable: TCG's CPU model (qemu64, an
+            # AMD vendor without constant_tsc) makes Linux call the TSCs of
+            # two vCPUs unsynchronized and fall back to acpi_pm, whose
+            # every read is a port read under QEMU's global lock and every
+            # clock_gettime a system call; TCG's TSC is QEMU's one
+            # monotonic host-derived count (cpu_get_ticks), the same on
+            # every vCPU (testing-vm.md "How the guest boots").
+            "-append", ("console=ttyS0,115200 quiet panic=-1 no_timer_check "
+                        "tsc=reliable " + self.append).strip(),
             "-virtfs", "local,path=%s,mount_tag=hostroot,security_model=none,"
                        "readonly=on,multidevs=remap" % guest_root_dir(),
             "-qmp", "unix:%s,server=on,wait=off" % self._path("qmp.sock"),
