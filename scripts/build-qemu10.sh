@@ -203,6 +203,8 @@ user_tree() {
 main10() {
     MESON_PYTHONPATH=$("$REPO/scripts/deps-qemu10.sh") ||
         die "scripts/deps-qemu10.sh failed (meson 1.7 from bookworm-backports)"
+    [ -d "$MESON_PYTHONPATH/mesonbuild" ] ||
+        die "scripts/deps-qemu10.sh printed '$MESON_PYTHONPATH', not meson's directory"
     # ninja runs meson again when a meson.build changes (vhca-qtests.txt).
     export PYTHONPATH=$MESON_PYTHONPATH
     fetch_source

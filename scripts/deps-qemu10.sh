@@ -52,14 +52,17 @@ write_if_changed "$pin_file" "$(printf '%s\n' \
 	'# scripts/deps-qemu10.sh (vhca): only what is asked for by name' \
 	'Package: *' 'Pin: release a=bookworm-backports' 'Pin-Priority: 50')" || true
 
+# apt-get's output goes to stderr: stdout is the one line the caller
+# reads (a fresh machine's `apt-get update` once made it part of
+# PYTHONPATH, and QEMU's configure found only the host's meson 1.0).
 if ! dpkg-query -W -f='${db:Status-Status}' python3-venv 2>/dev/null | grep -qx installed; then
-	"${sudo_cmd[@]}" "${apt_env[@]}" apt-get update -q < /dev/null
+	"${sudo_cmd[@]}" "${apt_env[@]}" apt-get update -q < /dev/null >&2
 	need_update=0
 	"${sudo_cmd[@]}" "${apt_env[@]}" apt-get install -y -q --no-install-recommends \
-		python3-venv < /dev/null
+		python3-venv < /dev/null >&2
 fi
 if [ "$need_update" = 1 ]; then
-	"${sudo_cmd[@]}" "${apt_env[@]}" apt-get update -q < /dev/null
+	"${sudo_cmd[@]}" "${apt_env[@]}" apt-get update -q < /dev/null >&2
 fi
 
 # A meson already unpacked is kept (apt-cache takes seconds, and a newer
