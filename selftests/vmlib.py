@@ -363,9 +363,9 @@ class VM:
             # IO-APIC timer ticks lost to a loaded host under TCG (7.3
             # panicked "IO-APIC + timer doesn't work!" twice,
             # Documentation/testing-vm.md); a virtual machine's timer needs
-            # no such check.  tsc=reliable: TCG's CPU model (qemu64, an
-            # AMD vendor without constant_tsc) makes Linux call the TSCs of
-            # two vCPUs unsynchronized and fall back to acpi_pm, whose
+            # no such check.  tsc=reliable: with TCG's CPU model (qemu64,
+            # an AMD vendor without constant_tsc) Linux 6.1 calls the TSCs
+            # of two vCPUs unsynchronized and falls back to acpi_pm, whose
             # every read is a port read under QEMU's global lock and every
             # clock_gettime a system call; TCG's TSC is QEMU's one
             # monotonic host-derived count (cpu_get_ticks), the same on
