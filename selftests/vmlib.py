@@ -365,7 +365,9 @@ class VM:
             # Documentation/testing-vm.md); a virtual machine's timer needs
             # no such check.  tsc=reliable: with TCG's CPU model (qemu64,
             # an AMD vendor without constant_tsc) Linux 6.1 calls the TSCs
-            # of two vCPUs unsynchronized and falls back to acpi_pm, whose
+            # of two vCPUs unsynchronized, and 6.12's clocksource watchdog
+            # found the TSC skewed against jiffies at a loaded boot; both
+            # then fell back to acpi_pm, whose
             # every read is a port read under QEMU's global lock and every
             # clock_gettime a system call; TCG's TSC is QEMU's one
             # monotonic host-derived count (cpu_get_ticks), the same on
