@@ -381,6 +381,12 @@ class VM:
                         % self._path("console.sock"),
             "-serial", "chardev:console",
             "-monitor", "none",
+            # Threads named for what they run ("CPU 1/TCG", the main
+            # thread "qemu-system-x86", "worker"...): without it every
+            # thread has the main thread's name, and a hung guest's
+            # per-thread CPU time (top -H, the soak's backtrace samples)
+            # cannot tell a vCPU from the main loop.
+            "-name", "%s,debug-threads=on" % self.name,
         ]
         if GUEST_ROOT != "host":
             args += ["-virtfs", "local,path=/,mount_tag=hostfs,security_model=none,"

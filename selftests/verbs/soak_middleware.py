@@ -7,7 +7,8 @@ with the guest's console at full log level, until something goes wrong.
 First, as the report's guest had been through both: Debian's opensm takes
 the subnet from the embedded SM and gives it back (VHCA_SOAK_OPENSM), and
 riostream's verified run between the devices is killed mid-run
-VHCA_SOAK_KILLS times (default 2).
+VHCA_SOAK_KILLS times (default 2), and with VHCA_SOAK_RXE the same run
+on rdma_rxe in the same guest, as the report compared them.
 Then each round:
 
 1. ucx_perftest (server on vhca0:1, client on vhca0:2; VHCA_SOAK_DEVICES
@@ -80,6 +81,13 @@ else:
 # riostreams before the middleware series; each kill must leave nothing
 # behind (footprint.py).
 KILLS = int(os.environ.get("VHCA_SOAK_KILLS", "2"))
+# VHCA_SOAK_RXE (seconds, default 0: off): after the kills, the report's
+# comparison run on rdma_rxe in the same guest, riostream -S all -T v
+# between rxe0 and rxe1 on a veth pair (fabric.sh rxe, the same
+# addresses), killed after this many seconds (the report's stopped at its
+# time limit); then the rxe links and the veth pair go and the addresses
+# return to IPoIB, rdma_rxe staying loaded, before the rounds.
+RXE_SECONDS = int(os.environ.get("VHCA_SOAK_RXE", "0"))
 # VHCA_SOAK_OPENSM: Debian's opensm on vhca0 port 1 beside the embedded SM,
 # as the report ran it (finding 2: `opensm -g <port GUID> -s 10`, which
 # wins SMInfo arbitration and keeps every LID).  "before" (default): once
@@ -163,7 +171,8 @@ def save_qemu_backtraces(machine, tag):
             out.write("==== sample %d: CPU ticks per thread since %s ====\n"
                       % (sample, "the previous sample" if previous else "it started"))
             for tid, (name, used) in ticks.items():
-                out.write("%d %s: %d\n" % (tid, name, used - previous.get(tid, (name, 0))[1]))
+                out.write("%d %s%s: %d\n" % (tid, name, " (main thread)" if tid == pid else "",
+                                              used - previous.get(tid, (name, 0))[1]))
             previous = ticks
             out.flush()
             subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx",
@@ -185,6 +194,8 @@ def vm():
             stop_opensm(machine)
         BASELINE["footprint"] = footprint(machine)
         kill_riostreams(machine, KILLS)
+        if RXE_SECONDS:
+            rxe_riostream(machine, RXE_SECONDS)
         yield machine
         if OPENSM == "during":
             _, alive = machine.run("pgrep -x opensm", timeout=30)
@@ -234,6 +245,30 @@ def kill_riostreams(vm, kills):
         log("soak: riostream killed after %d s (%d of %d)" % (seconds, kill, kills), out)
         _, left = settled_footprint(vm)
         assert not left, "left behind by a killed riostream: %s" % "; ".join(left)
+
+
+def rxe_riostream(vm, seconds):
+    """VHCA_SOAK_RXE: riostream's verified run on rdma_rxe, killed after
+    `seconds`; the IPoIB interfaces give up the addresses meanwhile so
+    that rdma_cm resolves them to rxe, and take them back after."""
+    ipoib = [vm.run("sh %s netdev %s" % (FABRIC_SCRIPT, dev), timeout=60, check=True)[1].strip()
+             for dev in ("vhca0", "vhca1")] if IPOIB_UP else []
+    vm.run("".join("ip addr flush dev %s; " % n for n in ipoib) +
+           "sh %s rxe" % FABRIC_SCRIPT, timeout=120, check=True)
+    server = rsockets.server_command(TARGET_IP, "-S all -T v")
+    client = rsockets.client_command(TARGET_IP, "-S all -T v", HOST_IP)
+    vm.run("(%s > /tmp/soak-rxe-server.log 2>&1 &); sleep 3; "
+           "(%s > /tmp/soak-rxe-client.log 2>&1 &)" % (server, client), timeout=60)
+    time.sleep(seconds)
+    _, out = vm.run("tail -n 3 /tmp/soak-rxe-server.log /tmp/soak-rxe-client.log; "
+                    "pkill -9 -x riostream; sleep 2; ! pgrep -x riostream; "
+                    "rdma link delete rxe1; rdma link delete rxe0; ip link del veth0; "
+                    "rdma link show", timeout=120)
+    log("soak: riostream on rdma_rxe killed after %d s, rxe links deleted" % seconds, out)
+    if IPOIB_UP:
+        vm.run("sh %s vhca vhca0 vhca1" % FABRIC_SCRIPT, timeout=180, check=True)
+    _, left = settled_footprint(vm)
+    assert not left, "left behind by the rxe run: %s" % "; ".join(left)
 
 
 def perftest(vm, tls, test, size, iters):
