@@ -367,9 +367,9 @@ class VM:
             # an AMD vendor without constant_tsc) Linux 6.1 calls the TSCs
             # of two vCPUs unsynchronized, and 6.12's clocksource watchdog
             # found the TSC skewed against jiffies at a loaded boot; both
-            # then fell back to acpi_pm, whose
-            # every read is a port read under QEMU's global lock and every
-            # clock_gettime a system call; TCG's TSC is QEMU's one
+            # then fell back to acpi_pm, whose every read is a port read
+            # under QEMU's global lock and every clock_gettime a system
+            # call; TCG's TSC is QEMU's one
             # monotonic host-derived count (cpu_get_ticks), the same on
             # every vCPU (testing-vm.md "How the guest boots").
             "-append", ("console=ttyS0,115200 quiet panic=-1 no_timer_check "

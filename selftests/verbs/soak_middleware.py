@@ -227,6 +227,22 @@ def stop_opensm(vm):
         "opensm's ERR lines:\n" + errors)
 
 
+def riostream_killed_after(vm, seconds, tag):
+    """riostream -S all -T v from HOST_IP to TARGET_IP (output in
+    /tmp/soak-TAG-server.log and -client.log), killed with SIGKILL after
+    `seconds`; returns the last lines of both sides."""
+    server = rsockets.server_command(TARGET_IP, "-S all -T v")
+    client = rsockets.client_command(TARGET_IP, "-S all -T v", HOST_IP)
+    server_log = "/tmp/soak-%s-server.log" % tag
+    client_log = "/tmp/soak-%s-client.log" % tag
+    vm.run("(%s > %s 2>&1 &); sleep 3; (%s > %s 2>&1 &)"
+           % (server, server_log, client, client_log), timeout=60)
+    time.sleep(seconds)
+    _, out = vm.run("tail -n 3 %s %s; pkill -9 -x riostream; sleep 2; ! pgrep -x riostream"
+                    % (server_log, client_log), timeout=60)
+    return out
+
+
 def kill_riostreams(vm, kills):
     """riostream's verified run between the devices (IPoIB addresses of
     fabric.sh), killed mid-run `kills` times; nothing may be left."""
@@ -234,14 +250,8 @@ def kill_riostreams(vm, kills):
     pick = random.Random(seed)
     log("soak: riostream kills", "%d, seed %d" % (kills, seed))
     for kill in range(1, kills + 1):
-        server = rsockets.server_command(TARGET_IP, "-S all -T v")
-        client = rsockets.client_command(TARGET_IP, "-S all -T v", HOST_IP)
-        vm.run("(%s > /tmp/soak-rio-server.log 2>&1 &); sleep 3; "
-               "(%s > /tmp/soak-rio-client.log 2>&1 &)" % (server, client), timeout=60)
         seconds = pick.randint(*KILL_AFTER)
-        time.sleep(seconds)
-        _, out = vm.run("tail -n 3 /tmp/soak-rio-server.log /tmp/soak-rio-client.log; "
-                        "pkill -9 -x riostream; sleep 2; ! pgrep -x riostream", timeout=60)
+        out = riostream_killed_after(vm, seconds, "rio")
         log("soak: riostream killed after %d s (%d of %d)" % (seconds, kill, kills), out)
         _, left = settled_footprint(vm)
         assert not left, "left behind by a killed riostream: %s" % "; ".join(left)
@@ -255,16 +265,11 @@ def rxe_riostream(vm, seconds):
              for dev in ("vhca0", "vhca1")] if IPOIB_UP else []
     vm.run("".join("ip addr flush dev %s; " % n for n in ipoib) +
            "sh %s rxe" % FABRIC_SCRIPT, timeout=120, check=True)
-    server = rsockets.server_command(TARGET_IP, "-S all -T v")
-    client = rsockets.client_command(TARGET_IP, "-S all -T v", HOST_IP)
-    vm.run("(%s > /tmp/soak-rxe-server.log 2>&1 &); sleep 3; "
-           "(%s > /tmp/soak-rxe-client.log 2>&1 &)" % (server, client), timeout=60)
-    time.sleep(seconds)
-    _, out = vm.run("tail -n 3 /tmp/soak-rxe-server.log /tmp/soak-rxe-client.log; "
-                    "pkill -9 -x riostream; sleep 2; ! pgrep -x riostream; "
-                    "rdma link delete rxe1; rdma link delete rxe0; ip link del veth0; "
-                    "rdma link show", timeout=120)
-    log("soak: riostream on rdma_rxe killed after %d s, rxe links deleted" % seconds, out)
+    out = riostream_killed_after(vm, seconds, "rxe")
+    _, links = vm.run("rdma link delete rxe1; rdma link delete rxe0; ip link del veth0; "
+                      "rdma link show", timeout=120)
+    log("soak: riostream on rdma_rxe killed after %d s, rxe links deleted" % seconds,
+        out + links)
     if IPOIB_UP:
         vm.run("sh %s vhca vhca0 vhca1" % FABRIC_SCRIPT, timeout=180, check=True)
     _, left = settled_footprint(vm)
