@@ -263,7 +263,8 @@ check-riostream: deps $(GUEST_PREREQS) switch
 # an Open MPI 4 MiB ping-pong, in the same buffers and in a new mapping each
 # round trip, VHCA_SOAK_ROUNDS rounds (default 10) in one
 # guest at full console log level, kernel log checked after each round,
-# QEMU's backtraces saved on a hang; every round's output (its interrupt
+# QMP asked every second (a stalled main loop fails the round), QEMU's
+# backtraces saved on a hang or stall; every round's output (its interrupt
 # counts) kept in build/results/soak-middleware.xml, passed or not.
 # VHCA_SOAK_DEVICES=all: UCX on every port, as the report ran it;
 # VHCA_SOAK_KILLS: riostreams killed mid-run before round 1 (default 2).

@@ -334,6 +334,9 @@ class VM:
         self._console = None
         self._qmp = None
         self._qmp_buf = b""
+        # One command at a time: a thread may probe QMP while the test runs
+        # (selftests/verbs/mainloop_probe.py).
+        self._qmp_lock = threading.Lock()
         self.qmp_events = []
         self._buf = bytearray()
         self._cond = threading.Condition()
@@ -749,18 +752,19 @@ class VM:
         request = {"execute": cmd}
         if args:
             request["arguments"] = args
-        try:
-            self._qmp.sendall(json.dumps(request).encode() + b"\n")
-        except (BrokenPipeError, ConnectionResetError) as err:
-            self._lost_qemu(err)
-        while True:
-            reply = self._qmp_read()
-            if "event" in reply:
-                self.qmp_events.append(reply)
-                continue
-            if "error" in reply:
-                raise VMError("QMP %s failed: %s" % (cmd, reply["error"]))
-            return reply.get("return")
+        with self._qmp_lock:
+            try:
+                self._qmp.sendall(json.dumps(request).encode() + b"\n")
+            except (BrokenPipeError, ConnectionResetError) as err:
+                self._lost_qemu(err)
+            while True:
+                reply = self._qmp_read()
+                if "event" in reply:
+                    self.qmp_events.append(reply)
+                    continue
+                if "error" in reply:
+                    raise VMError("QMP %s failed: %s" % (cmd, reply["error"]))
+                return reply.get("return")
 
 
 def choose_accel(vm):

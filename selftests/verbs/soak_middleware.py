@@ -35,9 +35,13 @@ round 1's: the same work every round, so a storm whose interrupts do carry
 events shows as a count out of proportion.  Nor may a round leave anything
 behind once its processes have exited (footprint.py): an RDMA object
 beyond those before round 1, a page still pinned, or MemAvailable more
-than footprint.MEM_DROP_MAX below round 1's.  When a command does not come
-back, the test saves every QEMU thread's backtrace (gdb) and the console log before
-it stops the guest: build/vm-logs/soak-*.
+than footprint.MEM_DROP_MAX below round 1's.  While a round runs, QMP is
+asked every second (mainloop_probe.py): the report's QMP stopped
+answering, and a main loop held off QEMU's global lock for more than
+mainloop_probe.STALL_SECONDS fails the round; every round logs the
+latencies.  When a command does not come back or the main loop stalls,
+the test saves every QEMU thread's backtrace (gdb) and the console log
+before it stops the guest: build/vm-logs/soak-*.
 """
 import os
 import random
@@ -55,6 +59,7 @@ from vmlib import log  # noqa: E402
 from irqcount import (UNHANDLED_MAX, irq_delta, parse_spurious, spurious_script,  # noqa: E402
                       storm_limit, vhca_irq_counts, vhca_irq_numbers)
 from footprint import FOOTPRINT_SCRIPT, MEM_DROP_MAX, leaks, parse_footprint  # noqa: E402
+from mainloop_probe import MainLoopProbe  # noqa: E402
 from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, ucx_perftest  # noqa: E402
 from uverbs import run_pair, verbs_vm  # noqa: E402
 import rsockets  # noqa: E402
@@ -361,24 +366,34 @@ def mpi_pingpong(vm, buffers=""):
     return out
 
 
+def run_round(vm, round_no):
+    """The report's series: SERIES, then the ping-pong in the same
+    buffers and in fresh ones."""
+    for tls, test, size, iters, must_pass in SERIES:
+        status, out = perftest(vm, tls, test, size, iters)
+        log("soak %d: ucx_perftest %s %s %s" % (round_no, tls, test, size), out)
+        if must_pass:
+            assert status == (0, 0), out
+    for buffers in ("", "fresh"):
+        out = mpi_pingpong(vm, buffers)
+        log("soak %d: mpirun %s" % (round_no, buffers), out)
+        assert "mpi-status=0" in out and "mpi_check: ok" in out, out
+
+
 @pytest.mark.parametrize("round_no", range(1, ROUNDS + 1))
 def test_soak_round(vm, round_no):
     build_mpi_check()
     vm.run("dmesg -C", timeout=60)
     before = vhca_interrupts(vm)
-    try:
-        for tls, test, size, iters, must_pass in SERIES:
-            status, out = perftest(vm, tls, test, size, iters)
-            log("soak %d: ucx_perftest %s %s %s" % (round_no, tls, test, size), out)
-            if must_pass:
-                assert status == (0, 0), out
-        for buffers in ("", "fresh"):
-            out = mpi_pingpong(vm, buffers)
-            log("soak %d: mpirun %s" % (round_no, buffers), out)
-            assert "mpi-status=0" in out and "mpi_check: ok" in out, out
-    except vmlib.VMTimeout:
-        save_qemu_backtraces(vm, "round%d" % round_no)
-        raise
+    with MainLoopProbe(vm, lambda: save_qemu_backtraces(vm, "round%d-qmp" % round_no)) as probe:
+        try:
+            run_round(vm, round_no)
+        except vmlib.VMTimeout:
+            if not probe.stalled:
+                save_qemu_backtraces(vm, "round%d" % round_no)
+            raise
+    log("soak %d: QEMU's main loop" % round_no, probe.summary())
+    assert not probe.stalled, "QEMU's main loop stalled: %s" % probe.summary()
     _, kernel = vm.run("dmesg", timeout=120)
     trouble = [line for line in kernel.splitlines() if KERNEL_TROUBLE.search(line)]
     assert not trouble, kernel[-6000:]
