@@ -16,9 +16,9 @@ the main loop waits for its lock becomes a number per round (summary()).
 An answer slower than STALL_SECONDS, or none within vmlib's QMP timeout,
 is a stalled main loop: the probe calls on_stall() at once, while the
 state is still there to look at (the soak saves QEMU's backtraces), and
-stops.  The guest's own work in the soak's experiments never took QMP
-past 17 ms (Documentation/history.md "The middleware soak"), on a host
-at load 7 as well.
+stops.  In the soak on the report's stack, at load 5-6, the answers took
+1-2 ms typically and at most 211 ms (Documentation/history.md "The
+middleware soak"): 10 s is a stall, not a busy host.
 """
 import threading
 import time
