@@ -372,9 +372,9 @@ class VM:
             # found the TSC skewed against jiffies at a loaded boot; both
             # then fell back to acpi_pm, whose every read is a port read
             # under QEMU's global lock and every clock_gettime a system
-            # call; TCG's TSC is QEMU's one
-            # monotonic host-derived count (cpu_get_ticks), the same on
-            # every vCPU (testing-vm.md "How the guest boots").
+            # call; TCG's TSC is QEMU's one monotonic host-derived count
+            # (cpu_get_ticks), the same on every vCPU (testing-vm.md "How
+            # the guest boots").
             "-append", ("console=ttyS0,115200 quiet panic=-1 no_timer_check "
                         "tsc=reliable " + self.append).strip(),
             "-virtfs", "local,path=%s,mount_tag=hostroot,security_model=none,"
