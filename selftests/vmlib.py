@@ -145,6 +145,8 @@ QEMU_TRACE = [t for t in os.environ.get("VHCA_QEMU_TRACE", "").split(",") if t]
 
 
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
+# Seconds VM.qmp waits for QEMU's answer before VMTimeout.
+QMP_TIMEOUT = 30
 
 
 class VMError(Exception):
@@ -337,7 +339,10 @@ class VM:
         # One command at a time: a thread may probe QMP while the test runs
         # (selftests/verbs/mainloop_probe.py).
         self._qmp_lock = threading.Lock()
+        self._qmp_last_id = 0
         self.qmp_events = []
+        # Answers to commands that had timed out (VMTimeout) when they came.
+        self.qmp_late_replies = []
         self._buf = bytearray()
         self._cond = threading.Condition()
         self._reader = None
@@ -727,7 +732,7 @@ class VM:
 
     def _qmp_read(self):
         while b"\n" not in self._qmp_buf:
-            ready, _, _ = select.select([self._qmp], [], [], 30)
+            ready, _, _ = select.select([self._qmp], [], [], QMP_TIMEOUT)
             if not ready:
                 raise VMTimeout("no answer on QMP")
             try:
@@ -748,11 +753,18 @@ class VM:
 
     def qmp(self, cmd, **args):
         """Execute a QMP command; return its "return" value or raise
-        VMError with QEMU's error.  Events seen meanwhile go to qmp_events."""
+        VMError with QEMU's error.  Events seen meanwhile go to qmp_events.
+
+        Each command carries an id, which QEMU copies into its answer
+        (QMP spec, "Commands Responses"): the answer to an earlier command
+        that timed out, arriving late, goes to qmp_late_replies instead of
+        being taken for this command's."""
         request = {"execute": cmd}
         if args:
             request["arguments"] = args
         with self._qmp_lock:
+            self._qmp_last_id += 1
+            request["id"] = self._qmp_last_id
             try:
                 self._qmp.sendall(json.dumps(request).encode() + b"\n")
             except (BrokenPipeError, ConnectionResetError) as err:
@@ -761,6 +773,9 @@ class VM:
                 reply = self._qmp_read()
                 if "event" in reply:
                     self.qmp_events.append(reply)
+                    continue
+                if reply.get("id") != request["id"]:
+                    self.qmp_late_replies.append(reply)
                     continue
                 if "error" in reply:
                     raise VMError("QMP %s failed: %s" % (cmd, reply["error"]))
