@@ -10,6 +10,8 @@
 # installed version").  `apt-get download` of a package that only trixie
 # has still fetches it.  Idempotent; apt-get update only when it changed.
 set -euo pipefail
+. "$(dirname "$0")/apt-lock.sh"
+hold_apt_lock "$@"
 
 sources_file=/etc/apt/sources.list.d/vhca-trixie.sources
 prefs_file=/etc/apt/preferences.d/vhca-trixie

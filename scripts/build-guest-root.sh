@@ -21,6 +21,7 @@
 # the last line of stdout.  Never booted as a host: the guest mounts it
 # read-only under a tmpfs overlay (scripts/guest/init-stage1).
 set -euo pipefail
+. "$(dirname "$0")/apt-lock.sh"  # with_apt_lock
 cd "$(dirname "$0")/.."
 
 packages=(
@@ -58,7 +59,7 @@ base=$cache_dir/trixie-guest-base-$base_hash
 if [ ! -f "$base/.vhca-complete" ]; then
 	command -v mmdebstrap >/dev/null || {
 		echo "build-guest-root: installing mmdebstrap (bookworm's)" >&2
-		env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		with_apt_lock env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 			mmdebstrap </dev/null >&2
 	}
 	scripts/apt-trixie.sh >&2

@@ -13,6 +13,7 @@
 # the last line of stdout.  Packages come from the machine's own mirror
 # (the entries scripts/apt-trixie.sh derives); the root is never booted.
 set -euo pipefail
+. "$(dirname "$0")/apt-lock.sh"  # with_apt_lock
 cd "$(dirname "$0")/.."
 
 packages=(
@@ -40,7 +41,7 @@ fi
 
 command -v mmdebstrap >/dev/null || {
 	echo "build-trixie-root: installing mmdebstrap (bookworm's)" >&2
-	env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	with_apt_lock env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		mmdebstrap </dev/null >&2
 }
 scripts/apt-trixie.sh >&2

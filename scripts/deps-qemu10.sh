@@ -15,6 +15,8 @@
 #
 # Prints the unpacked meson's Python directory (for PYTHONPATH) on stdout.
 set -euo pipefail
+. "$(dirname "$0")/apt-lock.sh"
+hold_apt_lock "$@"
 
 CACHE=${VHCA_CACHE:-$HOME/.cache/vhca}
 TOOLS=$CACHE/tools

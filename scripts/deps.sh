@@ -6,6 +6,8 @@
 # the machine's own apt sources (scripts/apt-entries.awk: same URIs,
 # suites and keyring, so a machine on a mirror keeps using it).
 set -euo pipefail
+. "$(dirname "$0")/apt-lock.sh"
+hold_apt_lock "$@"
 
 packages=(
 	# building QEMU 7.2 from Debian's source package
