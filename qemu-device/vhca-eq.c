@@ -41,6 +41,8 @@ void vhca_eq_setup(VhcaState *s, uint32_t eqn, uint64_t base,
     eq->vector = vector;
     eq->pi = 0;
     eq->ci = 0;
+    eq->fired_on_arm = false;
+    eq->stuck = false;
     trace_vhca_eq_setup(eqn, base, log_size, vector);
 }
 
@@ -133,6 +135,51 @@ bool vhca_eq0_post(VhcaState *s, const struct vhca_eqe *eqe)
 }
 
 /*
+ * An arm with entries pending, checked against the previous one: when it
+ * repeats it (vhca_eq_arm_repeats) the driver does not see entry ci, and
+ * the interrupt this arm raises starts a storm the driver cannot end.
+ * The device still interrupts, as the EQ doorbell's contract says; it
+ * counts the arm (eq-stuck-arms) and logs what lies in entry ci's owner
+ * byte: the value the device wrote means the driver misreads the ring,
+ * another value that something overwrote it.  Once per episode, which
+ * ends when an arm finds nothing pending (the driver caught up): a driver
+ * that stays behind while events keep coming logs one line, not one an
+ * event.
+ */
+static void vhca_eq_check_repeat(VhcaState *s, uint32_t eqn)
+{
+    VhcaEq *eq = &s->eqs[eqn];
+    uint8_t written = vhca_eqe_owner(eq->ci, eq->log_size);
+    uint8_t owner = 0xff;
+    uint64_t addr;
+
+    if (!vhca_eq_arm_repeats(eq->fired_on_arm, eq->fired_ci, eq->fired_pi,
+                             eq->ci, eq->pi)) {
+        eq->fired_on_arm = true;
+        eq->fired_ci = eq->ci;
+        eq->fired_pi = eq->pi;
+        return;
+    }
+    s->eq_stuck_arms++;
+    if (eq->stuck) {
+        return;
+    }
+    eq->stuck = true;
+    addr = vhca_ring_slot_addr(eq->base, eq->ci, eq->log_size,
+                               sizeof(struct vhca_eqe));
+    if (vhca_dma_read(s, addr + VHCA_EQE_OWNER_OFFSET, &owner, 1) !=
+        MEMTX_OK) {
+        owner = 0xff;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "vhca: EQ %u armed again at consumer "
+                  "index %u with %u entries pending and none consumed since "
+                  "its interrupt; entry %u's owner byte reads 0x%x, the "
+                  "device wrote owner %u\n", eqn, eq->ci,
+                  vhca_eq_used(eq->pi, eq->ci), eq->ci, owner, written);
+    trace_vhca_eq_arm_stuck(eqn, eq->ci, eq->pi, owner, written);
+}
+
+/*
  * EQ doorbell: record the driver's consumer index, optionally arm.  A
  * consumer index ahead of the producer, or further behind it than the ring
  * size, cannot be right and is ignored.  Arming with entries pending fires
@@ -166,8 +213,23 @@ void vhca_eq_doorbell(VhcaState *s, uint32_t value)
         return;
     }
     if (vhca_eq_used(eq->pi, eq->ci)) {
+        vhca_eq_check_repeat(s, eqn);
         vhca_eq_interrupt(s, eqn);
     } else {
+        eq->fired_on_arm = false;
+        eq->stuck = false;
         eq->armed = true;
     }
+}
+
+/* eq-stuck-arms: read-only, with qom-get (Documentation/device.md). */
+void vhca_eq_props_init(Object *obj)
+{
+    VhcaState *s = VHCA(obj);
+
+    object_property_add_uint64_ptr(obj, "eq-stuck-arms", &s->eq_stuck_arms,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "eq-stuck-arms",
+        "EQ arms that repeated the last one with entries pending and none "
+        "consumed (the driver does not see the entry the device wrote)");
 }

@@ -70,6 +70,22 @@ static inline bool vhca_eq_ci_valid(uint32_t pi, uint32_t ci,
            vhca_ring_entries(log_size);
 }
 
+/*
+ * Whether an arm that finds entries pending repeats the previous one that
+ * did: the same consumer index, no entry written since.  The device
+ * interrupted for those entries and the driver consumed none of them, so
+ * it does not see entry ci as written (its owner bit is not what the
+ * device wrote, vhca_hw.h "Event queues"), and every further arm fires
+ * again at once: an interrupt storm.  A correct driver consumes at least
+ * entry ci after such an interrupt before it arms again.
+ */
+static inline bool vhca_eq_arm_repeats(bool fired, uint32_t fired_ci,
+                                       uint32_t fired_pi, uint32_t ci,
+                                       uint32_t pi)
+{
+    return fired && fired_ci == ci && fired_pi == pi;
+}
+
 /* The EQ doorbell value, decoded (vhca_db_eq_value() encodes it). */
 typedef struct VhcaEqDoorbell {
     uint32_t eqn;

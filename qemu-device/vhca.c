@@ -594,6 +594,7 @@ static void vhca_instance_init(Object *obj)
     object_property_set_description(obj, "port2-link",
                                     "Physical link of port 2 (up = true)");
     vhca_rc_drop_props_init(obj);
+    vhca_eq_props_init(obj);
     for (i = 0; i < VHCA_MAX_PORTS; i++) {
         vhca_port_faults_init(obj, &s->ports[i]);
     }

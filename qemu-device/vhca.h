@@ -83,6 +83,11 @@ typedef struct VhcaEq {
     uint64_t base;
     uint32_t pi;
     uint32_t ci;
+    /* The last arm that fired at once, for vhca_eq_arm_repeats(). */
+    bool fired_on_arm;
+    bool stuck;                     /* its repeat was logged */
+    uint32_t fired_ci;
+    uint32_t fired_pi;
 } VhcaEq;
 
 typedef struct VhcaPort {
@@ -173,6 +178,7 @@ struct VhcaState {
     uint32_t rc_requests_sent;      /* since the last loss (vhca-rc.c) */
     uint32_t rc_responses_seen;
     uint64_t rc_dropped;            /* requests and answers lost, ever */
+    uint64_t eq_stuck_arms;         /* vhca_eq_arm_repeats() arms, ever */
     uint64_t mr_list_entries;       /* page list entries of all regions */
     VhcaOdpFault odp_fault;         /* the last absent page (vhca-odp.c) */
 
@@ -224,6 +230,7 @@ VhcaEqPostResult vhca_eq_post(VhcaState *s, uint32_t eqn,
 bool vhca_eq0_post(VhcaState *s, const struct vhca_eqe *eqe);
 void vhca_eq_doorbell(VhcaState *s, uint32_t value);
 void vhca_eq_reset(VhcaState *s);
+void vhca_eq_props_init(Object *obj);
 
 /* vhca-fabric.c */
 bool vhca_fabric_attach(VhcaPort *port, const char *fabric_name,

@@ -165,6 +165,70 @@ static void test_cmd_roundtrip_msix(void)
     vhca_stop(v);
 }
 
+static uint64_t eq_stuck_arms(Vhca *v)
+{
+    QDict *rsp = qtest_qmp(v->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': 'vhca0', 'property': 'eq-stuck-arms'}}");
+    uint64_t n = qdict_get_int(rsp, "return");
+
+    qobject_unref(rsp);
+    return n;
+}
+
+/*
+ * A driver that arms again at the same consumer index, with nothing
+ * written since the interrupt the last arm raised, did not see the entry
+ * there: the device still interrupts at every such arm (the doorbell's
+ * contract) and counts each in eq-stuck-arms, which a correct driver
+ * never raises (vhca-eq.c vhca_eq_check_repeat).
+ */
+static void test_eq_arm_repeat(void)
+{
+    Vhca *v = vhca_start(NULL);
+    struct vhca_cmd cmd;
+    struct vhca_eqe eqe;
+    uint64_t word;
+
+    vhca_bringup(v);
+    qpci_msix_enable(v->dev);
+    word = msix_route_to_ram(v, 0);
+    g_assert_cmpuint(eq_stuck_arms(v), ==, 0);
+
+    /* An entry the "driver" leaves unconsumed: the first arm is a race
+     * any driver may lose (an event just before it), not a repeat. */
+    cmd_init(v, &cmd, VHCA_CMD_ALLOC_PD);
+    vhca_submit(v, &cmd);
+    vhca_wait_eqe_visible(v);
+    vhca_arm_eq0(v);
+    g_assert_true(msix_fired(v, word));
+    g_assert_cmpuint(eq_stuck_arms(v), ==, 0);
+    /* Interrupted and still at the same index: each further arm fires
+     * and counts. */
+    vhca_arm_eq0(v);
+    g_assert_true(msix_fired(v, word));
+    vhca_arm_eq0(v);
+    g_assert_true(msix_fired(v, word));
+    g_assert_cmpuint(eq_stuck_arms(v), ==, 2);
+
+    /* A new entry since the last arm: a first arm again, not a repeat. */
+    cmd_init(v, &cmd, VHCA_CMD_ALLOC_PD);
+    vhca_submit(v, &cmd);
+    vhca_wait_eqes_visible(v, 2);
+    vhca_arm_eq0(v);
+    g_assert_true(msix_fired(v, word));
+    g_assert_cmpuint(eq_stuck_arms(v), ==, 2);
+
+    /* Consuming both and arming with nothing pending raises nothing. */
+    vhca_next_eqe(v, &eqe);
+    vhca_next_eqe(v, &eqe);
+    g_assert_cmpuint(eqe.data.cmd_done.status, ==, VHCA_CMD_OK);
+    vhca_arm_eq0(v);
+    g_assert_false(msix_fired(v, word));
+    g_assert_cmpuint(eq_stuck_arms(v), ==, 2);
+    vhca_assert_alive(v);
+    vhca_stop(v);
+}
+
 static void test_query_device(void)
 {
     Vhca *v = vhca_start(NULL);
@@ -365,6 +429,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vhca/regs/access-sizes", test_access_sizes);
     qtest_add_func("/vhca/regs/reset", test_reset);
     qtest_add_func("/vhca/cmd/roundtrip-msix", test_cmd_roundtrip_msix);
+    qtest_add_func("/vhca/cmd/eq-arm-repeat", test_eq_arm_repeat);
     qtest_add_func("/vhca/cmd/query-device", test_query_device);
     qtest_add_func("/vhca/cmd/query-port", test_query_port);
     qtest_add_func("/vhca/cmd/query-gid-pkey", test_query_gid_pkey);

@@ -388,9 +388,16 @@ bool msix_fired(Vhca *v, uint64_t word)
 /* Wait until the next EQ 0 entry is visible, without consuming it. */
 void vhca_wait_eqe_visible(Vhca *v)
 {
-    uint64_t slot = v->eq0 + (uint64_t)(v->eq0_ci & ((1u << v->eq0_log) - 1)) *
+    vhca_wait_eqes_visible(v, 1);
+}
+
+/* Wait until the next n EQ 0 entries are visible, consuming none. */
+void vhca_wait_eqes_visible(Vhca *v, uint32_t n)
+{
+    uint32_t index = v->eq0_ci + n - 1;
+    uint64_t slot = v->eq0 + (uint64_t)(index & ((1u << v->eq0_log) - 1)) *
                     sizeof(struct vhca_eqe);
-    uint8_t want = vhca_eqe_owner(v->eq0_ci, v->eq0_log);
+    uint8_t want = vhca_eqe_owner(index, v->eq0_log);
     uint64_t owner_addr = slot + offsetof(struct vhca_eqe, owner);
     int i;
 

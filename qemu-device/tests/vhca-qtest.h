@@ -103,6 +103,7 @@ void msix_route(Vhca *v, uint16_t vector, uint64_t addr, uint32_t data);
 uint64_t msix_route_to_ram(Vhca *v, uint16_t vector);
 bool msix_fired(Vhca *v, uint64_t word);
 void vhca_wait_eqe_visible(Vhca *v);
+void vhca_wait_eqes_visible(Vhca *v, uint32_t n);
 uint64_t vhca_ram_end(Vhca *v);
 
 #endif

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmlib  # noqa: E402
 from vmlib import log  # noqa: E402
 from libfabric import fi_pingpong  # noqa: E402
-from uverbs import ipoib, run_pair, verbs_vm  # noqa: E402,F401
+from uverbs import assert_eq_agreement, ipoib, run_pair, verbs_vm  # noqa: E402,F401
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
 MPI_CHECK = os.path.join(vmlib.BUILD, "middleware", "mpi_check")
@@ -207,3 +207,10 @@ def test_fi_info(vm):
 @pytest.mark.parametrize("endpoint", ["msg", "rdm"])
 def test_fi_pingpong(vm, ipoib, endpoint):
     fi_pingpong(vm, endpoint)
+
+
+def test_eq_agreement(vm):
+    """Last: after UCX, Open MPI and libfabric over both devices, the
+    device and the driver agreed on every event queue (uverbs.py
+    assert_eq_agreement)."""
+    assert_eq_agreement(vm)

@@ -32,7 +32,10 @@ may have had more than irqcount.UNHANDLED_MAX such interrupts in a row
 (/proc/irq/N/spurious), and the round's interrupts on the vhca vectors
 (/proc/interrupts, irqcount.py) must stay within irqcount.storm_limit of
 round 1's: the same work every round, so a storm whose interrupts do carry
-events shows as a count out of proportion.  Nor may a round leave anything
+events shows as a count out of proportion.  Nor may either device have
+seen an EQ armed again at an index it already interrupted for
+(eq-stuck-arms, the device's view of the ring disagreement IRQ_NONE
+guards against).  Nor may a round leave anything
 behind once its processes have exited (footprint.py): an RDMA object
 beyond those before round 1, a page still pinned, or MemAvailable more
 than footprint.MEM_DROP_MAX below round 1's.  While a round runs, QMP is
@@ -61,7 +64,7 @@ from irqcount import (UNHANDLED_MAX, irq_delta, parse_spurious, spurious_script,
 from footprint import FOOTPRINT_SCRIPT, MEM_DROP_MAX, leaks, parse_footprint  # noqa: E402
 from mainloop_probe import MainLoopProbe  # noqa: E402
 from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, ucx_perftest  # noqa: E402
-from uverbs import run_pair, verbs_vm  # noqa: E402
+from uverbs import assert_eq_agreement, run_pair, verbs_vm  # noqa: E402
 import rsockets  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ulp"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fabric"))
@@ -398,4 +401,7 @@ def test_soak_round(vm, round_no):
     trouble = [line for line in kernel.splitlines() if KERNEL_TROUBLE.search(line)]
     assert not trouble, kernel[-6000:]
     check_interrupts(vm, round_no, before, vhca_interrupts(vm))
+    # The device's side of a ring disagreement; the Makefile turns on the
+    # trace that names the EQ, its index and the owner byte there.
+    assert_eq_agreement(vm)
     check_footprint(vm, round_no)

@@ -51,6 +51,8 @@ DEVICES = [
     "vhca,id=vhca0,ports=2,node-guid=0x5254000000000100,doorbell-pages=256",
     "vhca,id=vhca1,ports=1,node-guid=0x5254000000000200,doorbell-pages=256",
 ]
+# Their QOM ids, for qom-get and qom-set.
+DEVICE_IDS = ("vhca0", "vhca1")
 
 
 # server args, client args: port 1 <-> port 2 of vhca0, and vhca0 <-> vhca1
@@ -98,6 +100,20 @@ def verbs_vm(name):
 def vm():
     with verbs_vm("uverbs") as machine:
         yield machine
+
+
+def assert_eq_agreement(vm):
+    """Neither device saw an EQ armed again at a consumer index it had
+    already interrupted for, with nothing written since (eq-stuck-arms,
+    device.md "Event queues"): the driver saw every event the device
+    wrote.  A disagreement is an interrupt storm the driver cannot end
+    (issue 24, finding 3)."""
+    stuck = {d: vm.qmp("qom-get", path=d, property="eq-stuck-arms") for d in DEVICE_IDS}
+    log("eq-stuck-arms", str(stuck))
+    assert not any(stuck.values()), (
+        "EQ arms that found the driver not seeing a written entry: %s "
+        "(the QEMU log names the EQ with -d guest_errors or trace "
+        "vhca_eq_arm_stuck)" % stuck)
 
 
 def test_pci_ids_and_devices(vm):
@@ -352,7 +368,7 @@ def test_write_then_receive_lossy(vm, pair):
     retransmitted WRITE must be placed before the receive it precedes
     completes (IBA 9.5, 10.8.3).  The losses are set from QMP on the
     running devices and counted by their rc-dropped property."""
-    devices = ("vhca0", "vhca1")
+    devices = DEVICE_IDS
     dropped = {d: vm.qmp("qom-get", path=d, property="rc-dropped") for d in devices}
     try:
         for d in devices:
@@ -674,3 +690,4 @@ def test_unload_and_clean_log(vm):
         log("full dmesg", text)
     assert rc == 0, out
     assert not bad, "kernel log:\n" + "\n".join(bad[:60])
+    assert_eq_agreement(vm)
