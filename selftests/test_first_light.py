@@ -5,7 +5,9 @@ LID; the driver must survive unload/reload cycles; a link taken down from
 the QEMU monitor must show in the guest and come back.  The tests share one
 VM (conftest.vm) and run in file order.
 """
+import json
 import re
+import socket
 
 import vmlib
 from conftest import DEVICES
@@ -170,6 +172,26 @@ def test_port_down_and_up_from_qmp(vm):
     after = wait_all_active(vm)
     # The SM hands a port the same LID for the life of the QEMU process.
     assert find_port(after, guid, 1)["lid"] == lid_before
+
+
+def test_debug_qmp_socket(vm):
+    """A person's QMP client gets answers while the harness holds its own
+    connection (vmlib.VM.debug_qmp_path): on the harness's socket, QEMU
+    would leave it without greeting or answer."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(10)
+        sock.connect(vm.debug_qmp_path)
+        lines = sock.makefile("rwb")
+        assert "QMP" in json.loads(lines.readline())
+        for cmd, args in (("qmp_capabilities", {}),
+                          ("qom-get", {"path": "vhca0", "property": "port1-link"})):
+            lines.write(json.dumps({"execute": cmd, "arguments": args}).encode() + b"\n")
+            lines.flush()
+            answer = json.loads(lines.readline())
+            while "event" in answer:
+                answer = json.loads(lines.readline())
+        assert answer == {"return": True}, answer
+    assert vm.qmp("query-status")["running"] is True
 
 
 def test_dmesg_clean(vm):

@@ -385,6 +385,12 @@ class VM:
             "-virtfs", "local,path=%s,mount_tag=hostroot,security_model=none,"
                        "readonly=on,multidevs=remap" % guest_root_dir(),
             "-qmp", "unix:%s,server=on,wait=off" % self._path("qmp.sock"),
+            # A second QMP monitor for a person (socat, qmp-shell) while
+            # the harness holds qmp.sock for the guest's whole life: QEMU
+            # serves one client per QMP socket and leaves a second one
+            # without greeting or answer, which looks like a QEMU that
+            # stopped answering (issue 24, finding 3).
+            "-qmp", "unix:%s,server=on,wait=off" % self.debug_qmp_path,
             "-chardev", "socket,id=console,path=%s,server=on,wait=on"
                         % self._path("console.sock"),
             "-serial", "chardev:console",
@@ -409,6 +415,12 @@ class VM:
 
     def _path(self, name):
         return os.path.join(self._tmpdir, name)
+
+    @property
+    def debug_qmp_path(self):
+        """The QMP socket the harness leaves free for a person
+        (testing-vm.md "The harness")."""
+        return self._path("qmp-debug.sock")
 
     def start(self, boot_timeout=180):
         """Boot the guest and wait until its shell is ready."""
