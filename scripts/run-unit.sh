@@ -105,7 +105,8 @@ cat "$log"
 # (selftests/host/footprint_leaks.py) and QMP probe
 # (selftests/host/mainloop_probe_fake.py), and vmlib's QMP client, whose
 # ids keep a late answer from passing for the next command's
-# (selftests/host/vm_qmp_fake.py).  Their cases
+# (selftests/host/vm_qmp_fake.py), and its KVM probe cache when guests
+# probe at once (selftests/host/kvm_probe_cache.py).  Their cases
 # join unit.xml.
 host_xml=$out/host.xml
 rm -f "$host_xml"
@@ -113,7 +114,8 @@ if scripts/build-switch.sh; then
 	(cd selftests && /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 		--junitxml="../$host_xml" host/switch_lone.py host/switch_arb.py host/switch_capture.py \
 		host/switch_rules.py host/switch_topology.py host/irq_counts.py \
-		host/footprint_leaks.py host/mainloop_probe_fake.py host/vm_qmp_fake.py) || rc=1
+		host/footprint_leaks.py host/mainloop_probe_fake.py host/vm_qmp_fake.py \
+		host/kvm_probe_cache.py) || rc=1
 else
 	rc=1
 fi

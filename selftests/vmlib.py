@@ -19,6 +19,7 @@ exception; it also gets SIGKILL from the kernel if this process dies
 
 import base64
 import ctypes
+import fcntl
 import json
 import os
 import re
@@ -804,15 +805,7 @@ def choose_accel(vm):
     20 s boot timeout; with only the last answer kept, every change of
     kernel probed again)."""
     key = "%s %s %s" % (os.uname().release, os.path.realpath(vm.qemu), vm.kernel)
-    answers = {}
-    try:
-        with open(KVM_PROBE_FILE) as f:
-            for line in f:
-                k, sep, v = line.rstrip("\n").rpartition("\t")
-                if sep and v in ("kvm", "tcg"):
-                    answers[k] = v
-    except OSError:
-        pass
+    answers = _read_kvm_probe()
     if key in answers:
         return answers[key]
     accel = "tcg"
@@ -826,9 +819,34 @@ def choose_accel(vm):
             pass
         finally:
             probe.kill()
-    answers[key] = accel
-    os.makedirs(BUILD, exist_ok=True)
-    with open(KVM_PROBE_FILE + ".tmp", "w") as f:
-        f.writelines("%s\t%s\n" % kv for kv in sorted(answers.items()))
-    os.replace(KVM_PROBE_FILE + ".tmp", KVM_PROBE_FILE)
+    _save_kvm_probe(key, accel)
     return accel
+
+
+def _read_kvm_probe():
+    answers = {}
+    try:
+        with open(KVM_PROBE_FILE) as f:
+            for line in f:
+                k, sep, v = line.rstrip("\n").rpartition("\t")
+                if sep and v in ("kvm", "tcg"):
+                    answers[k] = v
+    except OSError:
+        pass
+    return answers
+
+
+def _save_kvm_probe(key, accel):
+    """Adds key's answer to build/kvm-probe.  Guests that boot at once
+    (the smoke tier's two kernels) may probe at once: each merges under a
+    lock and writes its own temporary file, so neither loses the other's
+    answer or renames a file the other already renamed."""
+    os.makedirs(BUILD, exist_ok=True)
+    with open(KVM_PROBE_FILE + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        answers = _read_kvm_probe()
+        answers[key] = accel
+        fd, tmp = tempfile.mkstemp(dir=BUILD, prefix="kvm-probe.")
+        with os.fdopen(fd, "w") as f:
+            f.writelines("%s\t%s\n" % kv for kv in sorted(answers.items()))
+        os.replace(tmp, KVM_PROBE_FILE)
