@@ -194,16 +194,17 @@ static void test_eq_arm_repeat(void)
     word = msix_route_to_ram(v, 0);
     g_assert_cmpuint(eq_stuck_arms(v), ==, 0);
 
-    /* An entry the "driver" leaves unconsumed: the first arm is a race
-     * any driver may lose (an event just before it), not a repeat. */
+    /*
+     * An entry the "driver" leaves unconsumed: the first arm is a race
+     * any driver may lose (an event just before it), not a repeat.
+     */
     cmd_init(v, &cmd, VHCA_CMD_ALLOC_PD);
     vhca_submit(v, &cmd);
     vhca_wait_eqe_visible(v);
     vhca_arm_eq0(v);
     g_assert_true(msix_fired(v, word));
     g_assert_cmpuint(eq_stuck_arms(v), ==, 0);
-    /* Interrupted and still at the same index: each further arm fires
-     * and counts. */
+    /* Interrupted and still at the same index: each arm fires, counted. */
     vhca_arm_eq0(v);
     g_assert_true(msix_fired(v, word));
     vhca_arm_eq0(v);
