@@ -51,8 +51,8 @@ DEVICES = [
     "vhca,id=vhca0,ports=2,node-guid=0x5254000000000100,doorbell-pages=256",
     "vhca,id=vhca1,ports=1,node-guid=0x5254000000000200,doorbell-pages=256",
 ]
-# Their QOM ids, for qom-get and qom-set.
-DEVICE_IDS = ("vhca0", "vhca1")
+# Their QOM ids (the id= of each), for qom-get and qom-set.
+DEVICE_IDS = tuple(re.search(r"\bid=([^,]+)", d).group(1) for d in DEVICES)
 
 
 # server args, client args: port 1 <-> port 2 of vhca0, and vhca0 <-> vhca1
