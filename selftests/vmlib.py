@@ -841,12 +841,13 @@ def _save_kvm_probe(key, accel):
     (the smoke tier's two kernels) may probe at once: each merges under a
     lock and writes its own temporary file, so neither loses the other's
     answer or renames a file the other already renamed."""
-    os.makedirs(BUILD, exist_ok=True)
+    directory = os.path.dirname(KVM_PROBE_FILE)
+    os.makedirs(directory, exist_ok=True)
     with open(KVM_PROBE_FILE + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         answers = _read_kvm_probe()
         answers[key] = accel
-        fd, tmp = tempfile.mkstemp(dir=BUILD, prefix="kvm-probe.")
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix="kvm-probe.")
         with os.fdopen(fd, "w") as f:
             f.writelines("%s\t%s\n" % kv for kv in sorted(answers.items()))
         os.replace(tmp, KVM_PROBE_FILE)

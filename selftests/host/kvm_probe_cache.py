@@ -14,7 +14,6 @@ SAVES = 50
 
 
 def _save_many(build, n):
-    vmlib.BUILD = build
     vmlib.KVM_PROBE_FILE = os.path.join(build, "kvm-probe")
     for i in range(SAVES):
         vmlib._save_kvm_probe("host qemu kernel-%d-%d" % (n, i), "tcg")
