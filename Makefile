@@ -270,6 +270,7 @@ check-riostream: deps $(GUEST_PREREQS) switch
 # VHCA_SOAK_DEVICES=all: UCX on every port, as the report ran it;
 # VHCA_SOAK_KILLS: riostreams killed mid-run before round 1 (default 2).
 # VHCA_SOAK_RXE=S: then riostream on rdma_rxe (veth) killed after S s.
+# VHCA_SOAK_MIDKILLS=N: N UCX or MPI runs a round killed mid-traffic.
 # VHCA_SOAK_OPENSM: opensm master first (before, default), all along
 # (during) or not at all (off).
 # selftests/verbs/soak_middleware.py.

@@ -24,6 +24,10 @@ Then each round:
    cache deregisters each buffer and registers the next, as an
    application that allocates per message makes it do (the report's
    ping-pong program is not known; this is the other way one is written).
+6. with VHCA_SOAK_MIDKILLS=N, N runs killed with SIGKILL while their RDMA
+   traffic is in flight (midkill.py: a rank of the ping-pong or one side
+   of a ucx_perftest bandwidth run), as a Ctrl-C or a job scheduler's
+   time limit ends them.
 
 After every round the guest's kernel log must hold no soft lockup, hung
 task, BUG, WARNING, RCU stall or spurious interrupt ("nobody cared": a vhca
@@ -66,6 +70,7 @@ from mainloop_probe import MainLoopProbe  # noqa: E402
 from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, ucx_perftest  # noqa: E402
 from uverbs import assert_eq_agreement, run_pair, verbs_vm  # noqa: E402
 import rsockets  # noqa: E402
+import midkill  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ulp"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fabric"))
 import fabriclib  # noqa: E402 (wait_sm_lid)
@@ -108,6 +113,11 @@ if OPENSM not in ("off", "before", "during"):
     raise ValueError("VHCA_SOAK_OPENSM=%s: off, before or during" % OPENSM)
 OPENSM_LOG = "/tmp/soak-opensm.log"
 EMBEDDED_SM_LID = 1
+# VHCA_SOAK_MIDKILLS (default 0): the sixth step's killed runs a round
+# (midkill.py), chosen with a Random whose seed is logged in round 1.
+MIDKILLS = int(os.environ.get("VHCA_SOAK_MIDKILLS", "0"))
+MIDKILL_SEED = random.randrange(1 << 32)
+MIDKILL_PICK = random.Random(MIDKILL_SEED)
 # IPoIB comes up for the kills and stays up for the rounds.
 IPOIB_UP = KILLS > 0
 KILL_AFTER = (5, 60)
@@ -371,7 +381,8 @@ def mpi_pingpong(vm, buffers=""):
 
 def run_round(vm, round_no):
     """The report's series: SERIES, then the ping-pong in the same
-    buffers and in fresh ones."""
+    buffers and in fresh ones; then MIDKILLS runs killed mid-traffic,
+    each of which must leave nothing behind."""
     for tls, test, size, iters, must_pass in SERIES:
         status, out = perftest(vm, tls, test, size, iters)
         log("soak %d: ucx_perftest %s %s %s" % (round_no, tls, test, size), out)
@@ -381,6 +392,15 @@ def run_round(vm, round_no):
         out = mpi_pingpong(vm, buffers)
         log("soak %d: mpirun %s" % (round_no, buffers), out)
         assert "mpi-status=0" in out and "mpi_check: ok" in out, out
+    if MIDKILLS and round_no == 1:
+        log("soak: mid-traffic kills", "%d a round, seed %d" % (MIDKILLS, MIDKILL_SEED))
+    ports = None if SERVER_PORT is None else (SERVER_PORT, CLIENT_PORT)
+    for kill in range(1, MIDKILLS + 1):
+        out = midkill.episode(vm, MIDKILL_PICK, RC_UD + ",self", ports,
+                              not IPOIB_UP, UCX_PORT)
+        log("soak %d: mid-traffic kill %d" % (round_no, kill), out)
+        _, left = settled_footprint(vm)
+        assert not left, "left behind by mid-traffic kill %d: %s" % (kill, "; ".join(left))
 
 
 @pytest.mark.parametrize("round_no", range(1, ROUNDS + 1))
