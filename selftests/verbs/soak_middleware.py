@@ -87,6 +87,8 @@ if SOAK_DEVICES:
     SERVER_PORT = CLIENT_PORT = None if SOAK_DEVICES == "all" else SOAK_DEVICES
 else:
     SERVER_PORT, CLIENT_PORT = "vhca0:1", "vhca0:2"
+# mpirun_two_ranks' devices of rank 0 and rank 1 (None: both on every port).
+RANK_PORTS = None if SERVER_PORT is None else (SERVER_PORT, CLIENT_PORT)
 # VHCA_SOAK_KILLS (default 2): before round 1, this many times, riostream
 # -S all -T v from vhca1:1 to vhca0:1 (IPoIB and policy routes:
 # scripts/guest/ulp/fabric.sh) killed with SIGKILL after KILL_AFTER
@@ -372,8 +374,7 @@ def check_footprint(vm, round_no):
 def mpi_pingpong(vm, buffers=""):
     """mpi_check's 4 MiB ping-pong; buffers "fresh": a new mapping each
     round trip."""
-    ports = None if SERVER_PORT is None else (SERVER_PORT, CLIENT_PORT)
-    _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", ports,
+    _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", RANK_PORTS,
                                      "%s 4194304 %s" % (MPI_CHECK, buffers), 600,
                                      oob_on_lo=not IPOIB_UP), timeout=660)
     return out
@@ -394,9 +395,8 @@ def run_round(vm, round_no):
         assert "mpi-status=0" in out and "mpi_check: ok" in out, out
     if MIDKILLS and round_no == 1:
         log("soak: mid-traffic kills", "%d a round, seed %d" % (MIDKILLS, MIDKILL_SEED))
-    ports = None if SERVER_PORT is None else (SERVER_PORT, CLIENT_PORT)
     for kill in range(1, MIDKILLS + 1):
-        out = midkill.episode(vm, MIDKILL_PICK, RC_UD + ",self", ports,
+        out = midkill.episode(vm, MIDKILL_PICK, RC_UD + ",self", RANK_PORTS,
                               not IPOIB_UP, UCX_PORT)
         log("soak %d: mid-traffic kill %d" % (round_no, kill), out)
         _, left = settled_footprint(vm)
