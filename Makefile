@@ -273,6 +273,8 @@ check-riostream: deps $(GUEST_PREREQS) switch
 # VHCA_SOAK_MIDKILLS=N: N UCX or MPI runs a round killed mid-traffic.
 # VHCA_SOAK_OPENSM: opensm master first (before, default), all along
 # (during) or not at all (off).
+# VHCA_SOAK_BOOTS=N: N guests one after the other, each booted afresh
+# through all of the above (with VHCA_SOAK_ROUNDS=1: the report's sequence).
 # selftests/verbs/soak_middleware.py.
 soak-middleware: deps $(GUEST_PREREQS)
 	VHCA_QEMU_TRACE="vhca_eq_arm_stuck$${VHCA_QEMU_TRACE:+,$$VHCA_QEMU_TRACE}" \

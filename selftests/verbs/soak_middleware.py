@@ -3,7 +3,9 @@
 Issue 24, finding 3: a guest soft-locked both vCPUs during an Open MPI
 ping-pong that followed a series of ucx_perftest runs.  This replays that
 series in one guest, round after round (VHCA_SOAK_ROUNDS, default 10),
-with the guest's console at full log level, until something goes wrong.
+with the guest's console at full log level, until something goes wrong;
+with VHCA_SOAK_BOOTS=N, in N guests one after the other, each booted
+afresh and taken through the whole history below.
 First, as the report's guest had been through both: Debian's opensm takes
 the subnet from the embedded SM and gives it back (VHCA_SOAK_OPENSM), and
 riostream's verified run between the devices is killed mid-run
@@ -77,6 +79,12 @@ import fabriclib  # noqa: E402 (wait_sm_lid)
 from ulplib import GUEST_SCRIPTS, HOST_IP, TARGET_IP  # noqa: E402 (fabric.sh's addresses)
 
 ROUNDS = int(os.environ.get("VHCA_SOAK_ROUNDS", "10"))
+# VHCA_SOAK_BOOTS (default 1): guests booted one after the other, each
+# through opensm, the kills and ROUNDS rounds.  The report's guest locked
+# up in its first ping-pong after that history; one guest's later rounds
+# replay the series, not the history, so `VHCA_SOAK_BOOTS=N
+# VHCA_SOAK_ROUNDS=1` replays the report's whole sequence N times.
+BOOTS = int(os.environ.get("VHCA_SOAK_BOOTS", "1"))
 # VHCA_SOAK_DEVICES: UCX_NET_DEVICES of both sides, "all" for none (UCX
 # on every port, as the report ran it on Debian 12's UCX 1.13; UCX 1.18
 # cannot use both ports of vhca0 in one process: middleware.py
@@ -145,7 +153,7 @@ KERNEL_TROUBLE = re.compile(
     r"rcu: INFO|Call Trace|nobody cared|Disabling IRQ")
 # Round 1's interrupts on the vhca vectors ("total") and MemAvailable
 # ("mem"), the measures of later rounds'; "footprint": what the guest held
-# before the first round (footprint.py).
+# before the first round (footprint.py).  Each boot has its own.
 BASELINE = {}
 
 
@@ -178,7 +186,7 @@ def thread_cpu_ticks(pid):
 def save_qemu_backtraces(machine, tag):
     """Every QEMU thread's backtrace, BT_SAMPLES times, each with the CPU
     time every thread used since the previous sample, while QEMU runs."""
-    path = os.path.join(machine.log_dir, "soak-%s-qemu-bt.txt" % tag)
+    path = os.path.join(machine.log_dir, "%s-%s-qemu-bt.txt" % (machine.name, tag))
     if machine.proc is None or machine.proc.poll() is not None:
         return
     pid = machine.proc.pid
@@ -201,9 +209,17 @@ def save_qemu_backtraces(machine, tag):
     log("QEMU backtraces", "written to %s" % path)
 
 
-@pytest.fixture(scope="module")
-def vm():
-    with verbs_vm("soak") as machine:
+def boot_name(boot):
+    """The guest's name (its logs in build/vm-logs/NAME-*): "soak", or
+    "soak-bootN" when there are several."""
+    return "soak" if BOOTS == 1 else "soak-boot%d" % boot
+
+
+@pytest.fixture(scope="module", params=range(1, BOOTS + 1),
+                ids=lambda boot: "boot%d" % boot)
+def vm(request):
+    BASELINE.clear()
+    with verbs_vm(boot_name(request.param)) as machine:
         machine.run("dmesg -n 8; echo 1 > /proc/sys/kernel/softlockup_all_cpu_backtrace",
                     timeout=60)
         if IPOIB_UP:
