@@ -37,6 +37,12 @@ from uverbs import assert_eq_agreement, ipoib, run_pair, verbs_vm  # noqa: E402,
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
 MPI_CHECK = os.path.join(vmlib.BUILD, "middleware", "mpi_check")
 
+
+def mpi_check_pingpong(buffers=""):
+    """mpi_check's 4 MiB ping-pong, issue 24's (the middleware soak and its
+    mid-traffic kills); buffers "fresh": a new mapping each round trip."""
+    return "%s 4194304 %s" % (MPI_CHECK, buffers)
+
 # UCX_NET_DEVICES of the server (or rank 0) and the client (rank 1).
 # rails: both ranks on a port of each device, so UCX's rendezvous spreads
 # a message over two rails (UCX_MAX_RNDV_RAILS, 2 by default).  Not both

@@ -15,7 +15,7 @@ checks that nothing stays behind (footprint.py).
 import time
 
 import vmlib
-from middleware import MPI_CHECK, mpirun_two_ranks, ucx_env, ucx_perftest
+from middleware import mpi_check_pingpong, mpirun_two_ranks, ucx_env, ucx_perftest
 
 # (name, what runs): the 4 MiB ping-pong of mpi_check in the same buffers
 # and in fresh ones (UCX's registration cache deregistering under it), and
@@ -35,8 +35,7 @@ LOG = "/tmp/soak-midkill.log"
 
 def start_mpi(vm, tls, ports, buffers, oob_on_lo):
     """mpi_check's 4 MiB ping-pong on two ranks, in the background."""
-    cmd = mpirun_two_ranks(tls, ports, "%s 4194304 %s" % (MPI_CHECK, buffers), 300,
-                           oob_on_lo=oob_on_lo)
+    cmd = mpirun_two_ranks(tls, ports, mpi_check_pingpong(buffers), 300, oob_on_lo=oob_on_lo)
     # stdin from /dev/null: mpirun forwards its stdin to rank 0, and the
     # guest's stdin is the harness's console.
     vm.run("( %s ) < /dev/null > %s 2>&1 &" % (cmd, LOG), timeout=60)

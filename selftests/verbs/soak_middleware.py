@@ -69,7 +69,7 @@ from irqcount import (UNHANDLED_MAX, irq_delta, parse_spurious, spurious_script,
                       storm_limit, vhca_irq_counts, vhca_irq_numbers)
 from footprint import FOOTPRINT_SCRIPT, MEM_DROP_MAX, leaks, parse_footprint  # noqa: E402
 from mainloop_probe import MainLoopProbe  # noqa: E402
-from middleware import MPI_CHECK, build_mpi_check, mpirun_two_ranks, ucx_env, ucx_perftest  # noqa: E402
+from middleware import build_mpi_check, mpi_check_pingpong, mpirun_two_ranks, ucx_env, ucx_perftest  # noqa: E402
 from uverbs import assert_eq_agreement, run_pair, verbs_vm  # noqa: E402
 import rsockets  # noqa: E402
 import midkill  # noqa: E402
@@ -390,9 +390,8 @@ def check_footprint(vm, round_no):
 def mpi_pingpong(vm, buffers=""):
     """mpi_check's 4 MiB ping-pong; buffers "fresh": a new mapping each
     round trip."""
-    _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", RANK_PORTS,
-                                     "%s 4194304 %s" % (MPI_CHECK, buffers), 600,
-                                     oob_on_lo=not IPOIB_UP), timeout=660)
+    _, out = vm.run(mpirun_two_ranks(RC_UD + ",self", RANK_PORTS, mpi_check_pingpong(buffers),
+                                     600, oob_on_lo=not IPOIB_UP), timeout=660)
     return out
 
 
